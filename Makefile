@@ -1,0 +1,208 @@
+# mmkernel: one Makefile, two toolchains kept visibly apart.
+#
+#   make            loader, kernel and the default disk image
+#   make run        boot the default image in QEMU and print the results
+#   make test       unit tests, fuzz smoke runs, workload host tests, QEMU tests
+#   make image      build/disk.img only
+#   make deps       install (as root) or list the Debian packages needed
+#   make clean
+#
+# Variables: CMDLINE='mem=64M ...' (make run / make image), BOOT=nvme|sata|usb,
+# MEM=<QEMU -m>, DEBUG=1 (poison frames by default).
+
+BUILD    ?= build
+CMDLINE  ?=
+BOOT     ?= nvme
+MEM      ?= 256M
+QEMU_TIMEOUT ?= 120
+
+# V=1 shows full commands.
+Q        := $(if $(V),,@)
+GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+all: loader kernel image
+
+# ---------------------------------------------------------------- kernel
+# Freestanding toolchain: no libc, no red zone, no SSE, kernel code model.
+KCC      := gcc
+KCFLAGS  := -std=c11 -O2 -g -ffreestanding -nostdinc -isystem $(shell $(KCC) -print-file-name=include) \
+	    -mno-red-zone -mgeneral-regs-only -mcmodel=kernel -fno-pic -fno-pie -fno-stack-protector \
+	    -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
+	    -fcf-protection=none -fno-strict-aliasing -Wall -Wextra -Werror -MD -MP \
+	    -I. -Ikernel -Ikernel/lib -I$(BUILD)/gen \
+	    -DGIT_REV='"$(GIT_REV)"' -DBUILD_OPTS='"gcc -O2$(if $(DEBUG), debug)"'
+KLDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments \
+	    -Wl,-z,noexecstack -Wl,--build-id=none
+NASM     := nasm -f elf64 -g -F dwarf
+
+KSRC     := $(shell find kernel drivers -name '*.c' | sort)
+KASM     := $(shell find kernel -name '*.asm' | sort)
+KOBJ     := $(KSRC:%.c=$(BUILD)/k/%.o) $(KASM:%.asm=$(BUILD)/k/%.o)
+
+FONT     := /usr/share/consolefonts/Lat15-VGA16.psf.gz
+
+$(BUILD)/gen/font8x16.h: tools/psf2c.py
+	@mkdir -p $(dir $@)
+	python3 tools/psf2c.py $(FONT) $@
+
+$(BUILD)/k/drivers/fbcon.o: $(BUILD)/gen/font8x16.h
+
+$(BUILD)/k/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo '  CC   $<'
+	$(Q)$(KCC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/k/%.o: %.asm
+	@mkdir -p $(dir $@)
+	@echo '  NASM $<'
+	$(Q)$(NASM) $< -o $@
+
+# Two links: the first with an empty symbol table, the second with the
+# table of the first.  .ksyms sits after .text/.rodata, so no code moves;
+# the cmp below proves it.
+$(BUILD)/ksyms0.c: tools/gen-ksyms.py
+	@mkdir -p $(BUILD)
+	python3 tools/gen-ksyms.py --empty $@
+$(BUILD)/kernel.pass1.elf: $(KOBJ) $(BUILD)/k/ksyms0.o linker.ld
+	$(KCC) $(KLDFLAGS) -o $@ $(KOBJ) $(BUILD)/k/ksyms0.o
+$(BUILD)/ksyms.c: $(BUILD)/kernel.pass1.elf tools/gen-ksyms.py
+	python3 tools/gen-ksyms.py $< $@
+$(BUILD)/k/%.o: $(BUILD)/%.c
+	@echo '  CC   $<'
+	$(Q)$(KCC) $(KCFLAGS) -c $< -o $@
+$(BUILD)/kernel.elf: $(KOBJ) $(BUILD)/k/ksyms.o linker.ld
+	$(KCC) $(KLDFLAGS) -o $@ $(KOBJ) $(BUILD)/k/ksyms.o
+	@nm -n $(BUILD)/kernel.pass1.elf | grep -i ' t ' > $(BUILD)/syms.pass1
+	@nm -n $@ | grep -i ' t ' > $(BUILD)/syms.final
+	@cmp -s $(BUILD)/syms.pass1 $(BUILD)/syms.final || { echo "ksyms: text moved between links"; exit 1; }
+
+kernel: $(BUILD)/kernel.elf
+
+# ---------------------------------------------------------------- loader
+# gnu-efi toolchain: PIC ELF turned into a PE32+ EFI application.
+EFI_INC  := /usr/include/efi
+EFI_LIB  := /usr/lib
+ECFLAGS  := -std=gnu11 -O2 -fpic -fshort-wchar -mno-red-zone -fno-stack-protector -ffreestanding \
+	    -fno-strict-aliasing -Wall -Wextra -Werror -Wno-unused-parameter -MD -MP \
+	    -I$(EFI_INC) -I$(EFI_INC)/x86_64 -Iboot
+$(BUILD)/boot/loader.o: boot/loader.c boot/boot_info.h
+	@mkdir -p $(dir $@)
+	@echo '  EFICC $<'
+	$(Q)gcc $(ECFLAGS) -c $< -o $@
+$(BUILD)/boot/loader.so: $(BUILD)/boot/loader.o
+	ld -nostdlib -znocombreloc -T $(EFI_LIB)/elf_x86_64_efi.lds -shared -Bsymbolic -L$(EFI_LIB) \
+	   $(EFI_LIB)/crt0-efi-x86_64.o $< -o $@ -lefi -lgnuefi
+$(BUILD)/BOOTX64.EFI: $(BUILD)/boot/loader.so
+	objcopy -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j '.rel.*' -j '.rela.*' -j .reloc --target efi-app-x86_64 $< $@
+
+loader: $(BUILD)/BOOTX64.EFI
+
+# ---------------------------------------------------------------- image
+IMAGE_FILES ?=
+$(BUILD)/disk.img: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf tools/mkimage FORCE
+	tools/mkimage -o $@ -l $(BUILD)/BOOTX64.EFI -k $(BUILD)/kernel.elf -c '$(CMDLINE)' $(IMAGE_FILES)
+
+image: $(BUILD)/disk.img
+
+run: deps-check all
+	tools/qemu-run --image $(BUILD)/disk.img --boot $(BOOT) --mem $(MEM) --timeout $(QEMU_TIMEOUT)
+
+# ---------------------------------------------------------------- host tests
+# Host toolchain: the kernel's pure files built with the C library and
+# sanitizers.
+HCC      := gcc
+HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -fno-omit-frame-pointer -I. -Ikernel -Idrivers -MD -MP
+PURE_SRC := kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
+	    kernel/mm/buddy.c drivers/acpi_tables.c
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
+
+$(BUILD)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo '  HOSTCC $<'
+	$(Q)$(HCC) $(HCFLAGS) -c $< -o $@
+$(BUILD)/unit-tests: $(UNIT_OBJ)
+	$(HCC) $(HCFLAGS) -o $@ $^
+
+unit: $(BUILD)/unit-tests
+	$(BUILD)/unit-tests
+
+# Fuzz targets: clang + libFuzzer; `make fuzz FUZZ_SECONDS=600` for long runs.
+FUZZ_SECONDS ?= 10
+FCC      := clang
+FCFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. -Ikernel -Idrivers
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(PURE_SRC)
+	@mkdir -p $(dir $@)
+	$(FCC) $(FCFLAGS) -o $@ $< $(PURE_SRC)
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$(basename $$f); \
+	  echo "fuzz: $$f for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $(BUILD)/fuzz/corpus-$$(basename $$f) \
+	      tests/fuzz/seeds/$$(basename $$f) 2>$(BUILD)/fuzz/$$(basename $$f).log \
+	    || { tail -40 $(BUILD)/fuzz/$$(basename $$f).log; exit 1; }; \
+	done
+
+# ---------------------------------------------------------------- workloads
+# Ring-3 workload programs: freestanding static Linux binaries (see
+# tests/workloads/BUILD.md), plus musl-built ones.
+WCC      := gcc
+WCFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin -fno-pie -fno-stack-protector \
+	    -fcf-protection=none -mgeneral-regs-only -fno-tree-loop-distribute-patterns -MD -MP
+WLDFLAGS := -static -nostdlib -no-pie -Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -Wl,--build-id=none
+WDIR     := tests/workloads
+WOUT     := $(BUILD)/workloads
+RT_OBJ   := $(patsubst $(WDIR)/%,$(WOUT)/%.o,$(basename $(wildcard $(WDIR)/rt/rt_*.c $(WDIR)/rt/rt_*.S)))
+RT_LIB_OBJ := $(filter-out $(WOUT)/rt/rt_libc_shim.o,$(RT_OBJ))
+WPROGS   := touch hogmem fill threads hello
+WBINS    := $(WPROGS:%=$(WOUT)/%) $(WOUT)/hello_musl $(WOUT)/touch_musl
+
+$(WOUT)/%.o: $(WDIR)/%.c
+	@mkdir -p $(dir $@)
+	@echo '  WLCC $<'
+	$(Q)$(WCC) $(WCFLAGS) -c $< -o $@
+$(WOUT)/%.o: $(WDIR)/%.S
+	@mkdir -p $(dir $@)
+	@echo '  WLCC $<'
+	$(Q)$(WCC) $(WCFLAGS) -c $< -o $@
+$(WOUT)/librt.a: $(RT_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(WOUT)/libwl.a: $(WOUT)/vpage.o
+	rm -f $@ && ar rcs $@ $^
+$(WOUT)/%: $(WOUT)/%.o $(WOUT)/rt/crt0.o $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o
+	$(WCC) $(WLDFLAGS) -o $@ $(WOUT)/rt/crt0.o $< $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o
+$(WOUT)/hello_musl: $(WDIR)/hello_musl.c
+	musl-gcc -std=c11 -O2 -g -Wall -Wextra -Werror -static -no-pie -o $@ $<
+$(WOUT)/touch_musl: $(WOUT)/touch.o $(WOUT)/libwl.a $(WOUT)/librt.a
+	musl-gcc -static -no-pie -o $@ $^
+
+workloads: $(WBINS)
+
+workload-tests: workloads
+	$(WDIR)/host-test.sh --no-build $(WOUT)
+
+# ---------------------------------------------------------------- tests
+test: deps-check unit fuzz-smoke workload-tests all
+	tests/qemu/run-tests --build $(BUILD)
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
+
+deps:
+	tools/deps --install
+
+deps-check:
+	@tools/deps
+
+clean:
+	rm -rf $(BUILD)
+
+FORCE:
+.PHONY: all kernel loader image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean FORCE
+.SECONDARY:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

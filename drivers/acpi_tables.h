@@ -1,0 +1,58 @@
+/*
+ * ACPI table parsing, pure: every function takes a byte buffer and its
+ * length, validates lengths and checksums, and never reads past the end.
+ * drivers/acpi.c maps the tables and calls these; tests and the fuzz
+ * target feed them blobs.
+ */
+#ifndef ACPI_TABLES_H
+#define ACPI_TABLES_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#define ACPI_HDR_LEN 36
+
+struct acpi_header {
+	char sig[5];
+	uint32_t length;
+	uint8_t revision;
+	char oem[7];
+};
+
+enum acpi_err {
+	ACPI_OK = 0,
+	ACPI_ETRUNC = -1,       /* buffer shorter than the table says */
+	ACPI_ECSUM = -2,        /* checksum does not add up to 0 */
+	ACPI_ESIG = -3,         /* wrong signature */
+	ACPI_EBAD = -4,         /* a field makes no sense */
+};
+
+const char *acpi_strerror(int err);
+uint8_t acpi_sum(const void *buf, size_t len);
+
+/* RSDP: returns the XSDT (rev >= 2 and nonzero) or RSDT address. */
+int acpi_parse_rsdp(const void *buf, size_t len, uint64_t *root, bool *is_xsdt);
+/* Any table's header; checks length <= len and the checksum. */
+int acpi_parse_header(const void *buf, size_t len, struct acpi_header *h);
+/* Entries of an XSDT (8-byte) or RSDT (4-byte).  Returns the count or an error. */
+int acpi_root_entries(const void *buf, size_t len, bool is_xsdt, uint64_t *out, int max);
+
+struct acpi_fadt {
+	uint64_t dsdt;
+	uint32_t pm1a_cnt, pm1b_cnt;    /* I/O ports, 0 = absent */
+	uint32_t pm_timer;              /* I/O port, 0 = absent */
+	bool pm_timer_32bit;
+	uint8_t reset_space;            /* 1 = I/O */
+	uint64_t reset_addr;
+	uint8_t reset_value;
+	bool reset_supported;
+	uint16_t boot_flags;            /* IA-PC boot architecture flags */
+	uint8_t sci_irq;
+};
+int acpi_parse_fadt(const void *buf, size_t len, struct acpi_fadt *f);
+
+/* Find \_S5 in DSDT/SSDT AML and return SLP_TYPa/b.  ACPI_ESIG when absent. */
+int acpi_find_s5(const void *aml, size_t len, uint8_t *slp_typa, uint8_t *slp_typb);
+
+#endif

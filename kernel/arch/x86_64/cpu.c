@@ -1,0 +1,254 @@
+/*
+ * CPU setup.
+ *
+ * GDT layout (selectors in cpu.h) is dictated by syscall/sysret: STAR's
+ * kernel base 0x08 gives CS=0x08, SS=0x10 on syscall; its user base 0x18
+ * gives SS=0x20|3 and CS=0x28|3 on a 64-bit sysret.  Entry 0x18 is the
+ * unused 32-bit user code segment that layout requires.
+ *
+ * The TSS carries rsp0 (the stack the CPU switches to on a ring 3 -> 0
+ * transition) and three IST stacks, so a double fault caused by a kernel
+ * stack overflow still has a good stack to report on.
+ */
+#include <string.h>
+#include "cpu.h"
+#include "x86.h"
+#include "lib/printf.h"
+
+struct cpu_features cpu;
+
+struct tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+_Static_assert(sizeof(struct tss) == 104, "TSS layout is fixed by hardware");
+
+struct idt_gate {
+	uint16_t off_lo;
+	uint16_t sel;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t off_mid;
+	uint32_t off_hi;
+	uint32_t zero;
+} __attribute__((packed));
+_Static_assert(sizeof(struct idt_gate) == 16, "IDT gate layout is fixed by hardware");
+
+struct desc_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+static uint64_t gdt[8] __attribute__((aligned(16)));
+static struct tss tss __attribute__((aligned(16)));
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+
+extern const uint64_t isr_table[256];
+extern char df_stack_top[], nmi_stack_top[], mc_stack_top[];
+
+/* The vendor string is EBX,EDX,ECX; the hypervisor's is EBX,ECX,EDX. */
+static void cpuid_string(uint32_t leaf, char *out, int i1, int i2, int i3)
+{
+	uint32_t r[4];
+	cpuid(leaf, 0, r);
+	memcpy(out, &r[i1], 4);
+	memcpy(out + 4, &r[i2], 4);
+	memcpy(out + 8, &r[i3], 4);
+	out[12] = 0;
+}
+
+static void detect_brand(void)
+{
+	uint32_t r[4];
+	if (cpu.max_ext_leaf < 0x80000004) {
+		memcpy(cpu.brand, "unknown", 8);
+		return;
+	}
+	for (uint32_t i = 0; i < 3; i++) {
+		cpuid(0x80000002 + i, 0, r);
+		memcpy(cpu.brand + 16 * i, r, 16);
+	}
+	cpu.brand[48] = 0;
+	/* Trim the leading blanks some vendors pad with. */
+	char *s = cpu.brand;
+	while (*s == ' ')
+		s++;
+	memmove(cpu.brand, s, strlen(s) + 1);
+}
+
+void cpu_detect(void)
+{
+	uint32_t r[4];
+	cpuid(0, 0, r);
+	cpu.max_leaf = r[0];
+	cpuid_string(0, cpu.vendor, 1, 3, 2);
+	cpuid(1, 0, r);
+	cpu.stepping = r[0] & 0xf;
+	cpu.model = (r[0] >> 4) & 0xf;
+	cpu.family = (r[0] >> 8) & 0xf;
+	if (cpu.family == 0xf)
+		cpu.family += (r[0] >> 20) & 0xff;
+	if (cpu.family >= 6)
+		cpu.model |= ((r[0] >> 16) & 0xf) << 4;
+	cpu.sse2 = r[3] & (1u << 26);
+	cpu.tsc = r[3] & (1u << 4);
+	cpu.apic = r[3] & (1u << 9);
+	cpu.pge = r[3] & (1u << 13);
+	cpu.pat = r[3] & (1u << 16);
+	cpu.x2apic = r[2] & (1u << 21);
+	cpu.tsc_deadline = r[2] & (1u << 24);
+	cpu.xsave = r[2] & (1u << 26);
+	cpu.rdrand = r[2] & (1u << 30);
+	cpu.pcid = r[2] & (1u << 17);
+	bool hv = r[2] & (1u << 31);
+	if (cpu.max_leaf >= 7) {
+		cpuid(7, 0, r);
+		cpu.fsgsbase = r[1] & (1u << 0);
+		cpu.smep = r[1] & (1u << 7);
+		cpu.invpcid = r[1] & (1u << 10);
+		cpu.rdseed = r[1] & (1u << 18);
+		cpu.smap = r[1] & (1u << 20);
+		cpu.umip = r[2] & (1u << 2);
+		cpu.la57 = r[2] & (1u << 16);
+	}
+	cpuid(0x80000000, 0, r);
+	cpu.max_ext_leaf = r[0];
+	if (cpu.max_ext_leaf >= 0x80000001) {
+		cpuid(0x80000001, 0, r);
+		cpu.nx = r[3] & (1u << 20);
+		cpu.pdpe1gb = r[3] & (1u << 26);
+	}
+	if (cpu.max_ext_leaf >= 0x80000007) {
+		cpuid(0x80000007, 0, r);
+		cpu.tsc_invariant = r[3] & (1u << 8);
+	}
+	cpu.phys_addr_bits = 36;
+	cpu.virt_addr_bits = 48;
+	if (cpu.max_ext_leaf >= 0x80000008) {
+		cpuid(0x80000008, 0, r);
+		cpu.phys_addr_bits = r[0] & 0xff;
+		cpu.virt_addr_bits = (r[0] >> 8) & 0xff;
+	}
+	detect_brand();
+	if (hv)
+		cpuid_string(0x40000000, cpu.hypervisor, 1, 2, 3);
+}
+
+void cpu_feature_string(char *buf, unsigned cap)
+{
+	static const struct { const char *name; size_t off; } f[] = {
+#define F(x) { #x, offsetof(struct cpu_features, x) }
+		F(nx), F(smep), F(smap), F(pge), F(pat), F(pdpe1gb), F(apic), F(x2apic), F(tsc),
+		F(tsc_invariant), F(tsc_deadline), F(rdrand), F(rdseed), F(fsgsbase), F(sse2),
+		F(xsave), F(pcid), F(invpcid), F(la57), F(umip),
+#undef F
+	};
+	unsigned len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (*((const bool *)((const char *)&cpu + f[i].off)))
+			len += (unsigned)ksnprintf(buf + len, cap > len ? cap - len : 0, "%s%s", len ? " " : "", f[i].name);
+}
+
+static uint64_t seg(uint32_t flags_access)
+{
+	/* base 0, limit 0xfffff; flags_access holds bits 40..55 of the descriptor */
+	return 0xffffull | ((uint64_t)flags_access << 40) | (0xfull << 48);
+}
+
+static void gdt_init(void)
+{
+	gdt[0] = 0;
+	gdt[SEL_KCODE / 8] = seg(0xa09a);       /* L, P, DPL0, code r/x */
+	gdt[SEL_KDATA / 8] = seg(0xc092);       /* P, DPL0, data r/w */
+	gdt[SEL_UCODE32 / 8] = seg(0xc0fa);     /* 32-bit user code (sysret layout only) */
+	gdt[SEL_UDATA / 8] = seg(0xc0f2);
+	gdt[SEL_UCODE / 8] = seg(0xa0fa);
+	uint64_t base = (uint64_t)&tss, limit = sizeof tss - 1;
+	gdt[SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
+			   (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+	gdt[SEL_TSS / 8 + 1] = base >> 32;
+
+	tss.ist[IST_DF - 1] = (uint64_t)df_stack_top;
+	tss.ist[IST_NMI - 1] = (uint64_t)nmi_stack_top;
+	tss.ist[IST_MC - 1] = (uint64_t)mc_stack_top;
+	tss.iomap_base = sizeof tss;            /* no I/O bitmap: ring 3 gets no ports */
+
+	struct desc_ptr p = { sizeof gdt - 1, (uint64_t)gdt };
+	__asm__ volatile(
+		"lgdt %0\n\t"
+		"pushq %1\n\t"
+		"leaq 1f(%%rip), %%rax\n\t"
+		"pushq %%rax\n\t"
+		"lretq\n"
+		"1:\n\t"
+		"movw %w2, %%ax\n\t"
+		"movw %%ax, %%ds\n\t"
+		"movw %%ax, %%es\n\t"
+		"movw %%ax, %%ss\n\t"
+		"xorl %%eax, %%eax\n\t"
+		"movw %%ax, %%fs\n\t"
+		"movw %%ax, %%gs\n\t"
+		"ltr %w3\n\t"
+		:: "m"(p), "i"(SEL_KCODE), "r"(SEL_KDATA), "r"(SEL_TSS) : "rax", "memory");
+}
+
+void idt_set_gate(unsigned v, uint64_t handler, unsigned ist, unsigned dpl)
+{
+	idt[v] = (struct idt_gate){
+		.off_lo = (uint16_t)handler,
+		.sel = SEL_KCODE,
+		.ist = (uint8_t)ist,
+		.type_attr = (uint8_t)(0x8e | (dpl << 5)),      /* present, 64-bit interrupt gate */
+		.off_mid = (uint16_t)(handler >> 16),
+		.off_hi = (uint32_t)(handler >> 32),
+	};
+}
+
+static void idt_init(void)
+{
+	for (unsigned v = 0; v < 256; v++)
+		idt_set_gate(v, isr_table[v], 0, 0);
+	idt_set_gate(2, isr_table[2], IST_NMI, 0);
+	idt_set_gate(3, isr_table[3], 0, 3);            /* int3 from user is a breakpoint, not #GP */
+	idt_set_gate(8, isr_table[8], IST_DF, 0);
+	idt_set_gate(18, isr_table[18], IST_MC, 0);
+	struct desc_ptr p = { sizeof idt - 1, (uint64_t)idt };
+	__asm__ volatile("lidt %0" :: "m"(p));
+}
+
+void cpu_set_kernel_stack(uint64_t rsp0) { tss.rsp[0] = rsp0; }
+
+static void control_regs_init(void)
+{
+	if (cpu.nx)
+		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
+	write_cr0(read_cr0() | CR0_WP);
+	uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
+	if (cpu.pge)
+		cr4 |= CR4_PGE;
+	if (cpu.smep)
+		cr4 |= CR4_SMEP;
+	if (cpu.smap)
+		cr4 |= CR4_SMAP;
+	write_cr4(cr4);
+	if (cpu.pat) {
+		/* PA1 becomes write-combining (PWT=1 -> WC) for the framebuffer;
+		 * PA3 stays UC for MMIO.  Others keep their power-on values. */
+		uint64_t pat = rdmsr(MSR_PAT);
+		pat = (pat & ~(0xffull << 8)) | (0x01ull << 8);
+		wrmsr(MSR_PAT, pat);
+	}
+}
+
+void cpu_init(void)
+{
+	gdt_init();
+	idt_init();
+	control_regs_init();
+}

@@ -1,0 +1,130 @@
+/*
+ * Trap dispatch and the exception report.
+ *
+ * Vectors 0..31 are CPU exceptions.  A page fault first goes to the mm
+ * hook (demand paging, user copies); anything not resolved there, and every
+ * other exception raised in the kernel, produces the report below and a
+ * panic.  Vectors 32..255 go to registered interrupt handlers; a vector with
+ * no handler is counted as unexpected, never dropped silently.
+ *
+ * The report: vector name and number, error code decoded, CR2, all
+ * registers, and a frame-pointer backtrace with symbol names.  The kernel
+ * is built with -fno-omit-frame-pointer so the rbp chain is complete; every
+ * frame is checked to be mapped before it is read.
+ */
+#include "trap.h"
+#include "x86.h"
+#include "console.h"
+#include "ksyms.h"
+#include "panic.h"
+#include "mm/kmem.h"
+
+static const char *const names[32] = {
+	"Divide error (#DE)", "Debug (#DB)", "NMI", "Breakpoint (#BP)", "Overflow (#OF)",
+	"BOUND range exceeded (#BR)", "Invalid opcode (#UD)", "Device not available (#NM)",
+	"Double fault (#DF)", "Coprocessor segment overrun", "Invalid TSS (#TS)",
+	"Segment not present (#NP)", "Stack-segment fault (#SS)", "General protection (#GP)",
+	"Page fault (#PF)", "Reserved 15", "x87 FP error (#MF)", "Alignment check (#AC)",
+	"Machine check (#MC)", "SIMD FP error (#XM)", "Virtualization (#VE)",
+	"Control protection (#CP)", "Reserved 22", "Reserved 23", "Reserved 24", "Reserved 25",
+	"Reserved 26", "Reserved 27", "Hypervisor injection (#HV)", "VMM communication (#VC)",
+	"Security (#SX)", "Reserved 31",
+};
+
+static struct {
+	irq_handler_fn fn;
+	void *arg;
+} handlers[256];
+static page_fault_fn pf_hook;
+static uint64_t unexpected[256];
+
+const char *trap_vector_name(unsigned v) { return v < 32 ? names[v] : "interrupt"; }
+
+void trap_set_irq_handler(unsigned vector, irq_handler_fn fn, void *arg)
+{
+	handlers[vector].arg = arg;
+	handlers[vector].fn = fn;
+}
+
+void trap_set_page_fault_handler(page_fault_fn fn) { pf_hook = fn; }
+
+static void print_sym(uint64_t addr)
+{
+	uint64_t off;
+	const char *name = ksym_lookup(addr, &off);
+	if (name)
+		kprintf("%s+0x%lx", name, off);
+	else
+		kprintf("?");
+}
+
+void trap_backtrace(uint64_t rip, uint64_t rbp)
+{
+	kprintf("Backtrace:\n  #0  %016lx ", rip);
+	print_sym(rip);
+	kprintf("\n");
+	for (int depth = 1; depth < 32 && rbp; depth++) {
+		if ((rbp & 7) || !kmem_readable(rbp) || !kmem_readable(rbp + 8)) {
+			kprintf("  (frame pointer %016lx unreadable, backtrace ends)\n", rbp);
+			return;
+		}
+		uint64_t next = ((uint64_t *)rbp)[0], ret = ((uint64_t *)rbp)[1];
+		if (!ret)
+			return;
+		kprintf("  #%-2d %016lx ", depth, ret);
+		print_sym(ret - 1);     /* the call, not the instruction after it */
+		kprintf("\n");
+		if (next <= rbp)
+			return;         /* stacks grow down: a frame above must be higher */
+		rbp = next;
+	}
+}
+
+static void describe_pf(uint64_t err)
+{
+	kprintf(" [%s, %s, %s%s%s]", err & PF_WRITE ? "write" : (err & PF_FETCH ? "instruction fetch" : "read"),
+		err & PF_PRESENT ? "protection violation" : "not present",
+		err & PF_USER ? "user" : "kernel", err & PF_RSVD ? ", reserved bit set" : "",
+		err & PF_PK ? ", protection key" : "");
+}
+
+void trap_report(const struct trap_frame *f, uint64_t cr2)
+{
+	kprintf("\n*** EXCEPTION: %s, vector %lu, error code 0x%lx", trap_vector_name((unsigned)f->vector),
+		f->vector, f->error);
+	if (f->vector == 14)
+		describe_pf(f->error);
+	kprintf("\nRIP %016lx ", f->rip);
+	print_sym(f->rip);
+	kprintf("\nCR2 %016lx  CR3 %016lx  RFLAGS %016lx\n", cr2, read_cr3(), f->rflags);
+	kprintf("RAX %016lx  RBX %016lx  RCX %016lx  RDX %016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
+	kprintf("RSI %016lx  RDI %016lx  RBP %016lx  RSP %016lx\n", f->rsi, f->rdi, f->rbp, f->rsp);
+	kprintf("R8  %016lx  R9  %016lx  R10 %016lx  R11 %016lx\n", f->r8, f->r9, f->r10, f->r11);
+	kprintf("R12 %016lx  R13 %016lx  R14 %016lx  R15 %016lx\n", f->r12, f->r13, f->r14, f->r15);
+	kprintf("CS %04lx  SS %04lx\n", f->cs, f->ss);
+	trap_backtrace(f->rip, f->rbp);
+}
+
+static void exception(struct trap_frame *f)
+{
+	uint64_t cr2 = f->vector == 14 ? read_cr2() : 0;
+	if (f->vector == 14 && pf_hook && pf_hook(f, cr2))
+		return;
+	console_panic_mode();
+	trap_report(f, cr2);
+	panic_exception(f, cr2);
+}
+
+void trap_dispatch(struct trap_frame *f)
+{
+	if (f->vector < 32) {
+		exception(f);
+		return;
+	}
+	if (handlers[f->vector].fn)
+		handlers[f->vector].fn(f, handlers[f->vector].arg);
+	else
+		unexpected[f->vector]++;
+}
+
+uint64_t trap_unexpected_count(unsigned v) { return unexpected[v]; }

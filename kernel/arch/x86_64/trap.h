@@ -1,0 +1,42 @@
+/*
+ * Traps: CPU exceptions and interrupts arrive in trap_dispatch with a
+ * struct trap_frame laid out by isr_common in entry.asm (same order).
+ */
+#ifndef TRAP_H
+#define TRAP_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;      /* pushed by the CPU */
+};
+_Static_assert(sizeof(struct trap_frame) == 22 * 8, "must match isr_common in entry.asm");
+
+#define PF_PRESENT (1u << 0)
+#define PF_WRITE   (1u << 1)
+#define PF_USER    (1u << 2)
+#define PF_RSVD    (1u << 3)
+#define PF_FETCH   (1u << 4)
+#define PF_PK      (1u << 5)
+
+typedef void (*irq_handler_fn)(struct trap_frame *f, void *arg);
+/* Page-fault hook: returns true when it resolved the fault.  Kernel-mode
+ * faults it does not resolve end in the exception report and a panic. */
+typedef bool (*page_fault_fn)(struct trap_frame *f, uint64_t addr);
+
+void trap_dispatch(struct trap_frame *f);
+void trap_set_irq_handler(unsigned vector, irq_handler_fn fn, void *arg);
+void trap_set_page_fault_handler(page_fault_fn fn);
+const char *trap_vector_name(unsigned v);
+uint64_t trap_unexpected_count(unsigned vector);
+
+/* Print the standard exception report for f (registers, backtrace). */
+void trap_report(const struct trap_frame *f, uint64_t cr2);
+/* Print a backtrace starting at rbp (frame-pointer chain). */
+void trap_backtrace(uint64_t rip, uint64_t rbp);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * The command-line option table.  Adding an option: a field in struct
+ * kconfig, a row here, a line in README.md.
+ */
+#include "config.h"
+#include "console.h"
+#include "lib/cmdline.h"
+
+struct kconfig kcfg;
+
+static const struct cmdline_option options[] = {
+	{ "mem", CMDLINE_SIZE, &kcfg.mem_cap, 0, &kcfg.mem_cap_set,
+	  "cap the RAM the page allocator manages, e.g. mem=900M (Linux's mem=)" },
+	{ "poison", CMDLINE_BOOL, &kcfg.poison, 0, NULL,
+	  "fill freed frames with 0x6b and fresh ones with 0xa5 (debugging)" },
+	{ "quiet", CMDLINE_BOOL, &kcfg.quiet, 0, NULL, "shorter boot report" },
+	{ "test", CMDLINE_STR, kcfg.test, sizeof kcfg.test, NULL,
+	  "run a built-in test scenario (see tests/qemu)" },
+	{ "run", CMDLINE_STR, kcfg.run, sizeof kcfg.run, NULL,
+	  "workload program and its arguments, e.g. run=\"touch 64 100000 seq anon\"" },
+};
+
+static void report(void *ctx, const char *msg)
+{
+	(void)ctx;
+	kprintf("%s\n", msg);
+}
+
+int config_parse(const char *line)
+{
+	return cmdline_apply(line, options, sizeof options / sizeof options[0], report, NULL);
+}
+
+void config_print_help(void)
+{
+	for (unsigned i = 0; i < sizeof options / sizeof options[0]; i++)
+		kprintf("  %-8s %s\n", options[i].name, options[i].help);
+}

@@ -1,0 +1,56 @@
+/*
+ * Kernel command line: `key`, `key=value` and `key="value with spaces"`
+ * separated by blanks.  Pure code; the kernel passes a table of typed
+ * options and a reporter for messages.  Unknown or malformed options are
+ * reported by name and otherwise ignored, so a typo never stops a boot.
+ */
+#ifndef CMDLINE_H
+#define CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CMDLINE_KEY_MAX 32
+#define CMDLINE_VAL_MAX 256
+
+struct cmdline_arg {
+	char key[CMDLINE_KEY_MAX];
+	char val[CMDLINE_VAL_MAX];
+	bool has_val;
+	int col;                /* 1-based column of the key */
+};
+
+enum cmdline_type {
+	CMDLINE_BOOL,           /* bare key = true; 0/1 on/off yes/no true/false */
+	CMDLINE_SIZE,           /* bytes with K/M/G/T suffix (binary), Linux memparse style */
+	CMDLINE_U64,            /* decimal or 0x hex */
+	CMDLINE_STR,            /* copied, NUL terminated, into dst[cap] */
+};
+
+struct cmdline_option {
+	const char *name;
+	enum cmdline_type type;
+	void *dst;              /* bool*, uint64_t*, or char[cap] */
+	size_t cap;             /* CMDLINE_STR only */
+	bool *seen;             /* optional: set when the option was given and valid */
+	const char *help;       /* one line for the README/boot report */
+};
+
+typedef void (*cmdline_report_fn)(void *ctx, const char *msg);
+
+/* Take the next arg off the line at *pos.  Returns 1 and fills *a, 0 at
+ * the end, or -1 after reporting a syntax error (parsing should stop). */
+int cmdline_next(const char *line, const char **pos, struct cmdline_arg *a,
+		 cmdline_report_fn rep, void *ctx);
+
+/* Parse line against opts.  Returns the number of problems reported. */
+int cmdline_apply(const char *line, const struct cmdline_option *opts, size_t nopts,
+		  cmdline_report_fn rep, void *ctx);
+
+/* "900M" -> 943718400.  Returns false on junk or overflow. */
+bool cmdline_parse_size(const char *s, uint64_t *out);
+bool cmdline_parse_u64(const char *s, uint64_t *out);
+bool cmdline_parse_bool(const char *s, bool *out);
+
+#endif

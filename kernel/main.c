@@ -1,0 +1,198 @@
+/*
+ * kmain: the kernel's init order, written out.  Each step may rely on the
+ * ones before it and on nothing after it:
+ *
+ *   serial -> CPU tables (so faults are reported) -> boot_info check ->
+ *   command line -> memory map -> own page tables -> page allocator ->
+ *   framebuffer console -> ACPI -> TSC -> boot report -> work -> halt.
+ */
+#include <string.h>
+#include "config.h"
+#include "console.h"
+#include "panic.h"
+#include "record.h"
+#include "selftest.h"
+#include "boot/boot_info.h"
+#include "arch/x86_64/x86.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/tsc.h"
+#include "mm/memmap.h"
+#include "mm/kmem.h"
+#include "mm/pmm.h"
+#include "mm/pgtable.h"
+#include "drivers/serial.h"
+#include "drivers/fbcon.h"
+#include "drivers/acpi.h"
+
+#ifndef GIT_REV
+#define GIT_REV "unknown"
+#endif
+#ifndef BUILD_OPTS
+#define BUILD_OPTS ""
+#endif
+
+#define MIN_MEM (8ul << 20)
+
+static struct boot_info bootinfo;
+static struct memmap memmap;
+static uint64_t entry_tsc;
+
+static void memmap_say(void *ctx, const char *msg)
+{
+	(void)ctx;
+	kprintf("%s\n", msg);
+}
+
+static void check_boot_info(const struct boot_info *bi)
+{
+	if (bi->magic != BOOT_INFO_MAGIC)
+		panic("boot_info: bad magic %016lx (loader and kernel do not match)", bi->magic);
+	if (bi->version != BOOT_INFO_VERSION || bi->size != sizeof(struct boot_info))
+		panic("boot_info: loader speaks version %u (%u bytes), kernel version %u (%u bytes)",
+		      bi->version, bi->size, BOOT_INFO_VERSION, (unsigned)sizeof(struct boot_info));
+	memcpy(&bootinfo, bi, sizeof bootinfo);
+	bootinfo.cmdline[BOOT_CMDLINE_MAX - 1] = 0;
+	bootinfo.firmware_vendor[sizeof bootinfo.firmware_vendor - 1] = 0;
+}
+
+static void apply_mem_cap(void)
+{
+	uint64_t avail = memmap.usable;
+	if (!kcfg.mem_cap_set)
+		return;
+	if (kcfg.mem_cap < MIN_MEM) {
+		kprintf("mem=%lu KiB is below the %lu MiB needed to boot; using %lu MiB\n",
+			kcfg.mem_cap >> 10, MIN_MEM >> 20, MIN_MEM >> 20);
+		kcfg.mem_cap = MIN_MEM;
+	}
+	if (kcfg.mem_cap > avail)
+		kprintf("mem=%lu MiB exceeds the %lu MiB of usable RAM; using all of it\n",
+			kcfg.mem_cap >> 20, avail >> 20);
+	memmap_cap(&memmap, kcfg.mem_cap);
+}
+
+static void setup_memory(void)
+{
+	const struct boot_mem_region *regions = phys_to_virt(bootinfo.mem_map_phys);
+	if (memmap_build(regions, (int)bootinfo.mem_map_count, &memmap, memmap_say, NULL))
+		panic("memory map: no usable RAM in %u regions", bootinfo.mem_map_count);
+	apply_mem_cap();
+	kmem_init(&memmap, &bootinfo);
+	pmm_init(&memmap, kcfg.poison);
+}
+
+static void setup_framebuffer(void)
+{
+	const struct boot_framebuffer *fb = &bootinfo.fb;
+	if (fb->format == BOOT_FB_NONE || !fb->phys)
+		return;
+	void *v = kmem_ioremap(fb->phys, (uint64_t)fb->pitch * fb->height, PT_WC);
+	fbcon_init(fb, v);
+}
+
+static void report_memory(void)
+{
+	kprintf("memory map: %u firmware regions -> %d ranges\n", bootinfo.efi_desc_count, memmap.n);
+	if (!kcfg.quiet)
+		for (int i = 0; i < memmap.n; i++)
+			kprintf("  %016lx-%016lx %8lu KiB  %s\n", memmap.r[i].start, memmap.r[i].end - 1,
+				(memmap.r[i].end - memmap.r[i].start) >> 10, memmap_type_name(memmap.r[i].type));
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	kprintf("memory: %lu MiB total RAM, %lu MiB usable%s, %lu MiB reserved/MMIO\n",
+		memmap.total_ram >> 20, memmap.usable >> 20, kcfg.mem_cap_set ? " (capped by mem=)" : "",
+		memmap.reserved >> 20);
+	kprintf("page allocator: %lu pages managed, %lu free, struct page array %lu KiB\n",
+		st.total_pages, st.free_pages, st.memmap_pages * 4);
+}
+
+static void report_files(void)
+{
+	const struct boot_file *f = phys_to_virt(bootinfo.files_phys);
+	kprintf("boot files: %u\n", bootinfo.file_count);
+	for (uint32_t i = 0; i < bootinfo.file_count && !kcfg.quiet; i++)
+		kprintf("  %-40s %8lu bytes\n", f[i].name, f[i].size);
+}
+
+static void boot_record(uint64_t boot_ns, const char *tsc_src)
+{
+	char feat[256];
+	cpu_feature_string(feat, sizeof feat);
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	struct json *j = rec_begin("boot");
+	json_str(j, "kernel", "mmkernel");
+	json_str(j, "git", GIT_REV);
+	json_str(j, "build", BUILD_OPTS);
+	json_u64(j, "usable_bytes", memmap.usable);
+	json_u64(j, "total_bytes", memmap.total_ram);
+	if (kcfg.mem_cap_set)
+		json_u64(j, "mem_cap_bytes", kcfg.mem_cap);
+	else
+		json_null(j, "mem_cap_bytes");
+	json_u64(j, "managed_bytes", st.total_pages * PAGE_SIZE);
+	json_u64(j, "free_bytes", st.free_pages * PAGE_SIZE);
+	json_fixed(j, "boot_ms", (int64_t)(boot_ns / 1000), 3);
+	json_fixed(j, "loader_to_kernel_ms",
+		   (int64_t)(tsc_ticks_to_ns(entry_tsc - bootinfo.loader_tsc, tsc_hz()) / 1000), 3);
+	json_str(j, "cpu", cpu.brand);
+	json_str(j, "cpu_vendor", cpu.vendor);
+	json_str(j, "hypervisor", cpu.hypervisor[0] ? cpu.hypervisor : NULL);
+	json_str(j, "features", feat);
+	json_bool(j, "smep", (read_cr4() & CR4_SMEP) != 0);
+	json_bool(j, "smap", (read_cr4() & CR4_SMAP) != 0);
+	json_bool(j, "nx", (rdmsr(MSR_EFER) & EFER_NXE) != 0);
+	json_u64(j, "tsc_hz", tsc_hz());
+	json_str(j, "tsc_source", tsc_src);
+	json_str(j, "firmware", bootinfo.firmware_vendor);
+	json_u64(j, "memmap_regions", bootinfo.efi_desc_count);
+	json_u64(j, "files", bootinfo.file_count);
+	json_bool(j, "framebuffer", bootinfo.fb.format != BOOT_FB_NONE);
+	json_str(j, "cmdline", bootinfo.cmdline);
+	rec_end();
+}
+
+static void boot_report(const char *tsc_src)
+{
+	uint64_t boot_ns = tsc_ticks_to_ns(rdtsc() - entry_tsc, tsc_hz());
+	char feat[256];
+	cpu_feature_string(feat, sizeof feat);
+	kprintf("cpu: %s (%s family %u model %u stepping %u)%s%s\n", cpu.brand, cpu.vendor, cpu.family,
+		cpu.model, cpu.stepping, cpu.hypervisor[0] ? ", hypervisor " : "", cpu.hypervisor);
+	kprintf("cpu features: %s\n", feat);
+	kprintf("protections: NX %s, WP on, SMEP %s, SMAP %s\n",
+		(rdmsr(MSR_EFER) & EFER_NXE) ? "on" : "off (CPU lacks it)",
+		(read_cr4() & CR4_SMEP) ? "on" : "off (CPU lacks it)",
+		(read_cr4() & CR4_SMAP) ? "on" : "off (CPU lacks it)");
+	kprintf("tsc: %lu.%03lu MHz (calibrated against %s)\n", tsc_hz() / 1000000, (tsc_hz() / 1000) % 1000, tsc_src);
+	report_memory();
+	kmem_report();
+	report_files();
+	if (bootinfo.fb.format != BOOT_FB_NONE)
+		kprintf("framebuffer: %ux%u at %lx\n", bootinfo.fb.width, bootinfo.fb.height, bootinfo.fb.phys);
+	kprintf("acpi: %d tables\n", acpi_table_count());
+	kprintf("boot: kernel entry to report %lu.%03lu ms\n", boot_ns / 1000000, (boot_ns / 1000) % 1000);
+	boot_record(boot_ns, tsc_src);
+}
+
+void kmain(const struct boot_info *bi)
+{
+	entry_tsc = rdtsc();
+	serial_init();
+	cpu_detect();
+	cpu_init();
+	check_boot_info(bi);
+	kprintf("\nmmkernel %s (%s) starting\n", GIT_REV, BUILD_OPTS);
+	kprintf("cmdline: \"%s\"\n", bootinfo.cmdline);
+	config_parse(bootinfo.cmdline);
+	setup_memory();
+	setup_framebuffer();
+	acpi_init(bootinfo.rsdp_phys);
+	const char *tsc_src;
+	const struct acpi_fadt *fadt = acpi_fadt();
+	tsc_calibrate(fadt ? fadt->pm_timer : 0, &tsc_src);
+	boot_report(tsc_src);
+	if (kcfg.test[0])
+		selftest_run(kcfg.test);
+	halt_ok();
+}

@@ -1,0 +1,54 @@
+/*
+ * struct page: one descriptor per 4 KiB physical frame, for all RAM from
+ * physical address 0 to the top of the highest RAM range.  It is the home
+ * of everything the memory manager knows about a frame: buddy state while
+ * free, LRU links and reverse-map pointers while in use.
+ *
+ * Locking: a free page belongs to the page allocator (pmm lock); a page on
+ * an LRU list belongs to that list's lock for its lru field; flags that
+ * change while the page is in use are updated with the page's owner lock
+ * held (documented by the subsystem that sets them).
+ */
+#ifndef PAGE_H
+#define PAGE_H
+
+#include <stdint.h>
+#include "lib/list.h"
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1ul << PAGE_SHIFT)
+
+enum page_flag {
+	PG_RESERVED   = 1u << 0,   /* never handed out: firmware, kernel image, holes */
+	PG_BUDDY      = 1u << 1,   /* head of a free buddy block; order in ->order */
+	PG_SLAB       = 1u << 2,   /* kmalloc slab page; class in ->order */
+	PG_LRU        = 1u << 3,   /* on an LRU list */
+	PG_ACTIVE     = 1u << 4,
+	PG_REFERENCED = 1u << 5,
+	PG_DIRTY      = 1u << 6,
+	PG_WRITEBACK  = 1u << 7,
+	PG_LOCKED     = 1u << 8,
+	PG_SWAPCACHE  = 1u << 9,
+	PG_ANON       = 1u << 10,
+	PG_SHMEM      = 1u << 11,
+	PG_READAHEAD  = 1u << 12,  /* brought in by swap readahead, not yet used */
+	PG_KERNEL     = 1u << 13,  /* allocated to the kernel (page tables, heap) */
+	PG_HEAD       = 1u << 14,  /* first page of a multi-page allocation; order in ->order */
+};
+
+struct page {
+	uint32_t flags;         /* enum page_flag */
+	uint8_t order;          /* buddy order (PG_BUDDY/PG_HEAD) or slab class (PG_SLAB) */
+	uint8_t kind;           /* LRU kind when PG_LRU */
+	uint16_t inuse;         /* slab: objects handed out */
+	int32_t refcount;       /* 0 when free */
+	int32_t mapcount;       /* page-table entries mapping this frame */
+	struct list_node lru;   /* buddy free list, LRU list or slab list */
+	void *mapping;          /* anon owner, shmem object or slab cache */
+	uint64_t index;         /* offset within mapping, or user address */
+	uint64_t private;       /* swap entry while in the swap cache; slab free list */
+};
+
+_Static_assert(sizeof(struct page) <= 64, "struct page should fit one cache line");
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * x86-64 4-level page tables.
+ *
+ * Leaf entries carry the caller's permissions; intermediate entries are
+ * always present+writable, and user-accessible when they cover user
+ * addresses, so the leaf alone decides access.  Caching: PT_UC sets
+ * PCD|PWT (PAT entry 3, UC); PT_WC sets PWT alone, which cpu.c reprograms
+ * to mean write-combining (PAT entry 1).
+ */
+#include "pgtable.h"
+#include "kmem.h"
+#include "layout.h"
+#include "lib/errno.h"
+#include "arch/x86_64/x86.h"
+
+#define P_PRESENT (1ull << 0)
+#define P_WRITE   (1ull << 1)
+#define P_USER    (1ull << 2)
+#define P_PWT     (1ull << 3)
+#define P_PCD     (1ull << 4)
+#define P_ACCESSED (1ull << 5)
+#define P_DIRTY   (1ull << 6)
+#define P_PS      (1ull << 7)
+#define P_GLOBAL  (1ull << 8)
+#define P_NX      (1ull << 63)
+#define P_ADDR    0x000ffffffffff000ull
+
+static pt_alloc_fn alloc_table;
+
+void pt_set_table_allocator(pt_alloc_fn fn) { alloc_table = fn; }
+
+static pte_t *table(uint64_t phys) { return phys_to_virt(phys); }
+
+static unsigned idx(uint64_t va, int level) { return (unsigned)(va >> (12 + 9 * level)) & 511; }
+
+static pte_t leaf_bits(unsigned flags)
+{
+	pte_t e = P_PRESENT;
+	if (flags & PT_WRITE) e |= P_WRITE;
+	if (flags & PT_USER) e |= P_USER;
+	if (!(flags & PT_EXEC) && kmem_nx_enabled()) e |= P_NX;
+	if (flags & PT_GLOBAL) e |= P_GLOBAL;
+	if (flags & PT_UC) e |= P_PCD | P_PWT;
+	else if (flags & PT_WC) e |= P_PWT;
+	return e;
+}
+
+/* Walk down to the table at `level` (0 = PT) for va, creating tables. */
+static pte_t *walk(uint64_t pml4, uint64_t va, int level, bool create)
+{
+	pte_t *t = table(pml4);
+	for (int l = 3; l > level; l--) {
+		pte_t *e = &t[idx(va, l)];
+		if (!(*e & P_PRESENT)) {
+			if (!create || !alloc_table)
+				return 0;
+			uint64_t p = alloc_table();
+			if (!p)
+				return 0;
+			*e = p | P_PRESENT | P_WRITE | (va < USER_TOP ? P_USER : 0);
+		} else if (*e & P_PS) {
+			return 0;       /* a large page covers this range */
+		}
+		t = table(*e & P_ADDR);
+	}
+	return &t[idx(va, level)];
+}
+
+int pt_map(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
+{
+	pte_t *e = walk(pml4, va, 0, true);
+	if (!e)
+		return -ENOMEM;
+	if (*e & P_PRESENT)
+		return -EEXIST;
+	*e = (pa & P_ADDR) | leaf_bits(flags);
+	return 0;
+}
+
+int pt_map_2m(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
+{
+	pte_t *e = walk(pml4, va, 1, true);
+	if (!e)
+		return -ENOMEM;
+	if (*e & P_PRESENT)
+		return -EEXIST;
+	pte_t bits = leaf_bits(flags) | P_PS;
+	/* In a large-page entry the PAT bit moves to bit 12; we never set it. */
+	*e = (pa & P_ADDR & ~0x1fffffull) | bits;
+	return 0;
+}
+
+pte_t pt_unmap(uint64_t pml4, uint64_t va)
+{
+	pte_t *e = walk(pml4, va, 0, false);
+	if (!e || !(*e & P_PRESENT))
+		return 0;
+	pte_t old = *e;
+	*e = 0;
+	return old;
+}
+
+/* The leaf entry for va and its level, or NULL. */
+static pte_t *find_leaf(uint64_t pml4, uint64_t va, int *level)
+{
+	pte_t *t = table(pml4);
+	for (int l = 3; l >= 0; l--) {
+		pte_t *e = &t[idx(va, l)];
+		if (!(*e & P_PRESENT))
+			return 0;
+		if (l == 0 || (*e & P_PS)) {
+			*level = l;
+			return e;
+		}
+		t = table(*e & P_ADDR);
+	}
+	return 0;
+}
+
+uint64_t pt_translate(uint64_t pml4, uint64_t va)
+{
+	int level;
+	pte_t *e = find_leaf(pml4, va, &level);
+	if (!e)
+		return PT_NOT_MAPPED;
+	uint64_t mask = (1ull << (12 + 9 * level)) - 1;
+	return ((*e & P_ADDR) & ~mask) | (va & mask);
+}
+
+int pt_flags(uint64_t pml4, uint64_t va)
+{
+	int level;
+	pte_t *e = find_leaf(pml4, va, &level);
+	if (!e)
+		return -1;
+	int f = 0;
+	if (*e & P_WRITE) f |= PT_WRITE;
+	if (*e & P_USER) f |= PT_USER;
+	if (!(*e & P_NX)) f |= PT_EXEC;
+	if (*e & P_GLOBAL) f |= PT_GLOBAL;
+	if ((*e & (P_PCD | P_PWT)) == (P_PCD | P_PWT)) f |= PT_UC;
+	else if (*e & P_PWT) f |= PT_WC;
+	return f;
+}
+
+uint64_t pt_pte_phys(pte_t e) { return e & P_ADDR; }
+
+void pt_flush(uint64_t va) { invlpg(va); }

@@ -1,0 +1,47 @@
+/*
+ * Physical page allocator: the buddy allocator over all usable RAM, with
+ * the lock, the struct page array, poisoning and counters around it.
+ */
+#ifndef PMM_H
+#define PMM_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "page.h"
+#include "memmap.h"
+
+enum pmm_flags {
+	PMM_ZERO   = 1u << 0,   /* zero the pages */
+	PMM_KERNEL = 1u << 1,   /* mark PG_KERNEL (tables, heap, stacks) */
+};
+
+struct pmm_stats {
+	uint64_t total_pages;   /* managed by the allocator */
+	uint64_t free_pages;
+	uint64_t reserved_pages;/* RAM the allocator never manages (kernel, firmware, low 1 MiB) */
+	uint64_t memmap_pages;  /* the struct page array itself */
+	uint64_t allocs, frees, failures;
+	uint64_t max_pfn;
+};
+
+/* After kmem_init.  Hands every usable page to the buddy allocator except
+ * the low 1 MiB and what the early allocator took. */
+void pmm_init(const struct memmap *m, bool poison);
+
+/* May be called with interrupts off; never sleeps.  NULL when no block of
+ * that order is free (reclaim, in a later layer, decides what to do). */
+struct page *pmm_alloc(unsigned order, unsigned flags);
+void pmm_free(struct page *p, unsigned order);
+
+struct page *phys_to_page(uint64_t pa);
+uint64_t page_to_phys(const struct page *p);
+void *page_address(const struct page *p);
+struct page *virt_to_page(const void *va);
+
+void pmm_get_stats(struct pmm_stats *s);
+uint64_t pmm_free_pages(void);
+
+#define POISON_FREE 0x6b        /* written over freed frames (debug) */
+#define POISON_NEW  0xa5        /* written over fresh non-zeroed frames (debug) */
+
+#endif

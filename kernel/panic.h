@@ -1,0 +1,27 @@
+/*
+ * The two ways a run ends.  halt_ok() prints the final {"type":"halt",
+ * "status":"ok"} record and powers off (QEMU exits 0).  panic() prints the
+ * reason, registers and a backtrace, a {"type":"panic"} record and a
+ * {"type":"halt","status":"panic"} record, then powers off with a failure
+ * status (QEMU with isa-debug-exit exits 3).
+ */
+#ifndef PANIC_H
+#define PANIC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct trap_frame;
+
+/* Run before the halt record, in registration order (reports on halt). */
+typedef void (*halt_hook_fn)(void);
+void halt_register_hook(halt_hook_fn fn);
+
+__attribute__((noreturn)) void halt_ok(void);
+__attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
+__attribute__((noreturn)) void panic_exception(const struct trap_frame *f, uint64_t cr2);
+bool panic_in_progress(void);
+
+#define ASSERT(c) do { if (!(c)) panic("assertion failed: %s (%s:%d)", #c, __FILE__, __LINE__); } while (0)
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * Spinlocks.  Written for SMP even while one CPU runs: a lock is a real
+ * atomic exchange, and the irqsave forms keep an interrupt handler on this
+ * CPU from deadlocking against the code it interrupted.
+ *
+ * Rules: hold a spinlock briefly, never sleep with one held, and take
+ * the irqsave form for any lock an interrupt handler may also take.
+ */
+#ifndef SPINLOCK_H
+#define SPINLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86_64/x86.h"
+
+struct spinlock {
+	volatile uint32_t locked;
+	const char *name;
+	void *owner;            /* return address of the taker, for debugging */
+};
+
+#define SPINLOCK_INIT(n) { 0, n, 0 }
+
+static inline void spin_init(struct spinlock *l, const char *name)
+{
+	l->locked = 0;
+	l->name = name;
+	l->owner = 0;
+}
+
+static inline bool spin_trylock(struct spinlock *l)
+{
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		return false;
+	l->owner = __builtin_return_address(0);
+	return true;
+}
+
+static inline void spin_lock(struct spinlock *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		while (l->locked)
+			cpu_relax();
+	l->owner = __builtin_return_address(0);
+}
+
+static inline void spin_unlock(struct spinlock *l)
+{
+	l->owner = 0;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+/* Returns the interrupt state to hand back to spin_unlock_irqrestore. */
+static inline bool spin_lock_irqsave(struct spinlock *l)
+{
+	bool on = irq_save();
+	spin_lock(l);
+	return on;
+}
+
+static inline void spin_unlock_irqrestore(struct spinlock *l, bool on)
+{
+	spin_unlock(l);
+	irq_restore(on);
+}
+
+static inline bool spin_is_locked(const struct spinlock *l) { return l->locked != 0; }
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * Built-in tests.  Scenarios that must crash do so in a way whose report
+ * the QEMU tests recognise; scenarios that must pass check invariants and
+ * report a selftest record with "ok" and what failed.
+ */
+#include <string.h>
+#include "selftest.h"
+#include "console.h"
+#include "panic.h"
+#include "record.h"
+#include "mm/pmm.h"
+#include "mm/kmalloc.h"
+#include "mm/kmem.h"
+
+static int failures;
+
+static void check(bool ok, const char *what)
+{
+	if (!ok) {
+		failures++;
+		kprintf("selftest: FAILED: %s\n", what);
+	}
+}
+
+static void __attribute__((noinline)) deliberate_page_fault(void)
+{
+	kprintf("selftest: reading unmapped address 0xdead000 on purpose\n");
+	volatile uint64_t *p = (volatile uint64_t *)0xdead000ull;
+	(void)*p;
+}
+
+static void __attribute__((noinline)) write_kernel_text(void)
+{
+	kprintf("selftest: writing to kernel text (%p) on purpose\n", (void *)write_kernel_text);
+	volatile uint8_t *p = (volatile uint8_t *)(uintptr_t)write_kernel_text;
+	*p = 0xc3;
+}
+
+static void __attribute__((noinline)) exec_data(void)
+{
+	static uint8_t code[16] = { 0xc3 };
+	kprintf("selftest: calling into .data (%p) on purpose\n", (void *)code);
+	((void (*)(void))(uintptr_t)code)();
+}
+
+/* Recurses until the guard page below the stack stops it; the depth
+ * limit only exists to keep the compiler from calling it infinite. */
+static int __attribute__((noinline)) recurse(volatile int n)
+{
+	volatile char pad[512];
+	pad[0] = (char)n;
+	if (n > 1000000)
+		return 0;
+	return recurse(n + 1) + pad[0];
+}
+
+static void heap_test(void)
+{
+	struct pmm_stats before, after;
+	pmm_get_stats(&before);
+	static void *ptrs[512];
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 512; i++) {
+			size_t sz = (size_t)(16 << (i % 10)) + (size_t)i;
+			ptrs[i] = kmalloc(sz);
+			check(ptrs[i] != NULL, "kmalloc returned NULL");
+			if (ptrs[i])
+				memset(ptrs[i], i, sz);
+		}
+		for (int i = 0; i < 512; i += 1 + round)
+			kfree(ptrs[i]), ptrs[i] = NULL;
+		for (int i = 0; i < 512; i++)
+			kfree(ptrs[i]), ptrs[i] = NULL;
+	}
+	struct page *big = pmm_alloc(10, PMM_ZERO);
+	check(big != NULL, "order-10 allocation failed");
+	if (big)
+		pmm_free(big, 10);
+	uint64_t top = kmem_stack_alloc(16384);
+	check(top != 0, "kernel stack allocation failed");
+	check(top && !kmem_readable(top - 16384 - 4096), "kernel stack has no guard page");
+	if (top) {
+		*(volatile uint64_t *)(top - 8) = 1;
+		kmem_stack_free(top, 16384);
+	}
+	pmm_get_stats(&after);
+	check(after.free_pages == before.free_pages, "free page count changed: leak");
+	kprintf("selftest: heap: free pages %lu before, %lu after\n", before.free_pages, after.free_pages);
+}
+
+void selftest_run(const char *name)
+{
+	kprintf("selftest: %s\n", name);
+	if (!strcmp(name, "pagefault"))
+		deliberate_page_fault();
+	else if (!strcmp(name, "wx"))
+		write_kernel_text();
+	else if (!strcmp(name, "nx"))
+		exec_data();
+	else if (!strcmp(name, "stackoverflow"))
+		recurse(0);
+	else if (!strcmp(name, "panic"))
+		panic("selftest: deliberate panic");
+	else if (!strcmp(name, "heap"))
+		heap_test();
+	else {
+		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap)\n", name);
+		failures++;
+	}
+	struct json *j = rec_begin("selftest");
+	json_str(j, "name", name);
+	json_bool(j, "ok", failures == 0);
+	json_u64(j, "failures", (uint64_t)failures);
+	rec_end();
+}

@@ -1,0 +1,160 @@
+#!/bin/sh
+# host-test.sh - run every workload on this Linux host with small sizes.
+#
+#   tests/workloads/host-test.sh [--no-build] [BUILD_DIR]
+#
+# Builds into BUILD_DIR (default build/workloads) with build.sh unless
+# --no-build, then checks: each program exits 0 and its last stdout line is a
+# JSON workload record with the right name and mismatches 0 (plus a few
+# expected field values); bad arguments exit 2 with one line on stderr; the
+# rt and musl builds of touch touch the same pages; the runtime's unit tests
+# (selftest.c, under ASan/UBSan) pass. Last line: "N passed, N failed".
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=1
+if [ "${1:-}" = "--no-build" ]; then
+	BUILD=0
+	shift
+fi
+OUT=${1:-$ROOT/build/workloads}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+PASS=0
+FAIL=0
+
+pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
+
+# check_json NAME "k=v ..." FILE: last line of FILE is our record.
+check_json() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+name, expects, path = sys.argv[1], sys.argv[2].split(), sys.argv[3]
+lines = open(path).read().splitlines()
+if not lines:
+    sys.exit("no output on stdout")
+try:
+    rec = json.loads(lines[-1])
+except ValueError as e:
+    sys.exit("last line is not JSON (%s): %r" % (e, lines[-1]))
+want = {"type": "workload", "name": name, "mismatches": 0}
+for kv in expects:
+    k, v = kv.split("=", 1)
+    want[k] = int(v) if v.isdigit() else {"true": True, "false": False}.get(v, v)
+for k, v in want.items():
+    if rec.get(k) != v:
+        sys.exit("field %s is %r, want %r" % (k, rec.get(k), v))
+PY
+}
+
+# run_ok NAME "k=v ..." CMD ARGS...: must exit 0 and end with a good record.
+run_ok() {
+	name=$1 expects=$2
+	shift 2
+	timeout 120 "$OUT/$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$* (exit $rc)"
+		sed 's/^/    /' "$TMP/err" | tail -5
+	elif why=$(check_json "$name" "$expects" "$TMP/out" 2>&1); then
+		pass "$*"
+	else
+		fail "$* ($why)"
+	fi
+}
+
+# run_usage CMD ARGS...: must exit 2, say one line on stderr, print no record.
+run_usage() {
+	timeout 20 "$OUT/$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	lines=$(wc -l <"$TMP/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$TMP/out" ]; then
+		pass "usage error: $*"
+	else
+		fail "usage error: $* (exit $rc, $lines stderr lines)"
+	fi
+}
+
+# field NAME CMD ARGS...: prints one field of the command's record.
+field() {
+	key=$1
+	shift
+	timeout 120 "$OUT/$@" 2>/dev/null | tail -n 1 |
+		python3 -c 'import json,sys; print(json.loads(sys.stdin.read())[sys.argv[1]])' "$key"
+}
+
+if [ $BUILD -eq 1 ]; then
+	if ! "$HERE/build.sh" "$OUT" >"$TMP/build.log" 2>&1; then
+		cat "$TMP/build.log"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+fi
+
+run_ok hello "argc=3" hello one two
+run_ok hello_musl "argc=2" hello_musl one
+run_ok touch "touches=5000 pages=2048 pages_touched=2048 pattern=seq mapping=anon" \
+	touch 8 5000 seq anon
+run_ok touch "touches=5000 pages=2048 pattern=random mapping=shmem" touch 8 5000 random shmem
+run_ok touch "touches=5000 pages=2048 pattern=random mapping=anon" touch 8 5000 random anon 7
+run_ok touch "touches=1000 pages=256 pages_touched=256" touch 1 1000 seq shmem
+run_ok touch "touches=5000 pattern=seq mapping=anon" touch_musl 8 5000 seq anon
+run_ok touch "touches=5000 pattern=random mapping=shmem" touch_musl 8 5000 random shmem
+run_ok hogmem "size_mib=16 loops=2" hogmem 16 2
+run_ok hogmem "size_mib=1 loops=1" hogmem 1 1
+run_ok fill "percent=50 total_mib=64 chunks=32 bytes_allocated=33554432" fill 50 64
+run_ok fill "chunks=8 bytes_allocated=33554432 enomem=false" fill 25 128 4
+
+# mmap failing with ENOMEM ends fill's allocation early and is not an error.
+why=""
+sh -c 'ulimit -v 65536 && exec "$0" 100 1024' "$OUT/fill" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 0 ] && why=$(check_json fill "enomem=true" "$TMP/out" 2>&1); then
+	pass "fill stops cleanly at ENOMEM (ulimit -v 64 MiB)"
+else
+	fail "fill at ENOMEM (exit $rc) ${why:-}"
+fi
+run_ok threads "threads=4 pages_per_thread=1024 tls_errors=0" threads 4 16 1
+run_ok threads "threads=3 pages_per_thread=85 tls_errors=0" threads 3 1 1
+
+# The same seed must pick the same pages under our runtime and under musl.
+a=$(field pages_touched touch 8 5000 random anon 3)
+b=$(field pages_touched touch_musl 8 5000 random anon 3)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then
+	pass "touch random is reproducible across rt and musl ($a pages)"
+else
+	fail "touch random differs: rt '$a' musl '$b'"
+fi
+
+run_usage touch
+run_usage touch 8 x seq anon
+run_usage touch 8 10 sideways anon
+run_usage touch 8 10 seq file
+run_usage touch 0 10 seq anon
+run_usage touch_musl 8 10 seq
+run_usage hogmem abc 2
+run_usage hogmem 16 0
+run_usage fill
+run_usage fill 150 64
+run_usage fill 50 64 0
+run_usage threads 0 16 1
+run_usage threads 4 16
+run_usage threads 4 16 -1
+
+# The runtime's own unit tests, built against libc with sanitizers.
+if gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -I"$HERE" \
+	-o "$TMP/selftest" "$HERE/selftest.c" "$HERE/vpage.c" \
+	"$HERE/rt/rt_print.c" "$HERE/rt/rt_string.c" "$HERE/rt/rt_sys.c" \
+	"$HERE/rt/rt_json.c" "$HERE/rt/rt_rand.c" "$HERE/rt/rt_time.c" \
+	>"$TMP/cc.log" 2>&1 && "$TMP/selftest" >"$TMP/out" 2>/dev/null; then
+	pass "selftest: $(tail -n 1 "$TMP/out")"
+else
+	fail "selftest"
+	cat "$TMP/cc.log" "$TMP/out" | sed 's/^/    /'
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]

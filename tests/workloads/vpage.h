@@ -1,0 +1,33 @@
+/*
+ * vpage.h - verified page touches, shared by the touch and threads workloads.
+ *
+ * A vpage set is a mapped region plus one 32-bit touch counter per page. A
+ * touch reads the page's two check words, compares them with what the last
+ * touch wrote (0 for a page never touched), then writes the next value. The
+ * value depends on the page number and its touch count, and the second copy
+ * sits at a page-dependent offset, so a page lost, swapped in from the wrong
+ * slot, or only partly restored is caught on its next touch.
+ * A set belongs to one thread; sets are not shared.
+ */
+#ifndef VPAGE_H
+#define VPAGE_H
+
+#include "rt/rt.h"
+
+#define VPAGE_REPORT_MAX 5	/* mismatches described on stderr per set */
+
+struct vpage_set {
+	char *base;		/* the region under test */
+	uint32_t *counts;	/* touches per page; its own anonymous mapping */
+	uint64_t pages;
+	uint64_t touched;	/* distinct pages touched at least once */
+	uint64_t mismatches;
+	const char *who;	/* names the workload in mismatch reports */
+};
+
+int vpage_map(struct vpage_set *s, uint64_t pages, bool shared, const char *who);
+void vpage_unmap(struct vpage_set *s);
+void vpage_touch(struct vpage_set *s, uint64_t page);
+void vpage_verify_all(struct vpage_set *s);
+
+#endif /* VPAGE_H */

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Generate the embedded kernel symbol table.
+
+gen-ksyms.py KERNEL.ELF OUT.c   -- table of KERNEL.ELF's text symbols
+gen-ksyms.py --empty OUT.c      -- an empty table for the first link
+
+All data goes into the .ksyms section, which linker.ld places after .text
+and .rodata, so filling it in on the second link moves no code.
+"""
+import subprocess
+import sys
+
+HEAD = '#include "ksyms.h"\n#define KSYMS __attribute__((section(".ksyms"), used))\n'
+
+
+def symbols(elf):
+    out = subprocess.run(['nm', '-n', '-S', '--defined-only', elf],
+                         check=True, capture_output=True, text=True).stdout
+    syms = []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            addr, size, kind, name = parts
+        elif len(parts) == 3:
+            addr, kind, name = parts
+            size = '0'
+        else:
+            continue
+        if kind in 'tTwW' and not name.startswith('.'):
+            syms.append((int(addr, 16), int(size, 16), name))
+    return syms
+
+
+def main():
+    if sys.argv[1] == '--empty':
+        out, syms = sys.argv[2], []
+    else:
+        out, syms = sys.argv[2], symbols(sys.argv[1])
+    names, table, off = [], [], 0
+    for addr, size, name in syms:
+        table.append('\t{ 0x%xull, %d, %d },' % (addr, off, size))
+        names.append(name)
+        off += len(name) + 1
+    blob = ''.join(n + '\\0' for n in names)
+    with open(out, 'w') as f:
+        f.write(HEAD)
+        f.write('KSYMS const uint32_t ksyms_count = %d;\n' % len(table))
+        f.write('KSYMS const struct ksym ksyms_table[%d] = {\n%s\n};\n' % (max(len(table), 1), '\n'.join(table)))
+        f.write('KSYMS const char ksyms_names[] = "%s";\n' % blob)
+
+
+if __name__ == '__main__':
+    main()
