@@ -181,6 +181,8 @@ int acpi_find_s5(const void *aml, size_t len, uint8_t *slp_typa, uint8_t *slp_ty
 			return ACPI_ETRUNC;
 		q += 1 + (*q >> 6);             /* PkgLength: 1..4 bytes */
 		q++;                            /* NumElements */
+		if (q >= end)
+			return ACPI_ETRUNC;
 		int used;
 		if (aml_small_int(q, end, slp_typa, &used))
 			return ACPI_EBAD;

@@ -1,12 +1,15 @@
 /*
  * Symbol lookup: binary search over the address-sorted table the build
- * embeds.  An address past the end of the nearest symbol (by its size) is
+ * embeds.  Only text addresses have names; an address past the end of the nearest symbol (by its size) is
  * reported as unknown rather than misattributed.
  */
 #include "ksyms.h"
+#include "mm/layout.h"
 
 const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 {
+	if (addr < (uint64_t)_text_start || addr >= (uint64_t)_text_end)
+		return 0;
 	uint32_t lo = 0, hi = ksyms_count;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;

@@ -66,12 +66,12 @@ static void panic_records(const char *reason, uint64_t rip, uint64_t rbp, const 
 {
 	struct json *j = rec_begin("panic");
 	json_str(j, "reason", reason);
-	json_u64(j, "rip", rip);
+	json_hex(j, "rip", rip);
 	if (f) {
 		json_u64(j, "vector", f->vector);
 		json_str(j, "exception", trap_vector_name((unsigned)f->vector));
-		json_u64(j, "error_code", f->error);
-		json_u64(j, "cr2", cr2);
+		json_hex(j, "error_code", f->error);
+		json_hex(j, "cr2", cr2);
 	}
 	(void)rbp;
 	rec_end();
@@ -95,7 +95,7 @@ static __attribute__((noreturn)) void panic_common(const char *reason, uint64_t 
 		kprintf("RIP %016lx (caller)  RBP %016lx  CR3 %016lx\n"
 			"RBX %016lx  R12 %016lx  R13 %016lx  R14 %016lx  R15 %016lx\n",
 			rip, rbp, read_cr3(), regs->rbx, regs->r12, regs->r13, regs->r14, regs->r15);
-		trap_backtrace(rip, rbp);
+		trap_backtrace(rip, rbp, true);
 	}
 	panic_records(reason, rip, rbp, f, cr2);
 	power_off(false);

@@ -7,9 +7,12 @@ gen-ksyms.py --empty OUT.c      -- an empty table for the first link
 All data goes into the .ksyms section, which linker.ld places after .text
 and .rodata, so filling it in on the second link moves no code.
 """
+import re
 import subprocess
 import sys
 
+# Section boundaries from linker.ld would shadow the real function names.
+LINKER = re.compile(r'^_(kernel|text|rodata|data|bss)_(start|end)$')
 HEAD = '#include "ksyms.h"\n#define KSYMS __attribute__((section(".ksyms"), used))\n'
 
 
@@ -26,7 +29,7 @@ def symbols(elf):
             size = '0'
         else:
             continue
-        if kind in 'tTwW' and not name.startswith('.'):
+        if kind in 'tTwW' and not name.startswith('.') and not LINKER.match(name):
             syms.append((int(addr, 16), int(size, 16), name))
     return syms
 

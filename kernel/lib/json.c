@@ -137,3 +137,10 @@ void json_fixed(struct json *j, const char *key, int64_t v, unsigned decimals)
 			 : ksnprintf(b, sizeof b, "%lld", (long long)v);
 	put(j, b, (size_t)n);
 }
+
+void json_hex(struct json *j, const char *key, uint64_t v)
+{
+	char b[24];
+	ksnprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+	json_str(j, key, b);
+}

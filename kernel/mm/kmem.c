@@ -27,12 +27,10 @@
 #include "proc/spinlock.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/entry.h"
 
 #define MB2 (2ull << 20)
 
-extern char _kernel_start[], _text_start[], _text_end[], _rodata_start[], _rodata_end[];
-extern char _data_start[], _kernel_end[];
-extern char boot_stack_guard[], df_stack_guard[], nmi_stack_guard[], mc_stack_guard[];
 
 uint64_t kmem_phys_offset;
 

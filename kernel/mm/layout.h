@@ -26,4 +26,10 @@
 #define IOMAP_SIZE      0x0000008000000000ul
 #define KERNEL_VMA      0xffffffff80000000ul
 
+/* Section boundaries defined by linker.ld. */
+extern char _kernel_start[], _kernel_end[];
+extern char _text_start[], _text_end[];
+extern char _rodata_start[], _rodata_end[];
+extern char _data_start[], _data_end[];
+
 #endif

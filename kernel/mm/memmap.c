@@ -93,6 +93,9 @@ static bool clip(const struct boot_mem_region *r, uint64_t *s, uint64_t *e, uint
 		*e &= ~(MEMMAP_PAGE - 1);
 	} else {
 		*s &= ~(MEMMAP_PAGE - 1);
+		if (*e > UINT64_MAX - (MEMMAP_PAGE - 1))
+			return false;
+		*e = (*e + MEMMAP_PAGE - 1) & ~(MEMMAP_PAGE - 1);
 	}
 	return *e > *s;
 }

@@ -95,3 +95,19 @@ TEST(memmap_cap_counts_in_address_order)
 	CHECK_EQ(memmap_build(in, 3, &m, NULL, NULL), 0);
 	CHECK_EQ(memmap_cap(&m, 4097), 4096);
 }
+
+TEST(memmap_unaligned_reserved_rounds_outward)
+{
+	/* Found by fuzz_memmap: a reserved region at 0xa0 must cover the whole
+	 * page, so the usable remainder starts on a page boundary. */
+	struct boot_mem_region in[] = {
+		R(0x0, 0xa0, BOOT_MEM_USABLE),
+		R(0xa0, 1, BOOT_MEM_RESERVED),
+	};
+	CHECK_EQ(memmap_build(in, 2, &m, NULL, NULL), 0);
+	CHECK_EQ(m.n, 2);
+	CHECK_EQ(m.r[0].type, BOOT_MEM_RESERVED);
+	CHECK_EQ(m.r[0].end, 0x2000);
+	CHECK_EQ(m.r[1].start, 0x2000);
+	CHECK_EQ(m.r[1].type, MEMMAP_FREE);
+}

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cpu.h"
 #include "x86.h"
+#include "entry.h"
 #include "lib/printf.h"
 
 struct cpu_features cpu;
@@ -48,8 +49,6 @@ static uint64_t gdt[8] __attribute__((aligned(16)));
 static struct tss tss __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 
-extern const uint64_t isr_table[256];
-extern char df_stack_top[], nmi_stack_top[], mc_stack_top[];
 
 /* The vendor string is EBX,EDX,ECX; the hypervisor's is EBX,ECX,EDX. */
 static void cpuid_string(uint32_t leaf, char *out, int i1, int i2, int i3)

@@ -58,10 +58,10 @@ static void print_sym(uint64_t addr)
 		kprintf("?");
 }
 
-void trap_backtrace(uint64_t rip, uint64_t rbp)
+void trap_backtrace(uint64_t rip, uint64_t rbp, bool rip_is_return)
 {
 	kprintf("Backtrace:\n  #0  %016lx ", rip);
-	print_sym(rip);
+	print_sym(rip_is_return ? rip - 1 : rip);
 	kprintf("\n");
 	for (int depth = 1; depth < 32 && rbp; depth++) {
 		if ((rbp & 7) || !kmem_readable(rbp) || !kmem_readable(rbp + 8)) {
@@ -102,7 +102,9 @@ void trap_report(const struct trap_frame *f, uint64_t cr2)
 	kprintf("R8  %016lx  R9  %016lx  R10 %016lx  R11 %016lx\n", f->r8, f->r9, f->r10, f->r11);
 	kprintf("R12 %016lx  R13 %016lx  R14 %016lx  R15 %016lx\n", f->r12, f->r13, f->r14, f->r15);
 	kprintf("CS %04lx  SS %04lx\n", f->cs, f->ss);
-	trap_backtrace(f->rip, f->rbp);
+	if (f->vector == 8 && !kmem_readable(f->rsp - 8))
+		kprintf("The stack pointer sits just above an unmapped page: a kernel stack overflow ran into its guard page.\n");
+	trap_backtrace(f->rip, f->rbp, false);
 }
 
 static void exception(struct trap_frame *f)

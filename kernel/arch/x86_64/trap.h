@@ -36,7 +36,8 @@ uint64_t trap_unexpected_count(unsigned vector);
 
 /* Print the standard exception report for f (registers, backtrace). */
 void trap_report(const struct trap_frame *f, uint64_t cr2);
-/* Print a backtrace starting at rbp (frame-pointer chain). */
-void trap_backtrace(uint64_t rip, uint64_t rbp);
+/* Print a backtrace starting at rip, then the rbp (frame-pointer) chain.
+ * rip_is_return: rip is a return address (look up the call before it). */
+void trap_backtrace(uint64_t rip, uint64_t rbp, bool rip_is_return);
 
 #endif

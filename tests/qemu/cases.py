@@ -1,0 +1,246 @@
+"""QEMU test cases.  Register a case with @case; it gets a Ctx whose boot()
+runs an image and returns a qemurig.Result."""
+import os
+import subprocess
+
+import qemurig
+
+_CASES = []
+
+
+def case(fn):
+    _CASES.append((fn.__name__, fn))
+    return fn
+
+
+def all_cases():
+    return list(_CASES)
+
+
+class Ctx:
+    def __init__(self, build, outdir, name=None):
+        self.build, self.outdir, self.name = build, outdir, name
+
+    def for_case(self, name):
+        return Ctx(self.build, self.outdir, name)
+
+    @property
+    def image(self):
+        return os.path.join(self.build, 'disk.img')
+
+    def path(self, suffix):
+        return os.path.join(self.outdir, '%s.%s' % (self.name, suffix))
+
+    def boot(self, cmdline='', image=None, timeout=60, **kw):
+        r = qemurig.run(image or self.image, cmdline=cmdline, timeout=timeout,
+                        log_path=self.path('log'), workdir=self.outdir, **kw)
+        return r
+
+    def make_image(self, kernel=None, files=(), cmdline=''):
+        """A custom image in the output dir (kernel=None: the built kernel)."""
+        out = self.path('img')
+        args = [os.path.join('tools', 'mkimage'), '-o', out, '-l', os.path.join(self.build, 'BOOTX64.EFI'),
+                '-c', cmdline]
+        if kernel != '':
+            args += ['-k', kernel or os.path.join(self.build, 'kernel.elf')]
+        subprocess.run(args + list(files), check=True)
+        return out
+
+
+def expect(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def expect_ok(r):
+    expect(r.status == 'ok', 'expected a clean halt, got %s (QEMU exit %s)' % (r.status, r.rc))
+
+
+def boot_record(r):
+    b = r.find('boot')
+    expect(len(b) == 1, 'expected one boot record, found %d' % len(b))
+    return b[0]
+
+
+def expect_in_log(r, text):
+    expect(text in r.log, 'console lacks %r' % text)
+
+
+# ------------------------------------------------------------ boot devices
+
+def check_boot_report(r):
+    expect_ok(r)
+    b = boot_record(r)
+    for k in ('usable_bytes', 'total_bytes', 'mem_cap_bytes', 'boot_ms', 'cpu'):
+        expect(k in b, 'boot record lacks %s' % k)
+    expect(b['usable_bytes'] > 100 << 20, 'usable_bytes %d too small for -m 256' % b['usable_bytes'])
+    expect(b['total_bytes'] >= b['usable_bytes'], 'total < usable')
+    expect(b['mem_cap_bytes'] is None, 'mem_cap_bytes should be null without mem=')
+    expect(b['boot_ms'] < 50, 'kernel entry to boot report took %s ms (limit 50)' % b['boot_ms'])
+    expect(b['nx'] and b['smep'] and b['smap'], 'NX/SMEP/SMAP not all on with -cpu max')
+    for text in ('kernel: image', '.text', 'r-x', '.rodata', 'r-- nx', 'direct map', 'memory map:'):
+        expect_in_log(r, text)
+    expect(r.log.rstrip().splitlines()[-1].startswith('{"type":"halt"'), 'halt record is not the last line')
+
+
+@case
+def boot_nvme(ctx):
+    check_boot_report(ctx.boot(boot='nvme'))
+
+
+@case
+def boot_sata(ctx):
+    check_boot_report(ctx.boot(boot='sata'))
+
+
+@case
+def boot_usb(ctx):
+    check_boot_report(ctx.boot(boot='usb'))
+
+
+@case
+def boot_4g_unsorted_map(ctx):
+    # q35 with 4 GiB splits RAM around the PCI hole and lists it unsorted.
+    r = ctx.boot(mem='4G')
+    expect_ok(r)
+    b = boot_record(r)
+    expect(b['usable_bytes'] > (3800 << 20), 'usable %d MiB with -m 4G' % (b['usable_bytes'] >> 20))
+
+
+# ------------------------------------------------------------ mem=
+
+@case
+def mem_cap_64m(ctx):
+    r = ctx.boot('mem=64M')
+    expect_ok(r)
+    b = boot_record(r)
+    expect(b['usable_bytes'] == 64 << 20, 'usable_bytes %d != 64 MiB' % b['usable_bytes'])
+    expect(b['mem_cap_bytes'] == 64 << 20, 'mem_cap_bytes %r' % b['mem_cap_bytes'])
+    expect(b['managed_bytes'] <= 64 << 20, 'allocator manages %d > cap' % b['managed_bytes'])
+
+
+@case
+def mem_cap_above_ram(ctx):
+    r = ctx.boot('mem=100G')
+    expect_ok(r)
+    expect_in_log(r, 'mem=102400 MiB exceeds the')
+    expect(boot_record(r)['usable_bytes'] > 200 << 20, 'all RAM should be used')
+
+
+@case
+def mem_cap_too_small(ctx):
+    r = ctx.boot('mem=1M')
+    expect_ok(r)
+    expect_in_log(r, 'mem=1024 KiB is below the 8 MiB needed to boot; using 8 MiB')
+    expect(boot_record(r)['usable_bytes'] == 8 << 20, 'usable should be 8 MiB')
+
+
+# ------------------------------------------------------------ command line
+
+@case
+def cmdline_unknown_option(ctx):
+    r = ctx.boot('frobnicate=3 mem=96M')
+    expect_ok(r)
+    expect_in_log(r, "cmdline: unknown option 'frobnicate' ignored")
+    expect(boot_record(r)['usable_bytes'] == 96 << 20, 'mem= after the unknown option was lost')
+
+
+@case
+def cmdline_malformed_option(ctx):
+    r = ctx.boot('mem=lots poison=maybe run="unterminated')
+    expect_ok(r)
+    expect_in_log(r, 'cmdline: mem=lots: expected a size')
+    expect_in_log(r, 'cmdline: poison=maybe: expected on/off')
+    expect_in_log(r, 'unterminated quote')
+    expect(boot_record(r)['mem_cap_bytes'] is None, 'bad mem= must keep the default')
+
+
+# ------------------------------------------------------------ faults
+
+def expect_panic(r, *texts):
+    expect(r.status == 'panic', 'expected a panic, got %s' % r.status)
+    expect(r.rc == 3, 'QEMU exit %s, expected 3 (isa-debug-exit 1)' % r.rc)
+    p = r.find('panic')
+    expect(len(p) == 1, 'expected one panic record')
+    expect(r.halt()['status'] == 'panic' and r.halt().get('reason'), 'halt record lacks panic status/reason')
+    for t in ('*** EXCEPTION:', 'RIP ', 'CR2 ', 'RAX ', 'R15 ', 'Backtrace:') + texts:
+        expect_in_log(r, t)
+    return p[0]
+
+
+@case
+def fault_page_fault_report(ctx):
+    r = ctx.boot('test=pagefault')
+    p = expect_panic(r, 'Page fault (#PF), vector 14', '[read, not present, kernel]',
+                     'CR2 000000000dead000', 'deliberate_page_fault+', 'selftest_run+', 'kmain+')
+    expect(p['vector'] == 14 and p['cr2'] == '0xdead000', 'panic record %r' % p)
+
+
+@case
+def fault_write_to_text(ctx):
+    r = ctx.boot('test=wx')
+    p = expect_panic(r, '[write, protection violation, kernel]', 'write_kernel_text+', 'kmain+')
+    expect(p['error_code'] == '0x3', 'error code %s' % p['error_code'])
+
+
+@case
+def fault_exec_data(ctx):
+    r = ctx.boot('test=nx')
+    expect_panic(r, '[instruction fetch, protection violation, kernel]')
+
+
+@case
+def fault_stack_guard(ctx):
+    r = ctx.boot('test=stackoverflow')
+    expect_panic(r, 'Double fault (#DF)', 'ran into its guard page', 'recurse')
+
+
+@case
+def panic_call(ctx):
+    r = ctx.boot('test=panic')
+    expect(r.status == 'panic', 'status %s' % r.status)
+    expect_in_log(r, '*** PANIC: selftest: deliberate panic')
+    expect_in_log(r, 'selftest_run+')
+
+
+@case
+def heap_selftest(ctx):
+    r = ctx.boot('test=heap poison=on')
+    expect_ok(r)
+    s = r.find('selftest')
+    expect(s and s[0]['ok'], 'heap selftest failed: %r' % s)
+
+
+# ------------------------------------------------------------ loader
+
+@case
+def loader_missing_kernel(ctx):
+    img = ctx.make_image(kernel='')
+    r = ctx.boot(image=img, stop_pattern='returning to firmware', timeout=40)
+    expect_in_log(r, 'boot: error: no \\kernel.elf on the ESP')
+    expect(not r.find('boot'), 'a kernel booted without kernel.elf?')
+
+
+@case
+def loader_corrupt_kernel(ctx):
+    bad = ctx.path('bad.elf')
+    with open(bad, 'wb') as f:
+        f.write(b'\x7fELF' + bytes(4000))
+    img = ctx.make_image(kernel=bad)
+    r = ctx.boot(image=img, stop_pattern='returning to firmware', timeout=40)
+    expect_in_log(r, 'boot: error: \\kernel.elf: not an x86-64 ELF64 file')
+
+
+@case
+def loader_hands_over_files(ctx):
+    a, b = ctx.path('a.txt'), ctx.path('b.bin')
+    with open(a, 'w') as f:
+        f.write('hello\n')
+    with open(b, 'wb') as f:
+        f.write(os.urandom(300000))
+    img = ctx.make_image(files=[a + ':notes/a.txt', b + ':b.bin'])
+    r = ctx.boot(image=img)
+    expect_ok(r)
+    expect(boot_record(r)['files'] == 2, 'files=%s' % boot_record(r)['files'])
+    expect_in_log(r, 'notes/a.txt')
+    expect_in_log(r, '300000 bytes')
