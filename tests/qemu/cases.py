@@ -99,6 +99,16 @@ def boot_usb(ctx):
 
 
 @case
+def boot_with_framebuffer(ctx):
+    # A VGA device gives OVMF a GOP framebuffer; the console draws on it.
+    r = ctx.boot(extra=['-device', 'VGA'])
+    expect_ok(r)
+    b = boot_record(r)
+    expect(b['framebuffer'] is True, 'no framebuffer reported with -device VGA')
+    expect_in_log(r, 'framebuffer: ')
+
+
+@case
 def boot_4g_unsorted_map(ctx):
     # q35 with 4 GiB splits RAM around the PCI hole and lists it unsorted.
     r = ctx.boot(mem='4G')
