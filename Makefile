@@ -114,7 +114,7 @@ run: deps-check all
 HCC      := gcc
 HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer -I. -Ikernel -Idrivers -MD -MP
-PURE_SRC := kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
+PURE_SRC := kernel/proc/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
 	    kernel/mm/buddy.c drivers/acpi_tables.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)

@@ -193,3 +193,122 @@ int acpi_find_s5(const void *aml, size_t len, uint8_t *slp_typa, uint8_t *slp_ty
 	}
 	return ACPI_ESIG;
 }
+
+static void madt_entry(const uint8_t *e, uint8_t type, uint8_t len, struct acpi_madt *m)
+{
+	switch (type) {
+	case 0:         /* processor local APIC */
+		if (len < 8 || m->ncpus == ACPI_MAX_CPUS)
+			break;
+		m->cpu[m->ncpus].acpi_uid = e[2];
+		m->cpu[m->ncpus].apic_id = e[3];
+		m->cpu[m->ncpus++].enabled = le32(e + 4) & 1;
+		return;
+	case 1:         /* I/O APIC */
+		if (len < 12 || m->nioapics == ACPI_MAX_IOAPICS)
+			break;
+		m->ioapic[m->nioapics].id = e[2];
+		m->ioapic[m->nioapics].addr = le32(e + 4);
+		m->ioapic[m->nioapics++].gsi_base = le32(e + 8);
+		return;
+	case 2: {       /* interrupt source override */
+		if (len < 10 || m->nisos == ACPI_MAX_ISOS)
+			break;
+		uint16_t fl = le16(e + 8);
+		m->iso[m->nisos].source = e[3];
+		m->iso[m->nisos].gsi = le32(e + 4);
+		m->iso[m->nisos].active_low = (fl & 3) == 3;
+		m->iso[m->nisos].level = ((fl >> 2) & 3) == 3;
+		m->iso[m->nisos++].flags_default = fl == 0;
+		return;
+	}
+	case 4:         /* local APIC NMI */
+		if (len < 6)
+			break;
+		m->lapic_nmi_lint = e[5];
+		return;
+	case 5:         /* local APIC address override */
+		if (len < 12)
+			break;
+		m->lapic_addr = le64(e + 4);
+		return;
+	case 9:         /* processor local x2APIC */
+		if (len < 16 || m->ncpus == ACPI_MAX_CPUS)
+			break;
+		m->cpu[m->ncpus].apic_id = le32(e + 4);
+		m->cpu[m->ncpus].acpi_uid = le32(e + 12);
+		m->cpu[m->ncpus++].enabled = le32(e + 8) & 1;
+		return;
+	default:
+		break;
+	}
+	m->skipped++;
+}
+
+int acpi_parse_madt(const void *buf, size_t len, struct acpi_madt *m)
+{
+	struct acpi_header h;
+	int err = acpi_parse_header(buf, len, &h);
+	if (err)
+		return err;
+	if (memcmp(h.sig, "APIC", 4))
+		return ACPI_ESIG;
+	if (h.length < 44)
+		return ACPI_EBAD;
+	const uint8_t *p = buf;
+	memset(m, 0, sizeof *m);
+	m->lapic_nmi_lint = -1;
+	m->lapic_addr = le32(p + 36);
+	m->pcat_compat = le32(p + 40) & 1;
+	for (size_t off = 44; off + 2 <= h.length;) {
+		uint8_t type = p[off], elen = p[off + 1];
+		if (elen < 2 || off + elen > h.length) {
+			m->skipped++;
+			break;
+		}
+		madt_entry(p + off, type, elen, m);
+		off += elen;
+	}
+	return ACPI_OK;
+}
+
+int acpi_parse_mcfg(const void *buf, size_t len, struct acpi_mcfg *m)
+{
+	struct acpi_header h;
+	int err = acpi_parse_header(buf, len, &h);
+	if (err)
+		return err;
+	if (memcmp(h.sig, "MCFG", 4))
+		return ACPI_ESIG;
+	const uint8_t *p = buf;
+	memset(m, 0, sizeof *m);
+	for (size_t off = 44; off + 16 <= h.length && m->n < ACPI_MAX_MCFG; off += 16) {
+		m->e[m->n].base = le64(p + off);
+		m->e[m->n].segment = le16(p + off + 8);
+		m->e[m->n].bus_start = p[off + 10];
+		m->e[m->n].bus_end = p[off + 11];
+		if (m->e[m->n].bus_end < m->e[m->n].bus_start || !m->e[m->n].base)
+			return ACPI_EBAD;
+		m->n++;
+	}
+	return ACPI_OK;
+}
+
+int acpi_parse_hpet(const void *buf, size_t len, struct acpi_hpet *hp)
+{
+	struct acpi_header h;
+	int err = acpi_parse_header(buf, len, &h);
+	if (err)
+		return err;
+	if (memcmp(h.sig, "HPET", 4))
+		return ACPI_ESIG;
+	if (h.length < 56)
+		return ACPI_EBAD;
+	const uint8_t *p = buf;
+	if (p[40] != 0)                 /* must be system memory */
+		return ACPI_EBAD;
+	hp->base = le64(p + 44);
+	hp->number = p[52];
+	hp->min_tick = le16(p + 53);
+	return hp->base ? ACPI_OK : ACPI_EBAD;
+}

@@ -52,6 +52,38 @@ struct acpi_fadt {
 };
 int acpi_parse_fadt(const void *buf, size_t len, struct acpi_fadt *f);
 
+#define ACPI_MAX_CPUS 64
+#define ACPI_MAX_IOAPICS 8
+#define ACPI_MAX_ISOS 24
+#define ACPI_MAX_MCFG 8
+
+struct acpi_madt {
+	uint64_t lapic_addr;
+	bool pcat_compat;               /* a legacy 8259 pair is present */
+	int ncpus;
+	struct { uint32_t apic_id; uint32_t acpi_uid; bool enabled; } cpu[ACPI_MAX_CPUS];
+	int nioapics;
+	struct { uint8_t id; uint32_t addr; uint32_t gsi_base; } ioapic[ACPI_MAX_IOAPICS];
+	int nisos;                      /* interrupt source overrides */
+	struct { uint8_t source; uint32_t gsi; bool level; bool active_low; bool flags_default; } iso[ACPI_MAX_ISOS];
+	int lapic_nmi_lint;             /* -1: none */
+	int skipped;                    /* entries of unknown type or cut short */
+};
+int acpi_parse_madt(const void *buf, size_t len, struct acpi_madt *m);
+
+struct acpi_mcfg {
+	int n;
+	struct { uint64_t base; uint16_t segment; uint8_t bus_start, bus_end; } e[ACPI_MAX_MCFG];
+};
+int acpi_parse_mcfg(const void *buf, size_t len, struct acpi_mcfg *m);
+
+struct acpi_hpet {
+	uint64_t base;                  /* MMIO */
+	uint8_t number;
+	uint16_t min_tick;
+};
+int acpi_parse_hpet(const void *buf, size_t len, struct acpi_hpet *h);
+
 /* Find \_S5 in DSDT/SSDT AML and return SLP_TYPa/b.  ACPI_ESIG when absent. */
 int acpi_find_s5(const void *aml, size_t len, uint8_t *slp_typa, uint8_t *slp_typb);
 

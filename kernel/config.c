@@ -2,6 +2,7 @@
  * The command-line option table.  Adding an option: a field in struct
  * kconfig, a row here, a line in README.md.
  */
+#include <string.h>
 #include "config.h"
 #include "console.h"
 #include "lib/cmdline.h"
@@ -14,6 +15,9 @@ static const struct cmdline_option options[] = {
 	{ "poison", CMDLINE_BOOL, &kcfg.poison, 0, NULL,
 	  "fill freed frames with 0x6b and fresh ones with 0xa5 (debugging)" },
 	{ "quiet", CMDLINE_BOOL, &kcfg.quiet, 0, NULL, "shorter boot report" },
+	{ "hz", CMDLINE_U64, &kcfg.hz, 0, NULL, "scheduler tick rate, 10..10000 (default 1000)" },
+	{ "timer", CMDLINE_STR, kcfg.timer, sizeof kcfg.timer, NULL,
+	  "oneshot (default: fire at each deadline) or periodic (fire every tick)" },
 	{ "test", CMDLINE_STR, kcfg.test, sizeof kcfg.test, NULL,
 	  "run a built-in test scenario (see tests/qemu)" },
 	{ "run", CMDLINE_STR, kcfg.run, sizeof kcfg.run, NULL,
@@ -28,7 +32,19 @@ static void report(void *ctx, const char *msg)
 
 int config_parse(const char *line)
 {
-	return cmdline_apply(line, options, sizeof options / sizeof options[0], report, NULL);
+	kcfg.hz = 1000;
+	int problems = cmdline_apply(line, options, sizeof options / sizeof options[0], report, NULL);
+	if (kcfg.timer[0] && strcmp(kcfg.timer, "oneshot") && strcmp(kcfg.timer, "periodic")) {
+		kprintf("cmdline: timer=%s: expected oneshot or periodic; using oneshot\n", kcfg.timer);
+		kcfg.timer[0] = 0;
+		problems++;
+	}
+	if (kcfg.hz < 10 || kcfg.hz > 10000) {
+		kprintf("cmdline: hz=%lu out of range 10..10000; using 1000\n", kcfg.hz);
+		kcfg.hz = 1000;
+		problems++;
+	}
+	return problems;
 }
 
 void config_print_help(void)

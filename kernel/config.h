@@ -13,6 +13,8 @@ struct kconfig {
 	bool mem_cap_set;
 	bool poison;            /* poison=: fill freed/new frames with junk */
 	bool quiet;             /* quiet: shorter boot report */
+	uint64_t hz;            /* hz=: scheduler tick rate */
+	char timer[16];         /* timer=oneshot|periodic */
 	char test[32];          /* test=: a built-in test scenario (tests/qemu) */
 	char run[256];          /* run=: workload program and arguments */
 };

@@ -4,7 +4,8 @@
  *
  *   serial -> CPU tables (so faults are reported) -> boot_info check ->
  *   command line -> memory map -> own page tables -> page allocator ->
- *   framebuffer console -> ACPI -> TSC -> boot report -> work -> halt.
+ *   framebuffer console -> ACPI -> APIC and interrupts -> clock (TSC) ->
+ *   scheduler -> timer tick, interrupts on -> boot report -> work -> halt.
  */
 #include <string.h>
 #include "config.h"
@@ -16,6 +17,11 @@
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/irq.h"
+#include "arch/x86_64/percpu.h"
+#include "time.h"
+#include "proc/sched.h"
 #include "mm/memmap.h"
 #include "mm/kmem.h"
 #include "mm/pmm.h"
@@ -35,6 +41,7 @@
 
 static struct boot_info bootinfo;
 static struct memmap memmap;
+static struct acpi_madt madt;
 static uint64_t entry_tsc;
 
 static void memmap_say(void *ctx, const char *msg)
@@ -114,6 +121,28 @@ static void report_files(void)
 		kprintf("  %-40s %8lu bytes\n", f[i].name, f[i].size);
 }
 
+static void setup_interrupts(void)
+{
+	const struct acpi_table *t = acpi_find("APIC", 0);
+	int err = t ? acpi_parse_madt(t->virt, t->length, &madt) : ACPI_ESIG;
+	if (err) {
+		kprintf("acpi: MADT %s: using the local APIC alone, no I/O APIC\n",
+			t ? acpi_strerror(err) : "missing");
+		irq_init(NULL);
+		return;
+	}
+	irq_init(&madt);
+	this_cpu()->apic_id = apic_id();
+}
+
+static void report_interrupts(void)
+{
+	kprintf("apic: %s, local APIC id %u, %d I/O APIC(s) with %u GSIs, %d CPU(s) in the MADT, %d overrides\n",
+		apic_x2() ? "x2APIC" : "xAPIC", apic_id(), ioapic_count(), ioapic_gsi_count(), madt.ncpus, madt.nisos);
+	kprintf("timer: LAPIC timer %lu.%03lu MHz (after /16), tick %u Hz, %s\n", time_lapic_hz() / 1000000,
+		(time_lapic_hz() / 1000) % 1000, time_hz(), time_oneshot() ? "one-shot deadlines" : "periodic");
+}
+
 static void boot_record(uint64_t boot_ns, const char *tsc_src)
 {
 	char feat[256];
@@ -144,6 +173,12 @@ static void boot_record(uint64_t boot_ns, const char *tsc_src)
 	json_bool(j, "nx", (rdmsr(MSR_EFER) & EFER_NXE) != 0);
 	json_u64(j, "tsc_hz", tsc_hz());
 	json_str(j, "tsc_source", tsc_src);
+	json_str(j, "apic", apic_x2() ? "x2apic" : "xapic");
+	json_u64(j, "ioapics", (uint64_t)ioapic_count());
+	json_u64(j, "lapic_timer_hz", time_lapic_hz());
+	json_u64(j, "hz", time_hz());
+	json_str(j, "timer_mode", time_oneshot() ? "oneshot" : "periodic");
+	json_u64(j, "cpus_in_madt", (uint64_t)madt.ncpus);
 	json_str(j, "firmware", bootinfo.firmware_vendor);
 	json_u64(j, "memmap_regions", bootinfo.efi_desc_count);
 	json_u64(j, "files", bootinfo.file_count);
@@ -165,6 +200,7 @@ static void boot_report(const char *tsc_src)
 		(read_cr4() & CR4_SMEP) ? "on" : "off (CPU lacks it)",
 		(read_cr4() & CR4_SMAP) ? "on" : "off (CPU lacks it)");
 	kprintf("tsc: %lu.%03lu MHz (calibrated against %s)\n", tsc_hz() / 1000000, (tsc_hz() / 1000) % 1000, tsc_src);
+	report_interrupts();
 	report_memory();
 	kmem_report();
 	report_files();
@@ -188,10 +224,14 @@ void kmain(const struct boot_info *bi)
 	setup_memory();
 	setup_framebuffer();
 	acpi_init(bootinfo.rsdp_phys);
-	const char *tsc_src;
-	const struct acpi_fadt *fadt = acpi_fadt();
-	tsc_calibrate(fadt ? fadt->pm_timer : 0, &tsc_src);
-	boot_report(tsc_src);
+	setup_interrupts();
+	time_init();
+	sched_init();
+	time_start_tick((unsigned)kcfg.hz, strcmp(kcfg.timer, "periodic") != 0);
+	halt_register_hook(sched_report);
+	halt_register_hook(irq_report);
+	irq_enable();
+	boot_report(time_tsc_source());
 	if (kcfg.test[0])
 		selftest_run(kcfg.test);
 	halt_ok();

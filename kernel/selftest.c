@@ -94,6 +94,8 @@ static void heap_test(void)
 void selftest_run(const char *name)
 {
 	kprintf("selftest: %s\n", name);
+	if (sched_selftest(name))
+		return;
 	if (!strcmp(name, "pagefault"))
 		deliberate_page_fault();
 	else if (!strcmp(name, "wx"))
@@ -107,7 +109,7 @@ void selftest_run(const char *name)
 	else if (!strcmp(name, "heap"))
 		heap_test();
 	else {
-		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap)\n", name);
+		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap threads sleep timer ctxsw mutex rt)\n", name);
 		failures++;
 	}
 	struct json *j = rec_begin("selftest");

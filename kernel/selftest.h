@@ -7,6 +7,19 @@
 #ifndef SELFTEST_H
 #define SELFTEST_H
 
+#include <stdbool.h>
+
+struct json;
+
+/* A named test that writes its measurements into r (a JSON object). */
+struct selftest {
+	const char *name;
+	void (*fn)(struct json *r);
+};
+
 void selftest_run(const char *name);
+
+/* Per-subsystem suites: return false when they have no test of that name. */
+bool sched_selftest(const char *name);
 
 #endif

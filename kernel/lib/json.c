@@ -144,3 +144,12 @@ void json_hex(struct json *j, const char *key, uint64_t v)
 	ksnprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
 	json_str(j, key, b);
 }
+
+void json_raw(struct json *j, const char *key, const char *text)
+{
+	size_t n = 0;
+	while (text[n])
+		n++;
+	member(j, key);
+	put(j, text, n);
+}

@@ -36,6 +36,8 @@ void json_null(struct json *j, const char *key);
 /* An address or other bit pattern as a "0x..." string (JSON numbers lose
  * precision above 2^53). */
 void json_hex(struct json *j, const char *key, uint64_t v);
+/* A complete JSON value produced elsewhere, inserted as is. */
+void json_raw(struct json *j, const char *key, const char *json_text);
 /* v / 10^decimals printed as a decimal number, e.g. (12345, 2) -> 123.45 */
 void json_fixed(struct json *j, const char *key, int64_t v, unsigned decimals);
 

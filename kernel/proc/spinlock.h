@@ -5,6 +5,8 @@
  *
  * Rules: hold a spinlock briefly, never sleep with one held, and take
  * the irqsave form for any lock an interrupt handler may also take.
+ * Holding a spinlock disables preemption (preempt_count), so the timer
+ * never switches away from a thread inside a critical section.
  */
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
@@ -12,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86_64/x86.h"
+#include "arch/x86_64/percpu.h"
 
 struct spinlock {
 	volatile uint32_t locked;
@@ -30,14 +33,18 @@ static inline void spin_init(struct spinlock *l, const char *name)
 
 static inline bool spin_trylock(struct spinlock *l)
 {
-	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+	preempt_disable();
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		preempt_enable();
 		return false;
+	}
 	l->owner = __builtin_return_address(0);
 	return true;
 }
 
 static inline void spin_lock(struct spinlock *l)
 {
+	preempt_disable();
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		while (l->locked)
 			cpu_relax();
@@ -48,6 +55,7 @@ static inline void spin_unlock(struct spinlock *l)
 {
 	l->owner = 0;
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	preempt_enable();
 }
 
 /* Returns the interrupt state to hand back to spin_unlock_irqrestore. */

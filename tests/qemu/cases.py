@@ -254,3 +254,68 @@ def loader_hands_over_files(ctx):
     expect(boot_record(r)['files'] == 2, 'files=%s' % boot_record(r)['files'])
     expect_in_log(r, 'notes/a.txt')
     expect_in_log(r, '300000 bytes')
+
+
+# ------------------------------------------------------------ threads, time
+
+def selftest(ctx, name, cmdline='', timeout=90):
+    r = ctx.boot('test=%s quiet %s' % (name, cmdline), timeout=timeout)
+    expect_ok(r)
+    s = [x for x in r.find('selftest') if x.get('name') == name]
+    expect(len(s) == 1, 'no selftest record for %s' % name)
+    expect(s[0]['ok'], '%s selftest failed: %r' % (name, s[0]))
+    return s[0].get('data', {}), r
+
+
+@case
+def threads_interleave(ctx):
+    d, _ = selftest(ctx, 'threads')
+    expect(d['yield_steps'] == 400 and d['yield_alternations'] >= 300, 'yield interleave %r' % d)
+    expect(d['busy_switches'] >= 20, 'busy threads not preempted: %r' % d)
+
+
+@case
+def sleep_accuracy(ctx):
+    for mode in ('oneshot', 'periodic'):
+        d, _ = selftest(ctx, 'sleep', 'timer=' + mode)
+        for ns in d['sleep_100ms_ns']:
+            expect(95000000 <= ns <= 105000000, 'sleep(100 ms) took %d ns (%s)' % (ns, mode))
+
+
+@case
+def timer_rate(ctx):
+    for hz, mode in ((1000, 'oneshot'), (250, 'periodic')):
+        d, r = selftest(ctx, 'timer', 'hz=%d timer=%s' % (hz, mode))
+        expect(abs(d['measured_hz'] - hz) <= hz * 0.05, 'tick rate %s for hz=%d' % (d['measured_hz'], hz))
+        cpu = r.find('cpu')[0]
+        expect(cpu['ticks'] > 0 and cpu['ctx_switches'] > 0, 'cpu record %r' % cpu)
+
+
+@case
+def context_switch_cost(ctx):
+    d, _ = selftest(ctx, 'ctxsw')
+    expect(d['switches'] >= 2 * d['rounds'] - 2, 'ping-pong switches %r' % d)
+
+
+@case
+def mutex_serialises(ctx):
+    d, _ = selftest(ctx, 'mutex')
+    expect(d['counter'] == 2000 and d['collisions'] == 0, 'mutex %r' % d)
+
+
+@case
+def rt_wakeups_under_load(ctx):
+    d, _ = selftest(ctx, 'rt')
+    expect(d['met_1ms'] * 10 >= d['periods'] * 9, 'RT probe missed deadlines: %r' % d)
+
+
+@case
+def irq_record_on_halt(ctx):
+    r = ctx.boot('quiet')
+    expect_ok(r)
+    irq = r.find('irq')
+    expect(irq, 'no irq record')
+    expect(irq[0]['unexpected'] == 0 and irq[0]['spurious'] == 0, 'unexpected interrupts: %r' % irq[0])
+    expect(any(v['name'] == 'timer' for v in irq[0]['vectors']), 'timer vector not counted')
+    b = boot_record(r)
+    expect(b['ioapics'] >= 1 and b['lapic_timer_hz'] > 0 and b['hz'] == 1000, 'boot record apic/timer %r' % b)

@@ -100,3 +100,79 @@ TEST(acpi_s5_in_aml)
 	const uint8_t none[] = { 1, 2, 3, 4, 5 };
 	CHECK_EQ(acpi_find_s5(none, sizeof none, &a, &b), ACPI_ESIG);
 }
+
+TEST(acpi_madt_q35_like)
+{
+	uint8_t t[44 + 8 + 8 + 12 + 10 + 10 + 6 + 3];
+	size_t o = 44;
+	make_header(t, "APIC", sizeof t);
+	put32(t + 36, 0xfee00000);
+	put32(t + 40, 1);
+	uint8_t cpu0[8] = { 0, 8, 0, 0, 1, 0, 0, 0 }, cpu1[8] = { 0, 8, 1, 1, 0, 0, 0, 0 };
+	memcpy(t + o, cpu0, 8); o += 8;
+	memcpy(t + o, cpu1, 8); o += 8;
+	uint8_t io[12] = { 1, 12, 0, 0 };
+	put32(io + 4, 0xfec00000);
+	memcpy(t + o, io, 12); o += 12;
+	uint8_t iso0[10] = { 2, 10, 0, 0 }, iso9[10] = { 2, 10, 0, 9 };
+	put32(iso0 + 4, 2);
+	put32(iso9 + 4, 9);
+	iso9[8] = 0x0d;                         /* level, active high */
+	memcpy(t + o, iso0, 10); o += 10;
+	memcpy(t + o, iso9, 10); o += 10;
+	uint8_t nmi[6] = { 4, 6, 0xff, 0, 0, 1 };
+	memcpy(t + o, nmi, 6); o += 6;
+	uint8_t junk[3] = { 0x7f, 3, 0 };      /* unknown type, skipped */
+	memcpy(t + o, junk, 3); o += 3;
+	fix_sum(t, sizeof t, 9);
+	struct acpi_madt m;
+	CHECK_EQ(acpi_parse_madt(t, sizeof t, &m), ACPI_OK);
+	CHECK_EQ(m.lapic_addr, 0xfee00000);
+	CHECK(m.pcat_compat);
+	CHECK_EQ(m.ncpus, 2);
+	CHECK(m.cpu[0].enabled);
+	CHECK(!m.cpu[1].enabled);
+	CHECK_EQ(m.nioapics, 1);
+	CHECK_EQ(m.ioapic[0].addr, 0xfec00000);
+	CHECK_EQ(m.nisos, 2);
+	CHECK_EQ(m.iso[0].gsi, 2);
+	CHECK(m.iso[0].flags_default);
+	CHECK(m.iso[1].level && !m.iso[1].active_low);
+	CHECK_EQ(m.lapic_nmi_lint, 1);
+	CHECK_EQ(m.skipped, 1);
+	t[44 + 1] = 200;                        /* an entry running past the end */
+	fix_sum(t, sizeof t, 9);
+	CHECK_EQ(acpi_parse_madt(t, sizeof t, &m), ACPI_OK);
+	CHECK_EQ(m.ncpus, 0);
+	CHECK_EQ(m.skipped, 1);
+}
+
+TEST(acpi_mcfg_and_hpet)
+{
+	uint8_t t[44 + 16];
+	make_header(t, "MCFG", sizeof t);
+	put64(t + 44, 0xb0000000);
+	t[54] = 0;
+	t[55] = 255;
+	fix_sum(t, sizeof t, 9);
+	struct acpi_mcfg m;
+	CHECK_EQ(acpi_parse_mcfg(t, sizeof t, &m), ACPI_OK);
+	CHECK_EQ(m.n, 1);
+	CHECK_EQ(m.e[0].base, 0xb0000000);
+	CHECK_EQ(m.e[0].bus_end, 255);
+	t[54] = 9; t[55] = 3;                   /* end bus before start bus */
+	fix_sum(t, sizeof t, 9);
+	CHECK_EQ(acpi_parse_mcfg(t, sizeof t, &m), ACPI_EBAD);
+
+	uint8_t h[56];
+	make_header(h, "HPET", sizeof h);
+	put64(h + 44, 0xfed00000);
+	fix_sum(h, sizeof h, 9);
+	struct acpi_hpet hp;
+	CHECK_EQ(acpi_parse_hpet(h, sizeof h, &hp), ACPI_OK);
+	CHECK_EQ(hp.base, 0xfed00000);
+	h[40] = 1;                              /* I/O space: not supported */
+	fix_sum(h, sizeof h, 9);
+	CHECK_EQ(acpi_parse_hpet(h, sizeof h, &hp), ACPI_EBAD);
+	CHECK_EQ(acpi_parse_hpet(h, 40, &hp), ACPI_ETRUNC);
+}

@@ -14,6 +14,7 @@
 #include "cpu.h"
 #include "x86.h"
 #include "entry.h"
+#include "percpu.h"
 #include "lib/printf.h"
 
 struct cpu_features cpu;
@@ -245,9 +246,19 @@ static void control_regs_init(void)
 	}
 }
 
+static struct cpu boot_cpu;
+
+void percpu_init_boot(void)
+{
+	boot_cpu.self = &boot_cpu;
+	wrmsr(MSR_GS_BASE, (uint64_t)&boot_cpu);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);           /* the user's GS, swapped in on return */
+}
+
 void cpu_init(void)
 {
 	gdt_init();
+	percpu_init_boot();
 	idt_init();
 	control_regs_init();
 }

@@ -4,8 +4,9 @@
  * Vectors 0..31 are CPU exceptions.  A page fault first goes to the mm
  * hook (demand paging, user copies); anything not resolved there, and every
  * other exception raised in the kernel, produces the report below and a
- * panic.  Vectors 32..255 go to registered interrupt handlers; a vector with
- * no handler is counted as unexpected, never dropped silently.
+ * panic.  Vectors 32..255 go to irq.c; after an interrupt, a pending
+ * reschedule (timer slice over, higher-priority thread woken) happens here,
+ * unless the interrupted code holds a spinlock (preempt_count > 0).
  *
  * The report: vector name and number, error code decoded, CR2, all
  * registers, and a frame-pointer backtrace with symbol names.  The kernel
@@ -18,6 +19,9 @@
 #include "ksyms.h"
 #include "panic.h"
 #include "mm/kmem.h"
+#include "irq.h"
+#include "percpu.h"
+#include "proc/sched.h"
 
 static const char *const names[32] = {
 	"Divide error (#DE)", "Debug (#DB)", "NMI", "Breakpoint (#BP)", "Overflow (#OF)",
@@ -31,20 +35,9 @@ static const char *const names[32] = {
 	"Security (#SX)", "Reserved 31",
 };
 
-static struct {
-	irq_handler_fn fn;
-	void *arg;
-} handlers[256];
 static page_fault_fn pf_hook;
-static uint64_t unexpected[256];
 
 const char *trap_vector_name(unsigned v) { return v < 32 ? names[v] : "interrupt"; }
-
-void trap_set_irq_handler(unsigned vector, irq_handler_fn fn, void *arg)
-{
-	handlers[vector].arg = arg;
-	handlers[vector].fn = fn;
-}
 
 void trap_set_page_fault_handler(page_fault_fn fn) { pf_hook = fn; }
 
@@ -123,10 +116,9 @@ void trap_dispatch(struct trap_frame *f)
 		exception(f);
 		return;
 	}
-	if (handlers[f->vector].fn)
-		handlers[f->vector].fn(f, handlers[f->vector].arg);
-	else
-		unexpected[f->vector]++;
+	struct cpu *c = this_cpu();
+	c->irq_depth++;
+	irq_dispatch(f);
+	c->irq_depth--;
+	sched_preempt_point();
 }
-
-uint64_t trap_unexpected_count(unsigned v) { return unexpected[v]; }

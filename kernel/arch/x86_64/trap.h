@@ -29,10 +29,8 @@ typedef void (*irq_handler_fn)(struct trap_frame *f, void *arg);
 typedef bool (*page_fault_fn)(struct trap_frame *f, uint64_t addr);
 
 void trap_dispatch(struct trap_frame *f);
-void trap_set_irq_handler(unsigned vector, irq_handler_fn fn, void *arg);
 void trap_set_page_fault_handler(page_fault_fn fn);
 const char *trap_vector_name(unsigned v);
-uint64_t trap_unexpected_count(unsigned vector);
 
 /* Print the standard exception report for f (registers, backtrace). */
 void trap_report(const struct trap_frame *f, uint64_t cr2);

@@ -1,7 +1,8 @@
 /*
  * TSC calibration and conversion.
  *
- * Reference clocks: the ACPI PM timer (3.579545 MHz, every ACPI PC has it,
+ * Reference clocks, best first: the HPET (MMIO, a 64-bit counter with its
+ * period in the capabilities register), the ACPI PM timer (3.579545 MHz, every ACPI PC has it,
  * and it keeps running where the PIT may be gated off) or the PIT
  * (1.193182 MHz, channel 2, gate via port 0x61).  We count TSC ticks over
  * ~10 ms of the reference.  Under QEMU TCG the TSC follows the host clock,
@@ -10,6 +11,7 @@
  */
 #include "tsc.h"
 #include "x86.h"
+#include "lib/timemath.h"
 
 #define PMTIMER_HZ 3579545ull
 #define PIT_HZ     1193182ull
@@ -18,15 +20,10 @@ static uint64_t hz;
 
 uint64_t tsc_hz(void) { return hz; }
 
-/* (a * b) / c, exact, without a 128-bit type: split a by c first.  Needs
- * (c - 1) * b < 2^64, true for every use here (b, c <= ~2^34). */
-static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
-{
-	return (a / c) * b + ((a % c) * b) / c;
-}
+#define muldiv muldiv64
 
-uint64_t tsc_ticks_to_ns(uint64_t ticks, uint64_t f) { return f ? muldiv(ticks, 1000000000ull, f) : 0; }
-uint64_t tsc_ns_to_ticks(uint64_t ns, uint64_t f) { return muldiv(ns, f, 1000000000ull); }
+uint64_t tsc_ticks_to_ns(uint64_t ticks, uint64_t f) { return ticks_to_ns(ticks, f); }
+uint64_t tsc_ns_to_ticks(uint64_t ns, uint64_t f) { return ns_to_ticks(ns, f); }
 
 static uint64_t by_pmtimer(uint16_t port)
 {
@@ -54,9 +51,27 @@ static uint64_t by_pit(void)
 	return muldiv(t1 - t0, PIT_HZ, count);
 }
 
-uint64_t tsc_calibrate(uint32_t pm_timer_port, const char **source)
+static uint64_t by_hpet(volatile uint64_t *hpet)
 {
-	if (pm_timer_port) {
+	uint64_t period_fs = hpet[0] >> 32;             /* capabilities: counter period */
+	hpet[2] |= 1;                                    /* general config: enable */
+	uint64_t want = 10000000000000ull / period_fs;   /* 10 ms in counter ticks */
+	uint64_t start = hpet[30], now;                  /* main counter at 0xf0 */
+	uint64_t t0 = rdtsc();
+	do
+		now = hpet[30];
+	while (now - start < want);
+	uint64_t t1 = rdtsc();
+	/* hz = tsc ticks / seconds; seconds = (now-start) * period_fs / 1e15 */
+	return muldiv(t1 - t0, 1000000000000000ull / period_fs, now - start);
+}
+
+uint64_t tsc_calibrate(uint32_t pm_timer_port, void *hpet, const char **source)
+{
+	if (hpet && (((volatile uint64_t *)hpet)[0] >> 32) != 0) {
+		hz = by_hpet(hpet);
+		*source = "hpet";
+	} else if (pm_timer_port) {
 		hz = by_pmtimer((uint16_t)pm_timer_port);
 		*source = "pmtimer";
 	} else {

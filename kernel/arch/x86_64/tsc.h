@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 /* Returns the measured frequency in Hz; source names what it was measured
- * against ("pmtimer", "pit", "cpuid"). */
-uint64_t tsc_calibrate(uint32_t pm_timer_port, const char **source);
+ * against ("hpet", "pmtimer", "pit").  hpet: the mapped HPET registers or
+ * NULL; pm_timer_port: 0 when absent. */
+uint64_t tsc_calibrate(uint32_t pm_timer_port, void *hpet, const char **source);
 uint64_t tsc_hz(void);
 /* ticks -> ns, exact to within 1 ns, no overflow for any 64-bit tick count
  * at any frequency >= 1 MHz. */

@@ -1,0 +1,38 @@
+/*
+ * Local APIC (x2APIC when the CPU has it, else xAPIC MMIO), I/O APICs and
+ * the legacy 8259 PICs (remapped, then fully masked).  Only irq.c and
+ * time.c program these; everyone else asks irq.c for vectors.
+ */
+#ifndef APIC_H
+#define APIC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "drivers/acpi_tables.h"
+
+#define VEC_SPURIOUS 0xff
+#define VEC_APIC_ERROR 0xfe
+#define VEC_TIMER 0xef
+
+/* Returns 0, or -ENODEV when there is no usable local APIC. */
+int apic_init(const struct acpi_madt *madt);
+bool apic_x2(void);
+uint32_t apic_id(void);
+void apic_eoi(void);
+
+/* Route a global system interrupt to vector on this CPU.  -ENOENT when no
+ * I/O APIC serves that GSI. */
+int ioapic_route(uint32_t gsi, uint8_t vector, bool level, bool active_low);
+void ioapic_mask(uint32_t gsi, bool masked);
+int ioapic_count(void);
+uint32_t ioapic_gsi_count(void);
+
+/* Local APIC timer.  divide is fixed at 16. */
+void apic_timer_start(uint32_t initial, bool periodic);
+void apic_timer_stop(void);
+uint32_t apic_timer_count(void);
+
+/* Send a self-IPI (for tests of the interrupt path). */
+void apic_self_ipi(uint8_t vector);
+
+#endif

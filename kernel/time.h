@@ -1,0 +1,45 @@
+/*
+ * Kernel time: a monotonic nanosecond clock from the calibrated TSC, the
+ * periodic LAPIC timer tick (HZ from the command line, default 1000), and
+ * one-shot kernel timers that fire from the tick.
+ */
+#ifndef TIME_H
+#define TIME_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "lib/list.h"
+
+/* Calibrate the TSC (HPET, else ACPI PM timer, else PIT) and start the
+ * clock at 0.  Runs before interrupts are on. */
+void time_init(void);
+/* Calibrate the LAPIC timer against the TSC and start the tick, periodic
+ * or (oneshot) re-armed for the next tick or ktimer deadline. */
+void time_start_tick(unsigned hz, bool oneshot);
+bool time_oneshot(void);
+
+uint64_t time_ns(void);                 /* monotonic since time_init */
+uint64_t time_tsc_hz(void);
+const char *time_tsc_source(void);
+unsigned time_hz(void);
+uint64_t time_ticks(void);
+uint64_t time_lapic_hz(void);           /* LAPIC timer input clock / 16 */
+
+/* Busy-wait; for short device delays and before the scheduler runs. */
+void udelay(uint64_t us);
+
+struct ktimer {
+	struct list_node link;          /* guarded by timer_lock (time.c) */
+	uint64_t expires_ns;
+	void (*fn)(void *arg);          /* runs in interrupt context */
+	void *arg;
+	bool armed;
+};
+
+void ktimer_init(struct ktimer *t, void (*fn)(void *), void *arg);
+/* Arm (or re-arm) to fire at time_ns() >= at_ns.  Tick granularity. */
+void ktimer_arm(struct ktimer *t, uint64_t at_ns);
+/* Returns true when the timer was still pending. */
+bool ktimer_cancel(struct ktimer *t);
+
+#endif
