@@ -98,24 +98,15 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/boot/loader.so
 
 loader: $(BUILD)/BOOTX64.EFI
 
-# ---------------------------------------------------------------- image
-IMAGE_FILES ?=
-$(BUILD)/disk.img: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf tools/mkimage FORCE
-	tools/mkimage -o $@ -l $(BUILD)/BOOTX64.EFI -k $(BUILD)/kernel.elf -c '$(CMDLINE)' $(IMAGE_FILES)
-
-image: $(BUILD)/disk.img
-
-run: deps-check all
-	tools/qemu-run --image $(BUILD)/disk.img --boot $(BOOT) --mem $(MEM) --timeout $(QEMU_TIMEOUT)
-
 # ---------------------------------------------------------------- host tests
 # Host toolchain: the kernel's pure files built with the C library and
 # sanitizers.
 HCC      := gcc
 HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer -I. -Ikernel -Idrivers -MD -MP
-PURE_SRC := kernel/proc/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
-	    kernel/mm/buddy.c drivers/acpi_tables.c
+PURE_SRC := kernel/mm/vma.c kernel/proc/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
+	    kernel/mm/buddy.c drivers/acpi_tables.c kernel/lib/crc32.c drivers/gpt.c kernel/mm/swaphdr.c \
+	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 
@@ -126,8 +117,16 @@ $(BUILD)/host/%.o: %.c
 $(BUILD)/unit-tests: $(UNIT_OBJ)
 	$(HCC) $(HCFLAGS) -o $@ $^
 
-unit: $(BUILD)/unit-tests
-	$(BUILD)/unit-tests
+# Fixtures made by the real tools (sgdisk, mkswap) for the GPT and swap
+# header tests; the tests skip them when the variables are unset.
+FIXTURES := $(BUILD)/host/fixtures
+$(FIXTURES)/gpt.stamp: tests/unit/gen-gpt-fixture.sh
+	tests/unit/gen-gpt-fixture.sh $(FIXTURES) && touch $@
+$(FIXTURES)/swap.stamp: tests/unit/gen-swap-fixture.sh
+	tests/unit/gen-swap-fixture.sh $(FIXTURES) && touch $@
+
+unit: $(BUILD)/unit-tests $(FIXTURES)/gpt.stamp $(FIXTURES)/swap.stamp workloads
+	GPT_FIXTURE_DIR=$(FIXTURES) SWAP_FIXTURE_DIR=$(FIXTURES) WORKLOAD_DIR=$(WOUT) $(BUILD)/unit-tests
 
 # Fuzz targets: clang + libFuzzer; `make fuzz FUZZ_SECONDS=600` for long runs.
 FUZZ_SECONDS ?= 10
@@ -158,7 +157,7 @@ WDIR     := tests/workloads
 WOUT     := $(BUILD)/workloads
 RT_OBJ   := $(patsubst $(WDIR)/%,$(WOUT)/%.o,$(basename $(wildcard $(WDIR)/rt/rt_*.c $(WDIR)/rt/rt_*.S)))
 RT_LIB_OBJ := $(filter-out $(WOUT)/rt/rt_libc_shim.o,$(RT_OBJ))
-WPROGS   := touch hogmem fill threads hello
+WPROGS   := touch hogmem fill threads hello uperf
 WBINS    := $(WPROGS:%=$(WOUT)/%) $(WOUT)/hello_musl $(WOUT)/touch_musl
 
 $(WOUT)/%.o: $(WDIR)/%.c
@@ -184,6 +183,17 @@ workloads: $(WBINS)
 
 workload-tests: workloads
 	$(WDIR)/host-test.sh --no-build $(WOUT)
+
+# ---------------------------------------------------------------- image
+# The default image carries every workload program under bin/.
+IMAGE_FILES ?= $(foreach b,$(WBINS),$(b):bin/$(notdir $(b)))
+$(BUILD)/disk.img: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(WBINS) tools/mkimage FORCE
+	tools/mkimage -o $@ -l $(BUILD)/BOOTX64.EFI -k $(BUILD)/kernel.elf -c '$(CMDLINE)' $(IMAGE_FILES)
+
+image: $(BUILD)/disk.img
+
+run: deps-check all
+	tools/qemu-run --image $(BUILD)/disk.img --boot $(BOOT) --mem $(MEM) --timeout $(QEMU_TIMEOUT)
 
 # ---------------------------------------------------------------- tests
 test: deps-check unit fuzz-smoke workload-tests all

@@ -357,17 +357,19 @@ static void take_entry(struct gctx *c, const struct hdr *h, uint32_t idx, const 
 	name_to_ascii(e + E_NAME, p->name);
 }
 
-/* Stream the entry array: check its CRC and, if parse, decode entries. */
+/* Stream the entry array: check its CRC and, if parse, decode entries.
+ * On any failure what was decoded is dropped again. */
 static int walk_array(struct gctx *c, const struct hdr *h, bool parse)
 {
 	struct gpt_disk *d = c->out;
 	uint32_t crc = 0;
+	int err = 0;
 	if (parse)
 		d->nparts = d->unlisted = d->nbad = 0;
 	for (uint64_t s = 0; s < h->arr_sectors; s++) {
-		int err = read_sector(c, h->ent_lba + s);
+		err = read_sector(c, h->ent_lba + s);
 		if (err)
-			return err;
+			break;
 		uint64_t at = s * c->ssize;
 		uint32_t n = h->arr_bytes - at < c->ssize ? (uint32_t)(h->arr_bytes - at) : c->ssize;
 		crc = crc32(crc, d->scratch, n);
@@ -375,11 +377,11 @@ static int walk_array(struct gctx *c, const struct hdr *h, bool parse)
 			if ((at + off) % h->entsize == 0)
 				take_entry(c, h, (uint32_t)((at + off) / h->entsize), d->scratch + off);
 	}
-	if (crc == h->arr_crc)
-		return 0;
-	if (parse)
+	if (!err && crc != h->arr_crc)
+		err = GPT_EARRAYCRC;
+	if (err && parse)
 		d->nparts = d->unlisted = d->nbad = 0;
-	return GPT_EARRAYCRC;
+	return err;
 }
 
 /* ---------------------------------------------------------------- driver */

@@ -22,6 +22,11 @@
 #include "arch/x86_64/percpu.h"
 #include "time.h"
 #include "proc/sched.h"
+#include "proc/task.h"
+#include "proc/syscall.h"
+#include "run/runner.h"
+#include "bootfs.h"
+#include "drivers/rtc.h"
 #include "mm/memmap.h"
 #include "mm/kmem.h"
 #include "mm/pmm.h"
@@ -29,6 +34,7 @@
 #include "drivers/serial.h"
 #include "drivers/fbcon.h"
 #include "drivers/acpi.h"
+#include "drivers/pci.h"
 
 #ifndef GIT_REV
 #define GIT_REV "unknown"
@@ -135,6 +141,17 @@ static void setup_interrupts(void)
 	this_cpu()->apic_id = apic_id();
 }
 
+static void setup_user_mode(void)
+{
+	uint64_t secs;
+	if (rtc_read_unix(&secs))
+		syscall_set_wall_clock(secs * 1000000000ull - time_ns());
+	else
+		kprintf("rtc: the CMOS clock reads garbage; CLOCK_REALTIME starts at 1970\n");
+	syscall_init();
+	task_init();
+}
+
 static void report_interrupts(void)
 {
 	kprintf("apic: %s, local APIC id %u, %d I/O APIC(s) with %u GSIs, %d CPU(s) in the MADT, %d overrides\n",
@@ -201,6 +218,7 @@ static void boot_report(const char *tsc_src)
 		(read_cr4() & CR4_SMAP) ? "on" : "off (CPU lacks it)");
 	kprintf("tsc: %lu.%03lu MHz (calibrated against %s)\n", tsc_hz() / 1000000, (tsc_hz() / 1000) % 1000, tsc_src);
 	report_interrupts();
+	pci_report();
 	report_memory();
 	kmem_report();
 	report_files();
@@ -230,9 +248,14 @@ void kmain(const struct boot_info *bi)
 	time_start_tick((unsigned)kcfg.hz, strcmp(kcfg.timer, "periodic") != 0);
 	halt_register_hook(sched_report);
 	halt_register_hook(irq_report);
+	bootfs_init(&bootinfo);
+	setup_user_mode();
 	irq_enable();
+	pci_init();
 	boot_report(time_tsc_source());
 	if (kcfg.test[0])
 		selftest_run(kcfg.test);
+	if (kcfg.run[0])
+		runner_run(kcfg.run);
 	halt_ok();
 }

@@ -18,8 +18,14 @@ struct selftest {
 };
 
 void selftest_run(const char *name);
+/* Run the test called name from a suite's table and print its selftest
+ * record ({"name","ok","failures","data"}: data is what the test wrote).
+ * *fails is the suite's failure counter, zeroed first.  Returns false
+ * when the table has no test of that name. */
+bool selftest_run_table(const struct selftest *t, int n, const char *name, int *fails);
 
 /* Per-subsystem suites: return false when they have no test of that name. */
 bool sched_selftest(const char *name);
+bool pci_selftest(const char *name);    /* drivers/pci_selftest.c */
 
 #endif

@@ -28,6 +28,7 @@
 #define ESPIPE  29
 #define EROFS   30
 #define ERANGE  34
+#define ENAMETOOLONG 36
 #define ENOSYS  38
 #define ENODATA 61
 #define ETIME   62

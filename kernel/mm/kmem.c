@@ -74,10 +74,13 @@ static uint64_t pmm_table(void)
 	return p ? page_to_phys(p) : 0;
 }
 
+static void pmm_table_free(uint64_t phys) { pmm_free(phys_to_page(phys), 0); }
+
 void kmem_early_done(void)
 {
 	km.early_done = true;
 	pt_set_table_allocator(pmm_table);
+	pt_set_table_free(pmm_table_free);
 }
 
 static void pick_early_range(const struct memmap *m)

@@ -21,7 +21,7 @@
 #define DIRECT_MAP      0xffff800000000000ul
 #define DIRECT_MAP_SIZE 0x0000400000000000ul
 #define KSTACK_BASE     0xffffc00000000000ul
-#define KSTACK_SIZE     0x0000008000000000ul
+#define KSTACK_AREA_SIZE 0x0000008000000000ul
 #define IOMAP_BASE      0xffffd00000000000ul
 #define IOMAP_SIZE      0x0000008000000000ul
 #define KERNEL_VMA      0xffffffff80000000ul
@@ -31,5 +31,6 @@ extern char _kernel_start[], _kernel_end[];
 extern char _text_start[], _text_end[];
 extern char _rodata_start[], _rodata_end[];
 extern char _data_start[], _data_end[];
+extern char _extable_start[], _extable_end[];
 
 #endif

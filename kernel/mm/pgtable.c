@@ -26,8 +26,16 @@
 #define P_ADDR    0x000ffffffffff000ull
 
 static pt_alloc_fn alloc_table;
+static void (*free_table)(uint64_t phys);
 
 void pt_set_table_allocator(pt_alloc_fn fn) { alloc_table = fn; }
+void pt_set_table_free(void (*fn)(uint64_t phys)) { free_table = fn; }
+
+static void pt_free_table(uint64_t phys)
+{
+	if (free_table)
+		free_table(phys);
+}
 
 static pte_t *table(uint64_t phys) { return phys_to_virt(phys); }
 
@@ -144,5 +152,58 @@ int pt_flags(uint64_t pml4, uint64_t va)
 }
 
 uint64_t pt_pte_phys(pte_t e) { return e & P_ADDR; }
+bool pt_pte_present(pte_t e) { return e & P_PRESENT; }
+
+int pt_protect(uint64_t pml4, uint64_t va, unsigned flags)
+{
+	pte_t *e = walk(pml4, va, 0, false);
+	if (!e || !(*e & P_PRESENT))
+		return -ENOENT;
+	*e = (*e & (P_ADDR | P_ACCESSED | P_DIRTY)) | leaf_bits(flags);
+	return 0;
+}
+
+uint64_t pt_new_user_root(uint64_t kernel_pml4)
+{
+	uint64_t p = alloc_table ? alloc_table() : 0;
+	if (!p)
+		return 0;
+	pte_t *dst = table(p), *src = table(kernel_pml4);
+	for (int i = 256; i < 512; i++)
+		dst[i] = src[i];
+	return p;
+}
+
+/* Free the table at `phys` (level l) and everything below it. */
+static uint64_t free_level(uint64_t phys, int l, uint64_t va_base,
+			   void (*leaf)(uint64_t, uint64_t, void *), void *ctx)
+{
+	pte_t *t = table(phys);
+	uint64_t freed = 0;
+	for (unsigned i = 0; i < 512; i++) {
+		if (!(t[i] & P_PRESENT))
+			continue;
+		uint64_t va = va_base + ((uint64_t)i << (12 + 9 * l));
+		if (l == 0)
+			leaf(t[i] & P_ADDR, va, ctx);
+		else
+			freed += free_level(t[i] & P_ADDR, l - 1, va, leaf, ctx);
+	}
+	pt_free_table(phys);
+	return freed + 1;
+}
+
+uint64_t pt_free_user(uint64_t pml4, void (*leaf)(uint64_t pa, uint64_t va, void *ctx), void *ctx)
+{
+	pte_t *t = table(pml4);
+	uint64_t freed = 0;
+	for (unsigned i = 0; i < 256; i++) {
+		if (!(t[i] & P_PRESENT))
+			continue;
+		freed += free_level(t[i] & P_ADDR, 2, (uint64_t)i << 39, leaf, ctx);
+		t[i] = 0;
+	}
+	return freed;
+}
 
 void pt_flush(uint64_t va) { invlpg(va); }

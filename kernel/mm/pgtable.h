@@ -27,6 +27,7 @@ enum pt_flags {
 /* Returns the physical address of a zeroed 4 KiB page, or 0. */
 typedef uint64_t (*pt_alloc_fn)(void);
 void pt_set_table_allocator(pt_alloc_fn fn);
+void pt_set_table_free(void (*fn)(uint64_t phys));
 
 /* Map one 4 KiB page / one 2 MiB page.  -ENOMEM when a table cannot be
  * allocated, -EEXIST when something is already mapped there. */
@@ -39,6 +40,18 @@ pte_t pt_unmap(uint64_t pml4, uint64_t va);
 uint64_t pt_translate(uint64_t pml4, uint64_t va);
 /* The flags of va's mapping (PT_*), or -1 when unmapped. */
 int pt_flags(uint64_t pml4, uint64_t va);
+
+/* Change the permissions of va's 4 KiB mapping, keeping the frame.
+ * -ENOENT when nothing is mapped there.  No TLB flush. */
+int pt_protect(uint64_t pml4, uint64_t va, unsigned flags);
+/* Free every table of the user half (PML4 slots 0..255), calling leaf(pa,
+ * va, ctx) for each present 4 KiB mapping first.  The kernel half is shared
+ * and untouched.  Returns the number of table pages freed. */
+uint64_t pt_free_user(uint64_t pml4, void (*leaf)(uint64_t pa, uint64_t va, void *ctx), void *ctx);
+/* A fresh PML4 sharing the kernel half of `kernel_pml4`; 0 on ENOMEM. */
+uint64_t pt_new_user_root(uint64_t kernel_pml4);
+/* Is the PTE value present? */
+bool pt_pte_present(pte_t e);
 
 /* Physical address held in a PTE returned by pt_unmap. */
 uint64_t pt_pte_phys(pte_t e);

@@ -14,6 +14,8 @@
  *  - ET_EXEC segments not below 64 KiB (Linux's mmap_min_addr);
  *  - no two PT_LOADs overlapping in memory, byte for byte.  Sharing a
  *    page is fine: GNU ld and musl start the RW segment mid-page;
+ *  - PT_LOADs in ascending p_vaddr order (the ELF spec's rule; Linux
+ *    assumes it when sizing a PIE), so the loader can map them in order;
  *  - at least one PT_LOAD (we keep at most ELF_MAX_LOAD, ours);
  *  - entry inside the file-backed bytes of an executable PT_LOAD (ours:
  *    Linux would let such a process fault at once);
@@ -67,6 +69,7 @@ const char *elf_strerror(int err)
 	case ELF_EENTRY: return "entry point is not in an executable segment";
 	case ELF_ETLS: return "bad TLS segment";
 	case ELF_EPHDR: return "PT_PHDR is not inside a loadable segment";
+	case ELF_EORDER: return "loadable segments are not in ascending address order";
 	default: return "unknown ELF error";
 	}
 }
@@ -135,8 +138,8 @@ static int check_load(const struct phdr *ph, size_t size, bool pie)
 static int add_load(const struct phdr *ph, size_t size, bool pie, struct elf_info *out)
 {
 	int err = check_load(ph, size, pie);
-	if (err)
-		return err;
+	if (err || !ph->memsz)
+		return err;             /* an empty segment maps nothing (Linux too) */
 	if (out->nload == ELF_MAX_LOAD)
 		return ELF_ETOOMANY;
 	struct elf_seg *s = &out->load[out->nload++];
@@ -197,7 +200,9 @@ static const struct elf_seg *seg_holding(const struct elf_info *in, uint64_t va,
 	return NULL;
 }
 
-/* Pairwise: byte ranges must not meet; a shared page takes both protections. */
+/* Pairwise: byte ranges must not meet; a shared page takes both
+ * protections.  Then each segment must start where the previous ended or
+ * later. */
 static int check_overlaps(struct elf_info *in)
 {
 	for (int i = 0; i < in->nload; i++) {
@@ -206,8 +211,6 @@ static int check_overlaps(struct elf_info *in)
 			in->wx = true;
 		for (int j = i + 1; j < in->nload; j++) {
 			const struct elf_seg *b = &in->load[j];
-			if (!a->memsz || !b->memsz)
-				continue;
 			if (a->vaddr < b->vaddr + b->memsz && b->vaddr < a->vaddr + a->memsz)
 				return ELF_EOVERLAP;
 			uint64_t alast = (a->vaddr + a->memsz - 1) & ~(ELF_PAGE - 1);
@@ -218,11 +221,13 @@ static int check_overlaps(struct elf_info *in)
 				in->wx = true;
 		}
 	}
+	for (int i = 1; i < in->nload; i++)
+		if (in->load[i].vaddr < in->load[i - 1].vaddr + in->load[i - 1].memsz)
+			return ELF_EORDER;
 	return 0;
 }
 
-/* lo/hi/span/max_align over all PT_LOADs (at least one is nonempty:
- * the entry point lies in one). */
+/* lo/hi/span/max_align over all PT_LOADs. */
 static void compute_span(struct elf_info *in)
 {
 	in->lo = UINT64_MAX;
@@ -230,8 +235,6 @@ static void compute_span(struct elf_info *in)
 	in->max_align = ELF_PAGE;
 	for (int i = 0; i < in->nload; i++) {
 		const struct elf_seg *s = &in->load[i];
-		if (!s->memsz)
-			continue;
 		uint64_t lo = s->vaddr & ~(ELF_PAGE - 1);
 		uint64_t hi = (s->vaddr + s->memsz + ELF_PAGE - 1) & ~(ELF_PAGE - 1);
 		if (lo < in->lo)

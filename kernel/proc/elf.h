@@ -10,9 +10,11 @@
  * see elf.c for the list.  Loader contract, once elf_check returned 0:
  *  - map every load[i]: bytes [offset, offset+filesz) of the file at
  *    vaddr (+ bias), zeros up to vaddr+memsz;
- *  - two segments may share a page (musl's RW segment starts mid-page
- *    right after the read-only data): copy both into the one frame and give
- *    the page the union of their protections; byte ranges never overlap;
+ *  - load[] is sorted by address and byte ranges never overlap, but a
+ *    segment may share its first page with the end of the one before
+ *    (musl's RW segment starts mid-page right after the read-only data):
+ *    copy both into the one frame and give the page the union of their
+ *    protections;
  *  - for is_pie pick a bias that is a multiple of max_align with
  *    lo + bias >= 64 KiB and hi + bias <= ELF_USER_TOP; add it to entry,
  *    phdr_vaddr, tls_vaddr and every vaddr.
@@ -56,11 +58,12 @@ enum elf_err {
 	ELF_ESEGOFF = -16,      /* PT_LOAD p_vaddr and p_offset differ modulo the page size */
 	ELF_ESEGLOW = -17,      /* ET_EXEC PT_LOAD below ELF_MIN_VADDR */
 	ELF_EOVERLAP = -18,     /* two PT_LOAD segments overlap in memory */
-	ELF_ENOLOAD = -19,      /* no PT_LOAD segment */
+	ELF_ENOLOAD = -19,      /* no nonempty PT_LOAD segment */
 	ELF_ETOOMANY = -20,     /* more than ELF_MAX_LOAD PT_LOAD segments */
 	ELF_EENTRY = -21,       /* entry point not in an executable segment */
 	ELF_ETLS = -22,         /* bad or second PT_TLS */
 	ELF_EPHDR = -23,        /* PT_PHDR not inside a PT_LOAD */
+	ELF_EORDER = -24,       /* PT_LOADs not in ascending address order */
 };
 
 struct elf_seg {
@@ -74,7 +77,8 @@ struct elf_info {
 	bool is_pie;            /* ET_DYN: needs a load bias */
 	uint64_t entry;         /* e_entry, before the bias */
 	int nload;
-	struct elf_seg load[ELF_MAX_LOAD];      /* PT_LOADs in program-header order */
+	struct elf_seg load[ELF_MAX_LOAD];      /* nonempty PT_LOADs, ascending: each starts
+						 * at or after the end of the one before */
 	uint64_t lo, hi;        /* page-rounded [lo, hi) covering every PT_LOAD */
 	uint64_t span;          /* hi - lo: address space the image needs */
 	uint64_t max_align;     /* largest PT_LOAD p_align, at least ELF_PAGE */

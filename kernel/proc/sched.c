@@ -27,6 +27,7 @@
 #include "lib/timemath.h"
 #include "mm/kmalloc.h"
 #include "mm/kmem.h"
+#include "mm/vm.h"
 #include "proc/spinlock.h"
 
 #define SLICE_NS 10000000ull
@@ -117,25 +118,41 @@ void sched_init(void)
 	list_add_tail(&c->idle->all, &all_threads);
 }
 
-struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, enum sched_class cls)
-{
-	struct thread *t = alloc_thread(name, fn, arg, cls);
-	if (!t)
-		return NULL;
-	bool on = spin_lock_irqsave(&sched_lock);
-	list_add_tail(&t->all, &all_threads);
-	runq_add(&rq, &t->rq, false);
-	if (cls < current_thread()->rq.cls)
-		this_cpu()->need_resched = true;
-	spin_unlock_irqrestore(&sched_lock, on);
-	return t;
-}
-
 static void free_thread(struct thread *t)
 {
 	kmem_stack_free(t->stack_top, t->stack_size);
 	kfree(t);
 }
+
+struct thread *thread_alloc(const char *name, void (*fn)(void *), void *arg, enum sched_class cls)
+{
+	struct thread *t = alloc_thread(name, fn, arg, cls);
+	if (t)
+		list_init(&t->all);
+	return t;
+}
+
+void thread_free_unstarted(struct thread *t) { free_thread(t); }
+
+void thread_start(struct thread *t)
+{
+	bool on = spin_lock_irqsave(&sched_lock);
+	list_add_tail(&t->all, &all_threads);
+	runq_add(&rq, &t->rq, false);
+	if (t->rq.cls < current_thread()->rq.cls)
+		this_cpu()->need_resched = true;
+	spin_unlock_irqrestore(&sched_lock, on);
+	sched_resched_if_needed();
+}
+
+struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, enum sched_class cls)
+{
+	struct thread *t = thread_alloc(name, fn, arg, cls);
+	if (t)
+		thread_start(t);
+	return t;
+}
+
 
 /* Release sched_lock after a switch; free the thread we left if it died. */
 static void finish_switch(void)
@@ -165,7 +182,28 @@ static void account_switch(struct cpu *c, struct thread *prev, struct thread *ne
 	uint64_t now = rdtsc();
 	prev->cpu_ns += ticks_to_ns(now - prev->run_start_tsc, tsc_hz());
 	next->run_start_tsc = now;
+	/* A user thread is always switched from kernel mode: the time since
+	 * its last user/kernel boundary was system time. */
+	if (prev->task) {
+		prev->stime_ns += ticks_to_ns(now - prev->acct_mark, tsc_hz());
+		prev->acct_mark = now;
+	}
+	next->acct_mark = now;
 	c->stats.ctx_switches++;
+}
+
+/* Address space and TLS of the next thread.  Kernel threads keep whatever
+ * is loaded: they only touch the shared kernel half. */
+static void switch_user_context(struct thread *prev, struct thread *next)
+{
+	if (prev->fpu)
+		fxsave_area(prev->fpu);
+	if (next->fpu)
+		fxrstor_area(next->fpu);
+	if (next->mm)
+		mm_activate(next->mm);
+	if (next->task)
+		wrmsr(MSR_FS_BASE, next->fs_base);
 }
 
 void schedule(void)
@@ -198,6 +236,7 @@ void schedule(void)
 	c->kernel_rsp = next->stack_top;
 	cpu_set_kernel_stack(next->stack_top);
 	c->slice_end_ns = time_ns() + SLICE_NS;
+	switch_user_context(prev, next);
 	switch_stack(&prev->rsp, next->rsp);
 	finish_switch();
 	irq_restore(on);

@@ -47,8 +47,15 @@ struct thread {
 	uint64_t run_start_tsc;
 	uint64_t cpu_ns;
 	uint64_t nvcsw, nivcsw;         /* voluntary / involuntary switches */
-	struct task *task;              /* user process, NULL for kernel threads */
-	void *user;                     /* per-thread state of the process layer */
+	/* User threads (task.c); all zero for kernel threads. */
+	struct task *task;              /* the process this thread belongs to */
+	struct mm *mm;                  /* its address space, loaded on switch-in */
+	uint64_t fs_base;               /* TLS base, restored on switch-in */
+	uint64_t clear_child_tid;       /* CLONE_CHILD_CLEARTID / set_tid_address */
+	struct list_node task_link;     /* guarded by the task's lock */
+	uint64_t acct_mark;             /* TSC at the last user/kernel boundary */
+	uint8_t *fpu;                   /* FXSAVE area (512 bytes, 16-aligned) */
+	uint64_t utime_ns, stime_ns;
 };
 
 #define KSTACK_SIZE 16384
@@ -57,6 +64,11 @@ struct thread {
 void sched_init(void);
 /* NULL when out of memory. */
 struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, enum sched_class cls);
+/* Create without starting, so the creator can finish setting it up. */
+struct thread *thread_alloc(const char *name, void (*fn)(void *), void *arg, enum sched_class cls);
+void thread_start(struct thread *t);
+/* Free a thread from thread_alloc that was never started. */
+void thread_free_unstarted(struct thread *t);
 __attribute__((noreturn)) void thread_exit(void);
 struct thread *current_thread(void);
 

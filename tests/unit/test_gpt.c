@@ -420,6 +420,15 @@ TEST(gpt_read_errors)
 	d.fail_lba = 10;                                /* inside the primary array */
 	CHECK_EQ(parse(&d, 200), 3);
 	CHECK_EQ(gd.primary_error, GPT_EIO);
+	/* Primary header bad and a read error half-way through the backup
+	 * array: an error, and no half-decoded partitions left behind. */
+	d.img[512 + 40] ^= 1;
+	d.fail_lba = 170;
+	CHECK_EQ(parse(&d, 200), GPT_EBOTHBAD);
+	CHECK_EQ(gd.backup_error, GPT_EIO);
+	CHECK_EQ(gd.nparts, 0);
+	CHECK_EQ(gd.nbad, 0);
+	d.img[512 + 40] ^= 1;
 	/* Never reads beyond the disk size it was given. */
 	d.fail_lba = -1;
 	d.nsec = 150;

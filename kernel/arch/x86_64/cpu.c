@@ -228,7 +228,9 @@ static void control_regs_init(void)
 {
 	if (cpu.nx)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
-	write_cr0(read_cr0() | CR0_WP);
+	/* WP: the kernel honours read-only pages too.  MP|NE, no EM/TS: user
+	 * code may use x87/SSE directly (its state is switched eagerly). */
+	write_cr0((read_cr0() | CR0_WP | (1ul << 1) | (1ul << 5)) & ~((1ul << 2) | (1ul << 3)));
 	uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
 	if (cpu.pge)
 		cr4 |= CR4_PGE;

@@ -22,6 +22,7 @@
 #include "irq.h"
 #include "percpu.h"
 #include "proc/sched.h"
+#include "proc/task.h"
 
 static const char *const names[32] = {
 	"Divide error (#DE)", "Debug (#DB)", "NMI", "Breakpoint (#BP)", "Overflow (#OF)",
@@ -105,6 +106,8 @@ static void exception(struct trap_frame *f)
 	uint64_t cr2 = f->vector == 14 ? read_cr2() : 0;
 	if (f->vector == 14 && pf_hook && pf_hook(f, cr2))
 		return;
+	if ((f->cs & 3) && current_thread() && current_thread()->task)
+		task_user_exception(f, cr2);
 	console_panic_mode();
 	trap_report(f, cr2);
 	panic_exception(f, cr2);
@@ -112,13 +115,21 @@ static void exception(struct trap_frame *f)
 
 void trap_dispatch(struct trap_frame *f)
 {
+	/* Time in ring 3 ends here; the kernel's share ends on the way out. */
+	struct thread *ut = (f->cs & 3) ? current_thread() : NULL;
+	if (ut)
+		uacct_enter(ut);
 	if (f->vector < 32) {
 		exception(f);
-		return;
+	} else {
+		struct cpu *c = this_cpu();
+		c->irq_depth++;
+		irq_dispatch(f);
+		c->irq_depth--;
+		sched_preempt_point();
 	}
-	struct cpu *c = this_cpu();
-	c->irq_depth++;
-	irq_dispatch(f);
-	c->irq_depth--;
-	sched_preempt_point();
+	if (ut) {
+		task_check_exit();
+		uacct_exit(ut);
+	}
 }

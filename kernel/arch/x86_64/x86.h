@@ -80,6 +80,10 @@ static inline void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void stac(void) { __asm__ volatile(".byte 0x0f,0x01,0xcb" ::: "memory"); }
 static inline void clac(void) { __asm__ volatile(".byte 0x0f,0x01,0xca" ::: "memory"); }
 
+/* FXSAVE/FXRSTOR of user FPU/SSE state (area: 512 bytes, 16-aligned). */
+static inline void fxsave_area(void *a) { __asm__ volatile("fxsave64 (%0)" :: "r"(a) : "memory"); }
+static inline void fxrstor_area(const void *a) { __asm__ volatile("fxrstor64 (%0)" :: "r"(a) : "memory"); }
+
 static inline uint64_t read_rflags(void)
 {
 	uint64_t f;

@@ -1,0 +1,156 @@
+/*
+ * Shared anonymous memory objects.
+ *
+ * Slots are a flat array sized at creation (8 bytes per page: 2 MiB for a
+ * 1 GiB object).  A resident page has refcount 1 for its slot plus
+ * mapcount for the PTEs that map it; PG_SHMEM, mapping = the object,
+ * index = the slot.  The object dies with its last VMA reference; then all
+ * its pages are freed (no PTE can still map them: a VMA's pages are
+ * unmapped before the VMA drops its reference).
+ *
+ * Locking: s->lock (irqsave) guards the fields it documents; page
+ * allocation happens outside it, and a racing second allocator of the same
+ * slot frees its copy.
+ */
+#include <string.h>
+#include "shmem.h"
+#include "page.h"
+#include "pmm.h"
+#include "kmalloc.h"
+#include "panic.h"
+
+static struct spinlock all_lock = SPINLOCK_INIT("shmem-all");
+static struct list_node all_objects = LIST_INIT(all_objects);
+
+struct shmem *shmem_create(uint64_t npages)
+{
+	struct shmem *s = kzalloc(sizeof *s);
+	if (!s)
+		return NULL;
+	s->slots = kzalloc(npages * sizeof *s->slots);
+	if (!s->slots) {
+		kfree(s);
+		return NULL;
+	}
+	spin_init(&s->lock, "shmem");
+	s->npages = npages;
+	list_init(&s->mappers);
+	bool on = spin_lock_irqsave(&all_lock);
+	list_add_tail(&s->all, &all_objects);
+	spin_unlock_irqrestore(&all_lock, on);
+	return s;
+}
+
+static struct shmem_mapper *find_mapper(struct shmem *s, struct mm *mm)
+{
+	list_for_each(it, &s->mappers) {
+		struct shmem_mapper *m = list_entry(it, struct shmem_mapper, link);
+		if (m->mm == mm)
+			return m;
+	}
+	return NULL;
+}
+
+void shmem_get(void *owner, void *obj)
+{
+	struct shmem *s = obj;
+	struct shmem_mapper *fresh = kzalloc(sizeof *fresh);
+	bool on = spin_lock_irqsave(&s->lock);
+	struct shmem_mapper *m = find_mapper(s, owner);
+	if (!m && fresh) {
+		m = fresh;
+		fresh = NULL;
+		m->mm = owner;
+		list_add_tail(&m->link, &s->mappers);
+	}
+	if (m)
+		m->areas++;
+	s->refs++;
+	spin_unlock_irqrestore(&s->lock, on);
+	kfree(fresh);
+}
+
+static void destroy(struct shmem *s)
+{
+	bool on = spin_lock_irqsave(&all_lock);
+	list_del(&s->all);
+	spin_unlock_irqrestore(&all_lock, on);
+	for (uint64_t i = 0; i < s->npages; i++) {
+		uint64_t v = s->slots[i];
+		if (v && !(v & 1)) {
+			struct page *p = (struct page *)v;
+			if (p->mapcount)
+				panic("shmem: page %lu still mapped %d times at destruction", i, p->mapcount);
+			pmm_free(p, 0);
+		}
+	}
+	kfree(s->slots);
+	kfree(s);
+}
+
+void shmem_put(void *owner, void *obj)
+{
+	struct shmem *s = obj;
+	struct shmem_mapper *gone = NULL;
+	bool on = spin_lock_irqsave(&s->lock);
+	struct shmem_mapper *m = find_mapper(s, owner);
+	if (m && --m->areas == 0) {
+		list_del(&m->link);
+		gone = m;
+	}
+	bool last = --s->refs == 0;
+	spin_unlock_irqrestore(&s->lock, on);
+	kfree(gone);
+	if (last)
+		destroy(s);
+}
+
+struct page *shmem_get_page(struct shmem *s, uint64_t idx, bool *fresh)
+{
+	*fresh = false;
+	if (idx >= s->npages)
+		return NULL;
+	bool on = spin_lock_irqsave(&s->lock);
+	uint64_t v = s->slots[idx];
+	spin_unlock_irqrestore(&s->lock, on);
+	if (v && !(v & 1))
+		return (struct page *)v;
+	ASSERT(!(v & 1));               /* swap entries arrive with swap */
+	struct page *p = pmm_alloc(0, PMM_ZERO);
+	if (!p)
+		return NULL;
+	p->flags |= PG_SHMEM;
+	p->mapping = s;
+	p->index = idx;
+	on = spin_lock_irqsave(&s->lock);
+	v = s->slots[idx];
+	if (!v) {
+		s->slots[idx] = (uint64_t)p;
+		s->resident++;
+		*fresh = true;
+	}
+	spin_unlock_irqrestore(&s->lock, on);
+	if (!*fresh) {                  /* somebody else filled it first */
+		pmm_free(p, 0);
+		return (struct page *)v;
+	}
+	return p;
+}
+
+void shmem_for_each_mapper(struct shmem *s, void (*fn)(struct mm *mm, void *ctx), void *ctx)
+{
+	bool on = spin_lock_irqsave(&s->lock);
+	list_for_each(it, &s->mappers)
+		fn(list_entry(it, struct shmem_mapper, link)->mm, ctx);
+	spin_unlock_irqrestore(&s->lock, on);
+}
+
+uint64_t shmem_total_resident(void)
+{
+	uint64_t n = 0;
+	bool on = spin_lock_irqsave(&all_lock);
+	list_for_each(it, &all_objects)
+		n += list_entry(it, struct shmem, all)->resident;
+	spin_unlock_irqrestore(&all_lock, on);
+	return n;
+}

@@ -1,0 +1,249 @@
+/*
+ * Sorted-array VMA set.
+ *
+ * Invariants: v[0..n) sorted by start, pairwise disjoint, every area page
+ * aligned and non-empty; no two adjacent areas are mergeable (same prot,
+ * flags, object and contiguous pgoff, touching).  Every operation restores
+ * them before returning, also on error (failures happen before changes).
+ */
+#include <string.h>
+#include "vma.h"
+#include "lib/errno.h"
+
+void vma_set_init(struct vma_set *s, void *(*alloc)(size_t), void (*free)(void *))
+{
+	s->v = NULL;
+	s->n = s->cap = 0;
+	s->alloc = alloc;
+	s->free = free;
+	s->obj_get = NULL;
+	s->obj_put = NULL;
+	s->owner = NULL;
+}
+
+void vma_set_destroy(struct vma_set *s)
+{
+	if (s->v)
+		s->free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+uint32_t vma_lower_bound(const struct vma_set *s, uint64_t addr)
+{
+	uint32_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int vma_find(const struct vma_set *s, uint64_t addr)
+{
+	uint32_t i = vma_lower_bound(s, addr);
+	return i < s->n && s->v[i].start <= addr ? (int)i : -1;
+}
+
+static int reserve(struct vma_set *s, uint32_t extra)
+{
+	if (s->n + extra <= s->cap)
+		return 0;
+	uint32_t cap = s->cap ? s->cap * 2 : 16;
+	while (cap < s->n + extra)
+		cap *= 2;
+	struct vma *nv = s->alloc(cap * sizeof *nv);
+	if (!nv)
+		return -ENOMEM;
+	if (s->v) {
+		memcpy(nv, s->v, s->n * sizeof *nv);
+		s->free(s->v);
+	}
+	s->v = nv;
+	s->cap = cap;
+	return 0;
+}
+
+static bool mergeable(const struct vma *a, const struct vma *b)
+{
+	/* Stacks and image segments keep their identity. */
+	uint32_t keep = VM_STACK | VM_IMAGE;
+	return a->end == b->start && a->prot == b->prot && a->flags == b->flags && !(a->flags & keep) &&
+	       a->obj == b->obj && (!a->obj || a->pgoff + (a->end - a->start) / VMA_PAGE == b->pgoff);
+}
+
+static void remove_at(struct vma_set *s, uint32_t i)
+{
+	memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof s->v[0]);
+	s->n--;
+}
+
+static void insert_at(struct vma_set *s, uint32_t i, const struct vma *v)
+{
+	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof s->v[0]);
+	s->v[i] = *v;
+	s->n++;
+}
+
+/* Merge v[i] with its neighbours where possible. */
+static void drop_obj(struct vma_set *s, struct vma *v)
+{
+	if (v->obj && s->obj_put)
+		s->obj_put(s->owner, v->obj);
+}
+
+static void merge_around(struct vma_set *s, uint32_t i)
+{
+	if (i + 1 < s->n && mergeable(&s->v[i], &s->v[i + 1])) {
+		s->v[i].end = s->v[i + 1].end;
+		drop_obj(s, &s->v[i + 1]);
+		remove_at(s, i + 1);
+	}
+	if (i > 0 && mergeable(&s->v[i - 1], &s->v[i])) {
+		s->v[i - 1].end = s->v[i].end;
+		drop_obj(s, &s->v[i]);
+		remove_at(s, i);
+	}
+}
+
+bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end)
+{
+	uint32_t i = vma_lower_bound(s, start);
+	return i == s->n || s->v[i].start >= end;
+}
+
+int vma_insert(struct vma_set *s, const struct vma *v)
+{
+	if (v->start >= v->end || (v->start | v->end) & (VMA_PAGE - 1))
+		return -EINVAL;
+	if (!vma_range_free(s, v->start, v->end))
+		return -EEXIST;
+	if (reserve(s, 1))
+		return -ENOMEM;
+	uint32_t i = vma_lower_bound(s, v->start);
+	insert_at(s, i, v);
+	merge_around(s, i);
+	return 0;
+}
+
+/* Split so that no area straddles addr.  Needs one free slot. */
+static void split_at(struct vma_set *s, uint64_t addr)
+{
+	int i = vma_find(s, addr);
+	if (i < 0 || s->v[i].start == addr)
+		return;
+	struct vma right = s->v[i];
+	right.start = addr;
+	if (right.obj) {
+		right.pgoff += (addr - s->v[i].start) / VMA_PAGE;
+		if (s->obj_get)
+			s->obj_get(s->owner, right.obj);
+	}
+	s->v[i].end = addr;
+	insert_at(s, (uint32_t)i + 1, &right);
+}
+
+static int check_range(uint64_t start, uint64_t end)
+{
+	return (start >= end || (start | end) & (VMA_PAGE - 1)) ? -EINVAL : 0;
+}
+
+int vma_remove(struct vma_set *s, uint64_t start, uint64_t end, vma_piece_fn fn, void *ctx)
+{
+	if (check_range(start, end))
+		return -EINVAL;
+	if (reserve(s, 2))
+		return -ENOMEM;
+	split_at(s, start);
+	split_at(s, end);
+	uint32_t i = vma_lower_bound(s, start);
+	while (i < s->n && s->v[i].start < end) {
+		if (fn)
+			fn(ctx, &s->v[i]);
+		remove_at(s, i);
+	}
+	return 0;
+}
+
+static bool fully_mapped(const struct vma_set *s, uint64_t start, uint64_t end)
+{
+	uint64_t at = start;
+	for (uint32_t i = vma_lower_bound(s, start); i < s->n && at < end; i++) {
+		if (s->v[i].start > at)
+			return false;
+		at = s->v[i].end;
+	}
+	return at >= end;
+}
+
+/* Split at both ends, apply change() to each area inside, re-merge. */
+static int modify(struct vma_set *s, uint64_t start, uint64_t end,
+		  void (*change)(struct vma *, const void *), const void *how, vma_piece_fn fn, void *ctx)
+{
+	if (check_range(start, end))
+		return -EINVAL;
+	if (!fully_mapped(s, start, end))
+		return -ENOMEM;
+	if (reserve(s, 2))
+		return -ENOMEM;
+	split_at(s, start);
+	split_at(s, end);
+	uint32_t first = vma_lower_bound(s, start), i;
+	for (i = first; i < s->n && s->v[i].start < end; i++) {
+		if (fn)
+			fn(ctx, &s->v[i]);
+		change(&s->v[i], how);
+	}
+	/* Re-merge from the right so indices below stay valid. */
+	uint32_t last = i < s->n ? i : s->n - 1;
+	for (int k = (int)last; k >= (int)first && k >= 0; k--)
+		if ((uint32_t)k < s->n)
+			merge_around(s, (uint32_t)k);
+	return 0;
+}
+
+static void set_prot(struct vma *v, const void *how) { v->prot = *(const uint32_t *)how; }
+
+int vma_protect(struct vma_set *s, uint64_t start, uint64_t end, uint32_t prot, vma_piece_fn fn, void *ctx)
+{
+	return modify(s, start, end, set_prot, &prot, fn, ctx);
+}
+
+struct flag_change { uint32_t set, clear; };
+
+static void change_flags(struct vma *v, const void *how)
+{
+	const struct flag_change *c = how;
+	v->flags = (v->flags | c->set) & ~c->clear;
+}
+
+int vma_set_flags(struct vma_set *s, uint64_t start, uint64_t end, uint32_t set, uint32_t clear)
+{
+	struct flag_change c = { set, clear };
+	return modify(s, start, end, change_flags, &c, NULL, NULL);
+}
+
+uint64_t vma_find_gap(const struct vma_set *s, uint64_t len, uint64_t lo, uint64_t hi)
+{
+	if (!len || lo >= hi || len > hi - lo)
+		return 0;
+	/* Areas [0, k) start below hi; walk the gaps between them top-down. */
+	uint32_t k = vma_lower_bound(s, hi);
+	if (k < s->n && s->v[k].start < hi)
+		k++;
+	uint64_t gap_end = hi;
+	for (int i = (int)k - 1;; i--) {
+		uint64_t gap_start = i >= 0 && s->v[i].end > lo ? s->v[i].end : lo;
+		if (gap_end > gap_start && gap_end - gap_start >= len)
+			return gap_end - len;
+		if (i < 0)
+			return 0;
+		if (s->v[i].start < gap_end)
+			gap_end = s->v[i].start;
+		if (gap_end <= lo)
+			return 0;
+	}
+}

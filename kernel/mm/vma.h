@@ -1,0 +1,83 @@
+/*
+ * Virtual memory areas of one address space: a sorted array of disjoint
+ * [start, end) ranges with protections and backing.  Pure code (the caller
+ * supplies the allocator), unit-tested on the host.
+ *
+ * Lookup is a binary search, O(log n).  Insert and removal move array
+ * entries, O(n); address spaces here hold tens of areas, and adjacent
+ * anonymous areas with equal attributes merge, so even `fill`'s thousands
+ * of 1 MiB mmaps collapse into a handful.
+ *
+ * The owner (struct mm) serialises all calls with its lock.
+ */
+#ifndef VMA_H
+#define VMA_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define VMA_PAGE 4096ull
+
+enum vma_prot { VM_READ = 1, VM_WRITE = 2, VM_EXEC = 4 };
+enum vma_flags {
+	VM_SHARED = 1u << 0,    /* MAP_SHARED: backed by a shmem object */
+	VM_STACK  = 1u << 1,    /* the main thread's stack */
+	VM_HEAP   = 1u << 2,    /* brk area */
+	VM_IMAGE  = 1u << 3,    /* loaded from the executable */
+	VM_RANDOM = 1u << 4,    /* madvise(MADV_RANDOM) */
+	VM_SEQ    = 1u << 5,    /* madvise(MADV_SEQUENTIAL) */
+};
+
+struct vma {
+	uint64_t start, end;    /* page aligned, start < end */
+	uint32_t prot;          /* enum vma_prot */
+	uint32_t flags;         /* enum vma_flags */
+	void *obj;              /* shmem object when VM_SHARED, else NULL */
+	uint64_t pgoff;         /* page offset of start within obj */
+	uint64_t ra_state;      /* per-area readahead state (swap readahead) */
+};
+
+struct vma_set {
+	struct vma *v;
+	uint32_t n, cap;
+	void *(*alloc)(size_t);
+	void (*free)(void *);
+	/* Object references follow the areas: a split takes one more, a
+	 * merge drops one (NULL hooks: objects are not counted). */
+	void (*obj_get)(void *owner, void *obj);
+	void (*obj_put)(void *owner, void *obj);
+	void *owner;            /* passed to the hooks (the struct mm) */
+};
+
+void vma_set_init(struct vma_set *s, void *(*alloc)(size_t), void (*free)(void *));
+void vma_set_destroy(struct vma_set *s);
+
+/* Index of the area containing addr, or -1. */
+int vma_find(const struct vma_set *s, uint64_t addr);
+/* Index of the first area with end > addr, or n. */
+uint32_t vma_lower_bound(const struct vma_set *s, uint64_t addr);
+
+/* Add an area; it must not overlap any other (-EEXIST), and gets merged
+ * with compatible neighbours.  -ENOMEM when the array cannot grow. */
+int vma_insert(struct vma_set *s, const struct vma *v);
+
+/* Called for every piece [start, end) of an area that a removal or
+ * protection change affects, before the change. */
+typedef void (*vma_piece_fn)(void *ctx, const struct vma *piece);
+
+/* Remove [start, end), splitting areas that straddle it.  fn gets each
+ * removed piece and owns its object reference from then on. */
+int vma_remove(struct vma_set *s, uint64_t start, uint64_t end, vma_piece_fn fn, void *ctx);
+/* Set prot on [start, end); every page in it must be mapped (-ENOMEM). */
+int vma_protect(struct vma_set *s, uint64_t start, uint64_t end, uint32_t prot, vma_piece_fn fn, void *ctx);
+/* OR/clear flags on [start, end) (madvise), splitting as needed. */
+int vma_set_flags(struct vma_set *s, uint64_t start, uint64_t end, uint32_t set, uint32_t clear);
+
+/* Highest free gap of len bytes within [lo, hi), below hint if hint is
+ * free-able, else anywhere (top-down).  Returns 0 when none. */
+uint64_t vma_find_gap(const struct vma_set *s, uint64_t len, uint64_t lo, uint64_t hi);
+/* Is [start, end) entirely free? */
+bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end);
+
+#endif

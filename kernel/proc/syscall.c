@@ -1,0 +1,436 @@
+/*
+ * The Linux system calls workloads use, with Linux's numbers, arguments
+ * and error codes.  Anything else returns -ENOSYS and is logged once per
+ * task by name (the table below knows the names of common calls so the log
+ * says "sysinfo", not "99").
+ *
+ * Every user pointer goes through uaccess (copy_from_user...), never the
+ * address space's lock held while copying.  Blocking calls (nanosleep,
+ * futex) give up early with -EINTR when their task is exiting.
+ */
+#include <string.h>
+#include "task.h"
+#include "sched.h"
+#include "futex.h"
+#include "syscall.h"
+#include "console.h"
+#include "lib/errno.h"
+#include "lib/timemath.h"
+#include "mm/vm.h"
+#include "mm/layout.h"
+#include "arch/x86_64/x86.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/uaccess.h"
+#include "arch/x86_64/percpu.h"
+
+typedef long (*sys_fn)(struct trap_frame *f);
+
+#define ARG0 (f->rdi)
+#define ARG1 (f->rsi)
+#define ARG2 (f->rdx)
+#define ARG3 (f->r10)
+#define ARG4 (f->r8)
+#define ARG5 (f->r9)
+
+static struct task *T(void) { return current_task(); }
+
+/* ---------------------------------------------------------------- I/O */
+
+static long do_write(int fd, uint64_t buf, uint64_t n)
+{
+	char chunk[256];
+	if (fd != 1 && fd != 2)
+		return -EBADF;
+	uint64_t done = 0;
+	while (done < n) {
+		uint64_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
+		if (copy_from_user(chunk, buf + done, k))
+			return done ? (long)done : -EFAULT;
+		task_output(T(), fd, chunk, k);
+		done += k;
+	}
+	return (long)done;
+}
+
+static long sys_read(struct trap_frame *f)
+{
+	if (ARG0 == 0)
+		return 0;               /* stdin is empty: end of file */
+	return ARG0 <= 2 ? -EBADF : -EBADF;
+}
+
+static long sys_write(struct trap_frame *f) { return do_write((int)ARG0, ARG1, ARG2); }
+
+static long sys_writev(struct trap_frame *f)
+{
+	uint64_t iov = ARG1, cnt = ARG2;
+	long total = 0;
+	if (cnt > 1024)
+		return -EINVAL;
+	for (uint64_t i = 0; i < cnt; i++) {
+		uint64_t v[2];
+		if (copy_from_user(v, iov + 16 * i, sizeof v))
+			return total ? total : -EFAULT;
+		long r = do_write((int)ARG0, v[0], v[1]);
+		if (r < 0)
+			return total ? total : r;
+		total += r;
+	}
+	return total;
+}
+
+static long sys_ioctl(struct trap_frame *f) { (void)f; return -ENOTTY; }
+
+/* ---------------------------------------------------------------- memory */
+
+static long sys_mmap(struct trap_frame *f)
+{
+	if ((ARG3 & MAP_ANONYMOUS) && ARG5 & 0xfff)
+		return -EINVAL;
+	return vm_mmap(T()->mm, ARG0, ARG1, (int)ARG2, (int)ARG3);
+}
+
+static long sys_munmap(struct trap_frame *f) { return vm_munmap(T()->mm, ARG0, ARG1); }
+static long sys_mprotect(struct trap_frame *f) { return vm_mprotect(T()->mm, ARG0, ARG1, (int)ARG2); }
+static long sys_madvise(struct trap_frame *f) { return vm_madvise(T()->mm, ARG0, ARG1, (int)ARG2); }
+static long sys_brk(struct trap_frame *f) { return (long)vm_brk(T()->mm, ARG0); }
+
+static long sys_msync(struct trap_frame *f)
+{
+	struct mm *mm = T()->mm;
+	if (ARG0 & 0xfff)
+		return -EINVAL;
+	/* Anonymous memory has nothing to write back; the range must exist. */
+	mutex_lock(&mm->lock);
+	uint64_t end = (ARG0 + ARG1 + 0xfff) & ~0xfffull;
+	long r = 0;
+	for (uint64_t a = ARG0; a < end && !r;) {
+		int i = vma_find(&mm->vmas, a);
+		if (i < 0)
+			r = -ENOMEM;
+		else
+			a = mm->vmas.v[i].end;
+	}
+	mutex_unlock(&mm->lock);
+	return r;
+}
+
+/* ---------------------------------------------------------------- time */
+
+static uint64_t boot_wall_ns;       /* REALTIME at time_ns() == 0 */
+
+void syscall_set_wall_clock(uint64_t unix_ns_at_boot) { boot_wall_ns = unix_ns_at_boot; }
+
+static int clock_ns(int clk, uint64_t *ns)
+{
+	struct thread *t = current_thread();
+	uint64_t u, s;
+	switch (clk) {
+	case 0: case 5: case 8: *ns = boot_wall_ns + time_ns(); return 0;     /* REALTIME(_COARSE, _ALARM) */
+	case 1: case 4: case 6: case 7: case 9: *ns = time_ns(); return 0;    /* MONOTONIC, RAW, COARSE, BOOTTIME */
+	case 2:                                                                /* PROCESS_CPUTIME_ID */
+		uacct_exit(t);
+		task_cpu_times(T(), &u, &s);
+		*ns = u + s;
+		return 0;
+	case 3:                                                                /* THREAD_CPUTIME_ID */
+		uacct_exit(t);
+		*ns = t->utime_ns + t->stime_ns;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static long sys_clock_gettime(struct trap_frame *f)
+{
+	uint64_t ns;
+	int err = clock_ns((int)ARG0, &ns);
+	if (err)
+		return err;
+	uint64_t ts[2] = { ns / 1000000000ull, ns % 1000000000ull };
+	return copy_to_user(ARG1, ts, sizeof ts);
+}
+
+/* Sleep until the monotonic time `until`; -EINTR if the task is exiting. */
+static long sleep_until(uint64_t until)
+{
+	while (time_ns() < until) {
+		sched_set_blocked();
+		if (T()->exiting)
+			break;
+		sched_block_until(until);
+	}
+	sched_set_running();
+	return time_ns() < until ? -EINTR : 0;
+}
+
+static int read_timespec(uint64_t uaddr, uint64_t *ns)
+{
+	int64_t ts[2];
+	if (copy_from_user(ts, uaddr, sizeof ts))
+		return -EFAULT;
+	if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
+		return -EINVAL;
+	*ns = (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
+	return 0;
+}
+
+static long sys_nanosleep(struct trap_frame *f)
+{
+	uint64_t ns;
+	int err = read_timespec(ARG0, &ns);
+	return err ? err : sleep_until(time_ns() + ns);
+}
+
+static long sys_clock_nanosleep(struct trap_frame *f)
+{
+	uint64_t ns, now;
+	int err = read_timespec(ARG2, &ns);
+	if (!err)
+		err = clock_ns((int)ARG0, &now);
+	if (err)
+		return err;
+	if ((int)ARG0 == 2 || (int)ARG0 == 3)
+		return -EINVAL;         /* CPU-time clocks cannot be slept on */
+	if (ARG1 & 1)                  /* TIMER_ABSTIME */
+		return ns > now ? sleep_until(time_ns() + (ns - now)) : 0;
+	return sleep_until(time_ns() + ns);
+}
+
+/* ---------------------------------------------------------------- identity */
+
+static long sys_getpid(struct trap_frame *f) { (void)f; return T()->pid; }
+static long sys_getppid(struct trap_frame *f) { (void)f; return T()->ppid; }
+static long sys_gettid(struct trap_frame *f) { (void)f; return current_thread()->tid; }
+static long sys_sched_yield(struct trap_frame *f) { (void)f; sched_yield(); return 0; }
+
+static long sys_uname(struct trap_frame *f)
+{
+	char u[6][65];
+	memset(u, 0, sizeof u);
+	static const char *const v[6] = { "Linux", "mmkernel", "6.1.0-mmkernel", "#1 SMP", "x86_64", "(none)" };
+	for (int i = 0; i < 6; i++)
+		memcpy(u[i], v[i], strlen(v[i]));
+	return copy_to_user(ARG0, u, sizeof u);
+}
+
+static long sys_getrandom(struct trap_frame *f)
+{
+	uint8_t buf[256];
+	uint64_t n = ARG1 < sizeof buf ? ARG1 : sizeof buf;
+	static uint64_t state;
+	if (!state)
+		state = rdtsc() | 1;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = 0;
+		if (cpu.rdrand)
+			__asm__ volatile("rdrand %0" : "=r"(r) :: "cc");
+		state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+		buf[i] = (uint8_t)(r ^ state);
+	}
+	return copy_to_user(ARG0, buf, n) ? -EFAULT : (long)n;
+}
+
+/* ---------------------------------------------------------------- signals (accepted) */
+
+static long sys_rt_sigaction(struct trap_frame *f)
+{
+	uint8_t zero[32] = { 0 };
+	if (ARG0 == 9 || ARG0 == 19)
+		return -EINVAL;         /* SIGKILL, SIGSTOP */
+	return ARG2 ? copy_to_user(ARG2, zero, sizeof zero) : 0;
+}
+
+static long sys_rt_sigprocmask(struct trap_frame *f)
+{
+	uint64_t zero = 0;
+	return ARG2 ? copy_to_user(ARG2, &zero, sizeof zero) : 0;
+}
+
+static long sys_sigaltstack(struct trap_frame *f)
+{
+	uint64_t old[3] = { 0, 2 /* SS_DISABLE */, 0 };
+	return ARG1 ? copy_to_user(ARG1, old, sizeof old) : 0;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+static long sys_arch_prctl(struct trap_frame *f)
+{
+	struct thread *t = current_thread();
+	switch (ARG0) {
+	case 0x1002:                    /* ARCH_SET_FS */
+		if (ARG1 >= USER_TOP)
+			return -EPERM;
+		t->fs_base = ARG1;
+		wrmsr(MSR_FS_BASE, ARG1);
+		return 0;
+	case 0x1003:                    /* ARCH_GET_FS */
+		return put_user_u64(ARG1, t->fs_base);
+	default:
+		return -EINVAL;
+	}
+}
+
+static long sys_set_tid_address(struct trap_frame *f)
+{
+	current_thread()->clear_child_tid = ARG0;
+	return current_thread()->tid;
+}
+
+static long sys_set_robust_list(struct trap_frame *f) { return ARG1 == 24 ? 0 : -EINVAL; }
+
+static long sys_clone(struct trap_frame *f)
+{
+	uint64_t flags = ARG0, need = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
+	if ((flags & need) != need) {
+		kprintf("task: %s (pid %d): clone without CLONE_VM|CLONE_THREAD (a new process) is not supported\n",
+			T()->name, T()->pid);
+		return -ENOSYS;
+	}
+	return task_clone_thread(T(), f, flags, ARG1, ARG2, ARG3, ARG4);
+}
+
+static long sys_futex(struct trap_frame *f)
+{
+	int op = (int)ARG1 & 0x7f;      /* strip FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+	uint64_t timeout = 0;
+	if (op == 0 && ARG3) {          /* FUTEX_WAIT: relative timeout */
+		int err = read_timespec(ARG3, &timeout);
+		if (err)
+			return err;
+		if (!timeout)
+			timeout = 1;
+	}
+	switch (op) {
+	case 0: return futex_wait(T()->mm, ARG0, (uint32_t)ARG2, timeout);
+	case 1: return futex_wake(T()->mm, ARG0, (int)ARG2);
+	default: return -ENOSYS;
+	}
+}
+
+static long sys_exit(struct trap_frame *f) { task_thread_exit((int)ARG0 & 0xff, false); }
+static long sys_exit_group(struct trap_frame *f) { task_thread_exit((int)ARG0 & 0xff, true); }
+
+static long sys_sched_getaffinity(struct trap_frame *f)
+{
+	uint64_t mask = 1;              /* one CPU */
+	if (ARG1 < sizeof mask)
+		return -EINVAL;
+	return copy_to_user(ARG2, &mask, sizeof mask) ? -EFAULT : (long)sizeof mask;
+}
+
+/* ---------------------------------------------------------------- limits, usage */
+
+static long sys_prlimit64(struct trap_frame *f)
+{
+	uint64_t lim[2] = { ~0ull, ~0ull };
+	if (ARG1 == 3)                  /* RLIMIT_STACK */
+		lim[0] = lim[1] = USER_STACK_SIZE;
+	if (ARG1 >= 16)
+		return -EINVAL;
+	return ARG3 ? copy_to_user(ARG3, lim, sizeof lim) : 0;     /* new limits: accepted, ignored */
+}
+
+static long sys_getrusage(struct trap_frame *f)
+{
+	struct task *k = T();
+	struct thread *t = current_thread();
+	uint64_t ru[18] = { 0 };        /* struct rusage: 2 timevals + 14 longs */
+	uint64_t u, s;
+	uacct_exit(t);
+	if ((int64_t)ARG0 == 1) {       /* RUSAGE_THREAD */
+		u = t->utime_ns;
+		s = t->stime_ns;
+	} else if ((int64_t)ARG0 == 0) {
+		task_cpu_times(k, &u, &s);
+	} else if ((int64_t)ARG0 == -1) {
+		u = s = 0;              /* no child processes */
+	} else {
+		return -EINVAL;
+	}
+	ru[0] = u / 1000000000ull;
+	ru[1] = u % 1000000000ull / 1000;
+	ru[2] = s / 1000000000ull;
+	ru[3] = s % 1000000000ull / 1000;
+	if ((int64_t)ARG0 != -1) {
+		ru[4] = k->maxrss_pages * 4;            /* ru_maxrss, KiB */
+		ru[8] = k->faults.minflt;
+		ru[9] = k->faults.majflt;
+		ru[16] = k->nvcsw + t->nvcsw;
+		ru[17] = k->nivcsw + t->nivcsw;
+	}
+	return copy_to_user(ARG1, ru, 144);
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const struct {
+	const char *name;
+	sys_fn fn;
+} table[] = {
+	[0] = { "read", sys_read }, [1] = { "write", sys_write }, [2] = { "open", NULL },
+	[3] = { "close", NULL }, [4] = { "stat", NULL }, [5] = { "fstat", NULL },
+	[9] = { "mmap", sys_mmap }, [10] = { "mprotect", sys_mprotect }, [11] = { "munmap", sys_munmap },
+	[12] = { "brk", sys_brk }, [13] = { "rt_sigaction", sys_rt_sigaction },
+	[14] = { "rt_sigprocmask", sys_rt_sigprocmask }, [16] = { "ioctl", sys_ioctl },
+	[20] = { "writev", sys_writev }, [24] = { "sched_yield", sys_sched_yield },
+	[26] = { "msync", sys_msync }, [28] = { "madvise", sys_madvise }, [35] = { "nanosleep", sys_nanosleep },
+	[39] = { "getpid", sys_getpid }, [56] = { "clone", sys_clone }, [57] = { "fork", NULL },
+	[59] = { "execve", NULL }, [60] = { "exit", sys_exit }, [61] = { "wait4", NULL },
+	[62] = { "kill", NULL }, [63] = { "uname", sys_uname }, [96] = { "gettimeofday", NULL },
+	[98] = { "getrusage", sys_getrusage }, [99] = { "sysinfo", NULL }, [110] = { "getppid", sys_getppid },
+	[131] = { "sigaltstack", sys_sigaltstack }, [158] = { "arch_prctl", sys_arch_prctl },
+	[186] = { "gettid", sys_gettid }, [202] = { "futex", sys_futex },
+	[204] = { "sched_getaffinity", sys_sched_getaffinity }, [218] = { "set_tid_address", sys_set_tid_address },
+	[228] = { "clock_gettime", sys_clock_gettime }, [230] = { "clock_nanosleep", sys_clock_nanosleep },
+	[231] = { "exit_group", sys_exit_group }, [257] = { "openat", NULL },
+	[273] = { "set_robust_list", sys_set_robust_list }, [302] = { "prlimit64", sys_prlimit64 },
+	[318] = { "getrandom", sys_getrandom }, [334] = { "rseq", NULL },
+};
+
+#define NSYS (sizeof table / sizeof table[0])
+
+static long unknown(struct trap_frame *f, uint64_t nr)
+{
+	struct task *k = T();
+	if (nr < sizeof k->logged_enosys && k->logged_enosys[nr])
+		return -ENOSYS;
+	if (nr < sizeof k->logged_enosys)
+		k->logged_enosys[nr] = true;
+	const char *name = nr < NSYS && table[nr].name ? table[nr].name : NULL;
+	if (name)
+		kprintf("task: %s (pid %d): syscall %s (%lu) not implemented: -ENOSYS\n", k->name, k->pid, name, nr);
+	else
+		kprintf("task: %s (pid %d): unknown syscall %lu: -ENOSYS\n", k->name, k->pid, nr);
+	(void)f;
+	return -ENOSYS;
+}
+
+void syscall_dispatch(struct trap_frame *f)
+{
+	struct thread *t = current_thread();
+	uacct_enter(t);
+	uint64_t nr = f->rax;
+	long r = nr < NSYS && table[nr].fn ? table[nr].fn(f) : unknown(f, nr);
+	f->rax = (uint64_t)r;
+	task_check_exit();
+	irq_disable();
+	sched_preempt_point();
+	uacct_exit(t);
+}
+
+void syscall_init(void)
+{
+	uaccess_init();
+	/* STAR: kernel CS/SS from 0x08, user base 0x18 (sysret layout, cpu.h). */
+	wrmsr(MSR_STAR, ((uint64_t)SEL_UCODE32 << 48) | ((uint64_t)SEL_KCODE << 32));
+	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	/* Clear IF (enabled again once on the kernel stack), DF, TF and AC
+	 * (so SMAP protects the kernel from the first instruction). */
+	wrmsr(MSR_FMASK, RFLAGS_IF | (1u << 10) | (1u << 8) | RFLAGS_AC);
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+}

@@ -1,0 +1,478 @@
+/*
+ * Task lifecycle: spawn, user entry, clone, exit, fatal faults, CPU time
+ * accounting, output lines and the task_exit record.
+ *
+ * A user thread is a kernel thread with t->task set.  It enters ring 3
+ * through enter_user() with a prepared trap frame and comes back on every
+ * syscall, interrupt and exception; on each way out the task's exit flag is
+ * checked, which is how exit_group and fatal faults stop the other threads.
+ *
+ * Time: at each user/kernel boundary the TSC since the last boundary is
+ * added to utime (coming in) or stime (going out); the scheduler closes
+ * the open stime interval when it switches a user thread out (sched.c).
+ *
+ * FPU/SSE: user threads own a 512-byte FXSAVE area, saved and restored
+ * eagerly on every switch (the kernel itself never touches FPU state).
+ */
+#include <string.h>
+#include "task.h"
+#include "sched.h"
+#include "exec.h"
+#include "futex.h"
+#include "console.h"
+#include "record.h"
+#include "bootfs.h"
+#include "lib/printf.h"
+#include "lib/errno.h"
+#include "lib/timemath.h"
+#include "mm/kmalloc.h"
+#include "mm/layout.h"
+#include "arch/x86_64/x86.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/tsc.h"
+#include "arch/x86_64/uaccess.h"
+#include "arch/x86_64/percpu.h"
+
+void enter_user(struct trap_frame *f) __attribute__((noreturn));
+
+static struct spinlock tasks_lock = SPINLOCK_INIT("tasks");
+static struct list_node tasks = LIST_INIT(tasks);
+
+struct task *current_task(void) { return current_thread()->task; }
+
+static uint64_t tsc_ns(uint64_t ticks) { return ticks_to_ns(ticks, tsc_hz()); }
+
+void uacct_enter(struct thread *t)
+{
+	uint64_t now = rdtsc();
+	t->utime_ns += tsc_ns(now - t->acct_mark);
+	t->acct_mark = now;
+}
+
+void uacct_exit(struct thread *t)
+{
+	uint64_t now = rdtsc();
+	t->stime_ns += tsc_ns(now - t->acct_mark);
+	t->acct_mark = now;
+}
+
+void task_cpu_times(struct task *k, uint64_t *utime, uint64_t *stime)
+{
+	bool on = spin_lock_irqsave(&k->lock);
+	uint64_t u = k->utime_ns, s = k->stime_ns;
+	list_for_each(it, &k->threads) {
+		struct thread *t = list_entry(it, struct thread, task_link);
+		u += t->utime_ns;
+		s += t->stime_ns;
+	}
+	spin_unlock_irqrestore(&k->lock, on);
+	*utime = u;
+	*stime = s;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void emit_line(struct task *k, int fd, const char *s, uint32_t n)
+{
+	if (fd == 1) {
+		console_write(s, n);
+	} else {
+		char pre[TASK_NAME_MAX + 16];
+		int m = ksnprintf(pre, sizeof pre, "[%s:%d] ", k->name, k->pid);
+		/* One kprintf keeps the prefix and the line together. */
+		kprintf("%.*s%.*s", m, pre, (int)n, s);
+	}
+}
+
+void task_output(struct task *k, int fd, const char *buf, uint64_t n)
+{
+	int i = fd == 1 ? 0 : 1;
+	for (uint64_t j = 0; j < n; j++) {
+		k->line[i][k->linelen[i]++] = buf[j];
+		if (buf[j] == '\n' || k->linelen[i] == TASK_LINE_MAX) {
+			emit_line(k, fd, k->line[i], k->linelen[i]);
+			k->linelen[i] = 0;
+		}
+	}
+}
+
+static void flush_output(struct task *k)
+{
+	for (int i = 0; i < 2; i++)
+		if (k->linelen[i]) {
+			k->line[i][k->linelen[i]++] = '\n';
+			emit_line(k, i + 1, k->line[i], k->linelen[i]);
+			k->linelen[i] = 0;
+		}
+}
+
+/* ------------------------------------------------------------ entry */
+
+static void fpu_init_state(uint8_t *area)
+{
+	memset(area, 0, 512);
+	area[0] = 0x7f;                 /* FCW 0x037f: all exceptions masked */
+	area[1] = 0x03;
+	area[24] = 0x80;                /* MXCSR 0x1f80 */
+	area[25] = 0x1f;
+}
+
+static void user_entry(void *arg)
+{
+	struct trap_frame f = *(struct trap_frame *)arg;
+	kfree(arg);
+	struct thread *t = current_thread();
+	mm_activate(t->mm);
+	wrmsr(MSR_FS_BASE, t->fs_base);
+	fxrstor_area(t->fpu);
+	irq_disable();
+	t->acct_mark = rdtsc();
+	enter_user(&f);
+}
+
+/* A thread of k that will start in user mode with frame f (copied). */
+static struct thread *new_user_thread(struct task *k, const struct trap_frame *f, uint64_t fs_base)
+{
+	struct trap_frame *copy = kmalloc(sizeof *copy);
+	uint8_t *fpu = kmalloc(512);
+	struct thread *t = copy && fpu ? thread_alloc(k->name, user_entry, copy, SCHED_NORMAL) : NULL;
+	if (!t) {
+		kfree(copy);
+		kfree(fpu);
+		return NULL;
+	}
+	*copy = *f;
+	fpu_init_state(fpu);
+	t->fpu = fpu;
+	t->task = k;
+	t->mm = k->mm;
+	t->fs_base = fs_base;
+	bool on = spin_lock_irqsave(&k->lock);
+	list_add_tail(&t->task_link, &k->threads);
+	k->nthreads++;
+	spin_unlock_irqrestore(&k->lock, on);
+	return t;
+}
+
+static void initial_frame(struct trap_frame *f, uint64_t rip, uint64_t rsp)
+{
+	memset(f, 0, sizeof *f);
+	f->rip = rip;
+	f->rsp = rsp;
+	f->cs = SEL_UCODE | 3;
+	f->ss = SEL_UDATA | 3;
+	f->rflags = RFLAGS_IF | 0x2;
+}
+
+static struct task *task_new(const char *cmdline, const char *name, int ppid)
+{
+	struct task *k = kzalloc(sizeof *k);
+	if (!k)
+		return NULL;
+	spin_init(&k->lock, "task");
+	list_init(&k->threads);
+	completion_init(&k->done);
+	size_t n = strnlen(name, TASK_NAME_MAX - 1);
+	memcpy(k->name, name, n);
+	n = strnlen(cmdline, sizeof k->cmdline - 1);
+	memcpy(k->cmdline, cmdline, n);
+	k->ppid = ppid;
+	k->refs = 2;                    /* the running task and the spawner */
+	k->start_ns = time_ns();
+	return k;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			b = p + 1;
+	return b;
+}
+
+struct task *task_spawn(const char *cmdline, int ppid)
+{
+	static char argbuf[1024];
+	static const char *argv[EXEC_MAX_ARGS];
+	static struct mutex spawn_lock;         /* argbuf/argv */
+	static bool init;
+	if (!init) {
+		mutex_init(&spawn_lock, "spawn");
+		init = true;
+	}
+	mutex_lock(&spawn_lock);
+	struct task *k = NULL;
+	int argc = exec_split_args(cmdline, argbuf, sizeof argbuf, argv, EXEC_MAX_ARGS);
+	const void *img;
+	uint64_t size;
+	const char *path;
+	char err[192];
+	if (argc <= 0) {
+		kprintf("task: cannot run \"%s\": %s\n", cmdline, argc ? "too many or too long arguments" : "empty command");
+		goto out;
+	}
+	if (!bootfs_find(argv[0], &img, &size, &path)) {
+		kprintf("task: cannot run \"%s\": no program '%s' among the boot files\n", cmdline, argv[0]);
+		goto out;
+	}
+	k = task_new(cmdline, base_name(path), ppid);
+	struct mm *mm = k ? mm_create() : NULL;
+	if (!mm) {
+		kprintf("task: cannot run \"%s\": out of memory\n", cmdline);
+		kfree(k);
+		k = NULL;
+		goto out;
+	}
+	k->mm = mm;
+	struct exec_image ex;
+	if (exec_load(mm, path, img, size, argc, argv, &ex, err, sizeof err)) {
+		kprintf("task: %s\n", err);
+		mm_put(mm);
+		kfree(k);
+		k = NULL;
+		goto out;
+	}
+	mm->brk_start = mm->brk = ex.brk;
+	struct trap_frame f;
+	initial_frame(&f, ex.entry, ex.rsp);
+	struct thread *t = new_user_thread(k, &f, 0);
+	if (!t) {
+		kprintf("task: cannot run \"%s\": out of memory\n", cmdline);
+		mm_put(mm);
+		kfree(k);
+		k = NULL;
+		goto out;
+	}
+	k->pid = t->tid;
+	bool on = spin_lock_irqsave(&tasks_lock);
+	list_add_tail(&k->all, &tasks);
+	spin_unlock_irqrestore(&tasks_lock, on);
+	kprintf("task: started %s (pid %d): %s\n", k->name, k->pid, cmdline);
+	thread_start(t);
+out:
+	mutex_unlock(&spawn_lock);
+	return k;
+}
+
+int task_clone_thread(struct task *k, const struct trap_frame *parent, uint64_t flags, uint64_t stack,
+		      uint64_t ptid, uint64_t ctid, uint64_t tls)
+{
+	struct trap_frame f = *parent;
+	f.rax = 0;
+	if (stack)
+		f.rsp = stack;
+	struct thread *t = new_user_thread(k, &f, (flags & CLONE_SETTLS) ? tls : current_thread()->fs_base);
+	if (!t)
+		return -ENOMEM;
+	if (flags & CLONE_CHILD_CLEARTID)
+		t->clear_child_tid = ctid;
+	if ((flags & CLONE_PARENT_SETTID) && put_user_u32(ptid, (uint32_t)t->tid)) {
+		/* Not started yet: undo. */
+		bool on = spin_lock_irqsave(&k->lock);
+		list_del(&t->task_link);
+		k->nthreads--;
+		spin_unlock_irqrestore(&k->lock, on);
+		kfree(t->fpu);
+		thread_free_unstarted(t);
+		return -EFAULT;
+	}
+	int tid = t->tid;
+	thread_start(t);
+	return tid;
+}
+
+/* ------------------------------------------------------------ exit */
+
+static void exit_record(struct task *k)
+{
+	uint64_t u, s;
+	task_cpu_times(k, &u, &s);
+	struct json *j = rec_begin("task_exit");
+	json_str(j, "name", k->name);
+	json_u64(j, "pid", (uint64_t)k->pid);
+	json_str(j, "cmdline", k->cmdline);
+	if (k->killed) {
+		json_null(j, "exit_code");
+		json_str(j, "signal", k->signal);
+		json_str(j, "reason", k->kill_reason);
+	} else {
+		json_i64(j, "exit_code", k->exit_code);
+		json_null(j, "signal");
+	}
+	json_u64(j, "elapsed_ns", k->end_ns - k->start_ns);
+	json_u64(j, "utime_ns", u);
+	json_u64(j, "stime_ns", s);
+	json_u64(j, "minflt", k->faults.minflt);
+	json_u64(j, "majflt", k->faults.majflt);
+	json_u64(j, "nvcsw", k->nvcsw);
+	json_u64(j, "nivcsw", k->nivcsw);
+	json_u64(j, "maxrss_kib", k->maxrss_pages * 4);
+	rec_end();
+}
+
+static void task_finish(struct task *k)
+{
+	k->end_ns = time_ns();
+	flush_output(k);
+	if (k->killed)
+		kprintf("task: %s (pid %d) killed by %s: %s\n", k->name, k->pid, k->signal, k->kill_reason);
+	else
+		kprintf("task: %s (pid %d) exited with status %d\n", k->name, k->pid, k->exit_code);
+	exit_record(k);
+	struct mm *mm = k->mm;
+	k->mm = NULL;
+	mm_put(mm);
+	bool on = spin_lock_irqsave(&tasks_lock);
+	list_del(&k->all);
+	spin_unlock_irqrestore(&tasks_lock, on);
+	complete_all(&k->done);
+	task_put(k);
+}
+
+static void stop_others(struct task *k)
+{
+	bool on = spin_lock_irqsave(&k->lock);
+	list_for_each(it, &k->threads)
+		thread_wake(list_entry(it, struct thread, task_link));
+	spin_unlock_irqrestore(&k->lock, on);
+	futex_interrupt(k->mm);
+}
+
+void task_kill(struct task *k, const char *signal, const char *fmt, ...)
+{
+	bool on = spin_lock_irqsave(&k->lock);
+	bool first = !k->exiting;
+	if (first) {
+		k->exiting = true;
+		k->killed = true;
+		k->signal = signal;
+		va_list ap;
+		va_start(ap, fmt);
+		kvsnprintf(k->kill_reason, sizeof k->kill_reason, fmt, ap);
+		va_end(ap);
+	}
+	spin_unlock_irqrestore(&k->lock, on);
+	if (first) {
+		kprintf("task: %s (pid %d) killed: %s\n", k->name, k->pid, k->kill_reason);
+		stop_others(k);
+	}
+}
+
+void task_thread_exit(int code, bool whole_group)
+{
+	struct thread *t = current_thread();
+	struct task *k = t->task;
+	irq_enable();
+	if (whole_group) {
+		bool on = spin_lock_irqsave(&k->lock);
+		bool first = !k->exiting;
+		if (first) {
+			k->exiting = true;
+			k->exit_code = code;
+		}
+		spin_unlock_irqrestore(&k->lock, on);
+		if (first)
+			stop_others(k);
+	}
+	if (t->clear_child_tid && !k->killed && !put_user_u32(t->clear_child_tid, 0))
+		futex_wake(k->mm, t->clear_child_tid, 1);
+	uacct_exit(t);
+	bool on = spin_lock_irqsave(&k->lock);
+	list_del(&t->task_link);
+	k->utime_ns += t->utime_ns;
+	k->stime_ns += t->stime_ns;
+	k->nvcsw += t->nvcsw;
+	k->nivcsw += t->nivcsw;
+	bool last = --k->nthreads == 0;
+	if (!k->exiting && last)
+		k->exit_code = code;
+	spin_unlock_irqrestore(&k->lock, on);
+	t->task = NULL;
+	t->mm = NULL;
+	kfree(t->fpu);
+	t->fpu = NULL;
+	if (last)
+		task_finish(k);
+	thread_exit();
+}
+
+void task_check_exit(void)
+{
+	struct task *k = current_task();
+	if (k && k->exiting)
+		task_thread_exit(0, false);
+}
+
+void task_put(struct task *k)
+{
+	if (!__atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL))
+		kfree(k);
+}
+
+int task_wait(struct task *k)
+{
+	completion_wait(&k->done);
+	return k->killed ? 128 + 9 : k->exit_code;
+}
+
+/* ------------------------------------------------------------ faults */
+
+static const char *signal_of(uint64_t vector)
+{
+	switch (vector) {
+	case 0: case 16: case 19: return "SIGFPE";
+	case 1: case 3: return "SIGTRAP";
+	case 6: return "SIGILL";
+	case 17: return "SIGBUS";
+	default: return "SIGSEGV";
+	}
+}
+
+/* An exception in user mode that nothing resolved: the task dies. */
+void task_user_exception(struct trap_frame *f, uint64_t cr2)
+{
+	struct task *k = current_task();
+	if (f->vector == 14)
+		task_kill(k, "SIGSEGV", "page fault at 0x%lx (%s %s), rip 0x%lx", cr2,
+			  f->error & PF_WRITE ? "write" : f->error & PF_FETCH ? "exec" : "read",
+			  cr2 >= USER_TOP ? "of a kernel address" :
+			  f->error & PF_PRESENT ? "not permitted" : "of an unmapped address", f->rip);
+	else
+		task_kill(k, signal_of(f->vector), "%s, rip 0x%lx, error code 0x%lx",
+			  trap_vector_name((unsigned)f->vector), f->rip, f->error);
+	task_thread_exit(0, false);
+}
+
+static bool page_fault(struct trap_frame *f, uint64_t addr)
+{
+	struct task *k = current_task();
+	bool user = f->cs & 3;
+	if (!k || addr >= USER_TOP)
+		return false;                   /* kernel fault (or user: killed by the caller) */
+	/* In kernel mode, only the uaccess instructions may touch user memory;
+	 * anything else (an SMAP violation) is a kernel bug. */
+	if (!user && !extable_lookup(f->rip))
+		return false;
+	if (!user && this_cpu()->preempt_count)
+		return extable_fixup(f);        /* cannot sleep here: fail the access */
+	if (f->rflags & RFLAGS_IF)
+		irq_enable();
+	enum vm_fault_result r = vm_fault(k->mm, addr, f->error & PF_WRITE, f->error & PF_FETCH, &k->faults);
+	irq_disable();
+	if (r == VM_FAULT_OK)
+		return true;
+	if (!user)
+		return extable_fixup(f);
+	if (r == VM_FAULT_OOM) {
+		task_kill(k, "SIGKILL", "out of memory at 0x%lx, rip 0x%lx", addr, f->rip);
+		task_thread_exit(0, false);
+	}
+	return false;
+}
+
+void task_init(void)
+{
+	trap_set_page_fault_handler(page_fault);
+}

@@ -1,0 +1,57 @@
+/*
+ * The run= runner: splits the spec into steps and programs, spawns, waits.
+ * Runs in the calling thread (kmain), which blocks while programs run.
+ */
+#include <string.h>
+#include "runner.h"
+#include "console.h"
+#include "proc/task.h"
+
+#define MAX_PARALLEL 16
+
+static int run_step(char *step)
+{
+	struct task *tasks[MAX_PARALLEL];
+	int n = 0, failed = 0;
+	for (char *p = step; p;) {
+		char *amp = strchr(p, '&');
+		if (amp)
+			*amp = 0;
+		if (n == MAX_PARALLEL) {
+			kprintf("run: more than %d programs in one step; the rest are skipped\n", MAX_PARALLEL);
+			failed++;
+			break;
+		}
+		tasks[n] = task_spawn(p, 0);
+		if (tasks[n])
+			n++;
+		else
+			failed++;
+		p = amp ? amp + 1 : NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		if (task_wait(tasks[i]))
+			failed++;
+		task_put(tasks[i]);
+	}
+	return failed;
+}
+
+int runner_run(const char *spec)
+{
+	static char buf[256];
+	size_t len = strlen(spec);
+	if (len >= sizeof buf)
+		len = sizeof buf - 1;
+	memcpy(buf, spec, len);
+	buf[len] = 0;
+	int failed = 0;
+	for (char *p = buf; p;) {
+		char *semi = strchr(p, ';');
+		if (semi)
+			*semi = 0;
+		failed += run_step(p);
+		p = semi ? semi + 1 : NULL;
+	}
+	return failed;
+}

@@ -1,0 +1,182 @@
+#include <stdlib.h>
+#include "test.h"
+#include "mm/vma.h"
+#include "lib/errno.h"
+
+#define P 4096ull
+static struct vma_set s;
+
+static struct vma anon(uint64_t a, uint64_t b, uint32_t prot)
+{
+	return (struct vma){ .start = a * P, .end = b * P, .prot = prot };
+}
+
+static void fresh(void)
+{
+	vma_set_destroy(&s);
+	vma_set_init(&s, malloc, free);
+}
+
+static bool invariants(void)
+{
+	for (uint32_t i = 0; i < s.n; i++) {
+		if (s.v[i].start >= s.v[i].end || (s.v[i].start | s.v[i].end) % P)
+			return false;
+		if (i && s.v[i - 1].end > s.v[i].start)
+			return false;
+	}
+	return true;
+}
+
+TEST(vma_insert_lookup_merge)
+{
+	fresh();
+	CHECK_EQ(vma_insert(&s, &(struct vma){ .start = 10 * P, .end = 20 * P, .prot = VM_READ }), 0);
+	struct vma v = anon(20, 30, VM_READ);
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	CHECK_EQ(s.n, 1);                       /* merged */
+	CHECK_EQ(s.v[0].end, 30 * P);
+	v = anon(40, 50, VM_READ | VM_WRITE);
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	v = anon(30, 40, VM_READ);
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	CHECK_EQ(s.n, 2);                       /* joins the left, not the RW one */
+	CHECK_EQ(vma_find(&s, 10 * P), 0);
+	CHECK_EQ(vma_find(&s, 40 * P - 1), 0);
+	CHECK_EQ(vma_find(&s, 40 * P), 1);
+	CHECK_EQ(vma_find(&s, 50 * P), -1);
+	CHECK_EQ(vma_find(&s, 0), -1);
+	v = anon(45, 55, VM_READ);
+	CHECK_EQ(vma_insert(&s, &v), -EEXIST);
+	v = anon(5, 5, VM_READ);
+	CHECK_EQ(vma_insert(&s, &v), -EINVAL);
+	CHECK(invariants());
+}
+
+static int pieces;
+static uint64_t piece_bytes;
+static void count_piece(void *ctx, const struct vma *v)
+{
+	(void)ctx;
+	pieces++;
+	piece_bytes += v->end - v->start;
+}
+
+TEST(vma_partial_unmap_splits)
+{
+	fresh();
+	struct vma v = anon(100, 200, VM_READ | VM_WRITE);
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	pieces = 0;
+	piece_bytes = 0;
+	CHECK_EQ(vma_remove(&s, 120 * P, 130 * P, count_piece, NULL), 0);   /* hole in the middle */
+	CHECK_EQ(s.n, 2);
+	CHECK_EQ(pieces, 1);
+	CHECK_EQ(piece_bytes, 10 * P);
+	CHECK_EQ(s.v[0].end, 120 * P);
+	CHECK_EQ(s.v[1].start, 130 * P);
+	CHECK_EQ(vma_remove(&s, 90 * P, 125 * P, NULL, NULL), 0);           /* head and beyond */
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(vma_remove(&s, 0, 1000 * P, NULL, NULL), 0);
+	CHECK_EQ(s.n, 0);
+	CHECK_EQ(vma_remove(&s, 0, 1000 * P, NULL, NULL), 0);               /* nothing there: fine */
+	CHECK_EQ(vma_remove(&s, 1, 1000 * P, NULL, NULL), -EINVAL);
+}
+
+TEST(vma_shared_split_keeps_offsets)
+{
+	fresh();
+	int obj;
+	struct vma v = { .start = 100 * P, .end = 200 * P, .prot = VM_READ | VM_WRITE, .flags = VM_SHARED, .obj = &obj, .pgoff = 7 };
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	CHECK_EQ(vma_remove(&s, 150 * P, 160 * P, NULL, NULL), 0);
+	CHECK_EQ(s.v[1].pgoff, 7 + 60);
+	/* Re-inserting the hole with the right pgoff merges everything back. */
+	struct vma hole = { .start = 150 * P, .end = 160 * P, .prot = VM_READ | VM_WRITE, .flags = VM_SHARED, .obj = &obj, .pgoff = 57 };
+	CHECK_EQ(vma_insert(&s, &hole), 0);
+	CHECK_EQ(s.n, 1);
+	/* A wrong pgoff does not merge. */
+	CHECK_EQ(vma_remove(&s, 150 * P, 160 * P, NULL, NULL), 0);
+	hole.pgoff = 99;
+	CHECK_EQ(vma_insert(&s, &hole), 0);
+	CHECK_EQ(s.n, 3);
+	CHECK(invariants());
+}
+
+TEST(vma_protect_splits_and_remerges)
+{
+	fresh();
+	struct vma v = anon(0x100, 0x200, VM_READ | VM_WRITE);
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	pieces = 0;
+	CHECK_EQ(vma_protect(&s, 0x140 * P, 0x150 * P, VM_READ, count_piece, NULL), 0);
+	CHECK_EQ(s.n, 3);
+	CHECK_EQ(pieces, 1);
+	CHECK_EQ(s.v[1].prot, VM_READ);
+	CHECK_EQ(vma_protect(&s, 0x140 * P, 0x150 * P, VM_READ | VM_WRITE, NULL, NULL), 0);
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(vma_protect(&s, 0x1f0 * P, 0x210 * P, VM_READ, NULL, NULL), -ENOMEM);    /* runs off the end */
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(vma_set_flags(&s, 0x100 * P, 0x180 * P, VM_RANDOM, 0), 0);
+	CHECK_EQ(s.n, 2);
+	CHECK_EQ(vma_set_flags(&s, 0x100 * P, 0x180 * P, 0, VM_RANDOM), 0);
+	CHECK_EQ(s.n, 1);
+	CHECK(invariants());
+}
+
+TEST(vma_find_gap_top_down)
+{
+	fresh();
+	struct vma v = anon(90, 100, VM_READ);
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	v = anon(50, 60, VM_READ);
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	CHECK_EQ(vma_find_gap(&s, 10 * P, 10 * P, 100 * P), 80 * P);   /* just below the top area */
+	CHECK_EQ(vma_find_gap(&s, 30 * P, 10 * P, 100 * P), 60 * P);   /* fits in 60..90 */
+	CHECK_EQ(vma_find_gap(&s, 31 * P, 10 * P, 100 * P), 19 * P);   /* only below 50 */
+	CHECK_EQ(vma_find_gap(&s, 41 * P, 10 * P, 100 * P), 0);
+	CHECK_EQ(vma_find_gap(&s, 5 * P, 10 * P, 95 * P), 85 * P);     /* hi inside an area */
+	CHECK(vma_range_free(&s, 60 * P, 90 * P));
+	CHECK(!vma_range_free(&s, 59 * P, 90 * P));
+}
+
+TEST(vma_many_mmaps_merge)
+{
+	fresh();
+	/* fill-style: 2000 adjacent 1 MiB anonymous maps, top-down. */
+	uint64_t hi = 0x7f0000000000ull;
+	for (int i = 0; i < 2000; i++) {
+		uint64_t a = vma_find_gap(&s, 256 * P, 0x10000000ull, hi);
+		CHECK(a != 0);
+		struct vma v = { .start = a, .end = a + 256 * P, .prot = VM_READ | VM_WRITE };
+		CHECK_EQ(vma_insert(&s, &v), 0);
+	}
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(s.v[0].end - s.v[0].start, 2000 * 256 * P);
+	vma_set_destroy(&s);
+}
+
+static int refs;
+static void get(void *m, void *o) { (void)m; (void)o; refs++; }
+static void put(void *m, void *o) { (void)m; (void)o; refs--; }
+static void put_piece(void *ctx, const struct vma *v) { (void)ctx; if (v->obj) refs--; }
+
+TEST(vma_object_refs_follow_splits_and_merges)
+{
+	fresh();
+	s.obj_get = get;
+	s.obj_put = put;
+	int obj;
+	refs = 1;                               /* the caller's reference, handed over */
+	struct vma v = { .start = 100 * P, .end = 200 * P, .prot = VM_READ, .flags = VM_SHARED, .obj = &obj };
+	CHECK_EQ(vma_insert(&s, &v), 0);
+	CHECK_EQ(vma_protect(&s, 120 * P, 130 * P, VM_READ | VM_WRITE, NULL, NULL), 0);
+	CHECK_EQ(refs, 3);                      /* three areas */
+	CHECK_EQ(vma_protect(&s, 120 * P, 130 * P, VM_READ, NULL, NULL), 0);
+	CHECK_EQ(refs, 1);                      /* merged back */
+	CHECK_EQ(vma_remove(&s, 150 * P, 160 * P, put_piece, NULL), 0);
+	CHECK_EQ(refs, 2);                      /* two areas left, the piece dropped its ref */
+	CHECK_EQ(vma_remove(&s, 0, 1000 * P, put_piece, NULL), 0);
+	CHECK_EQ(refs, 0);
+	vma_set_destroy(&s);
+}
