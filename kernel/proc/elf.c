@@ -227,24 +227,17 @@ static int check_overlaps(struct elf_info *in)
 	return 0;
 }
 
-/* lo/hi/span/max_align over all PT_LOADs. */
+/* lo/hi/span/max_align; load[] is sorted and non-empty by now. */
 static void compute_span(struct elf_info *in)
 {
-	in->lo = UINT64_MAX;
-	in->hi = 0;
-	in->max_align = ELF_PAGE;
-	for (int i = 0; i < in->nload; i++) {
-		const struct elf_seg *s = &in->load[i];
-		uint64_t lo = s->vaddr & ~(ELF_PAGE - 1);
-		uint64_t hi = (s->vaddr + s->memsz + ELF_PAGE - 1) & ~(ELF_PAGE - 1);
-		if (lo < in->lo)
-			in->lo = lo;
-		if (hi > in->hi)
-			in->hi = hi;
-		if (s->align > in->max_align)
-			in->max_align = s->align;
-	}
+	const struct elf_seg *last = &in->load[in->nload - 1];
+	in->lo = in->load[0].vaddr & ~(ELF_PAGE - 1);
+	in->hi = (last->vaddr + last->memsz + ELF_PAGE - 1) & ~(ELF_PAGE - 1);
 	in->span = in->hi - in->lo;
+	in->max_align = ELF_PAGE;
+	for (int i = 0; i < in->nload; i++)
+		if (in->load[i].align > in->max_align)
+			in->max_align = in->load[i].align;
 }
 
 /* Entry, TLS image and program-header checks once all PT_LOADs are known. */

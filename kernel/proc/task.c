@@ -301,6 +301,7 @@ static void exit_record(struct task *k)
 		json_i64(j, "exit_code", k->exit_code);
 		json_null(j, "signal");
 	}
+	json_u64(j, "start_ns", k->start_ns);
 	json_u64(j, "elapsed_ns", k->end_ns - k->start_ns);
 	json_u64(j, "utime_ns", u);
 	json_u64(j, "stime_ns", s);
@@ -354,10 +355,8 @@ void task_kill(struct task *k, const char *signal, const char *fmt, ...)
 		va_end(ap);
 	}
 	spin_unlock_irqrestore(&k->lock, on);
-	if (first) {
-		kprintf("task: %s (pid %d) killed: %s\n", k->name, k->pid, k->kill_reason);
-		stop_others(k);
-	}
+	if (first)
+		stop_others(k);         /* task_finish prints the line */
 }
 
 void task_thread_exit(int code, bool whole_group)
@@ -430,15 +429,18 @@ static const char *signal_of(uint64_t vector)
 	}
 }
 
+static const char *access_of(uint64_t err)
+{
+	return err & PF_WRITE ? "write" : err & PF_FETCH ? "instruction fetch" : "read";
+}
+
 /* An exception in user mode that nothing resolved: the task dies. */
 void task_user_exception(struct trap_frame *f, uint64_t cr2)
 {
 	struct task *k = current_task();
 	if (f->vector == 14)
-		task_kill(k, "SIGSEGV", "page fault at 0x%lx (%s %s), rip 0x%lx", cr2,
-			  f->error & PF_WRITE ? "write" : f->error & PF_FETCH ? "exec" : "read",
-			  cr2 >= USER_TOP ? "of a kernel address" :
-			  f->error & PF_PRESENT ? "not permitted" : "of an unmapped address", f->rip);
+		task_kill(k, "SIGSEGV", "page fault: %s at 0x%lx, a kernel address, rip 0x%lx",
+			  access_of(f->error), cr2, f->rip);
 	else
 		task_kill(k, signal_of(f->vector), "%s, rip 0x%lx, error code 0x%lx",
 			  trap_vector_name((unsigned)f->vector), f->rip, f->error);
@@ -461,15 +463,19 @@ static bool page_fault(struct trap_frame *f, uint64_t addr)
 		irq_enable();
 	enum vm_fault_result r = vm_fault(k->mm, addr, f->error & PF_WRITE, f->error & PF_FETCH, &k->faults);
 	irq_disable();
-	if (r == VM_FAULT_OK)
+	if (r == VM_FAULT_OK) {
+		if (k->mm->rss > k->maxrss_pages)
+			k->maxrss_pages = k->mm->rss;
 		return true;
+	}
 	if (!user)
 		return extable_fixup(f);
-	if (r == VM_FAULT_OOM) {
-		task_kill(k, "SIGKILL", "out of memory at 0x%lx, rip 0x%lx", addr, f->rip);
-		task_thread_exit(0, false);
-	}
-	return false;
+	if (r == VM_FAULT_OOM)
+		task_kill(k, "SIGKILL", "out of memory: %s at 0x%lx, rip 0x%lx", access_of(f->error), addr, f->rip);
+	else
+		task_kill(k, "SIGSEGV", "page fault: %s at 0x%lx, %s, rip 0x%lx", access_of(f->error), addr,
+			  vm_fault_name(r), f->rip);
+	task_thread_exit(0, false);
 }
 
 void task_init(void)

@@ -9,6 +9,17 @@
 
 #define MAX_PARALLEL 16
 
+/* Trim blanks at both ends, in place. */
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = 0;
+	return s;
+}
+
 static int run_step(char *step)
 {
 	struct task *tasks[MAX_PARALLEL];
@@ -21,6 +32,11 @@ static int run_step(char *step)
 			kprintf("run: more than %d programs in one step; the rest are skipped\n", MAX_PARALLEL);
 			failed++;
 			break;
+		}
+		p = trim(p);
+		if (!*p) {
+			p = amp ? amp + 1 : NULL;
+			continue;
 		}
 		tasks[n] = task_spawn(p, 0);
 		if (tasks[n])
