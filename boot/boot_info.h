@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define BOOT_INFO_MAGIC   0x4f464e49544f4f42ull   /* "BOOTINFO" */
-#define BOOT_INFO_VERSION 1
+#define BOOT_INFO_VERSION 2
 
 /* Memory types, our own, translated from UEFI's by the loader. */
 enum boot_mem_type {
@@ -102,7 +102,8 @@ struct boot_info {
 	char cmdline[BOOT_CMDLINE_MAX]; /* NUL terminated, "" = defaults */
 	char firmware_vendor[64];       /* ASCII, from the system table */
 	uint32_t firmware_revision;
-	uint32_t pad2;
+	uint32_t boot_part_valid;       /* 1: boot_part_guid holds the ESP's GPT unique GUID */
+	uint8_t boot_part_guid[16];     /* on-disk byte order, as in the GPT entry */
 };
 
 #endif

@@ -309,6 +309,23 @@ static void find_framebuffer(void)
 	fb->pitch = info->PixelsPerScanLine * 4;
 }
 
+/* The GPT unique GUID of the partition we were loaded from, so the kernel
+ * can recognise (and never write) the boot disk. */
+static void find_boot_partition(EFI_HANDLE device)
+{
+	EFI_DEVICE_PATH *dp = DevicePathFromHandle(device);
+	for (; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp)) {
+		if (DevicePathType(dp) != MEDIA_DEVICE_PATH || DevicePathSubType(dp) != MEDIA_HARDDRIVE_DP)
+			continue;
+		HARDDRIVE_DEVICE_PATH *hd = (HARDDRIVE_DEVICE_PATH *)dp;
+		if (hd->SignatureType == SIGNATURE_TYPE_GUID) {
+			CopyMem(bi->boot_part_guid, hd->Signature, 16);
+			bi->boot_part_valid = 1;
+		}
+		return;
+	}
+}
+
 static UINT32 translate_type(UINT32 t)
 {
 	switch (t) {
@@ -478,6 +495,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	find_rsdp();
 	find_framebuffer();
+	find_boot_partition(li->DeviceHandle);
 	Print(L"boot: kernel %ld KiB at %lx, %d files, cmdline \"%a\"\r\n",
 	      bi->kernel_size >> 10, bi->kernel_phys, bi->file_count, bi->cmdline);
 

@@ -27,6 +27,7 @@
 #include "run/runner.h"
 #include "bootfs.h"
 #include "drivers/rtc.h"
+#include "drivers/blk_driver.h"
 #include "mm/memmap.h"
 #include "mm/kmem.h"
 #include "mm/pmm.h"
@@ -249,6 +250,9 @@ void kmain(const struct boot_info *bi)
 	halt_register_hook(sched_report);
 	halt_register_hook(irq_report);
 	bootfs_init(&bootinfo);
+	if (bootinfo.boot_part_valid)
+		blk_set_boot_partition(bootinfo.boot_part_guid);
+	halt_register_hook(blk_report);
 	setup_user_mode();
 	irq_enable();
 	pci_init();

@@ -1,0 +1,83 @@
+/*
+ * The block layer, as its users see it (swap, the self-test).
+ *
+ * A device (a disk or one of its GPT partitions) takes asynchronous
+ * requests: an operation, a starting logical block, and a list of
+ * physically contiguous segments (normally whole pages).  The callback
+ * runs when the request is done, from interrupt context, with r->status 0
+ * or a negative errno (-EIO device error, -ETIMEDOUT, -EINVAL, -EROFS,
+ * -ENOSPC past the end).
+ *
+ * Safety: a device accepts writes only after blk_set_writable(), which
+ * refuses the disk the system booted from and its partitions.
+ */
+#ifndef BLK_H
+#define BLK_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "lib/list.h"
+
+#define BLK_MAX_SEGS 256        /* 1 MiB of 4 KiB pages per request */
+#define BLK_NAME_MAX 24
+
+struct blk_dev;
+
+enum blk_op { BLK_READ = 0, BLK_WRITE = 1 };
+
+struct blk_seg {
+	uint64_t phys;          /* 4-byte aligned; a page boundary may only be crossed at its start */
+	uint32_t len;           /* a multiple of the device's block size */
+};
+
+struct blk_req {
+	enum blk_op op;
+	uint64_t lba;
+	uint32_t nsegs;
+	const struct blk_seg *segs;     /* owned by the caller until done() */
+	void (*done)(struct blk_req *r);
+	void *priv;
+	int status;
+	/* Block layer private. */
+	struct blk_dev *dev;
+	struct list_node link;
+	uint32_t nblocks;
+	uint64_t submit_tsc;
+	struct blk_req *chain;          /* next request merged into the same command */
+};
+
+/* Queue r; done() reports the result.  Returns 0, or an error without
+ * calling done() when r is rejected up front (bounds, write protection,
+ * malformed segments). */
+int blk_submit(struct blk_dev *d, struct blk_req *r);
+
+/* Hold submissions back so a batch can merge, then dispatch them. */
+void blk_plug(struct blk_dev *d);
+void blk_unplug(struct blk_dev *d);
+
+/* Synchronous wrappers; sleep.  buf: kernel memory (direct map or heap). */
+int blk_rw_segs(struct blk_dev *d, enum blk_op op, uint64_t lba, const struct blk_seg *segs, uint32_t nsegs);
+int blk_rw(struct blk_dev *d, enum blk_op op, uint64_t lba, void *buf, size_t len);
+
+struct blk_dev *blk_find(const char *name);
+int blk_count(void);
+struct blk_dev *blk_at(int i);
+
+const char *blk_name(const struct blk_dev *d);
+uint64_t blk_blocks(const struct blk_dev *d);
+uint32_t blk_block_size(const struct blk_dev *d);
+bool blk_is_partition(const struct blk_dev *d);
+/* GPT type GUID (on-disk bytes) of a partition; NULL for a whole disk. */
+const uint8_t *blk_part_type(const struct blk_dev *d);
+
+/* Allow writes (false + a message when refused: the boot disk). */
+bool blk_set_writable(struct blk_dev *d, bool writable);
+bool blk_writable(const struct blk_dev *d);
+
+/* One {"type":"blk",...} record per device (halt hook). */
+void blk_report(void);
+/* Print disks and partitions (text and a {"type":"disks"} record). */
+void blk_list(void);
+
+#endif
