@@ -20,6 +20,9 @@ static const struct cmdline_option options[] = {
 	  "oneshot (default: fire at each deadline) or periodic (fire every tick)" },
 	{ "test", CMDLINE_STR, kcfg.test, sizeof kcfg.test, NULL,
 	  "run a built-in test scenario (see tests/qemu)" },
+	{ "blkdev", CMDLINE_STR, kcfg.blkdev, sizeof kcfg.blkdev, NULL,
+	  "scratch block device for test=blk|blkbench; it will be overwritten" },
+	{ "blktest_mib", CMDLINE_U64, &kcfg.blktest_mib, 0, NULL, "MiB of blkdev the block tests use (default 64)" },
 	{ "run", CMDLINE_STR, kcfg.run, sizeof kcfg.run, NULL,
 	  "workload program and its arguments, e.g. run=\"touch 64 100000 seq anon\"" },
 };

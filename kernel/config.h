@@ -17,6 +17,8 @@ struct kconfig {
 	char timer[16];         /* timer=oneshot|periodic */
 	char test[32];          /* test=: a built-in test scenario (tests/qemu) */
 	char run[256];          /* run=: workload program and arguments */
+	char blkdev[24];        /* blkdev=: scratch device for test=blk|blkbench */
+	uint64_t blktest_mib;   /* blktest_mib=: how much of it to use */
 };
 
 extern struct kconfig kcfg;

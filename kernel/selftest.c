@@ -119,7 +119,7 @@ bool selftest_run_table(const struct selftest *t, int n, const char *name, int *
 void selftest_run(const char *name)
 {
 	kprintf("selftest: %s\n", name);
-	if (sched_selftest(name))
+	if (sched_selftest(name) || blk_selftest(name))
 		return;
 	if (pci_selftest(name))
 		return;
@@ -147,3 +147,30 @@ void selftest_run(const char *name)
 	rec_end();
 }
 
+
+bool selftest_suite(const char *name, const struct selftest *tests, unsigned n, int *failures)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (strcmp(name, tests[i].name))
+			continue;
+		*failures = 0;
+		/* Tests sleep, so they cannot hold the record lock: measurements
+		 * go into a buffer that becomes the record's "data" at the end. */
+		static char buf[8192];
+		struct json j;
+		json_init(&j, buf, sizeof buf);
+		json_obj_begin(&j, NULL);
+		tests[i].fn(&j);
+		json_obj_end(&j);
+		if (j.overflow)
+			kprintf("selftest: %s: measurements did not fit the record\n", name);
+		struct json *r = rec_begin("selftest");
+		json_str(r, "name", name);
+		json_bool(r, "ok", *failures == 0 && !j.overflow);
+		json_u64(r, "failures", (uint64_t)*failures);
+		json_raw(r, "data", j.overflow ? "{}" : buf);
+		rec_end();
+		return true;
+	}
+	return false;
+}

@@ -18,6 +18,9 @@ struct selftest {
 };
 
 void selftest_run(const char *name);
+/* Run tests[name] (if present) and print its selftest record, with
+ * "ok" false when *failures (which the test increments) is nonzero. */
+bool selftest_suite(const char *name, const struct selftest *tests, unsigned n, int *failures);
 /* Run the test called name from a suite's table and print its selftest
  * record ({"name","ok","failures","data"}: data is what the test wrote).
  * *fails is the suite's failure counter, zeroed first.  Returns false
@@ -26,6 +29,7 @@ bool selftest_run_table(const struct selftest *t, int n, const char *name, int *
 
 /* Per-subsystem suites: return false when they have no test of that name. */
 bool sched_selftest(const char *name);
+bool blk_selftest(const char *name);    /* drivers/blk_selftest.c */
 bool pci_selftest(const char *name);    /* drivers/pci_selftest.c */
 
 #endif

@@ -297,25 +297,5 @@ static const struct selftest tests[] = {
 
 bool sched_selftest(const char *name)
 {
-	for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-		if (strcmp(name, tests[i].name))
-			continue;
-		failures = 0;
-		/* Tests sleep, so they cannot hold the record lock: measurements
-		 * go into a buffer that becomes the record's "data" at the end. */
-		static char buf[4096];
-		struct json j;
-		json_init(&j, buf, sizeof buf);
-		json_obj_begin(&j, NULL);
-		tests[i].fn(&j);
-		json_obj_end(&j);
-		struct json *r = rec_begin("selftest");
-		json_str(r, "name", name);
-		json_bool(r, "ok", failures == 0);
-		json_u64(r, "failures", (uint64_t)failures);
-		json_raw(r, "data", buf);
-		rec_end();
-		return true;
-	}
-	return false;
+	return selftest_suite(name, tests, sizeof tests / sizeof tests[0], &failures);
 }

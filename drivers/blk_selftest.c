@@ -1,0 +1,327 @@
+/*
+ * Block-device self-test and benchmark, run with test=blk or test=blkbench
+ * on the scratch device named by blkdev=NAME (which this marks writable:
+ * naming it is the permission; the boot disk is refused).
+ *
+ *   blk:      write-then-verify passes over the first blktest_mib MiB:
+ *             sequential with sizes 4 KiB..1 MiB and 32+ requests in flight,
+ *             then random offsets and sizes at queue depth 32; every block
+ *             carries a pattern derived from its number and the pass, so a
+ *             misplaced, stale or torn block is caught.
+ *   blkbench: 4 KiB random reads at queue depth 1 and 32 (IOPS), 128 KiB
+ *             sequential reads and writes at depth 1 and 32 (MB/s).
+ * Both print a selftest record; the engine keeps `depth` requests in
+ * flight and refills from the completion wakeups.
+ */
+#include <string.h>
+#include "selftest.h"
+#include "blk_driver.h"
+#include "console.h"
+#include "time.h"
+#include "config.h"
+#include "lib/json.h"
+#include "lib/errno.h"
+#include "mm/pmm.h"
+#include "mm/kmalloc.h"
+#include "proc/wait.h"
+
+#define SLOTS 64
+#define MAX_REQ_PAGES 256       /* 1 MiB */
+#define BUF_BUDGET_PAGES 4096   /* 16 MiB of buffers at most */
+
+struct slot {
+	struct blk_req req;
+	struct blk_seg segs[MAX_REQ_PAGES];
+	struct page *pages[MAX_REQ_PAGES];
+	uint32_t npages;
+	volatile bool done;
+	bool busy;
+};
+
+static struct {
+	struct blk_dev *dev;
+	struct slot *slots;
+	int nslots;
+	struct waitq wq;
+	volatile int completed;
+	uint64_t verify_errors, io_errors, ops, bytes;
+	uint64_t rng;
+	int failures;
+} T;
+
+static void check(bool ok, const char *what)
+{
+	if (!ok) {
+		T.failures++;
+		kprintf("selftest: FAILED: %s\n", what);
+	}
+}
+
+static uint64_t rnd(void)
+{
+	T.rng ^= T.rng << 13;
+	T.rng ^= T.rng >> 7;
+	T.rng ^= T.rng << 17;
+	return T.rng;
+}
+
+static uint64_t pattern(uint64_t byte_off, uint64_t pass)
+{
+	uint64_t x = (byte_off >> 3) * 0x9e3779b97f4a7c15ull ^ (pass + 1) * 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 31;
+	return x * 0x94d049bb133111ebull;
+}
+
+static void on_done(struct blk_req *r)
+{
+	struct slot *s = r->priv;
+	if (r->status)
+		T.io_errors++;
+	s->done = true;
+	__atomic_add_fetch(&T.completed, 1, __ATOMIC_RELAXED);
+	waitq_wake_all(&T.wq);
+}
+
+static bool any_done(void *arg)
+{
+	(void)arg;
+	return T.completed > 0;
+}
+
+/* Wait until some slot completes; returns it, or NULL on timeout. */
+static struct slot *reap(void)
+{
+	for (;;) {
+		for (int i = 0; i < T.nslots; i++) {
+			struct slot *s = &T.slots[i];
+			if (s->busy && s->done) {
+				s->busy = false;
+				__atomic_sub_fetch(&T.completed, 1, __ATOMIC_RELAXED);
+				return s;
+			}
+		}
+		if (wait_event_timeout(&T.wq, any_done, NULL, 30000000000ull))
+			return NULL;
+	}
+}
+
+static void fill(struct slot *s, uint64_t off, uint64_t pass)
+{
+	for (uint32_t p = 0; p < s->npages; p++) {
+		uint64_t *w = page_address(s->pages[p]);
+		for (int i = 0; i < 512; i++)
+			w[i] = pattern(off + p * 4096ull + i * 8ull, pass);
+	}
+}
+
+static void verify(struct slot *s, uint64_t off, uint64_t pass)
+{
+	for (uint32_t p = 0; p < s->npages; p++) {
+		uint64_t *w = page_address(s->pages[p]);
+		for (int i = 0; i < 512; i++)
+			if (w[i] != pattern(off + p * 4096ull + i * 8ull, pass)) {
+				if (T.verify_errors++ < 4)
+					kprintf("selftest: %s: mismatch at byte %lu\n", T.dev->name, (uint64_t)(off + p * 4096ul + i * 8ul));
+				break;
+			}
+	}
+}
+
+static int issue(struct slot *s, enum blk_op op, uint64_t off, uint32_t pages)
+{
+	s->npages = pages;
+	for (uint32_t p = 0; p < pages; p++)
+		s->segs[p] = (struct blk_seg){ page_to_phys(s->pages[p]), 4096 };
+	s->req = (struct blk_req){ .op = op, .lba = off / blk_block_size(T.dev), .nsegs = pages,
+				   .segs = s->segs, .done = on_done, .priv = s };
+	s->done = false;
+	s->busy = true;
+	int err = blk_submit(T.dev, &s->req);
+	if (err)
+		s->busy = false;
+	T.ops++;
+	T.bytes += pages * 4096ull;
+	return err;
+}
+
+struct pass {
+	enum blk_op op;
+	bool random;
+	uint32_t min_pages, max_pages;  /* request size range */
+	int depth;
+	uint64_t span;                  /* bytes of the device used */
+	uint64_t total;                 /* bytes to move */
+	uint64_t seed;                  /* pattern pass: same for a write and its verify */
+	bool check_data;
+};
+
+/* Run one pass; returns elapsed ns, or 0 on failure. */
+static uint64_t run_pass(const struct pass *ps)
+{
+	uint64_t t0 = time_ns(), moved = 0, seq = 0;
+	uint64_t offs[SLOTS];
+	int inflight = 0;
+	T.rng = ps->seed * 7919 + 1;
+	while (moved < ps->total || inflight) {
+		struct slot *s = NULL;
+		for (int i = 0; i < ps->depth && !s && moved < ps->total; i++)
+			if (!T.slots[i].busy && !T.slots[i].done)
+				s = &T.slots[i];
+		if (s) {
+			uint32_t pages = ps->min_pages + (uint32_t)(rnd() % (ps->max_pages - ps->min_pages + 1));
+			uint64_t len = pages * 4096ull, off;
+			if (ps->random)
+				off = (rnd() % (ps->span / len)) * len;
+			else {
+				if (seq + len > ps->span)
+					seq = 0;
+				off = seq;
+				seq += len;
+			}
+			if (ps->op == BLK_WRITE && ps->check_data)
+				fill(s, off, ps->seed);
+			offs[s - T.slots] = off;
+			if (issue(s, ps->op, off, pages)) {
+				check(false, "request rejected");
+				return 0;
+			}
+			moved += len;
+			inflight++;
+			continue;
+		}
+		s = reap();
+		if (!s) {
+			check(false, "requests did not complete within 30 s");
+			return 0;
+		}
+		s->done = false;
+		inflight--;
+		if (ps->op == BLK_READ && ps->check_data && !s->req.status)
+			verify(s, offs[s - T.slots], ps->seed);
+	}
+	return time_ns() - t0;
+}
+
+static bool setup(uint32_t pages_per_slot, int nslots)
+{
+	T.dev = kcfg.blkdev[0] ? blk_find(kcfg.blkdev) : NULL;
+	if (!T.dev) {
+		kprintf("selftest: blkdev=%s: no such block device\n", kcfg.blkdev[0] ? kcfg.blkdev : "(not given)");
+		return false;
+	}
+	if (!blk_set_writable(T.dev, true))
+		return false;
+	waitq_init(&T.wq, "blktest");
+	T.slots = kzalloc(nslots * sizeof *T.slots);
+	if (!T.slots)
+		return false;
+	T.nslots = nslots;
+	for (int i = 0; i < nslots; i++)
+		for (uint32_t p = 0; p < pages_per_slot; p++) {
+			T.slots[i].pages[p] = pmm_alloc(0, PMM_KERNEL);
+			if (!T.slots[i].pages[p])
+				return false;
+		}
+	return true;
+}
+
+static void teardown(void)
+{
+	for (int i = 0; i < T.nslots; i++)
+		for (uint32_t p = 0; p < MAX_REQ_PAGES && T.slots[i].pages[p]; p++)
+			pmm_free(T.slots[i].pages[p], 0);
+	kfree(T.slots);
+	T.slots = NULL;
+}
+
+static uint64_t span_of(void)
+{
+	uint64_t dev = blk_blocks(T.dev) * blk_block_size(T.dev);
+	uint64_t want = (kcfg.blktest_mib ? kcfg.blktest_mib : 64) << 20;
+	return (want < dev ? want : dev) & ~((1ull << 20) - 1);
+}
+
+static void pass_record(struct json *r, const char *name, const struct pass *p, uint64_t ns)
+{
+	json_obj_begin(r, name);
+	json_u64(r, "bytes", p->total);
+	json_u64(r, "depth", (uint64_t)p->depth);
+	json_u64(r, "ns", ns);
+	json_u64(r, "mb_per_s", ns ? p->total * 1000 / ns : 0);
+	json_u64(r, "iops", ns ? (p->total / (p->min_pages * 4096ull)) * 1000000000ull / ns : 0);
+	json_obj_end(r);
+}
+
+static void test_verify(struct json *r)
+{
+	/* 40 slots of up to 64 pages: 32+ in flight with requests up to
+	 * 256 KiB; a second set of passes uses 1 MiB requests. */
+	if (!setup(MAX_REQ_PAGES / 4, 40)) {
+		check(false, "setup");
+		return;
+	}
+	uint64_t span = span_of();
+	struct pass seqw = { BLK_WRITE, false, 1, 64, 40, span, span, 1, true };
+	struct pass seqr = seqw;
+	seqr.op = BLK_READ;
+	struct pass rndw = { BLK_WRITE, true, 1, 32, 32, span, span / 2, 2, true };
+	struct pass rndr = rndw;
+	rndr.op = BLK_READ;
+	pass_record(r, "seq_write", &seqw, run_pass(&seqw));
+	pass_record(r, "seq_read_verify", &seqr, run_pass(&seqr));
+	pass_record(r, "rnd_write", &rndw, run_pass(&rndw));
+	pass_record(r, "rnd_read_verify", &rndr, run_pass(&rndr));
+	teardown();
+	if (setup(MAX_REQ_PAGES, 4)) {
+		struct pass bigw = { BLK_WRITE, false, 256, 256, 4, span, span, 3, true };
+		struct pass bigr = bigw;
+		bigr.op = BLK_READ;
+		pass_record(r, "mib_write", &bigw, run_pass(&bigw));
+		pass_record(r, "mib_read_verify", &bigr, run_pass(&bigr));
+	} else {
+		check(false, "setup for 1 MiB requests");
+	}
+	teardown();
+	json_str(r, "device", T.dev ? T.dev->name : "");
+	json_u64(r, "verify_errors", T.verify_errors);
+	json_u64(r, "io_errors", T.io_errors);
+	json_u64(r, "ops", T.ops);
+	check(!T.verify_errors, "data read back matches what was written");
+	check(!T.io_errors, "no I/O errors");
+}
+
+static void test_bench(struct json *r)
+{
+	if (!setup(32, 32)) {
+		check(false, "setup");
+		return;
+	}
+	uint64_t span = span_of();
+	struct pass fillw = { BLK_WRITE, false, 32, 32, 32, span, span, 9, false };
+	run_pass(&fillw);               /* so reads hit written blocks */
+	static const struct { const char *name; enum blk_op op; bool rnd; uint32_t pages; int depth; } b[] = {
+		{ "rand4k_read_qd1", BLK_READ, true, 1, 1 }, { "rand4k_read_qd32", BLK_READ, true, 1, 32 },
+		{ "seq128k_read_qd1", BLK_READ, false, 32, 1 }, { "seq128k_read_qd32", BLK_READ, false, 32, 32 },
+		{ "seq128k_write_qd1", BLK_WRITE, false, 32, 1 }, { "seq128k_write_qd32", BLK_WRITE, false, 32, 32 },
+	};
+	for (unsigned i = 0; i < sizeof b / sizeof b[0]; i++) {
+		struct pass p = { b[i].op, b[i].rnd, b[i].pages, b[i].pages, b[i].depth, span,
+				  b[i].pages == 1 ? 16ull << 20 : span, 9, false };
+		pass_record(r, b[i].name, &p, run_pass(&p));
+	}
+	teardown();
+	json_str(r, "device", T.dev->name);
+	json_u64(r, "io_errors", T.io_errors);
+	check(!T.io_errors, "no I/O errors");
+}
+
+static const struct selftest tests[] = {
+	{ "blk", test_verify },
+	{ "blkbench", test_bench },
+};
+
+bool blk_selftest(const char *name)
+{
+	T.failures = 0;
+	return selftest_suite(name, tests, sizeof tests / sizeof tests[0], &T.failures);
+}
