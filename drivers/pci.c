@@ -186,8 +186,8 @@ static void probe_bars(struct pci_dev *d)
 	uint32_t raw[PCI_NUM_BARS], mask[PCI_NUM_BARS];
 	uint16_t cmd = pci_config_read16(d, PCI_COMMAND);
 	bool decoding = cmd & (PCI_CMD_IO | PCI_CMD_MEM);
-	/* Each decode change remaps the BARs: slow under emulation, so only
-	 * when decode is on. */
+	/* Each decode change remaps the BARs (a few hundred microseconds
+	 * under QEMU's TCG): only when decode is on. */
 	if (decoding)
 		pci_config_write16(d, PCI_COMMAND, cmd & ~(PCI_CMD_IO | PCI_CMD_MEM));
 	for (int i = 0; i < d->nbars; i++) {
@@ -690,7 +690,9 @@ static void print_function(const struct pci_dev *d)
 	}
 }
 
-static void record_function(struct json *j, const struct pci_dev *d)
+/* One function of the record.  Without detail (a machine with so many
+ * functions that the record would not fit): identity only. */
+static void record_function(struct json *j, const struct pci_dev *d, bool detail)
 {
 	json_obj_begin(j, NULL);
 	json_str(j, "bdf", d->name);
@@ -701,9 +703,11 @@ static void record_function(struct json *j, const struct pci_dev *d)
 	json_str(j, "device", hex);
 	ksnprintf(hex, sizeof hex, "0x%02x%02x%02x", d->cls, d->subclass, d->progif);
 	json_str(j, "class", hex);
-	json_str(j, "name", pci_class_name(d->cls, d->subclass, d->progif));
+	if (!detail) {
+		json_obj_end(j);
+		return;
+	}
 	json_u64(j, "rev", d->revision);
-	json_u64(j, "header", d->header);
 	json_u64(j, "irq_pin", d->irq_pin);
 	json_u64(j, "irq_line", d->irq_line);
 	json_arr_begin(j, "bars");
@@ -734,6 +738,20 @@ static void record_function(struct json *j, const struct pci_dev *d)
 	json_obj_end(j);
 }
 
+/* The devices array, into buf; false when it does not fit. */
+static bool record_devices(char *buf, size_t cap, bool detail)
+{
+	struct json j;
+	json_init(&j, buf, cap);
+	json_arr_begin(&j, NULL);
+	for (int i = 0; i < pci.n; i++)
+		record_function(&j, pci.devs[i], detail);
+	json_arr_end(&j);
+	return !j.overflow;
+}
+
+#define PCI_RECORD_MAX 15000    /* what fits in a record (record.c: 16 KiB) */
+
 void pci_report(void)
 {
 	const char *buses = pci.nbuses == 1 ? "bus" : "buses";
@@ -746,15 +764,21 @@ void pci_report(void)
 			pci.q35 ? ", q35 chipset" : "");
 	for (int i = 0; i < pci.n; i++)
 		print_function(pci.devs[i]);
+	/* Built first, outside the record lock; about 300 bytes a function
+	 * in detail, so a big machine's list is cut to identities. */
+	char *buf = kmalloc(PCI_RECORD_MAX);
+	bool detail = buf && record_devices(buf, PCI_RECORD_MAX, true);
+	if (buf && !detail && !record_devices(buf, PCI_RECORD_MAX, false))
+		ksnprintf(buf, PCI_RECORD_MAX, "[]");
 	struct json *j = rec_begin("pci");
 	json_str(j, "access", pci.ecam ? "ecam" : "cf8");
 	if (pci.ecam)
 		json_hex(j, "ecam_base", pci.ecam_base);
 	json_u64(j, "buses", (uint64_t)pci.nbuses);
+	json_u64(j, "functions", (uint64_t)pci.n);
 	json_bool(j, "q35", pci.q35);
-	json_arr_begin(j, "devices");
-	for (int i = 0; i < pci.n; i++)
-		record_function(j, pci.devs[i]);
-	json_arr_end(j);
+	json_bool(j, "detail", detail);
+	json_raw(j, "devices", buf ? buf : "[]");
 	rec_end();
+	kfree(buf);
 }

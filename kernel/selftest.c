@@ -91,37 +91,10 @@ static void heap_test(void)
 	kprintf("selftest: heap: free pages %lu before, %lu after\n", before.free_pages, after.free_pages);
 }
 
-bool selftest_run_table(const struct selftest *t, int n, const char *name, int *fails)
-{
-	for (int i = 0; i < n; i++) {
-		if (strcmp(name, t[i].name))
-			continue;
-		*fails = 0;
-		/* Tests sleep, so they cannot hold the record lock: measurements
-		 * go into a buffer that becomes the record's "data" at the end. */
-		static char buf[4096];
-		struct json j;
-		json_init(&j, buf, sizeof buf);
-		json_obj_begin(&j, NULL);
-		t[i].fn(&j);
-		json_obj_end(&j);
-		struct json *r = rec_begin("selftest");
-		json_str(r, "name", name);
-		json_bool(r, "ok", *fails == 0);
-		json_u64(r, "failures", (uint64_t)*fails);
-		json_raw(r, "data", j.overflow ? "{\"error\":\"data too large\"}" : buf);
-		rec_end();
-		return true;
-	}
-	return false;
-}
-
 void selftest_run(const char *name)
 {
 	kprintf("selftest: %s\n", name);
-	if (sched_selftest(name) || blk_selftest(name))
-		return;
-	if (pci_selftest(name))
+	if (sched_selftest(name) || blk_selftest(name) || pci_selftest(name))
 		return;
 	if (!strcmp(name, "pagefault"))
 		deliberate_page_fault();

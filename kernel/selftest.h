@@ -18,14 +18,12 @@ struct selftest {
 };
 
 void selftest_run(const char *name);
-/* Run tests[name] (if present) and print its selftest record, with
- * "ok" false when *failures (which the test increments) is nonzero. */
-bool selftest_suite(const char *name, const struct selftest *tests, unsigned n, int *failures);
 /* Run the test called name from a suite's table and print its selftest
  * record ({"name","ok","failures","data"}: data is what the test wrote).
- * *fails is the suite's failure counter, zeroed first.  Returns false
- * when the table has no test of that name. */
-bool selftest_run_table(const struct selftest *t, int n, const char *name, int *fails);
+ * *failures is the suite's failure counter, zeroed first; "ok" is false
+ * when the test incremented it.  Returns false when the table has no test
+ * of that name. */
+bool selftest_suite(const char *name, const struct selftest *tests, unsigned n, int *failures);
 
 /* Per-subsystem suites: return false when they have no test of that name. */
 bool sched_selftest(const char *name);

@@ -174,10 +174,10 @@ void time_start_tick(unsigned hz, bool oneshot)
 	tm.hz = hz;
 	tm.oneshot = oneshot;
 	tm.period_ns = 1000000000ull / hz;
-	/* Measure the LAPIC timer's rate: count down from the top for 5 ms
+	/* Measure the LAPIC timer's rate: count down from the top for 2 ms
 	 * (its clock is exact to the ns in QEMU, and within ppm on hardware). */
 	apic_timer_start(0xffffffffu, false);
-	uint64_t t0 = rdtsc(), want = ns_to_ticks(5000000, tm.tsc_hz);
+	uint64_t t0 = rdtsc(), want = ns_to_ticks(2000000, tm.tsc_hz);
 	while (rdtsc() - t0 < want)
 		cpu_relax();
 	uint32_t left = apic_timer_count();

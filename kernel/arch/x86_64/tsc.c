@@ -5,7 +5,8 @@
  * period in the capabilities register), the ACPI PM timer (3.579545 MHz, every ACPI PC has it,
  * and it keeps running where the PIT may be gated off) or the PIT
  * (1.193182 MHz, channel 2, gate via port 0x61).  We count TSC ticks over
- * ~10 ms of the reference.  Under QEMU TCG the TSC follows the host clock,
+ * 4 ms of the HPET or PM timer (100 ns and 280 ns resolution: 25 and 70
+ * ppm), 10 ms of the PIT.  Under QEMU TCG the TSC follows the host clock,
  * so the measured rate is the host's, and figures in guest time are
  * host-time figures (see the README on -icount).
  */
@@ -28,7 +29,7 @@ uint64_t tsc_ns_to_ticks(uint64_t ns, uint64_t f) { return ns_to_ticks(ns, f); }
 static uint64_t by_pmtimer(uint16_t port)
 {
 	/* Use 24 bits: every PM timer has at least that many. */
-	uint32_t start = inl(port) & 0xffffff, want = (uint32_t)(PMTIMER_HZ / 100), now;
+	uint32_t start = inl(port) & 0xffffff, want = (uint32_t)(PMTIMER_HZ / 250), now;
 	uint64_t t0 = rdtsc();
 	do
 		now = inl(port) & 0xffffff;
@@ -55,7 +56,7 @@ static uint64_t by_hpet(volatile uint64_t *hpet)
 {
 	uint64_t period_fs = hpet[0] >> 32;             /* capabilities: counter period */
 	hpet[2] |= 1;                                    /* general config: enable */
-	uint64_t want = 10000000000000ull / period_fs;   /* 10 ms in counter ticks */
+	uint64_t want = 4000000000000ull / period_fs;    /* 4 ms in counter ticks */
 	uint64_t start = hpet[30], now;                  /* main counter at 0xf0 */
 	uint64_t t0 = rdtsc();
 	do
