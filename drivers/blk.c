@@ -47,6 +47,22 @@ uint32_t blk_block_size(const struct blk_dev *d) { return d->block_size; }
 bool blk_is_partition(const struct blk_dev *d) { return d->parent != NULL; }
 const uint8_t *blk_part_type(const struct blk_dev *d) { return d->parent ? d->part_type : NULL; }
 bool blk_writable(const struct blk_dev *d) { return d->writable; }
+
+uint32_t blk_max_pages(const struct blk_dev *d)
+{
+	const struct blk_dev *disk = d->parent ? d->parent : d;
+	uint64_t by_blocks = (uint64_t)disk->max_blocks * disk->block_size / PAGE;
+	uint32_t n = disk->max_segs < BLK_MAX_SEGS ? disk->max_segs : BLK_MAX_SEGS;
+	return by_blocks < n ? (uint32_t)by_blocks : n;
+}
+
+bool blk_has_partitions(const struct blk_dev *d)
+{
+	for (int i = 0; i < ndevs; i++)
+		if (devs[i]->parent == d)
+			return true;
+	return false;
+}
 int blk_count(void) { return ndevs; }
 struct blk_dev *blk_at(int i) { return i >= 0 && i < ndevs ? devs[i] : NULL; }
 
@@ -105,6 +121,12 @@ static int check_req(struct blk_dev *d, struct blk_req *r)
 		bytes += s->len;
 	}
 	r->nblocks = (uint32_t)(bytes / d->block_size);
+	struct blk_dev *disk = d->parent ? d->parent : d;
+	if (r->nblocks > disk->max_blocks || r->nsegs > disk->max_segs) {
+		kprintf("blk: %s: request of %u blocks in %u segments exceeds the device's %u blocks, %u segments\n",
+			d->name, r->nblocks, r->nsegs, disk->max_blocks, disk->max_segs);
+		return -EINVAL;
+	}
 	if (r->lba >= d->nblocks || r->nblocks > d->nblocks - r->lba) {
 		kprintf("blk: %s: request past the end (block %lu + %u > %lu) rejected\n", d->name, r->lba,
 			r->nblocks, d->nblocks);
@@ -285,12 +307,9 @@ int blk_rw_segs(struct blk_dev *d, enum blk_op op, uint64_t lba, const struct bl
 	int err = blk_submit(d, &r);
 	if (err)
 		return err;
-	/* Drivers time out their own commands; this only guards against a
-	 * driver that loses one. */
-	if (completion_wait_timeout(&c, 120000000000ull)) {
-		kprintf("blk: %s: request at block %lu never completed\n", d->name, lba);
-		return -ETIMEDOUT;
-	}
+	/* No timeout here: the request lives on this stack until done() runs,
+	 * and drivers time out (and complete) their own commands. */
+	completion_wait(&c);
 	return r.status;
 }
 
@@ -383,6 +402,8 @@ static void scan_partitions(struct blk_dev *d)
 	mutex_lock(&scan_lock);
 	struct gpt_io io = { d, page_address(pg) };
 	int err = gpt_parse(gpt_read, &io, d->nblocks, d->block_size, &g, parts, 32);
+	if (err >= 0)
+		err = 0;                /* the number of partitions */
 	if (err == GPT_ENOGPT) {
 		kprintf("blk: %s: no GPT partition table\n", d->name);
 	} else if (err) {

@@ -68,6 +68,10 @@ const char *blk_name(const struct blk_dev *d);
 uint64_t blk_blocks(const struct blk_dev *d);
 uint32_t blk_block_size(const struct blk_dev *d);
 bool blk_is_partition(const struct blk_dev *d);
+/* The largest request in whole pages the device takes (its limits). */
+uint32_t blk_max_pages(const struct blk_dev *d);
+/* A whole disk on which partitions were found. */
+bool blk_has_partitions(const struct blk_dev *d);
 /* GPT type GUID (on-disk bytes) of a partition; NULL for a whole disk. */
 const uint8_t *blk_part_type(const struct blk_dev *d);
 

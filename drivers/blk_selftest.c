@@ -10,6 +10,10 @@
  *             misplaced, stale or torn block is caught.
  *   blkbench: 4 KiB random reads at queue depth 1 and 32 (IOPS), 128 KiB
  *             sequential reads and writes at depth 1 and 32 (MB/s).
+ *   blkedge:  the checks at the edges: a write before the device is marked
+ *             writable, requests past the end and malformed ones are all
+ *             refused by blk_submit (no callback); the last block reads,
+ *             and writes and reads back.
  * Both print a selftest record; the engine keeps `depth` requests in
  * flight and refills from the completion wakeups.
  */
@@ -178,6 +182,7 @@ static uint64_t run_pass(const struct pass *ps)
 				off = seq;
 				seq += len;
 			}
+			s->npages = pages;      /* fill() and verify() use it */
 			if (ps->op == BLK_WRITE && ps->check_data)
 				fill(s, off, ps->seed);
 			offs[s - T.slots] = off;
@@ -315,9 +320,106 @@ static void test_bench(struct json *r)
 	check(!T.io_errors, "no I/O errors");
 }
 
+/* ---- blkedge ---- */
+
+static struct {
+	struct blk_req req;             /* static: a wrongly accepted request must outlive its caller */
+	struct blk_seg seg;
+	struct completion done;
+	volatile int callbacks;
+} E;
+
+static void edge_done(struct blk_req *r)
+{
+	(void)r;
+	E.callbacks++;
+	complete(&E.done);
+}
+
+/* Submit one request of one segment; a request that should have been
+ * refused but was queued is waited for, so it never outlives E. */
+static int edge_submit(enum blk_op op, uint64_t lba, uint64_t phys, uint32_t len, uint32_t nsegs)
+{
+	E.seg = (struct blk_seg){ phys, len };
+	E.req = (struct blk_req){ .op = op, .lba = lba, .nsegs = nsegs, .segs = &E.seg, .done = edge_done };
+	int err = blk_submit(T.dev, &E.req);
+	if (!err && completion_wait_timeout(&E.done, 30000000000ull))
+		check(false, "an accepted request completed within 30 s");
+	return err;
+}
+
+static void edge_refused(struct json *r, const char *key, const char *what, int err)
+{
+	json_i64(r, key, err);
+	check(err < 0, what);
+}
+
+static void edge_last_block(struct json *r, struct page *a, struct page *b)
+{
+	uint32_t bs = blk_block_size(T.dev);
+	uint64_t last = blk_blocks(T.dev) - 1;
+	memset(page_address(a), 0x5a, bs);
+	memcpy(page_address(a), &last, sizeof last);
+	memset(page_address(b), 0, bs);
+	int rd = blk_rw(T.dev, BLK_READ, last, page_address(b), bs);
+	int wr = blk_rw(T.dev, BLK_WRITE, last, page_address(a), bs);
+	int back = blk_rw(T.dev, BLK_READ, last, page_address(b), bs);
+	bool same = !memcmp(page_address(a), page_address(b), bs);
+	json_i64(r, "last_block_read", rd);
+	json_i64(r, "last_block_write", wr);
+	json_bool(r, "last_block_read_back", !back && same);
+	check(!rd, "the last block reads");
+	check(!wr && !back && same, "the last block writes and reads back");
+}
+
+static void test_edge(struct json *r)
+{
+	T.dev = kcfg.blkdev[0] ? blk_find(kcfg.blkdev) : NULL;
+	struct page *a = pmm_alloc(0, PMM_KERNEL), *b = pmm_alloc(0, PMM_KERNEL);
+	completion_init(&E.done);
+	E.callbacks = 0;
+	if (!T.dev || !a || !b) {
+		kprintf("selftest: blkdev=%s: no such block device (or no memory)\n", kcfg.blkdev);
+		check(false, "setup");
+		goto out;
+	}
+	uint64_t n = blk_blocks(T.dev), pa = page_to_phys(a);
+	uint32_t bs = blk_block_size(T.dev);
+	uint64_t rejected = T.dev->st.rejected;
+	json_str(r, "device", T.dev->name);
+	json_u64(r, "blocks", n);
+	check(!blk_writable(T.dev), "the device starts out not writable");
+	edge_refused(r, "write_not_writable", "a write to a device not marked writable is refused",
+		     edge_submit(BLK_WRITE, 0, pa, bs, 1));
+	if (!blk_set_writable(T.dev, true)) {
+		check(false, "blk_set_writable");
+		goto out;
+	}
+	edge_refused(r, "read_at_end", "a read at block n is refused", edge_submit(BLK_READ, n, pa, bs, 1));
+	edge_refused(r, "write_at_end", "a write at block n is refused", edge_submit(BLK_WRITE, n, pa, bs, 1));
+	edge_refused(r, "read_across_end", "a read of blocks n-1..n is refused",
+		     edge_submit(BLK_READ, n - 1, pa, 2 * bs, 1));
+	edge_refused(r, "read_far_past_end", "a read at block 2^64-1 is refused",
+		     edge_submit(BLK_READ, ~0ull, pa, bs, 1));
+	edge_refused(r, "no_segments", "a request without segments is refused", edge_submit(BLK_READ, 0, pa, bs, 0));
+	edge_refused(r, "misaligned", "a segment at an odd address is refused", edge_submit(BLK_READ, 0, pa + 1, bs, 1));
+	edge_refused(r, "partial_block", "a segment not a multiple of the block size is refused",
+		     edge_submit(BLK_READ, 0, pa, bs / 2, 1));
+	json_u64(r, "rejected", T.dev->st.rejected - rejected);
+	json_u64(r, "callbacks", (uint64_t)E.callbacks);
+	check(E.callbacks == 0, "refused requests get no callback");
+	edge_last_block(r, a, b);
+out:
+	if (a)
+		pmm_free(a, 0);
+	if (b)
+		pmm_free(b, 0);
+}
+
 static const struct selftest tests[] = {
 	{ "blk", test_verify },
 	{ "blkbench", test_bench },
+	{ "blkedge", test_edge },
 };
 
 bool blk_selftest(const char *name)

@@ -20,6 +20,21 @@ static const struct cmdline_option options[] = {
 	  "oneshot (default: fire at each deadline) or periodic (fire every tick)" },
 	{ "test", CMDLINE_STR, kcfg.test, sizeof kcfg.test, NULL,
 	  "run a built-in test scenario (see tests/qemu)" },
+	{ "swap", CMDLINE_STR, kcfg.swap, sizeof kcfg.swap, NULL,
+	  "swap areas: auto (every device with a swap header), none, or DEV[:prio=N][:cluster=N],..." },
+	{ "swapformat", CMDLINE_STR, kcfg.swapformat, sizeof kcfg.swapformat, NULL,
+	  "DEV,...: write a fresh swap header on these devices (destroys their contents)" },
+	{ "swapcrc", CMDLINE_BOOL, &kcfg.swapcrc, 0, NULL, "crc32 of every page at swap-out, checked at swap-in" },
+	{ "swap_cluster", CMDLINE_U64, &kcfg.swap_cluster, 0, NULL, "swap slots per cluster (default 256)" },
+	{ "swappiness", CMDLINE_U64, &kcfg.swappiness, 0, NULL, "0..200 (default 60)" },
+	{ "wm_min", CMDLINE_U64, &kcfg.wm_min, 0, NULL, "min free-page watermark (default: Linux's formula)" },
+	{ "wm_low", CMDLINE_U64, &kcfg.wm_low, 0, NULL, "kswapd wakes below this many free pages" },
+	{ "wm_high", CMDLINE_U64, &kcfg.wm_high, 0, NULL, "kswapd sleeps above this many free pages" },
+	{ "reclaim_batch", CMDLINE_U64, &kcfg.reclaim_batch, 0, NULL, "pages per swap-out batch (default 64)" },
+	{ "ra", CMDLINE_STR, kcfg.ra, sizeof kcfg.ra, NULL, "swap-in readahead: off, fixed:N (default fixed:3)" },
+	{ "hangcheck", CMDLINE_U64, &kcfg.hangcheck, 0, NULL,
+	  "dump every thread (state, wait channel, backtrace) when nothing ran for N s" },
+	{ "vmstat", CMDLINE_U64, &kcfg.vmstat_ms, 0, NULL, "print a vmstat line every N ms (0: off)" },
 	{ "blkdev", CMDLINE_STR, kcfg.blkdev, sizeof kcfg.blkdev, NULL,
 	  "scratch block device for test=blk|blkbench; it will be overwritten" },
 	{ "blktest_mib", CMDLINE_U64, &kcfg.blktest_mib, 0, NULL, "MiB of blkdev the block tests use (default 64)" },
@@ -36,6 +51,8 @@ static void report(void *ctx, const char *msg)
 int config_parse(const char *line)
 {
 	kcfg.hz = 1000;
+	kcfg.swap_cluster = 256;
+	kcfg.swappiness = 60;
 	int problems = cmdline_apply(line, options, sizeof options / sizeof options[0], report, NULL);
 	if (kcfg.timer[0] && strcmp(kcfg.timer, "oneshot") && strcmp(kcfg.timer, "periodic")) {
 		kprintf("cmdline: timer=%s: expected oneshot or periodic; using oneshot\n", kcfg.timer);
@@ -45,6 +62,8 @@ int config_parse(const char *line)
 	if (kcfg.hz < 10 || kcfg.hz > 10000) {
 		kprintf("cmdline: hz=%lu out of range 10..10000; using 1000\n", kcfg.hz);
 		kcfg.hz = 1000;
+	kcfg.swap_cluster = 256;
+	kcfg.swappiness = 60;
 		problems++;
 	}
 	return problems;

@@ -17,6 +17,16 @@ struct kconfig {
 	char timer[16];         /* timer=oneshot|periodic */
 	char test[32];          /* test=: a built-in test scenario (tests/qemu) */
 	char run[256];          /* run=: workload program and arguments */
+	char swap[128];         /* swap=auto|none|DEV[:prio=N][:cluster=N],... */
+	char swapformat[128];   /* swapformat=DEV,...: write fresh swap headers */
+	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
+	uint64_t swap_cluster;  /* swap_cluster=: slots per cluster (256) */
+	uint64_t swappiness;    /* swappiness=: 0..200 (60) */
+	uint64_t wm_min, wm_low, wm_high;       /* watermarks in pages (0: computed) */
+	uint64_t reclaim_batch; /* reclaim_batch=: pages per swap-out batch (64) */
+	char ra[24];            /* ra=off|fixed:N|...: swap-in readahead policy */
+	uint64_t hangcheck;     /* hangcheck=: seconds without progress before a thread dump */
+	uint64_t vmstat_ms;     /* vmstat=: sampler interval in ms (0: off) */
 	char blkdev[24];        /* blkdev=: scratch device for test=blk|blkbench */
 	uint64_t blktest_mib;   /* blktest_mib=: how much of it to use */
 };

@@ -5,7 +5,8 @@
  *   serial -> CPU tables (so faults are reported) -> boot_info check ->
  *   command line -> memory map -> own page tables -> page allocator ->
  *   framebuffer console -> ACPI -> APIC and interrupts -> clock (TSC) ->
- *   scheduler -> timer tick, interrupts on -> boot report -> work -> halt.
+ *   scheduler -> timer tick, interrupts on -> boot report -> PCI and
+ *   block devices -> swap -> work -> halt.
  */
 #include <string.h>
 #include "config.h"
@@ -28,6 +29,10 @@
 #include "bootfs.h"
 #include "drivers/rtc.h"
 #include "drivers/blk_driver.h"
+#include "mm/reclaim.h"
+#include "mm/swap.h"
+#include "mm/vmstat.h"
+#include "mm/readahead.h"
 #include "mm/memmap.h"
 #include "mm/kmem.h"
 #include "mm/pmm.h"
@@ -36,6 +41,8 @@
 #include "drivers/fbcon.h"
 #include "drivers/acpi.h"
 #include "drivers/pci.h"
+#include "drivers/nvme.h"
+#include "drivers/ahci.h"
 
 #ifndef GIT_REV
 #define GIT_REV "unknown"
@@ -153,6 +160,27 @@ static void setup_user_mode(void)
 	task_init();
 }
 
+/* Work done, for hangcheck: faults, swap traffic, reclaim scans. */
+static uint64_t mm_progress(void)
+{
+	return vmstat_get(PGFAULT) + vmstat_get(PSWPIN) + vmstat_get(PSWPOUT) + vmstat_get(PGSCAN_KSWAPD) +
+	       vmstat_get(PGSCAN_DIRECT) + sched_ctx_switches();
+}
+
+/* Swap areas, readahead policy and the vmstat sampler: after the block
+ * drivers have registered their disks. */
+static void setup_swap(void)
+{
+	if (kcfg.ra[0] && !ra_set_policy(kcfg.ra))
+		kprintf("cmdline: ra=%s: unknown readahead policy; using %s\n", kcfg.ra, ra_policy_name());
+	swap_init();
+	halt_register_hook(swap_report);
+	halt_register_hook(vmstat_final);
+	if (kcfg.vmstat_ms)
+		vmstat_sampler(kcfg.vmstat_ms);
+	sched_hangcheck((unsigned)kcfg.hangcheck, mm_progress);
+}
+
 static void report_interrupts(void)
 {
 	kprintf("apic: %s, local APIC id %u, %d I/O APIC(s) with %u GSIs, %d CPU(s) in the MADT, %d overrides\n",
@@ -219,7 +247,6 @@ static void boot_report(const char *tsc_src)
 		(read_cr4() & CR4_SMAP) ? "on" : "off (CPU lacks it)");
 	kprintf("tsc: %lu.%03lu MHz (calibrated against %s)\n", tsc_hz() / 1000000, (tsc_hz() / 1000) % 1000, tsc_src);
 	report_interrupts();
-	pci_report();
 	report_memory();
 	kmem_report();
 	report_files();
@@ -250,13 +277,20 @@ void kmain(const struct boot_info *bi)
 	halt_register_hook(sched_report);
 	halt_register_hook(irq_report);
 	bootfs_init(&bootinfo);
+	reclaim_init();
 	if (bootinfo.boot_part_valid)
 		blk_set_boot_partition(bootinfo.boot_part_guid);
 	halt_register_hook(blk_report);
 	setup_user_mode();
 	irq_enable();
-	pci_init();
 	boot_report(time_tsc_source());
+	/* Devices after the report: probing disks takes tens of ms. */
+	pci_init();
+	pci_report();
+	nvme_init();
+	ahci_init();
+	blk_list();
+	setup_swap();
 	if (kcfg.test[0])
 		selftest_run(kcfg.test);
 	if (kcfg.run[0])

@@ -4,10 +4,15 @@
  * of everything the memory manager knows about a frame: buddy state while
  * free, LRU links and reverse-map pointers while in use.
  *
- * Locking: a free page belongs to the page allocator (pmm lock); a page on
- * an LRU list belongs to that list's lock for its lru field; flags that
- * change while the page is in use are updated with the page's owner lock
- * held (documented by the subsystem that sets them).
+ * References (refcount; the page is freed when it drops to 0): each
+ * present PTE, a shmem object slot, the swap cache, and anyone working on
+ * the page (a fault, reclaim after isolating it, I/O) holds one.  LRU list
+ * membership holds none.  mapcount counts the present PTEs.
+ *
+ * Locking: a free page belongs to the page allocator (pmm lock); the lru
+ * field and PG_LRU/PG_ACTIVE belong to the LRU lock; flags change with
+ * atomic bit operations (pmm.h); PG_LOCKED is the page lock, held across
+ * I/O and while reclaim or a fault changes what the page is.
  */
 #ifndef PAGE_H
 #define PAGE_H
@@ -34,6 +39,7 @@ enum page_flag {
 	PG_READAHEAD  = 1u << 12,  /* brought in by swap readahead, not yet used */
 	PG_KERNEL     = 1u << 13,  /* allocated to the kernel (page tables, heap) */
 	PG_HEAD       = 1u << 14,  /* first page of a multi-page allocation; order in ->order */
+	PG_ERROR      = 1u << 15,  /* its swap read failed: the data is lost */
 };
 
 struct page {

@@ -101,11 +101,9 @@ int pt_map_2m(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
 pte_t pt_unmap(uint64_t pml4, uint64_t va)
 {
 	pte_t *e = walk(pml4, va, 0, false);
-	if (!e || !(*e & P_PRESENT))
+	if (!e || !*e)
 		return 0;
-	pte_t old = *e;
-	*e = 0;
-	return old;
+	return __atomic_exchange_n(e, 0, __ATOMIC_ACQ_REL);
 }
 
 /* The leaf entry for va and its level, or NULL. */
@@ -176,16 +174,16 @@ uint64_t pt_new_user_root(uint64_t kernel_pml4)
 
 /* Free the table at `phys` (level l) and everything below it. */
 static uint64_t free_level(uint64_t phys, int l, uint64_t va_base,
-			   void (*leaf)(uint64_t, uint64_t, void *), void *ctx)
+			   void (*leaf)(pte_t, uint64_t, void *), void *ctx)
 {
 	pte_t *t = table(phys);
 	uint64_t freed = 0;
 	for (unsigned i = 0; i < 512; i++) {
-		if (!(t[i] & P_PRESENT))
+		if (!t[i] || (l && !(t[i] & P_PRESENT)))
 			continue;
 		uint64_t va = va_base + ((uint64_t)i << (12 + 9 * l));
 		if (l == 0)
-			leaf(t[i] & P_ADDR, va, ctx);
+			leaf(t[i], va, ctx);
 		else
 			freed += free_level(t[i] & P_ADDR, l - 1, va, leaf, ctx);
 	}
@@ -193,7 +191,7 @@ static uint64_t free_level(uint64_t phys, int l, uint64_t va_base,
 	return freed + 1;
 }
 
-uint64_t pt_free_user(uint64_t pml4, void (*leaf)(uint64_t pa, uint64_t va, void *ctx), void *ctx)
+uint64_t pt_free_user(uint64_t pml4, void (*leaf)(pte_t e, uint64_t va, void *ctx), void *ctx)
 {
 	pte_t *t = table(pml4);
 	uint64_t freed = 0;
@@ -207,3 +205,34 @@ uint64_t pt_free_user(uint64_t pml4, void (*leaf)(uint64_t pa, uint64_t va, void
 }
 
 void pt_flush(uint64_t va) { invlpg(va); }
+
+pte_t pt_get(uint64_t pml4, uint64_t va)
+{
+	pte_t *e = walk(pml4, va, 0, false);
+	return e ? *e : 0;
+}
+
+pte_t pt_set(uint64_t pml4, uint64_t va, pte_t v)
+{
+	pte_t *e = walk(pml4, va, 0, true);
+	if (!e)
+		return PT_NOMEM;
+	return __atomic_exchange_n(e, v, __ATOMIC_ACQ_REL);
+}
+
+pte_t pt_make(uint64_t pa, unsigned flags) { return (pa & P_ADDR) | leaf_bits(flags); }
+
+bool pt_test_clear_young(uint64_t pml4, uint64_t va)
+{
+	pte_t *e = walk(pml4, va, 0, false);
+	if (!e || !(*e & P_PRESENT))
+		return false;
+	return __atomic_fetch_and(e, ~P_ACCESSED, __ATOMIC_ACQ_REL) & P_ACCESSED;
+}
+
+bool pt_pte_dirty(pte_t e) { return (e & (P_PRESENT | P_DIRTY)) == (P_PRESENT | P_DIRTY); }
+bool pt_pte_young(pte_t e) { return (e & (P_PRESENT | P_ACCESSED)) == (P_PRESENT | P_ACCESSED); }
+bool pt_pte_writable(pte_t e) { return (e & (P_PRESENT | P_WRITE)) == (P_PRESENT | P_WRITE); }
+pte_t pt_swap_pte(uint64_t entry) { return entry << 1; }
+bool pt_pte_is_swap(pte_t e) { return !(e & P_PRESENT) && (e & 2); }
+uint64_t pt_pte_swap_entry(pte_t e) { return e >> 1; }

@@ -33,7 +33,8 @@ void pt_set_table_free(void (*fn)(uint64_t phys));
  * allocated, -EEXIST when something is already mapped there. */
 int pt_map(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags);
 int pt_map_2m(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags);
-/* Remove a 4 KiB mapping; returns the old PTE (0 if none).  No TLB flush. */
+/* Clear va's 4 KiB PTE; returns the old value (0 if none; it may be a
+ * swap PTE, see below).  No TLB flush. */
 pte_t pt_unmap(uint64_t pml4, uint64_t va);
 /* Physical address va maps to, or PT_NOT_MAPPED. */
 #define PT_NOT_MAPPED (~0ull)
@@ -44,14 +45,35 @@ int pt_flags(uint64_t pml4, uint64_t va);
 /* Change the permissions of va's 4 KiB mapping, keeping the frame.
  * -ENOENT when nothing is mapped there.  No TLB flush. */
 int pt_protect(uint64_t pml4, uint64_t va, unsigned flags);
-/* Free every table of the user half (PML4 slots 0..255), calling leaf(pa,
- * va, ctx) for each present 4 KiB mapping first.  The kernel half is shared
- * and untouched.  Returns the number of table pages freed. */
-uint64_t pt_free_user(uint64_t pml4, void (*leaf)(uint64_t pa, uint64_t va, void *ctx), void *ctx);
+/* Free every table of the user half (PML4 slots 0..255), calling leaf(e,
+ * va, ctx) for each nonzero 4 KiB PTE first (present or swap).  The kernel
+ * half is shared and untouched.  Returns the number of table pages freed. */
+uint64_t pt_free_user(uint64_t pml4, void (*leaf)(pte_t e, uint64_t va, void *ctx), void *ctx);
 /* A fresh PML4 sharing the kernel half of `kernel_pml4`; 0 on ENOMEM. */
 uint64_t pt_new_user_root(uint64_t kernel_pml4);
 /* Is the PTE value present? */
 bool pt_pte_present(pte_t e);
+
+/* --- PTE-level access for user pages (the caller holds the mm's ptl) --- */
+
+/* The 4 KiB PTE for va, or 0 when there is none (no table or empty). */
+pte_t pt_get(uint64_t pml4, uint64_t va);
+/* Replace va's PTE by `e` (any value, present or not), creating tables;
+ * returns the old value, or PT_NOMEM when a table cannot be allocated. */
+#define PT_NOMEM (~0ull)
+pte_t pt_set(uint64_t pml4, uint64_t va, pte_t e);
+/* A present PTE for frame pa with PT_* flags. */
+pte_t pt_make(uint64_t pa, unsigned flags);
+/* Clear the accessed bit; true if it was set. */
+bool pt_test_clear_young(uint64_t pml4, uint64_t va);
+bool pt_pte_dirty(pte_t e);
+bool pt_pte_young(pte_t e);
+bool pt_pte_writable(pte_t e);
+/* Swap entries in non-present PTEs: bit 0 (present) clear, the entry
+ * (whose own bit 0 is always 1) shifted up by one. */
+pte_t pt_swap_pte(uint64_t entry);
+bool pt_pte_is_swap(pte_t e);
+uint64_t pt_pte_swap_entry(pte_t e);
 
 /* Physical address held in a PTE returned by pt_unmap. */
 uint64_t pt_pte_phys(pte_t e);

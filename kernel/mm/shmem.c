@@ -18,6 +18,9 @@
 #include "pmm.h"
 #include "kmalloc.h"
 #include "panic.h"
+#include "swap.h"
+#include "reclaim.h"
+#include "pmm.h"
 
 static struct spinlock all_lock = SPINLOCK_INIT("shmem-all");
 static struct list_node all_objects = LIST_INIT(all_objects);
@@ -70,20 +73,29 @@ void shmem_get(void *owner, void *obj)
 	kfree(fresh);
 }
 
+/* Free the object: its pages and swap slots.  Under reclaim_lock, so
+ * reclaim is not following a page back to this object meanwhile. */
 static void destroy(struct shmem *s)
 {
 	bool on = spin_lock_irqsave(&all_lock);
 	list_del(&s->all);
 	spin_unlock_irqrestore(&all_lock, on);
+	reclaim_lock();
 	for (uint64_t i = 0; i < s->npages; i++) {
 		uint64_t v = s->slots[i];
-		if (v && !(v & 1)) {
-			struct page *p = (struct page *)v;
-			if (p->mapcount)
-				panic("shmem: page %lu still mapped %d times at destruction", i, p->mapcount);
-			pmm_free(p, 0);
+		if (!v)
+			continue;
+		if (swp_is_entry(v)) {
+			swap_free(v);
+			continue;
 		}
+		struct page *p = (struct page *)v;
+		if (p->mapcount)
+			panic("shmem: page %lu still mapped %d times at destruction", i, p->mapcount);
+		p->mapping = NULL;
+		put_page(p);
 	}
+	reclaim_unlock();
 	kfree(s->slots);
 	kfree(s);
 }
@@ -105,36 +117,41 @@ void shmem_put(void *owner, void *obj)
 		destroy(s);
 }
 
-struct page *shmem_get_page(struct shmem *s, uint64_t idx, bool *fresh)
+uint64_t shmem_slot_get(struct shmem *s, uint64_t idx)
 {
-	*fresh = false;
 	if (idx >= s->npages)
-		return NULL;
+		return 0;
 	bool on = spin_lock_irqsave(&s->lock);
 	uint64_t v = s->slots[idx];
+	if (v && !swp_is_entry(v))
+		get_page((struct page *)v);
 	spin_unlock_irqrestore(&s->lock, on);
-	if (v && !(v & 1))
-		return (struct page *)v;
-	ASSERT(!(v & 1));               /* swap entries arrive with swap */
-	struct page *p = pmm_alloc(0, PMM_ZERO);
-	if (!p)
-		return NULL;
-	p->flags |= PG_SHMEM;
-	p->mapping = s;
-	p->index = idx;
-	on = spin_lock_irqsave(&s->lock);
-	v = s->slots[idx];
-	if (!v) {
+	return v;
+}
+
+bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p)
+{
+	bool on = spin_lock_irqsave(&s->lock);
+	bool ok = idx < s->npages && s->slots[idx] == old;
+	if (ok) {
 		s->slots[idx] = (uint64_t)p;
+		get_page(p);
 		s->resident++;
-		*fresh = true;
 	}
 	spin_unlock_irqrestore(&s->lock, on);
-	if (!*fresh) {                  /* somebody else filled it first */
-		pmm_free(p, 0);
-		return (struct page *)v;
+	return ok;
+}
+
+bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t entry)
+{
+	bool on = spin_lock_irqsave(&s->lock);
+	bool ok = idx < s->npages && s->slots[idx] == (uint64_t)p;
+	if (ok) {
+		s->slots[idx] = entry;
+		s->resident--;
 	}
-	return p;
+	spin_unlock_irqrestore(&s->lock, on);
+	return ok;
 }
 
 void shmem_for_each_mapper(struct shmem *s, void (*fn)(struct mm *mm, void *ctx), void *ctx)

@@ -37,9 +37,16 @@ struct shmem *shmem_create(uint64_t npages);
 void shmem_get(void *owner, void *obj);
 void shmem_put(void *owner, void *obj);
 
-/* The page at idx, allocating a zeroed one on first use.  Returns NULL
- * when memory is exhausted.  *fresh: it was just created.  May sleep. */
-struct page *shmem_get_page(struct shmem *s, uint64_t idx, bool *fresh);
+/* What slot idx holds: 0, a swap entry, or a page (returned with a new
+ * reference). */
+uint64_t shmem_slot_get(struct shmem *s, uint64_t idx);
+/* Replace slot idx's `old` value (0 or a swap entry) by page p, which
+ * gains the slot's reference; or a page by a swap entry (p = NULL, then
+ * `entry` is stored and the slot's page reference passes to the caller).
+ * False when the slot no longer holds `old`. */
+bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p);
+bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t entry);
+
 
 /* Call fn for every mm mapping s (reverse map); s->lock held during. */
 void shmem_for_each_mapper(struct shmem *s, void (*fn)(struct mm *mm, void *ctx), void *ctx);

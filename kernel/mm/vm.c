@@ -1,15 +1,33 @@
 /*
- * Address spaces and demand paging.
+ * Address spaces, demand paging and swap-in.
  *
  * An mm starts with a PML4 whose kernel half is copied from the kernel's
- * (layout.h: those PML4 entries never change after boot) and an empty VMA
- * set.  User pages appear on first touch: vm_fault finds the VMA, checks
- * the access against its protection, and maps a zeroed anonymous frame or
- * the shmem object's page.  Nothing is copied on write: there is no fork.
+ * (layout.h: those entries never change after boot) and an empty VMA set.
+ * A user page appears on first touch: vm_fault finds the VMA, checks the
+ * access against its protection, then by what the PTE holds:
+ *   nothing     -> a zeroed anonymous page, or the shmem object's page
+ *                  (which may have to come back from swap);
+ *   a swap PTE  -> the swap cache's page, read from swap when absent
+ *                  (with readahead), waiting for the read with mm->lock
+ *                  dropped and then retrying;
+ *   a present read-only PTE in a writable area -> a swap-cache page mapped
+ *                  read-only to keep its disk copy valid: the write drops
+ *                  the disk copy and makes the page writable.
  *
- * TLB: a change to the page tables of the running mm is flushed with
- * invlpg (pt_flush); other mms are not loaded on any CPU (one CPU today;
- * SMP will turn pt_flush into a shootdown over the CPUs running the mm).
+ * References (page.h): a present PTE holds one page reference and one
+ * mapcount; a swap PTE holds one swap-slot count; an anonymous page's
+ * mapping/index name its mm and address while it is mapped (cleared when
+ * the mapping goes, under the ptl), the reverse map reclaim follows.
+ *
+ * Locking, outermost first: mm->lock (mutex: VMAs, brk, faults) ->
+ * page lock -> mm->ptl (spinlock: PTEs, and the VMA array for reclaim's
+ * reverse-map readers) -> shmem object lock -> LRU/swap cache/swap pool.
+ * Teardown of a whole mm also holds reclaim_lock.  Never copy to or from
+ * user memory holding mm->lock: the copy may fault.
+ *
+ * TLB: a change to the running mm's tables is flushed with invlpg
+ * (pt_flush); other mms are not loaded on any CPU (one CPU today; SMP
+ * turns pt_flush into a shootdown over the CPUs running the mm).
  */
 #include <string.h>
 #include "vm.h"
@@ -19,6 +37,12 @@
 #include "kmem.h"
 #include "kmalloc.h"
 #include "shmem.h"
+#include "lru.h"
+#include "swap.h"
+#include "swapcache.h"
+#include "swapin.h"
+#include "reclaim.h"
+#include "vmstat.h"
 #include "layout.h"
 #include "panic.h"
 #include "lib/errno.h"
@@ -28,6 +52,8 @@
 
 static struct spinlock mm_list_lock = SPINLOCK_INIT("mm-list");
 static struct list_node mm_list = LIST_INIT(mm_list);
+
+_Static_assert(PROT_READ == VM_READ && PROT_WRITE == VM_WRITE && PROT_EXEC == VM_EXEC, "prot values");
 
 struct mm *mm_create(void)
 {
@@ -40,6 +66,7 @@ struct mm *mm_create(void)
 		return NULL;
 	}
 	mutex_init(&mm->lock, "mm");
+	spin_init(&mm->ptl, "ptl");
 	vma_set_init(&mm->vmas, kmalloc, kfree);
 	mm->vmas.obj_get = shmem_get;
 	mm->vmas.obj_put = shmem_put;
@@ -53,7 +80,7 @@ struct mm *mm_create(void)
 
 void mm_get(struct mm *mm) { __atomic_add_fetch(&mm->refs, 1, __ATOMIC_RELAXED); }
 
-static bool is_active(struct mm *mm) { return (read_cr3() & ~0xfffull) == mm->pml4; }
+bool vm_is_active(struct mm *mm) { return (read_cr3() & ~0xfffull) == mm->pml4; }
 
 void mm_activate(struct mm *mm)
 {
@@ -62,44 +89,54 @@ void mm_activate(struct mm *mm)
 		write_cr3(want);
 }
 
-/* Drop one mapping of the frame at pa. */
-static void put_mapped(uint64_t pa)
+/* Drop what a PTE held: a page reference and mapcount, or a swap count.
+ * ptl held (or the mm is private to the caller). */
+static void release_pte(pte_t e)
 {
-	struct page *p = phys_to_page(pa);
-	if (p->flags & PG_SHMEM) {
-		p->mapcount--;
+	if (pt_pte_is_swap(e)) {
+		swap_free(pt_pte_swap_entry(e));
 		return;
 	}
-	pmm_free(p, 0);
+	if (!pt_pte_present(e))
+		return;
+	struct page *p = phys_to_page(pt_pte_phys(e));
+	if (page_test(p, PG_ANON))
+		p->mapping = NULL;      /* the reverse map ends here */
+	__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+	put_page(p);
 }
 
-static void free_leaf(uint64_t pa, uint64_t va, void *ctx)
+static void free_leaf(pte_t e, uint64_t va, void *ctx)
 {
 	(void)va;
 	(void)ctx;
-	put_mapped(pa);
+	release_pte(e);
 }
 
 void mm_put(struct mm *mm)
 {
 	if (__atomic_sub_fetch(&mm->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (is_active(mm))
+	if (vm_is_active(mm))
 		mm_activate(NULL);
 	bool on = spin_lock_irqsave(&mm_list_lock);
 	list_del(&mm->all);
 	spin_unlock_irqrestore(&mm_list_lock, on);
 	/* Pages first (shmem mapcounts), then the objects' references. */
+	reclaim_lock();
+	on = spin_lock_irqsave(&mm->ptl);
 	pt_free_user(mm->pml4, free_leaf, NULL);
+	spin_unlock_irqrestore(&mm->ptl, on);
 	for (uint32_t i = 0; i < mm->vmas.n; i++)
 		if (mm->vmas.v[i].obj)
 			shmem_put(mm, mm->vmas.v[i].obj);
 	vma_set_destroy(&mm->vmas);
+	reclaim_unlock();
 	pmm_free(phys_to_page(mm->pml4), 0);
 	kfree(mm);
 }
 
-static unsigned pt_prot(uint32_t prot)
+unsigned vm_pt_prot(uint32_t prot)
 {
 	return PT_USER | ((prot & VM_WRITE) ? PT_WRITE : 0) | ((prot & VM_EXEC) ? PT_EXEC : 0);
 }
@@ -110,64 +147,112 @@ const char *vm_fault_name(enum vm_fault_result r)
 	case VM_FAULT_OK: return "ok";
 	case VM_FAULT_MAPERR: return "no mapping at that address";
 	case VM_FAULT_ACCERR: return "access not permitted by the mapping";
+	case VM_FAULT_SIGBUS: return "its swapped-out data could not be read back";
 	default: return "out of memory";
 	}
 }
 
-/* The frame for va in v, new or shared.  mm->lock held. */
-static struct page *new_page(struct mm *mm, const struct vma *v, uint64_t va)
+/* ---------------------------------------------------------------- faults */
+
+/* Install a present PTE for p at va if the PTE still holds `expect`.
+ * The caller's page reference becomes the PTE's.  Returns false (nothing
+ * changed) when the PTE moved on. */
+bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsigned ptflags)
 {
-	if (v->flags & VM_SHARED) {
-		bool fresh;
-		struct page *p = shmem_get_page(v->obj, v->pgoff + (va - v->start) / P, &fresh);
-		if (p)
-			p->mapcount++;
-		return p;
+	bool on = spin_lock_irqsave(&mm->ptl);
+	bool ok = pt_get(mm->pml4, va) == expect;
+	if (ok && pt_set(mm->pml4, va, pt_make(page_to_phys(p), ptflags)) == PT_NOMEM)
+		ok = false;
+	if (ok) {
+		__atomic_add_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+		mm->rss++;
+		if (page_test(p, PG_ANON)) {
+			p->mapping = mm;
+			p->index = va;
+		}
+		if (vm_is_active(mm))
+			pt_flush(va);
 	}
-	struct page *p = pmm_alloc(0, PMM_ZERO);
-	if (p) {
-		p->flags |= PG_ANON;
-		p->mapping = mm;
-		p->index = va;
-		p->mapcount = 1;
-	}
-	return p;
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return ok;
 }
 
-static enum vm_fault_result map_new(struct mm *mm, const struct vma *v, uint64_t va)
+static enum vm_fault_result fault_anon_zero(struct mm *mm, const struct vma *v, uint64_t va)
 {
-	struct page *p = new_page(mm, v, va);
+	struct page *p = alloc_user_page(true);
 	if (!p)
 		return VM_FAULT_OOM;
-	if (pt_map(mm->pml4, va, page_to_phys(p), pt_prot(v->prot))) {
-		put_mapped(page_to_phys(p));
-		return VM_FAULT_OOM;
+	page_set(p, PG_ANON);
+	if (!vm_install(mm, va, 0, p, vm_pt_prot(v->prot))) {
+		put_page(p);            /* another thread mapped it first */
+		return VM_FAULT_OK;
 	}
-	mm->rss++;
+	lru_add(p, LRU_ANON, false);
 	return VM_FAULT_OK;
+}
+
+/* A present PTE without write permission in a writable area: a swap-cache
+ * page mapped read-only.  Drop its disk copy; map it writable. */
+static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e)
+{
+	struct page *p = phys_to_page(pt_pte_phys(e));
+	get_page(p);
+	lock_page(p);
+	if (page_test(p, PG_SWAPCACHE) && !page_test(p, PG_WRITEBACK))
+		swapcache_del(p);
+	page_set(p, PG_DIRTY);
+	bool on = spin_lock_irqsave(&mm->ptl);
+	if (pt_get(mm->pml4, va) == e && !page_test(p, PG_SWAPCACHE)) {
+		pt_protect(mm->pml4, va, vm_pt_prot(v->prot));
+		if (vm_is_active(mm))
+			pt_flush(va);
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+	unlock_page(p);
+	put_page(p);
+	return VM_FAULT_OK;
+}
+
+static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st,
+				       bool *dropped)
+{
+	int i = vma_find(&mm->vmas, addr);
+	if (i < 0)
+		return VM_FAULT_MAPERR;
+	struct vma v = mm->vmas.v[i];
+	if ((write && !(v.prot & VM_WRITE)) || (exec && !(v.prot & VM_EXEC)) || !v.prot)
+		return VM_FAULT_ACCERR;
+	uint64_t va = addr & ~(P - 1);
+	bool on = spin_lock_irqsave(&mm->ptl);
+	pte_t e = pt_get(mm->pml4, va);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	if (pt_pte_present(e)) {
+		if (write && !pt_pte_writable(e))
+			return fault_write_upgrade(mm, &v, va, e);
+		return VM_FAULT_OK;     /* another thread won the race */
+	}
+	st->minflt++;
+	vmstat_inc(PGFAULT);
+	if (pt_pte_is_swap(e))
+		return swapin_anon(mm, &v, va, e, write, st, dropped);
+	if (v.flags & VM_SHARED)
+		return swapin_shmem(mm, &v, va, write, st, dropped);
+	return fault_anon_zero(mm, &v, va);
 }
 
 enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st)
 {
-	mutex_lock(&mm->lock);
-	enum vm_fault_result r = VM_FAULT_MAPERR;
-	int i = vma_find(&mm->vmas, addr);
-	if (i < 0)
-		goto out;
-	const struct vma *v = &mm->vmas.v[i];
-	r = VM_FAULT_ACCERR;
-	if ((write && !(v->prot & VM_WRITE)) || (exec && !(v->prot & VM_EXEC)) || !v->prot)
-		goto out;
-	uint64_t va = addr & ~(P - 1);
-	r = VM_FAULT_OK;
-	if (pt_flags(mm->pml4, va) >= 0)
-		goto out;               /* already mapped (another thread won) */
-	r = map_new(mm, v, va);
-	if (r == VM_FAULT_OK && st)
-		st->minflt++;
-out:
-	mutex_unlock(&mm->lock);
-	return r;
+	for (int tries = 0;; tries++) {
+		bool dropped = false;
+		mutex_lock(&mm->lock);
+		enum vm_fault_result r = fault_once(mm, addr, write, exec, st, &dropped);
+		if (!dropped)
+			mutex_unlock(&mm->lock);
+		if (r != VM_FAULT_RETRY)
+			return r;
+		if (tries == 1000)
+			panic("vm_fault: no progress at 0x%lx after 1000 retries", addr);
+	}
 }
 
 /* ---------------------------------------------------------------- unmap */
@@ -175,24 +260,44 @@ out:
 /* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held. */
 static void zap(struct mm *mm, uint64_t start, uint64_t end)
 {
-	bool active = is_active(mm);
+	bool active = vm_is_active(mm);
 	for (uint64_t va = start; va < end; va += P) {
+		bool on = spin_lock_irqsave(&mm->ptl);
 		pte_t old = pt_unmap(mm->pml4, va);
-		if (!pt_pte_present(old))
-			continue;
-		if (active)
-			pt_flush(va);
-		put_mapped(pt_pte_phys(old));
-		mm->rss--;
+		if (pt_pte_present(old)) {
+			if (active)
+				pt_flush(va);
+			mm->rss--;
+		}
+		release_pte(old);
+		spin_unlock_irqrestore(&mm->ptl, on);
 	}
 }
 
-static void unmap_piece(void *ctx, const struct vma *piece)
+/* Pieces removed from the VMA set under the ptl, dealt with after it. */
+struct removed {
+	struct vma v[64];
+	int n, lost;
+};
+
+static void collect_piece(void *ctx, const struct vma *piece)
 {
-	struct mm *mm = ctx;
-	zap(mm, piece->start, piece->end);
-	if (piece->obj)
-		shmem_put(mm, piece->obj);
+	struct removed *r = ctx;
+	if (r->n < 64)
+		r->v[r->n++] = *piece;
+	else
+		r->lost++;
+}
+
+static void finish_removed(struct mm *mm, struct removed *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		zap(mm, r->v[i].start, r->v[i].end);
+		if (r->v[i].obj)
+			shmem_put(mm, r->v[i].obj);
+	}
+	if (r->lost)
+		panic("vm: more than 64 areas removed at once");
 }
 
 static int check_range(uint64_t addr, uint64_t len, uint64_t *end)
@@ -205,6 +310,21 @@ static int check_range(uint64_t addr, uint64_t len, uint64_t *end)
 	return 0;
 }
 
+/* Remove [start, end) from the VMA set and its pages.  mm->lock held. */
+static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
+{
+	struct removed *r = kmalloc(sizeof *r);
+	if (!r)
+		return -ENOMEM;
+	r->n = r->lost = 0;
+	bool on = spin_lock_irqsave(&mm->ptl);
+	int err = vma_remove(&mm->vmas, start, end, collect_piece, r);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	finish_removed(mm, r);
+	kfree(r);
+	return err;
+}
+
 int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 {
 	uint64_t end;
@@ -212,14 +332,12 @@ int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 	if (err)
 		return err;
 	mutex_lock(&mm->lock);
-	err = vma_remove(&mm->vmas, addr, end, unmap_piece, mm);
+	err = remove_range(mm, addr, end);
 	mutex_unlock(&mm->lock);
 	return err;
 }
 
 /* ---------------------------------------------------------------- mmap */
-
-_Static_assert(PROT_READ == VM_READ && PROT_WRITE == VM_WRITE && PROT_EXEC == VM_EXEC, "prot values");
 
 static uint32_t vm_prot(int prot)
 {
@@ -239,7 +357,7 @@ static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 			return (long)addr;
 		if (flags & MAP_FIXED_NOREPLACE)
 			return -EEXIST;
-		int err = vma_remove(&mm->vmas, addr, addr + len, unmap_piece, mm);
+		int err = remove_range(mm, addr, addr + len);
 		return err ? err : (long)addr;
 	}
 	addr &= ~(P - 1);
@@ -248,6 +366,14 @@ static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 		return (long)addr;
 	uint64_t a = vma_find_gap(&mm->vmas, len, USER_MMAP_MIN, USER_MMAP_TOP);
 	return a ? (long)a : -ENOMEM;
+}
+
+static int insert_vma(struct mm *mm, const struct vma *v)
+{
+	bool on = spin_lock_irqsave(&mm->ptl);
+	int err = vma_insert(&mm->vmas, v);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return err;
 }
 
 long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
@@ -271,22 +397,18 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 	}
 	mutex_lock(&mm->lock);
 	long at = place(mm, addr, len, flags);
+	if (obj)
+		shmem_get(mm, obj);     /* the new area's reference */
 	if (at >= 0) {
 		v.start = (uint64_t)at;
 		v.end = v.start + len;
-		if (obj)
-			shmem_get(mm, obj);
-		int err = vma_insert(&mm->vmas, &v);
-		if (err) {
-			if (obj)
-				shmem_put(mm, obj);     /* the last reference: destroys it */
+		int err = insert_vma(mm, &v);
+		if (err)
 			at = err;
-		}
-	} else if (obj) {
-		shmem_get(mm, obj);
-		shmem_put(mm, obj);
 	}
 	mutex_unlock(&mm->lock);
+	if (at < 0 && obj)
+		shmem_put(mm, obj);     /* the last reference: destroys it */
 	return at;
 }
 
@@ -300,7 +422,7 @@ struct reprotect {
 static void reprotect_piece(void *ctx, const struct vma *piece)
 {
 	struct reprotect *r = ctx;
-	bool active = is_active(r->mm);
+	bool active = vm_is_active(r->mm);
 	for (uint64_t va = piece->start; va < piece->end; va += P)
 		if (!pt_protect(r->mm->pml4, va, r->flags) && active)
 			pt_flush(va);
@@ -312,14 +434,24 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	int err = check_range(addr, len, &end);
 	if (err)
 		return err;
-	struct reprotect r = { mm, pt_prot(vm_prot(prot)) };
+	struct reprotect r = { mm, vm_pt_prot(vm_prot(prot)) };
 	mutex_lock(&mm->lock);
+	bool on = spin_lock_irqsave(&mm->ptl);
 	err = vma_protect(&mm->vmas, addr, end, vm_prot(prot), reprotect_piece, &r);
+	spin_unlock_irqrestore(&mm->ptl, on);
 	mutex_unlock(&mm->lock);
 	return err;
 }
 
 /* ---------------------------------------------------------------- madvise */
+
+static int set_flags(struct mm *mm, uint64_t start, uint64_t end, uint32_t set, uint32_t clear)
+{
+	bool on = spin_lock_irqsave(&mm->ptl);
+	int err = vma_set_flags(&mm->vmas, start, end, set, clear);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return err;
+}
 
 int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 {
@@ -334,22 +466,26 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 	case MADV_DONTNEED:
 		/* Anonymous pages are dropped (next touch: zero); shared pages
 		 * stay in their object, only this mapping goes. */
-		err = vma_set_flags(&mm->vmas, addr, end, 0, 0);
+		err = set_flags(mm, addr, end, 0, 0);
 		if (!err)
 			zap(mm, addr, end);
 		break;
 	case MADV_RANDOM:
-		err = vma_set_flags(&mm->vmas, addr, end, VM_RANDOM, VM_SEQ);
+		err = set_flags(mm, addr, end, VM_RANDOM, VM_SEQ);
 		break;
 	case MADV_SEQUENTIAL:
-		err = vma_set_flags(&mm->vmas, addr, end, VM_SEQ, VM_RANDOM);
+		err = set_flags(mm, addr, end, VM_SEQ, VM_RANDOM);
 		break;
 	case MADV_NORMAL:
-		err = vma_set_flags(&mm->vmas, addr, end, 0, VM_SEQ | VM_RANDOM);
+		err = set_flags(mm, addr, end, 0, VM_SEQ | VM_RANDOM);
+		break;
+	case MADV_WILLNEED:
+		err = set_flags(mm, addr, end, 0, 0);
+		if (!err)
+			swapin_willneed(mm, addr, end);
 		break;
 	default:
-		/* WILLNEED and the rest: accepted; nothing to do without swap. */
-		err = vma_set_flags(&mm->vmas, addr, end, 0, 0);
+		err = set_flags(mm, addr, end, 0, 0);   /* accepted */
 		break;
 	}
 	mutex_unlock(&mm->lock);
@@ -367,10 +503,10 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 	uint64_t old_end = (cur + P - 1) & ~(P - 1), new_end = (newbrk + P - 1) & ~(P - 1);
 	if (new_end > old_end) {
 		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, 0 };
-		if (vma_insert(&mm->vmas, &v))
+		if (insert_vma(mm, &v))
 			goto out;
 	} else if (new_end < old_end) {
-		vma_remove(&mm->vmas, new_end, old_end, unmap_piece, mm);
+		remove_range(mm, new_end, old_end);
 	}
 	mm->brk = cur = newbrk;
 out:
@@ -380,6 +516,7 @@ out:
 
 /* ---------------------------------------------------------------- loader */
 
+/* mm->lock held; mm not yet running. */
 int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
 {
 	const uint8_t *s = src;
@@ -388,7 +525,7 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
 		uint64_t pa = pt_translate(mm->pml4, va & ~(P - 1));
 		if (pa == PT_NOT_MAPPED) {
 			int i = vma_find(&mm->vmas, va);
-			if (i < 0 || map_new(mm, &mm->vmas.v[i], va & ~(P - 1)) != VM_FAULT_OK)
+			if (i < 0 || fault_anon_zero(mm, &mm->vmas.v[i], va & ~(P - 1)) != VM_FAULT_OK)
 				return -ENOMEM;
 			pa = pt_translate(mm->pml4, va & ~(P - 1));
 		}
@@ -405,9 +542,19 @@ int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint
 {
 	struct vma v = { start, end, prot, flags, NULL, 0, 0 };
 	mutex_lock(&mm->lock);
-	int err = vma_insert(&mm->vmas, &v);
+	int err = insert_vma(mm, &v);
 	if (!err && n)
 		err = vm_write(mm, start + skip, data, n);
 	mutex_unlock(&mm->lock);
 	return err;
+}
+
+/* ---------------------------------------------------------------- rmap walks */
+
+void vm_for_each_mm(void (*fn)(struct mm *mm, void *ctx), void *ctx)
+{
+	bool on = spin_lock_irqsave(&mm_list_lock);
+	list_for_each(it, &mm_list)
+		fn(list_entry(it, struct mm, all), ctx);
+	spin_unlock_irqrestore(&mm_list_lock, on);
 }

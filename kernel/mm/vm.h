@@ -17,6 +17,9 @@
 #include <stdbool.h>
 #include "vma.h"
 #include "proc/wait.h"
+#include "proc/spinlock.h"
+
+struct page;
 
 #define USER_STACK_TOP   0x00007ffffffff000ul
 #define USER_STACK_SIZE  (8ul << 20)
@@ -26,10 +29,11 @@
 
 struct mm {
 	struct mutex lock;
+	struct spinlock ptl;            /* PTEs of the user half; VMA array writes */
 	uint64_t pml4;                  /* physical; immutable */
 	struct vma_set vmas;            /* guarded by lock */
 	uint64_t brk_start, brk;        /* guarded by lock */
-	uint64_t rss;                   /* pages mapped, guarded by lock */
+	uint64_t rss;                   /* pages mapped, guarded by ptl */
 	uint64_t table_pages;
 	int refs;                       /* atomic */
 	struct list_node all;           /* global mm list (vm.c) */
@@ -46,6 +50,8 @@ enum vm_fault_result {
 	VM_FAULT_MAPERR,        /* no mapping there (SIGSEGV, SEGV_MAPERR) */
 	VM_FAULT_ACCERR,        /* mapping forbids the access (SIGSEGV, SEGV_ACCERR) */
 	VM_FAULT_OOM,           /* no memory for the page */
+	VM_FAULT_SIGBUS,        /* swapped-out data could not be read */
+	VM_FAULT_RETRY,         /* internal: mm->lock was dropped, try again */
 };
 
 struct fault_stats {
@@ -62,6 +68,13 @@ int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len);
 int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot);
 int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice);
 uint64_t vm_brk(struct mm *mm, uint64_t newbrk);
+
+/* Internal to mm/: map p at va if the PTE still holds `expect` (the
+ * caller's page reference becomes the PTE's); false if it changed. */
+bool vm_install(struct mm *mm, uint64_t va, uint64_t expect, struct page *p, unsigned ptflags);
+unsigned vm_pt_prot(uint32_t prot);
+bool vm_is_active(struct mm *mm);
+void vm_for_each_mm(void (*fn)(struct mm *mm, void *ctx), void *ctx);
 
 /* Map [start, end) with prot and fill it from data (n bytes at offset
  * `skip` into the first page; the rest is zero).  For the ELF loader. */

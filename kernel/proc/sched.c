@@ -24,6 +24,7 @@
 #include "arch/x86_64/entry.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/tsc.h"
+#include "arch/x86_64/trap.h"
 #include "lib/timemath.h"
 #include "mm/kmalloc.h"
 #include "mm/kmem.h"
@@ -206,13 +207,18 @@ static void switch_user_context(struct thread *prev, struct thread *next)
 		wrmsr(MSR_FS_BASE, next->fs_base);
 }
 
-void schedule(void)
+/* preempt: the switch is forced (timer, wakeup), not the thread's own
+ * choice.  A thread preempted between marking itself blocked and calling
+ * schedule() must stay runnable: its wakeup may already have happened
+ * (the condition it is about to check is true), and no other would come.
+ * It runs again, re-checks, and blocks for real if it must. */
+static void __schedule(bool preempt)
 {
 	bool on = irq_save();
 	spin_lock(&sched_lock);
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
-	if (prev->state == T_RUNNING)
+	if (prev->state == T_RUNNING || (preempt && prev->state == T_BLOCKED))
 		prev->state = T_RUNNABLE;
 	if (prev->state == T_RUNNABLE && prev != c->idle)
 		runq_add(&rq, &prev->rq, false);
@@ -241,6 +247,8 @@ void schedule(void)
 	finish_switch();
 	irq_restore(on);
 }
+
+void schedule(void) { __schedule(false); }
 
 void sched_yield(void)
 {
@@ -293,7 +301,7 @@ void sched_resched_if_needed(void)
 {
 	struct cpu *c = this_cpu();
 	if (c->need_resched && !c->irq_depth && !c->preempt_count && irqs_enabled())
-		schedule();
+		__schedule(true);
 }
 
 static void timer_wake(void *arg)
@@ -358,7 +366,7 @@ void sched_preempt_point(void)
 		return;
 	c->stats.preemptions++;
 	c->current->nivcsw++;
-	schedule();
+	__schedule(true);
 }
 
 uint64_t sched_ctx_switches(void) { return this_cpu()->stats.ctx_switches; }
@@ -392,4 +400,76 @@ void sched_report(void)
 	spin_unlock_irqrestore(&sched_lock, on);
 	json_arr_end(j);
 	rec_end();
+}
+
+static int io_waiters;
+
+void sched_io_wait_begin(void) { __atomic_add_fetch(&io_waiters, 1, __ATOMIC_RELAXED); }
+void sched_io_wait_end(void) { __atomic_sub_fetch(&io_waiters, 1, __ATOMIC_RELAXED); }
+
+void sched_counts(unsigned *runnable, unsigned *io_blocked)
+{
+	unsigned r = 0;
+	bool on = spin_lock_irqsave(&sched_lock);
+	list_for_each(it, &all_threads) {
+		struct thread *t = list_entry(it, struct thread, all);
+		if (t != this_cpu()->idle && (t->state == T_RUNNING || t->state == T_RUNNABLE))
+			r++;
+	}
+	spin_unlock_irqrestore(&sched_lock, on);
+	*runnable = r;
+	*io_blocked = (unsigned)__atomic_load_n(&io_waiters, __ATOMIC_RELAXED);
+}
+
+static const char *state_name(int s)
+{
+	switch (s) {
+	case T_RUNNING: return "running";
+	case T_RUNNABLE: return "runnable";
+	case T_BLOCKED: return "blocked";
+	default: return "dead";
+	}
+}
+
+void sched_dump_threads(void)
+{
+	kprintf("threads:\n");
+	list_for_each(it, &all_threads) {
+		struct thread *t = list_entry(it, struct thread, all);
+		kprintf("  %-16s tid %-4d %-8s %s%s\n", t->name, t->tid, state_name(t->state),
+			t->state == T_BLOCKED ? "on " : "", t->state == T_BLOCKED && t->wchan ? t->wchan : "");
+		if (t->on_cpu || !t->rsp)
+			continue;
+		/* switch_stack saved r15 r14 r13 r12 rbx rbp, then the return. */
+		uint64_t *sp = (uint64_t *)t->rsp;
+		trap_backtrace(sp[6], sp[5], true);
+	}
+}
+
+static struct {
+	unsigned seconds;
+	uint64_t (*progress)(void);
+} hc;
+
+static void hangcheck(void *arg)
+{
+	(void)arg;
+	uint64_t last = hc.progress();
+	for (;;) {
+		sleep_ms(hc.seconds * 1000ull);
+		uint64_t now = hc.progress();
+		if (now == last) {
+			kprintf("hangcheck: no progress for %u s\n", hc.seconds);
+			sched_dump_threads();
+		}
+		last = now;
+	}
+}
+
+void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void))
+{
+	hc.seconds = seconds;
+	hc.progress = progress;
+	if (seconds)
+		thread_create("hangcheck", hangcheck, NULL, SCHED_RT);
 }

@@ -42,6 +42,7 @@ struct thread {
 	size_t stack_size;              /* 0: the boot stack, never freed */
 	struct list_node all;           /* guarded by sched_lock */
 	struct ktimer wake_timer;       /* for timed blocking */
+	const char *wchan;              /* what it last blocked on (for dumps) */
 	bool timed_out;
 	/* Accounting (the thread's own CPU, under sched_lock). */
 	uint64_t run_start_tsc;
@@ -97,6 +98,19 @@ void sched_tick(uint64_t now_ns);
 void sched_preempt_point(void);
 /* Called by switch.asm for a new thread's first run. */
 __attribute__((noreturn)) void sched_thread_start(void (*fn)(void *), void *arg);
+
+/* For vmstat's r and b columns: threads runnable (or running, idle
+ * excluded) and threads blocked waiting for I/O. */
+void sched_counts(unsigned *runnable, unsigned *io_blocked);
+/* Bracket a wait for disk I/O (it shows in vmstat's b column). */
+void sched_io_wait_begin(void);
+void sched_io_wait_end(void);
+
+/* Print every thread: state, what it waits on, and a backtrace. */
+void sched_dump_threads(void);
+/* hangcheck=N: dump the threads when progress() (a count of work done)
+ * stands still for N seconds. */
+void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void));
 
 /* Print a {"type":"cpu",...} record: switches, ticks, idle time, ... */
 void sched_report(void);

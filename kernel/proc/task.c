@@ -22,6 +22,8 @@
 #include "console.h"
 #include "record.h"
 #include "bootfs.h"
+#include "mm/vmstat.h"
+#include "mm/swap.h"
 #include "lib/printf.h"
 #include "lib/errno.h"
 #include "lib/timemath.h"
@@ -481,4 +483,36 @@ static bool page_fault(struct trap_frame *f, uint64_t addr)
 void task_init(void)
 {
 	trap_set_page_fault_handler(page_fault);
+}
+
+/* ------------------------------------------------------------ OOM */
+
+bool task_oom_kill(struct task *asker)
+{
+	struct task *victim = NULL;
+	bool on = spin_lock_irqsave(&tasks_lock);
+	list_for_each(it, &tasks) {
+		struct task *k = list_entry(it, struct task, all);
+		if (!k->exiting && k->mm && (!victim || k->mm->rss > victim->mm->rss))
+			victim = k;
+	}
+	if (victim)
+		__atomic_add_fetch(&victim->refs, 1, __ATOMIC_ACQ_REL);
+	spin_unlock_irqrestore(&tasks_lock, on);
+	if (!victim)
+		return false;
+	uint64_t rss_kib = victim->mm->rss * 4;
+	vmstat_inc(OOM_KILL);
+	kprintf("oom: out of memory and swap: killing %s (pid %d), %lu KiB resident%s\n", victim->name, victim->pid,
+		rss_kib, victim == asker ? " (the task that asked)" : "");
+	struct json *j = rec_begin("oom_kill");
+	json_str(j, "name", victim->name);
+	json_u64(j, "pid", (uint64_t)victim->pid);
+	json_u64(j, "rss_kib", rss_kib);
+	json_str(j, "asker", asker ? asker->name : NULL);
+	json_u64(j, "swap_free_pages", swap_total_slots() - swap_used_slots());
+	rec_end();
+	task_kill(victim, "SIGKILL", "out of memory: killed to free %lu KiB", rss_kib);
+	task_put(victim);
+	return true;
 }

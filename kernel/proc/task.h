@@ -97,6 +97,11 @@ __attribute__((noreturn)) void task_user_exception(struct trap_frame *f, uint64_
 #define CLONE_CHILD_CLEARTID 0x00200000
 #define CLONE_CHILD_SETTID   0x01000000
 
+/* Out of memory with nothing to reclaim: kill the task with the most
+ * resident memory (reported by name, with a record).  `asker` is the task
+ * whose allocation failed (may be NULL).  False when there is no task. */
+bool task_oom_kill(struct task *asker);
+
 /* Create another thread of t running from the given user frame. */
 int task_clone_thread(struct task *t, const struct trap_frame *parent, uint64_t flags,
 		      uint64_t stack, uint64_t ptid, uint64_t ctid, uint64_t tls);

@@ -24,6 +24,7 @@ void waitq_prepare(struct waitq *wq, struct wait_entry *w)
 		w->queued = true;
 		list_add_tail(&w->link, &wq->waiters);
 	}
+	current_thread()->wchan = wq->lock.name;
 	sched_set_blocked();
 	spin_unlock_irqrestore(&wq->lock, on);
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include "lib/list.h"
 #include "spinlock.h"
+#include "sched.h"
 
 struct thread;
 

@@ -1,7 +1,12 @@
 """QEMU test cases.  Register a case with @case; it gets a Ctx whose boot()
 runs an image and returns a qemurig.Result."""
 import os
+import re
+import socket
+import struct
 import subprocess
+import threading
+import time
 
 import qemurig
 
@@ -597,3 +602,352 @@ def user_bad_elf_rejected(ctx):
     expect_in_log(r, 'task: bin/bad: not loadable: ')
     e = task_exits(r)
     expect(len(e) == 1 and e[0]['name'] == 'hello', 'only hello should have run: %r' % e)
+
+
+# ------------------------------------------------------------ NVMe driver, block layer
+
+def scratch_disk(ctx, name, size):
+    """A fresh sparse raw image in the output directory."""
+    path = ctx.path(name)
+    if os.path.exists(path):
+        os.unlink(path)
+    with open(path, 'wb') as f:
+        f.truncate(size)
+    return path
+
+
+def nvme_disk(path, serial, drive_opts='', dev_opts=''):
+    """QEMU arguments for a raw image on an NVMe controller of its own."""
+    return ['-drive', 'if=none,id=%s,format=raw,file=%s%s' % (serial, path, drive_opts),
+            '-device', 'nvme,serial=%s,drive=%s%s' % (serial, serial, dev_opts)]
+
+
+def blkdebug_nvme(path, serial, iotype, sector):
+    """An NVMe disk whose every <iotype> touching <sector> fails with EIO
+    (qemu-rig.md section 6, form C)."""
+    node = ('{"driver":"raw","node-name":"%s","file":{"driver":"blkdebug","inject-error":'
+            '[{"event":"none","iotype":"%s","sector":%d,"errno":5}],'
+            '"image":{"driver":"file","filename":"%s"}}}' % (serial, iotype, sector, path))
+    return ['-blockdev', node, '-device', 'nvme,serial=%s,drive=%s,mdts=8' % (serial, serial)]
+
+
+def one_record(r, rtype, **match):
+    x = [y for y in r.find(rtype) if all(y.get(k) == v for k, v in match.items())]
+    expect(len(x) == 1, 'expected one %s record matching %r, found %d' % (rtype, match, len(x)))
+    return x[0]
+
+
+def disks_by_name(r):
+    return {d['name']: d for d in one_record(r, 'disks')['devices']}
+
+
+def selftest_record(r, name):
+    s = [x for x in r.find('selftest') if x.get('name') == name]
+    expect(len(s) == 1, 'no selftest record for %s' % name)
+    return s[0]
+
+
+def expect_failed_io_line(r, op, block, text):
+    """A console line naming the device, the failed block range (which
+    holds block) and the decoded NVMe status."""
+    pat = re.compile(r'nvme1n1: %s of blocks (\d+)\.\.(\d+) failed: %s' % (op, re.escape(text)))
+    hits = [m for m in pat.finditer(r.log) if int(m.group(1)) <= block <= int(m.group(2))]
+    expect(hits, 'no "nvme1n1: %s of blocks a..b failed: %s" line with a <= %d <= b' % (op, text, block))
+
+
+@case
+def nvme_blk_selftest(ctx):
+    # test=blk on a 256 MiB scratch NVMe that takes 1 MiB commands (mdts=8).
+    # Unthrottled, QEMU finishes requests about as fast as the guest issues
+    # them; an IOPS cap makes them queue, so the 40-deep passes really have
+    # 32+ commands at the device.
+    disk = scratch_disk(ctx, 'scratch.img', 256 << 20)
+    d, r = selftest(ctx, 'blk', 'blkdev=nvme1n1', timeout=240,
+                    extra=nvme_disk(disk, 'scratch', ',throttling.iops-total=1000', ',mdts=8'))
+    expect(d['verify_errors'] == 0 and d['io_errors'] == 0, 'blk selftest %r' % d)
+    n = one_record(r, 'nvme', name='nvme1')
+    expect(n['ok'] and n['interrupts'] == 'msix' and n['serial'] == 'scratch' and n['model'] == 'QEMU NVMe Ctrl',
+           'nvme record %r' % n)
+    expect(n['queue_depth'] >= 32 and n['queue_entries'] >= 64 and n['mdts'] == 8 and n['max_transfer'] == 1 << 20,
+           'nvme limits %r' % n)
+    blk = one_record(r, 'blk', name='nvme1n1')
+    expect(blk['max_inflight'] >= 32, 'only %d requests in flight at most' % blk['max_inflight'])
+    expect(blk['errors'] == 0 and blk['rejected'] == 0, 'blk record %r' % blk)
+    st = one_record(r, 'nvme_stats', name='nvme1')
+    expect(st['max_command_bytes'] == 1 << 20, 'largest command %d bytes, expected 1 MiB' % st['max_command_bytes'])
+    expect(st['errors'] == st['timeouts'] == st['resets'] == 0, 'nvme_stats %r' % st)
+    irq = r.find('irq')[0]
+    expect(irq['unexpected'] == 0 and any(v['name'] == 'nvme1 io' and v['count'] > 0 for v in irq['vectors']),
+           'I/O vector of nvme1 never fired: %r' % irq)
+
+
+@case
+def nvme_boot_disk(ctx):
+    # The boot NVMe: found, its ESP listed, and refused as a scratch disk.
+    r = ctx.boot('quiet test=blk blkdev=nvme0n1p1', timeout=90)
+    expect_ok(r)
+    n = one_record(r, 'nvme', name='nvme0')
+    expect(n['ok'] and n['serial'] == 'boot0' and [x['name'] for x in n['namespaces']] == ['nvme0n1'],
+           'nvme record %r' % n)
+    disks = disks_by_name(r)
+    expect('nvme0n1' in disks and disks['nvme0n1']['boot_disk'] is True, 'boot disk not marked: %r' % disks)
+    esp = disks.get('nvme0n1p1')
+    expect(esp and esp['type'] == 'EFI System' and esp['disk'] == 'nvme0n1' and esp['boot_disk'] is True,
+           'ESP %r' % esp)
+    expect_in_log(r, 'blk: nvme0n1p1 holds the boot partition: it is never written')
+    expect(not selftest_record(r, 'blk')['ok'], 'test=blk on the boot disk should fail')
+    expect(one_record(r, 'blk', name='nvme0n1')['writes'] == 0, 'the boot disk was written')
+
+
+@case
+def nvme_gpt_partitions(ctx):
+    # A GPT scratch disk made with sgdisk: its three partitions listed with
+    # names, sizes and type names; blkedge on the swap partition checks the
+    # partition's own end, and its last block lands at the right disk LBA.
+    img = scratch_disk(ctx, 'gpt.img', 64 << 20)
+    subprocess.run(['sgdisk', '-n', '1:2048:+16M', '-t', '1:8300', '-c', '1:data',
+                    '-n', '2:0:+24M', '-t', '2:8200', '-c', '2:swap0',
+                    '-n', '3:0:0', '-t', '3:0700', '-c', '3:scratch', img], check=True, capture_output=True)
+    d, r = selftest(ctx, 'blkedge', 'blkdev=nvme1n1p2', extra=nvme_disk(img, 'gpt'))
+    disks = disks_by_name(r)
+    want = {'nvme1n1p1': (2048, 32768, 'Linux filesystem', 'data'),
+            'nvme1n1p2': (34816, 49152, 'Linux swap', 'swap0'),
+            'nvme1n1p3': (83968, 131038 - 83968 + 1, 'Microsoft basic data', 'scratch')}
+    expect(disks.get('nvme1n1', {}).get('blocks') == 131072, 'disk nvme1n1 %r' % disks.get('nvme1n1'))
+    for name, (start, blocks, tname, label) in want.items():
+        p = disks.get(name)
+        expect(p is not None, 'partition %s missing (have %s)' % (name, sorted(disks)))
+        got = (p['start_lba'], p['blocks'], p['type'], p['label'], p['disk'], p['bytes'], p['boot_disk'])
+        expect(got == (start, blocks, tname, label, 'nvme1n1', blocks * 512, False), '%s is %r' % (name, got))
+    expect(d['rejected'] == 8 and d['callbacks'] == 0 and d['last_block_read_back'], 'blkedge %r' % d)
+    with open(img, 'rb') as f:
+        f.seek((34816 + 49152 - 1) * 512)
+        last = f.read(512)
+    expect(struct.unpack('<Q', last[:8])[0] == 49151 and last[8:] == b'\x5a' * 504,
+           'the last block of nvme1n1p2 did not land at disk LBA 83967')
+
+
+@case
+def nvme_blkedge_namespaces(ctx):
+    # One controller, two namespaces (512-byte and 4 KiB blocks), which
+    # share its command slots; blkedge on each whole disk.  A one-entry
+    # MSI-X table makes both queues share a vector (the MSI/INTx path).
+    a, b = scratch_disk(ctx, 'ns1.img', 16 << 20), scratch_disk(ctx, 'ns2.img', 16 << 20)
+    extra = ['-drive', 'if=none,id=ns1,format=raw,file=' + a, '-drive', 'if=none,id=ns2,format=raw,file=' + b,
+             '-device', 'nvme,id=nv1,serial=multi,msix_qsize=1',
+             '-device', 'nvme-ns,drive=ns1,bus=nv1,nsid=1',
+             '-device', 'nvme-ns,drive=ns2,bus=nv1,nsid=2,logical_block_size=4096,physical_block_size=4096']
+    for dev, bs in (('nvme1n1', 512), ('nvme1n2', 4096)):
+        d, r = selftest(ctx, 'blkedge', 'blkdev=' + dev, extra=extra)
+        expect(d['blocks'] == (16 << 20) // bs and d['rejected'] == 8 and d['callbacks'] == 0, 'blkedge %r' % d)
+        expect(d['write_not_writable'] == -30 and d['read_at_end'] == -22 and d['last_block_read_back'],
+               'blkedge %r' % d)
+    n = one_record(r, 'nvme', name='nvme1')
+    expect(n['interrupts'] == 'msix', 'interrupts %r' % n['interrupts'])
+    irq = r.find('irq')[0]
+    expect(any(v['name'] == 'nvme1' and v['count'] > 0 for v in irq['vectors']), 'no shared nvme1 vector: %r' % irq)
+    got = [(x['nsid'], x['name'], x['block_size']) for x in n['namespaces']]
+    expect(got == [(1, 'nvme1n1', 512), (2, 'nvme1n2', 4096)], 'namespaces %r' % got)
+    disks = disks_by_name(r)
+    expect(disks['nvme1n1']['queue_depth'] + disks['nvme1n2']['queue_depth'] <= n['queue_depth'],
+           'namespaces oversubscribe the command slots: %r' % disks)
+
+
+def nvme_injected_error(ctx, iotype, sector, text):
+    img = scratch_disk(ctx, 'bad.img', 64 << 20)
+    r = ctx.boot('quiet test=blk blkdev=nvme1n1 blktest_mib=4', timeout=120,
+                 extra=blkdebug_nvme(img, 'bad', iotype, sector))
+    expect_ok(r)
+    s = selftest_record(r, 'blk')
+    expect(not s['ok'] and s['data']['io_errors'] > 0, 'the selftest saw no I/O error: %r' % s)
+    expect_failed_io_line(r, iotype, sector, text)
+    st = one_record(r, 'nvme_stats', name='nvme1')
+    expect(st['errors'] > 0 and st['timeouts'] == 0 and st['resets'] == 0, 'nvme_stats %r' % st)
+    return r
+
+
+@case
+def nvme_read_error_injected(ctx):
+    nvme_injected_error(ctx, 'read', 1000, 'media error: unrecovered read error (sct 2 sc 0x81)')
+
+
+@case
+def nvme_write_error_injected(ctx):
+    nvme_injected_error(ctx, 'write', 5004, 'media error: write fault (sct 2 sc 0x80)')
+
+
+def hmp_after(sock_path, delay, command):
+    """Send one HMP command to QEMU's monitor socket after delay seconds."""
+    def run():
+        time.sleep(delay)
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sock_path)
+            time.sleep(0.3)
+            s.sendall(command.encode() + b'\n')
+            time.sleep(0.5)
+            s.close()
+        except OSError:
+            pass
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+@case
+def nvme_timeout_reset(ctx):
+    # A disk throttled to 1 KiB/s: test=blk's first writes stay in flight
+    # past the 30 s command timeout, the driver resets the controller and
+    # fails them.  At 50 s the test lifts the throttle through the monitor
+    # so the rest of the run goes through on the reset controller.  ~60 s.
+    img = scratch_disk(ctx, 'slow.img', 64 << 20)
+    sock = ctx.path('mon.sock')
+    if os.path.exists(sock):
+        os.unlink(sock)
+    t = hmp_after(sock, 50, 'block_set_io_throttle slow 0 0 0 0 0 0')
+    r = ctx.boot('quiet test=blk blkdev=nvme1n1 blktest_mib=1', timeout=180,
+                 extra=nvme_disk(img, 'slow', ',throttling.bps-total=1024', ',mdts=8') +
+                 ['-monitor', 'unix:%s,server=on,wait=off' % sock])
+    t.join(1)
+    expect_ok(r)
+    expect_in_log(r, 'nvme1: command timeout: resetting the controller')
+    expect_in_log(r, 'nvme1: controller reset done, queues up again')
+    m = re.search(r'nvme1: failing (\d+) command\(s\) that were in flight, ([1-9]\d*) of them timed out', r.log)
+    expect(m, 'no "failing N command(s) ... timed out" line')
+    expect(re.search(r'nvme1n1: write of blocks \d+\.\.\d+ failed: timed out', r.log), 'no timed-out write line')
+    st = one_record(r, 'nvme_stats', name='nvme1')
+    expect(st['resets'] == 1 and st['timeouts'] == int(m.group(2)), 'nvme_stats %r' % st)
+    # Everything after the reset worked: the only failures are the commands
+    # the reset failed.
+    expect(st['errors'] == int(m.group(1)), 'nvme_stats %r' % st)
+    s = selftest_record(r, 'blk')
+    expect('mib_read_verify' in s['data'], 'the selftest did not run to the end: %r' % s)
+    blk = one_record(r, 'blk', name='nvme1n1')
+    expect(blk['reads'] > 0 and blk['errors'] == st['errors'], 'blk %r vs nvme_stats %r' % (blk, st))
+
+
+# ------------------------------------------------------------ AHCI (SATA) driver
+
+def sata_disk(path, opts=''):
+    """qemurig disk spec: path (an image, or blkdebug:CONF:IMAGE) on the
+    next free port of q35's AHCI controller, ide.1 onwards (sata1, ...)."""
+    return {'file': path, 'bus': 'sata', 'opts': opts}
+
+
+def ahci_ports(r):
+    a = one_record(r, 'ahci', controller='00:1f.2')
+    expect(a['id'] == '8086:2922' and a['ncq'] and a['slots'] == 32 and a['interrupt'] == 'msi',
+           'ahci record %r' % a)
+    return {p['port']: p for p in a['ports']}
+
+
+@case
+def ahci_blk_selftest(ctx):
+    # test=blk on a 256 MiB scratch disk on port 1: NCQ, 32 tags, 1 MiB
+    # commands.  An IOPS cap makes commands queue at the device, so the
+    # 40-deep passes really have 32 NCQ commands outstanding.
+    disk = scratch_disk(ctx, 'scratch.img', 256 << 20)
+    d, r = selftest(ctx, 'blk', 'blkdev=sata1', timeout=240,
+                    disks=[sata_disk(disk, ',throttling.iops-total=2000')])
+    expect(d['verify_errors'] == 0 and d['io_errors'] == 0, 'blk selftest %r' % d)
+    ports = ahci_ports(r)
+    expect(list(ports) == [1], 'ports with a disk: %r (empty ports are skipped quietly)' % ports)
+    p = ports[1]
+    expect(p['name'] == 'sata1' and p['model'] == 'QEMU HARDDISK' and p['sectors'] == (256 << 20) // 512 and
+           p['sector_size'] == 512 and p['ncq_depth'] == 32 and p['queue_depth'] == 32, 'port 1 %r' % p)
+    blk = one_record(r, 'blk', name='sata1')
+    expect(blk['max_inflight'] >= 32, 'only %d requests in flight at most' % blk['max_inflight'])
+    expect(blk['errors'] == 0 and blk['rejected'] == 0, 'blk record %r' % blk)
+    st = one_record(r, 'ahci_port', name='sata1')
+    expect(st['max_in_flight'] == 32 and st['max_command_bytes'] == 1 << 20, 'ahci_port %r' % st)
+    expect(st['ncq_commands'] == st['commands'] > 0, 'not every command was queued (NCQ): %r' % st)
+    expect(st['device_errors'] == st['timeouts'] == st['port_resets'] == 0, 'ahci_port %r' % st)
+    irq = r.find('irq')[0]
+    expect(irq['unexpected'] == 0 and any(v['name'] == 'ahci0' and v['count'] > 0 for v in irq['vectors']),
+           'the AHCI vector never fired: %r' % irq)
+
+
+@case
+def ahci_gpt_partitions(ctx):
+    # A GPT scratch disk made with sgdisk: its partitions listed as sata1p1..
+    # with their sizes; blkedge on the second checks its end, and its last
+    # block lands at the right disk LBA.
+    img = scratch_disk(ctx, 'gpt.img', 64 << 20)
+    subprocess.run(['sgdisk', '-n', '1:2048:+16M', '-t', '1:8300', '-c', '1:data',
+                    '-n', '2:0:+8M', '-t', '2:8200', '-c', '2:swap0',
+                    '-n', '3:0:0', '-t', '3:0700', '-c', '3:rest', img], check=True, capture_output=True)
+    d, r = selftest(ctx, 'blkedge', 'blkdev=sata1p2', disks=[sata_disk(img)])
+    disks = disks_by_name(r)
+    whole = disks.get('sata1', {})
+    expect(whole.get('blocks') == 131072 and whole.get('model') == 'QEMU HARDDISK' and not whole.get('boot_disk'),
+           'disk sata1 %r' % whole)
+    want = {'sata1p1': (2048, 32768, 'Linux filesystem', 'data'),
+            'sata1p2': (34816, 16384, 'Linux swap', 'swap0'),
+            'sata1p3': (51200, 131038 - 51200 + 1, 'Microsoft basic data', 'rest')}
+    for name, (start, blocks, tname, label) in want.items():
+        p = disks.get(name)
+        expect(p is not None, 'partition %s missing (have %s)' % (name, sorted(disks)))
+        got = (p['start_lba'], p['blocks'], p['type'], p['label'], p['disk'], p['bytes'], p['boot_disk'])
+        expect(got == (start, blocks, tname, label, 'sata1', blocks * 512, False), '%s is %r' % (name, got))
+        expect(re.search(r'^  %s +%d MiB' % (name, blocks * 512 >> 20), r.log, re.M), 'no text line for %s' % name)
+    expect(d['rejected'] == 8 and d['callbacks'] == 0 and d['last_block_read_back'], 'blkedge %r' % d)
+    with open(img, 'rb') as f:
+        f.seek((34816 + 16384 - 1) * 512)
+        last = f.read(512)
+    expect(struct.unpack('<Q', last[:8])[0] == 16383 and last[8:] == b'\x5a' * 504,
+           'the last block of sata1p2 did not land at disk LBA %d' % (34816 + 16384 - 1))
+
+
+def ahci_injected_error(ctx, iotype, sector):
+    # Every <iotype> touching <sector> fails (blkdebug, qemu-rig.md section
+    # 6); QEMU's AHCI device reports it with ERR+ABRT (PxTFD 0x441).
+    img = scratch_disk(ctx, 'bad.img', 64 << 20)
+    conf = ctx.path('bad.conf')
+    with open(conf, 'w') as f:
+        f.write('[inject-error]\nevent = "none"\niotype = "%s"\nerrno = "5"\nsector = "%d"\n' % (iotype, sector))
+    r = ctx.boot('quiet test=blk blkdev=sata1 blktest_mib=16', timeout=120,
+                 disks=[sata_disk('blkdebug:%s:%s' % (conf, img))])
+    expect_ok(r)
+    s = selftest_record(r, 'blk')
+    expect(not s['ok'] and s['data']['io_errors'] > 0, 'the selftest saw no I/O error: %r' % s)
+    pat = re.compile(r'sata1: %s of blocks (\d+)\.\.(\d+) failed: device error '
+                     r'\(status 0x[0-9a-f]{2} error 0x04: aborted\)' % iotype)
+    hits = [m for m in pat.finditer(r.log) if int(m.group(1)) <= sector <= int(m.group(2))]
+    expect(hits, 'no "sata1: %s of blocks a..b failed: device error (... aborted)" line with a <= %d <= b'
+           % (iotype, sector))
+    expect_in_log(r, 'sata1: port reset (COMRESET) after a device error')
+    st = one_record(r, 'ahci_port', name='sata1')
+    expect(st['state'] == 'running' and st['device_errors'] > 0 and st['port_resets'] == st['device_errors'] and
+           st['timeouts'] == 0, 'ahci_port %r' % st)
+    blk = one_record(r, 'blk', name='sata1')
+    expect(blk['errors'] > 0, 'blk record counts no error: %r' % blk)
+    expect('mib_read_verify' in s['data'], 'the selftest did not run to the end: %r' % s)
+
+
+@case
+def ahci_read_error_injected(ctx):
+    ahci_injected_error(ctx, 'read', 1000)
+
+
+@case
+def ahci_write_error_injected(ctx):
+    ahci_injected_error(ctx, 'write', 5004)
+
+
+@case
+def ahci_boot_disk(ctx):
+    # Booted from SATA: sata0 is the boot disk, its ESP listed, and it is
+    # refused as a scratch disk.
+    r = ctx.boot('quiet test=blk blkdev=sata0p1', boot='sata', timeout=90)
+    expect_ok(r)
+    ports = ahci_ports(r)
+    expect(list(ports) == [0] and ports[0]['name'] == 'sata0', 'ports %r' % ports)
+    disks = disks_by_name(r)
+    expect(disks.get('sata0', {}).get('boot_disk') is True, 'boot disk not marked: %r' % disks)
+    esp = disks.get('sata0p1')
+    expect(esp and esp['type'] == 'EFI System' and esp['disk'] == 'sata0' and esp['boot_disk'] is True,
+           'ESP %r' % esp)
+    expect(re.search(r'^disk sata0 .*\(boot disk\)$', r.log, re.M), 'the disk list does not mark sata0')
+    expect_in_log(r, 'blk: sata0p1 holds the boot partition: it is never written')
+    expect(not selftest_record(r, 'blk')['ok'], 'test=blk on the boot disk should fail')
+    expect(one_record(r, 'blk', name='sata0')['writes'] == 0, 'the boot disk was written')

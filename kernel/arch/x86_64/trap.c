@@ -103,6 +103,14 @@ void trap_report(const struct trap_frame *f, uint64_t cr2)
 
 static void exception(struct trap_frame *f)
 {
+	if (f->vector == 2) {
+		/* An NMI (QEMU's `nmi` monitor command, a PC's NMI button):
+		 * show where every thread is, then carry on. */
+		console_panic_mode();
+		kprintf("NMI at rip %016lx: thread dump\n", f->rip);
+		sched_dump_threads();
+		return;
+	}
 	uint64_t cr2 = f->vector == 14 ? read_cr2() : 0;
 	if (f->vector == 14 && pf_hook && pf_hook(f, cr2))
 		return;

@@ -1,0 +1,1271 @@
+/*
+ * NVMe driver (NVM Express Base Specification 1.4; layouts in nvme_regs.h).
+ *
+ * Model.  One struct nvme_ctrl per PCI function, with an admin queue pair
+ * (qid 0) and one I/O queue pair (qid 1).  Every active namespace with a
+ * plain LBA format (no metadata, 512 B to 4 KiB blocks) is a block device,
+ * nvme<C>n<N>, whose ops->submit turns one struct blk_cmd into one NVMe
+ * Read or Write.
+ *
+ * Command slots.  The I/O command IDs are slots, split between the
+ * namespaces: namespace k owns slots slot_base .. slot_base + queue_depth
+ * - 1, and the block layer's command i on it always uses slot slot_base +
+ * i.  The layer never has more than queue_depth commands of a device out,
+ * so a slot is always free when its command arrives, the submission queue
+ * (more entries than slots) cannot overflow, and submit allocates nothing.
+ * Each slot owns a preallocated page for its PRP list (4.3): one command
+ * moves up to 2 MiB (512 list entries, never chained), less under MDTS.
+ *
+ * Completion.  The I/O vector's handler (the shared one under MSI or INTx)
+ * reaps the completion queue under the controller lock, moves finished
+ * slots to a private chain, drops the lock and then calls blk_complete():
+ * the block layer may submit the next command from inside it, which takes
+ * the controller lock again.  A slot is freed before its blk_complete()
+ * for the same reason.
+ *
+ * Lost interrupts, timeouts, resets.  While anything is outstanding a
+ * ktimer reaps both queues every NVME_POLL_NS (every 1 ms when there is no
+ * interrupt at all), so a lost interrupt costs latency, not a hang, and is
+ * counted (completions_polled in the halt record).  The same timer finds
+ * commands older than NVME_CMD_TIMEOUT_NS or a controller in fatal status;
+ * it marks the controller RESETTING (new commands wait as PENDING) and
+ * wakes the driver's worker thread, which disables the controller (once
+ * CSTS.RDY is 0 it does no more DMA), fails every command that was in
+ * flight, enables it again, recreates the I/O queues and issues the
+ * pending commands.  A controller that does not come back is DEAD: bus
+ * mastering off, every command fails with -EIO.  Admin commands run one
+ * at a time from threads and wait in slices, polling after each.
+ *
+ * Locking.  c->lock (spinlock, irqsave) guards the queues, the slots, the
+ * admin command state and c->state.  c->admin_lock (mutex) serialises
+ * admin commands and is held across a whole reset.  Lock order:
+ *     c->admin_lock  ->  c->lock  ->  the timer lock (ktimer_arm)
+ * c->lock is never held while calling blk_complete(), waking a waitq or
+ * sleeping, and I/O failures are printed after it is dropped (only a
+ * protocol violation, a completion for an idle command ID, prints under
+ * it).  The block layer does not hold its own lock when it calls submit.
+ */
+#include <string.h>
+#include "nvme.h"
+#include "nvme_regs.h"
+#include "blk_driver.h"
+#include "pci.h"
+#include "pci_regs.h"
+#include "console.h"
+#include "record.h"
+#include "panic.h"
+#include "time.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "mm/kmalloc.h"
+#include "mm/pmm.h"
+#include "arch/x86_64/irq.h"
+#include "proc/sched.h"
+#include "proc/wait.h"
+
+#define NVME_PAGE               4096u
+#define NVME_ADMIN_ENTRIES      32
+#define NVME_IO_ENTRIES_MAX     256
+/* Commands in flight per controller, shared by its namespaces.  The block
+ * self-test keeps 40 requests in flight and blkbench 32; each slot costs a
+ * PRP page here plus a ~4 KiB struct blk_cmd in the block layer, so 64
+ * slots are about 0.5 MiB per controller. */
+#define NVME_MAX_CMDS           64
+#define NVME_PRP_PER_PAGE       (NVME_PAGE / 8)
+#define NVME_MAX_XFER           (NVME_PRP_PER_PAGE * NVME_PAGE)        /* 2 MiB */
+#define NVME_MAX_CTRLS          16
+#define NVME_MAX_NS             16
+#define NS_PER_S                1000000000ul
+/* Linux's default I/O timeout.  A constant (no command-line option):
+ * config.c belongs to the core; a real device that needs more is broken. */
+#define NVME_CMD_TIMEOUT_NS     (30 * NS_PER_S)
+#define NVME_ADMIN_TIMEOUT_NS   (30 * NS_PER_S)
+#define NVME_ADMIN_SLICE_NS     (20 * 1000000ul)      /* poll the admin CQ this often */
+#define NVME_POLL_NS            (50 * 1000000ul)      /* lost-interrupt sweep */
+#define NVME_POLL_NOIRQ_NS      (1000000ul)           /* no interrupt at all */
+#define NVME_WORKER_IDLE_NS     (10 * NS_PER_S)
+#define NVME_SHUTDOWN_DEFAULT_NS (5 * NS_PER_S)        /* when RTD3E is 0 */
+#define NVME_SHUTDOWN_MAX_NS    (10 * NS_PER_S)
+#define NVME_ERROR_LINES        32                     /* per controller, then counted only */
+
+enum nvme_state { NVME_LIVE, NVME_RESETTING, NVME_DEAD };
+enum nvme_irq_mode { IRQ_POLL, IRQ_INTX, IRQ_MSI, IRQ_MSIX };
+static const char *const irq_mode_name[] = { "poll", "intx", "msi", "msix" };
+enum slot_state { SLOT_FREE, SLOT_PENDING, SLOT_ISSUED, SLOT_DONE };
+
+struct nvme_sq {
+	struct nvme_sqe *e;
+	struct page *pg;
+	unsigned order;
+	uint16_t entries, tail;
+	uint32_t db;                    /* doorbell register offset */
+};
+
+struct nvme_cq {
+	volatile struct nvme_cqe *e;
+	struct page *pg;
+	unsigned order;
+	uint16_t entries, head, phase;
+	uint32_t db;
+};
+
+struct nvme_ns;
+
+/* One I/O command ID.  All fields guarded by c->lock, except that a DONE
+ * slot belongs to whoever took it off the queue until it is freed. */
+struct nvme_slot {
+	struct blk_cmd *cmd;
+	struct nvme_ns *ns;
+	int state;                      /* enum slot_state */
+	bool timed_out;
+	uint16_t status;                /* DONE: the CQE status field */
+	int err;                        /* DONE: failed by the driver, not the device */
+	uint64_t deadline;
+	uint64_t prp1, prp2;
+	uint64_t *prp;                  /* this slot's PRP list page */
+	uint64_t prp_phys;
+	struct page *prp_pg;
+	struct nvme_slot *next;         /* on a completion chain */
+};
+
+struct nvme_ns {
+	struct blk_dev blk;
+	struct nvme_ctrl *c;
+	uint32_t nsid;
+	uint32_t slot_base;
+};
+
+struct nvme_stats {
+	uint64_t cmds, errors, resets;
+	uint64_t timeouts;              /* commands failed for want of a completion */
+	uint64_t max_bytes;             /* largest command issued */
+	uint64_t irqs, polled;          /* handler calls; completions found by polling */
+};
+
+struct nvme_ctrl {
+	/* Set at probe, read-only afterwards. */
+	int index;
+	char name[12];
+	char irq_name[2][16];
+	struct pci_dev *pci;
+	volatile uint8_t *regs;
+	uint64_t cap;
+	uint32_t dstrd, vs;
+	uint64_t ready_timeout_ns;
+	char model[41], serial[21], firmware[9];
+	uint8_t mdts;
+	uint32_t max_xfer, rtd3e_us;
+	enum nvme_irq_mode irq_mode;
+	int vec[2];
+	uint16_t io_iv;                 /* interrupt vector (MSI-X entry) of the I/O CQ */
+	uint64_t poll_ns;
+	struct nvme_slot *slots;
+	uint32_t nslots;
+	struct nvme_ns *ns[NVME_MAX_NS];
+	int nns;
+
+	struct spinlock lock;
+	enum nvme_state state;          /* lock; read unlocked by the worker */
+	volatile bool reset_wanted;     /* lock */
+	const char *reset_reason;       /* lock */
+	struct nvme_sq asq, iosq;       /* lock */
+	struct nvme_cq acq, iocq;       /* lock */
+	bool io_up;                     /* lock: the I/O queue pair exists */
+	uint32_t inflight;              /* lock: ISSUED slots */
+	bool poll_armed;                /* lock */
+	struct ktimer poll;
+	struct nvme_stats st;           /* lock (error_lines: atomic) */
+	uint32_t error_lines;
+
+	struct mutex admin_lock;        /* one admin command at a time; whole resets */
+	struct waitq admin_wq;
+	uint16_t admin_cid;             /* lock */
+	bool admin_busy;                /* lock */
+	volatile bool admin_done;       /* lock; polled unlocked by the waiter */
+	struct nvme_cqe admin_cqe;      /* lock */
+};
+
+static struct {
+	struct nvme_ctrl *ctrls[NVME_MAX_CTRLS];
+	volatile int n;
+	struct waitq wq;                /* the worker waits here for resets */
+} nv;
+
+/* ------------------------------------------------------------ status codes */
+
+struct status_name {
+	uint16_t code;                  /* SCT << 8 | SC */
+	const char *name;
+};
+
+/* 4.6.1.2: generic (SCT 0), command specific (1), media and data
+ * integrity (2), path related (3). */
+static const struct status_name status_names[] = {
+	{ 0x001, "invalid command opcode" }, { 0x002, "invalid field in command" },
+	{ 0x003, "command ID conflict" }, { 0x004, "data transfer error" },
+	{ 0x005, "aborted: power loss notification" }, { 0x006, "internal error" },
+	{ 0x007, "command abort requested" }, { 0x008, "aborted: SQ deletion" },
+	{ 0x009, "aborted: failed fused command" }, { 0x00a, "aborted: missing fused command" },
+	{ 0x00b, "invalid namespace or format" }, { 0x00c, "command sequence error" },
+	{ 0x00d, "invalid SGL segment descriptor" }, { 0x00e, "invalid number of SGL descriptors" },
+	{ 0x00f, "data SGL length invalid" }, { 0x013, "PRP offset invalid" },
+	{ 0x014, "atomic write unit exceeded" }, { 0x015, "operation denied" },
+	{ 0x01b, "aborted: preempt and abort" }, { 0x01d, "sanitize in progress" },
+	{ 0x020, "namespace is write protected" }, { 0x021, "command interrupted" },
+	{ 0x022, "transient transport error" },
+	{ 0x080, "LBA out of range" }, { 0x081, "capacity exceeded" },
+	{ 0x082, "namespace not ready" }, { 0x083, "reservation conflict" },
+	{ 0x084, "format in progress" },
+	{ 0x100, "completion queue invalid" }, { 0x101, "invalid queue identifier" },
+	{ 0x102, "invalid queue size" }, { 0x108, "invalid interrupt vector" },
+	{ 0x10a, "invalid format" }, { 0x180, "conflicting attributes" },
+	{ 0x181, "invalid protection information" }, { 0x182, "write to a read-only range" },
+	{ 0x280, "write fault" }, { 0x281, "unrecovered read error" },
+	{ 0x282, "end-to-end guard check error" }, { 0x283, "end-to-end application tag check error" },
+	{ 0x284, "end-to-end reference tag check error" }, { 0x285, "compare failure" },
+	{ 0x286, "access denied" }, { 0x287, "deallocated or unwritten logical block" },
+	{ 0x300, "internal path error" }, { 0x360, "controller pathing error" },
+	{ 0x370, "host pathing error" }, { 0x371, "command aborted by host" },
+};
+
+static const char *const sct_names[8] = {
+	"generic error", "command error", "media error", "path error",
+	"reserved status type 4", "reserved status type 5", "reserved status type 6", "vendor specific error",
+};
+
+/* "media error: unrecovered read error (sct 2 sc 0x81)" for a status field. */
+static void status_str(uint16_t st, char *buf, size_t cap)
+{
+	uint16_t code = (uint16_t)(NVME_STATUS_SCT(st) << 8 | NVME_STATUS_SC(st));
+	const char *name = "unknown status";
+	for (size_t i = 0; i < sizeof status_names / sizeof status_names[0]; i++)
+		if (status_names[i].code == code)
+			name = status_names[i].name;
+	ksnprintf(buf, cap, "%s: %s (sct %u sc 0x%x%s)", sct_names[NVME_STATUS_SCT(st)], name,
+		  NVME_STATUS_SCT(st), NVME_STATUS_SC(st), (st & NVME_STATUS_DNR) ? ", do not retry" : "");
+}
+
+static bool status_ok(uint16_t st) { return (st & 0x7ff) == 0; }
+
+/* ------------------------------------------------------------ registers, queues */
+
+static uint32_t rd32(const struct nvme_ctrl *c, uint32_t off) { return *(volatile uint32_t *)(c->regs + off); }
+static void wr32(struct nvme_ctrl *c, uint32_t off, uint32_t v) { *(volatile uint32_t *)(c->regs + off) = v; }
+
+/* 64-bit registers as two dword accesses, low first (3.1: allowed for all). */
+static uint64_t rd64(const struct nvme_ctrl *c, uint32_t off)
+{
+	uint64_t lo = rd32(c, off);
+	return lo | (uint64_t)rd32(c, off + 4) << 32;
+}
+
+static void wr64(struct nvme_ctrl *c, uint32_t off, uint64_t v)
+{
+	wr32(c, off, (uint32_t)v);
+	wr32(c, off + 4, (uint32_t)(v >> 32));
+}
+
+static void *alloc_pages(size_t bytes, struct page **pg, unsigned *order)
+{
+	*order = 0;
+	while ((NVME_PAGE << *order) < bytes)
+		(*order)++;
+	*pg = pmm_alloc(*order, PMM_KERNEL);           /* queues are zeroed when (re)created */
+	return *pg ? page_address(*pg) : NULL;
+}
+
+static void free_pages(struct page **pg, unsigned order)
+{
+	if (*pg)
+		pmm_free(*pg, order);
+	*pg = NULL;
+}
+
+static int sq_alloc(struct nvme_ctrl *c, struct nvme_sq *q, uint16_t qid, uint16_t entries)
+{
+	q->entries = entries;
+	q->db = NVME_SQ_TDBL(qid, c->dstrd);
+	q->e = alloc_pages(entries * sizeof *q->e, &q->pg, &q->order);
+	return q->e ? 0 : -ENOMEM;
+}
+
+static int cq_alloc(struct nvme_ctrl *c, struct nvme_cq *q, uint16_t qid, uint16_t entries)
+{
+	q->entries = entries;
+	q->db = NVME_CQ_HDBL(qid, c->dstrd);
+	q->e = alloc_pages(entries * sizeof *q->e, &q->pg, &q->order);
+	return q->e ? 0 : -ENOMEM;
+}
+
+/* Empty a queue for a (re)created controller queue.  c->lock held. */
+static void sq_reset(struct nvme_sq *q)
+{
+	memset(q->e, 0, q->entries * sizeof *q->e);
+	q->tail = 0;
+}
+
+static void cq_reset(struct nvme_cq *q)
+{
+	memset((void *)q->e, 0, q->entries * sizeof *q->e);
+	q->head = 0;
+	q->phase = 1;                   /* the controller's first pass writes phase 1 */
+}
+
+/* Copy e to the tail and ring the doorbell.  c->lock held. */
+static void sq_push(struct nvme_ctrl *c, struct nvme_sq *q, const struct nvme_sqe *e)
+{
+	q->e[q->tail] = *e;
+	if (++q->tail == q->entries)
+		q->tail = 0;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);        /* entry in memory before the doorbell */
+	wr32(c, q->db, q->tail);
+}
+
+/* Take the entry at the head if the controller has posted it (its phase
+ * tag matches this pass).  c->lock held. */
+static bool cq_pop(struct nvme_cq *q, struct nvme_cqe *out)
+{
+	volatile struct nvme_cqe *e = &q->e[q->head];
+	uint16_t st = e->status;
+	if ((st & NVME_CQE_PHASE) != q->phase)
+		return false;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);        /* the rest of the entry after its phase */
+	out->dw0 = e->dw0;
+	out->sq_head = e->sq_head;
+	out->sq_id = e->sq_id;
+	out->cid = e->cid;
+	out->status = st;
+	if (++q->head == q->entries) {
+		q->head = 0;
+		q->phase ^= 1;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ completions */
+
+struct chain {
+	struct nvme_slot *head, **tail;
+};
+
+static void chain_init(struct chain *ch)
+{
+	ch->head = NULL;
+	ch->tail = &ch->head;
+}
+
+static void chain_add(struct chain *ch, struct nvme_slot *s)
+{
+	s->next = NULL;
+	*ch->tail = s;
+	ch->tail = &s->next;
+}
+
+static void print_failure(struct nvme_ctrl *c, const struct nvme_slot *s, const char *why)
+{
+	uint32_t n = __atomic_fetch_add(&c->error_lines, 1, __ATOMIC_RELAXED);
+	const struct blk_cmd *cmd = s->cmd;
+	if (n < NVME_ERROR_LINES)
+		kprintf("%s: %s of blocks %lu..%lu failed: %s\n", s->ns->blk.name,
+			cmd->op == BLK_WRITE ? "write" : "read", cmd->lba, cmd->lba + cmd->nblocks - 1, why);
+	else if (n == NVME_ERROR_LINES)
+		kprintf("%s: more I/O errors: counted in the halt record, no longer printed\n", c->name);
+}
+
+/* The errno a DONE slot ends with; explains failures on the console. */
+static int slot_result(struct nvme_ctrl *c, const struct nvme_slot *s)
+{
+	char why[112];
+	if (s->err == -ETIMEDOUT)
+		print_failure(c, s, "timed out (no completion in 30 s); failed by the controller reset");
+	else if (s->err == -EIO)
+		print_failure(c, s, c->state == NVME_DEAD ? "the controller is dead"
+							  : "aborted by a controller reset");
+	else if (s->err)
+		print_failure(c, s, "rejected by the driver");
+	if (s->err)
+		return s->err;
+	if (status_ok(s->status))
+		return 0;
+	status_str(s->status, why, sizeof why);
+	print_failure(c, s, why);
+	return -EIO;
+}
+
+/* Hand finished slots back to the block layer.  No locks held. */
+static void finish_chain(struct nvme_ctrl *c, struct nvme_slot *s)
+{
+	while (s) {
+		struct nvme_slot *next = s->next;
+		struct blk_cmd *cmd = s->cmd;
+		int err = slot_result(c, s);
+		bool on = spin_lock_irqsave(&c->lock);
+		if (err)
+			c->st.errors++;
+		s->cmd = NULL;
+		s->state = SLOT_FREE;
+		spin_unlock_irqrestore(&c->lock, on);
+		blk_complete(cmd, err);
+		s = next;
+	}
+}
+
+/* Move completed I/O commands to done; returns how many.  c->lock held. */
+static uint32_t reap_io(struct nvme_ctrl *c, struct chain *done)
+{
+	struct nvme_cqe e;
+	uint32_t n = 0;
+	while (c->io_up && cq_pop(&c->iocq, &e)) {
+		n++;
+		struct nvme_slot *s = e.cid < c->nslots ? &c->slots[e.cid] : NULL;
+		if (!s || s->state != SLOT_ISSUED) {
+			kprintf("%s: completion for command id %u, which is not in flight: ignored\n", c->name, e.cid);
+			continue;
+		}
+		s->state = SLOT_DONE;
+		s->status = NVME_STATUS(e.status);
+		s->err = 0;
+		c->inflight--;
+		chain_add(done, s);
+	}
+	if (n)
+		wr32(c, c->iocq.db, c->iocq.head);
+	return n;
+}
+
+/* Take admin completions; true when the waiting command's arrived.
+ * c->lock held. */
+static bool reap_admin(struct nvme_ctrl *c)
+{
+	struct nvme_cqe e;
+	bool any = false, done = false;
+	while (cq_pop(&c->acq, &e)) {
+		any = true;
+		if (c->admin_busy && !c->admin_done && e.cid == c->admin_cid) {
+			c->admin_cqe = e;
+			c->admin_done = done = true;
+		} else {
+			kprintf("%s: stale admin completion (command id %u) ignored\n", c->name, e.cid);
+		}
+	}
+	if (any)
+		wr32(c, c->acq.db, c->acq.head);
+	return done;
+}
+
+/* Failed at probe or in a reset: its queues may be freed.  c->lock held. */
+static bool gone(const struct nvme_ctrl *c) { return c->state == NVME_DEAD && !c->io_up && !c->admin_busy; }
+
+/* Reap what the named queues hold and finish it.  Any context. */
+static void service(struct nvme_ctrl *c, bool admin, bool io, bool polled)
+{
+	struct chain done;
+	chain_init(&done);
+	bool on = spin_lock_irqsave(&c->lock);
+	if (gone(c)) {
+		spin_unlock_irqrestore(&c->lock, on);
+		return;
+	}
+	bool woke = admin && reap_admin(c);
+	uint32_t n = io ? reap_io(c, &done) : 0;
+	if (polled)
+		c->st.polled += n + woke;
+	else
+		c->st.irqs++;
+	spin_unlock_irqrestore(&c->lock, on);
+	if (woke)
+		waitq_wake_all(&c->admin_wq);
+	finish_chain(c, done.head);
+}
+
+static void irq_admin(struct trap_frame *f, void *arg) { (void)f; service(arg, true, false, false); }
+static void irq_io(struct trap_frame *f, void *arg) { (void)f; service(arg, false, true, false); }
+static void irq_shared(struct trap_frame *f, void *arg) { (void)f; service(arg, true, true, false); }
+
+/* ------------------------------------------------------------ timer: polling, timeouts */
+
+static void arm_poll(struct nvme_ctrl *c)
+{
+	if (!c->poll_armed) {
+		c->poll_armed = true;
+		ktimer_arm(&c->poll, time_ns() + c->poll_ns);
+	}
+}
+
+/* Timed-out commands or a failed controller: ask the worker for a reset.
+ * c->lock held; returns true when it did. */
+static bool check_health(struct nvme_ctrl *c)
+{
+	if (c->state != NVME_LIVE || !c->inflight)
+		return false;
+	uint64_t now = time_ns();
+	uint32_t late = 0;
+	for (uint32_t i = 0; i < c->nslots; i++) {
+		struct nvme_slot *s = &c->slots[i];
+		if (s->state == SLOT_ISSUED && now >= s->deadline && !s->timed_out) {
+			s->timed_out = true;
+			late++;
+		}
+	}
+	uint32_t csts = rd32(c, NVME_REG_CSTS);
+	if (csts == 0xffffffffu)
+		c->reset_reason = "the controller stopped answering (CSTS reads all ones)";
+	else if (csts & NVME_CSTS_CFS)
+		c->reset_reason = "the controller reports a fatal error (CSTS.CFS)";
+	else if (late)
+		c->reset_reason = "command timeout";
+	else
+		return false;
+	c->state = NVME_RESETTING;
+	c->reset_wanted = true;
+	return true;
+}
+
+/* Interrupt context (the tick).  Re-arms itself while work is outstanding. */
+static void poll_timer(void *arg)
+{
+	struct nvme_ctrl *c = arg;
+	struct chain done;
+	chain_init(&done);
+	bool on = spin_lock_irqsave(&c->lock);
+	if (gone(c)) {
+		c->poll_armed = false;
+		spin_unlock_irqrestore(&c->lock, on);
+		return;
+	}
+	bool woke = reap_admin(c);
+	c->st.polled += reap_io(c, &done) + woke;
+	bool reset = check_health(c);
+	if ((c->inflight || c->admin_busy) && c->state != NVME_DEAD)
+		ktimer_arm(&c->poll, time_ns() + c->poll_ns);
+	else
+		c->poll_armed = false;
+	spin_unlock_irqrestore(&c->lock, on);
+	if (woke)
+		waitq_wake_all(&c->admin_wq);
+	if (reset)
+		waitq_wake_all(&nv.wq);
+	finish_chain(c, done.head);
+}
+
+/* ------------------------------------------------------------ I/O submission */
+
+/* PRP1/PRP2 and the list for cmd's segments (4.3): only the first may
+ * start inside a page, only the last may end inside one.  c->lock held.
+ * Returns 0, or -EINVAL with *bad the offending segment. */
+static int build_prps(struct nvme_slot *s, const struct blk_cmd *cmd, uint32_t *bad)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < cmd->nsegs; i++) {
+		uint64_t p = cmd->segs[i].phys, end = p + cmd->segs[i].len;
+		*bad = i;
+		if ((i > 0 && (p & (NVME_PAGE - 1))) || (i + 1 < cmd->nsegs && (end & (NVME_PAGE - 1))))
+			return -EINVAL;
+		uint64_t page = i == 0 ? (p & ~(uint64_t)(NVME_PAGE - 1)) + NVME_PAGE : p;
+		for (; page < end; page += NVME_PAGE) {
+			if (n == NVME_PRP_PER_PAGE)
+				return -EINVAL;
+			s->prp[n++] = page;
+		}
+	}
+	s->prp1 = cmd->segs[0].phys;
+	s->prp2 = n == 0 ? 0 : n == 1 ? s->prp[0] : s->prp_phys;
+	return 0;
+}
+
+/* Put a slot's command on the I/O queue.  c->lock held, state LIVE. */
+static void issue(struct nvme_ctrl *c, struct nvme_slot *s)
+{
+	const struct blk_cmd *cmd = s->cmd;
+	struct nvme_sqe e = {
+		.opc = cmd->op == BLK_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ,
+		.cid = (uint16_t)(s - c->slots),
+		.nsid = s->ns->nsid,
+		.prp1 = s->prp1,
+		.prp2 = s->prp2,
+		.cdw10 = (uint32_t)cmd->lba,
+		.cdw11 = (uint32_t)(cmd->lba >> 32),
+		.cdw12 = cmd->nblocks - 1,      /* NLB, 0's based */
+	};
+	s->state = SLOT_ISSUED;
+	s->timed_out = false;
+	s->deadline = time_ns() + NVME_CMD_TIMEOUT_NS;
+	c->inflight++;
+	c->st.cmds++;
+	if ((uint64_t)cmd->nblocks * s->ns->blk.block_size > c->st.max_bytes)
+		c->st.max_bytes = (uint64_t)cmd->nblocks * s->ns->blk.block_size;
+	sq_push(c, &c->iosq, &e);
+	arm_poll(c);
+}
+
+/* ops->submit: never sleeps; any context. */
+static int nvme_submit(struct blk_dev *d, struct blk_cmd *cmd)
+{
+	struct nvme_ns *ns = d->drv;
+	struct nvme_ctrl *c = ns->c;
+	struct nvme_slot *s = &c->slots[ns->slot_base + (uint32_t)(cmd - d->cmds)];
+	uint32_t bad = 0;
+	int err = 0;
+	if (cmd->nblocks > d->max_blocks) {
+		kprintf("%s: command of %u blocks exceeds the device's limit of %u (MDTS): rejected\n", d->name,
+			cmd->nblocks, d->max_blocks);
+		return -EINVAL;
+	}
+	bool on = spin_lock_irqsave(&c->lock);
+	if (s->state != SLOT_FREE)
+		err = -EBUSY;
+	else if (c->state == NVME_DEAD)
+		err = -EIO;
+	else if (!(err = build_prps(s, cmd, &bad))) {
+		s->cmd = cmd;
+		s->ns = ns;
+		if (c->state == NVME_LIVE)
+			issue(c, s);
+		else
+			s->state = SLOT_PENDING;        /* issued when the reset is over */
+	}
+	spin_unlock_irqrestore(&c->lock, on);
+	if (err == -EBUSY)
+		kprintf("%s: command slot %u is busy (driver bug): command failed\n", d->name, (uint32_t)(s - c->slots));
+	else if (err == -EINVAL)
+		kprintf("%s: segment %u (0x%lx, %u bytes) cannot be described by PRPs: command rejected\n", d->name,
+			bad, cmd->segs[bad].phys, cmd->segs[bad].len);
+	return err;
+}
+
+static const struct blk_ops nvme_blk_ops = { .submit = nvme_submit };
+
+/* ------------------------------------------------------------ admin commands */
+
+static bool admin_finished(void *arg) { return ((struct nvme_ctrl *)arg)->admin_done; }
+
+/* Run one admin command and wait for it.  Thread context, admin_lock
+ * held.  Returns 0, -EIO (the device failed it; printed) or -ETIMEDOUT. */
+static int admin_exec(struct nvme_ctrl *c, struct nvme_sqe *e, const char *what)
+{
+	bool on = spin_lock_irqsave(&c->lock);
+	e->cid = ++c->admin_cid;
+	c->admin_busy = true;
+	c->admin_done = false;
+	sq_push(c, &c->asq, e);
+	arm_poll(c);
+	spin_unlock_irqrestore(&c->lock, on);
+	uint64_t end = time_ns() + NVME_ADMIN_TIMEOUT_NS;
+	while (!c->admin_done && time_ns() < end) {
+		wait_event_timeout(&c->admin_wq, admin_finished, c, NVME_ADMIN_SLICE_NS);
+		if (!c->admin_done)
+			service(c, true, false, true);  /* the interrupt may be lost */
+	}
+	on = spin_lock_irqsave(&c->lock);
+	bool done = c->admin_done;
+	struct nvme_cqe cqe = c->admin_cqe;
+	c->admin_busy = false;
+	spin_unlock_irqrestore(&c->lock, on);
+	if (!done) {
+		kprintf("%s: %s: no completion in %lu s\n", c->name, what, NVME_ADMIN_TIMEOUT_NS / NS_PER_S);
+		return -ETIMEDOUT;
+	}
+	uint16_t st = NVME_STATUS(cqe.status);
+	if (!status_ok(st)) {
+		char why[112];
+		status_str(st, why, sizeof why);
+		kprintf("%s: %s failed: %s\n", c->name, what, why);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int identify(struct nvme_ctrl *c, uint32_t cns, uint32_t nsid, uint64_t buf_phys, const char *what)
+{
+	struct nvme_sqe e = { .opc = NVME_ADM_IDENTIFY, .nsid = nsid, .prp1 = buf_phys, .cdw10 = cns };
+	return admin_exec(c, &e, what);
+}
+
+/* Ask for one I/O queue pair, then create its CQ and SQ.  admin_lock held. */
+static int create_io_queues(struct nvme_ctrl *c)
+{
+	bool on = spin_lock_irqsave(&c->lock);
+	sq_reset(&c->iosq);
+	cq_reset(&c->iocq);
+	spin_unlock_irqrestore(&c->lock, on);
+	struct nvme_sqe e = { .opc = NVME_ADM_SET_FEATURES, .cdw10 = NVME_FEAT_NUM_QUEUES, .cdw11 = 0 };
+	int err = admin_exec(c, &e, "Set Features (number of queues)");
+	if (err)
+		return err;
+	uint32_t ien = c->irq_mode == IRQ_POLL ? 0 : NVME_CQ_FLAGS_IEN;
+	e = (struct nvme_sqe){ .opc = NVME_ADM_CREATE_CQ, .prp1 = page_to_phys(c->iocq.pg),
+			       .cdw10 = NVME_QUEUE_CDW10(1, c->iocq.entries),
+			       .cdw11 = (uint32_t)c->io_iv << 16 | ien | NVME_CQ_FLAGS_PC };
+	if ((err = admin_exec(c, &e, "Create I/O Completion Queue")))
+		return err;
+	e = (struct nvme_sqe){ .opc = NVME_ADM_CREATE_SQ, .prp1 = page_to_phys(c->iosq.pg),
+			       .cdw10 = NVME_QUEUE_CDW10(1, c->iosq.entries),
+			       .cdw11 = 1u << 16 | NVME_SQ_FLAGS_PC };
+	if ((err = admin_exec(c, &e, "Create I/O Submission Queue")))
+		return err;
+	on = spin_lock_irqsave(&c->lock);
+	c->io_up = true;
+	spin_unlock_irqrestore(&c->lock, on);
+	return 0;
+}
+
+/* ------------------------------------------------------------ enable, disable */
+
+/* Wait for (CSTS & mask) == want, up to CAP.TO.  Sleeps when allowed
+ * (busy-waits the first 2 ms, where QEMU and most devices are done). */
+static int wait_csts(struct nvme_ctrl *c, uint32_t mask, uint32_t want, uint64_t timeout_ns, bool sleep,
+		     const char *what)
+{
+	uint64_t start = time_ns();
+	for (;;) {
+		uint32_t s = rd32(c, NVME_REG_CSTS);
+		if (s == 0xffffffffu) {
+			kprintf("%s: CSTS reads all ones: the controller is gone\n", c->name);
+			return -ENODEV;
+		}
+		if ((s & mask) == want)
+			return 0;
+		if ((s & NVME_CSTS_CFS) && want) {
+			kprintf("%s: fatal controller status (CSTS 0x%x) while waiting for %s\n", c->name, s, what);
+			return -EIO;
+		}
+		uint64_t t = time_ns() - start;
+		if (t >= timeout_ns) {
+			kprintf("%s: no %s after %lu ms (CSTS 0x%x)\n", c->name, what, t / 1000000, s);
+			return -ETIMEDOUT;
+		}
+		if (sleep && t > 2000000)
+			sleep_ms(1);
+		else
+			udelay(10);
+	}
+}
+
+/* CC.EN = 0 and wait for CSTS.RDY = 0: the controller is reset, its
+ * queues are gone and it does no more DMA (7.6.1, 3.1.5). */
+static int ctrl_disable(struct nvme_ctrl *c)
+{
+	wr32(c, NVME_REG_CC, 0);
+	return wait_csts(c, NVME_CSTS_RDY, 0, c->ready_timeout_ns, true, "CSTS.RDY = 0 (disable)");
+}
+
+/* Program the admin queue and set CC.EN (7.6.1).  admin_lock held. */
+static int ctrl_enable(struct nvme_ctrl *c)
+{
+	bool on = spin_lock_irqsave(&c->lock);
+	sq_reset(&c->asq);
+	cq_reset(&c->acq);
+	c->admin_busy = false;
+	spin_unlock_irqrestore(&c->lock, on);
+	wr32(c, NVME_REG_AQA, NVME_AQA(c->asq.entries, c->acq.entries));
+	wr64(c, NVME_REG_ASQ, page_to_phys(c->asq.pg));
+	wr64(c, NVME_REG_ACQ, page_to_phys(c->acq.pg));
+	wr32(c, NVME_REG_CC, NVME_CC_EN | NVME_CC_CSS_NVM | NVME_CC_MPS(12) | NVME_CC_AMS_RR |
+				     NVME_CC_IOSQES(6) | NVME_CC_IOCQES(4));
+	return wait_csts(c, NVME_CSTS_RDY, NVME_CSTS_RDY, c->ready_timeout_ns, true, "CSTS.RDY = 1 (enable)");
+}
+
+/* ------------------------------------------------------------ reset (worker thread) */
+
+/* Fail every command the (now disabled) controller had.  admin_lock held. */
+static void fail_inflight(struct nvme_ctrl *c)
+{
+	struct chain done;
+	chain_init(&done);
+	uint32_t n = 0, late = 0;
+	bool on = spin_lock_irqsave(&c->lock);
+	c->io_up = false;
+	for (uint32_t i = 0; i < c->nslots; i++) {
+		struct nvme_slot *s = &c->slots[i];
+		if (s->state != SLOT_ISSUED)
+			continue;
+		s->state = SLOT_DONE;
+		s->err = s->timed_out ? -ETIMEDOUT : -EIO;
+		late += s->timed_out;
+		n++;
+		chain_add(&done, s);
+	}
+	c->inflight = 0;
+	c->st.timeouts += late;
+	spin_unlock_irqrestore(&c->lock, on);
+	if (n)
+		kprintf("%s: failing %u command(s) that were in flight, %u of them timed out\n", c->name, n, late);
+	finish_chain(c, done.head);
+}
+
+/* After a reset: go LIVE and issue what waited, or go DEAD and fail it. */
+static void restart(struct nvme_ctrl *c, int err)
+{
+	struct chain failed;
+	chain_init(&failed);
+	uint32_t n = 0;
+	if (err)
+		pci_enable(c->pci, true, false, false);         /* no more DMA, whatever state it is in */
+	bool on = spin_lock_irqsave(&c->lock);
+	c->state = err ? NVME_DEAD : NVME_LIVE;
+	c->reset_wanted = false;
+	for (uint32_t i = 0; i < c->nslots; i++) {
+		struct nvme_slot *s = &c->slots[i];
+		if (s->state != SLOT_PENDING)
+			continue;
+		n++;
+		if (!err) {
+			issue(c, s);
+		} else {
+			s->state = SLOT_DONE;
+			s->err = -EIO;
+			chain_add(&failed, s);
+		}
+	}
+	spin_unlock_irqrestore(&c->lock, on);
+	if (err)
+		kprintf("%s: the controller did not come back from the reset: all its I/O fails from now on\n",
+			c->name);
+	else
+		kprintf("%s: controller reset done, queues up again; %u waiting command(s) issued\n", c->name, n);
+	finish_chain(c, failed.head);
+}
+
+static void reset_controller(struct nvme_ctrl *c)
+{
+	mutex_lock(&c->admin_lock);
+	kprintf("%s: %s: resetting the controller\n", c->name, c->reset_reason);
+	bool on = spin_lock_irqsave(&c->lock);
+	c->st.resets++;
+	spin_unlock_irqrestore(&c->lock, on);
+	int err = ctrl_disable(c);
+	if (err)
+		pci_enable(c->pci, true, false, false);         /* before its buffers go back */
+	fail_inflight(c);
+	if (!err)
+		err = ctrl_enable(c);
+	if (!err)
+		err = create_io_queues(c);
+	restart(c, err);
+	mutex_unlock(&c->admin_lock);
+}
+
+static bool any_reset_wanted(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < nv.n; i++)
+		if (nv.ctrls[i]->reset_wanted)
+			return true;
+	return false;
+}
+
+/* The worker: resets controllers on the poll timer's request.  The wakeup
+ * comes from our own timer and cannot be lost (wait.h); the timeout only
+ * bounds how long a missed flag could go unseen. */
+static void worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		wait_event_timeout(&nv.wq, any_reset_wanted, NULL, NVME_WORKER_IDLE_NS);
+		for (int i = 0; i < nv.n; i++)
+			if (nv.ctrls[i]->reset_wanted)
+				reset_controller(nv.ctrls[i]);
+	}
+}
+
+/* ------------------------------------------------------------ probe */
+
+static void setup_irqs(struct nvme_ctrl *c)
+{
+	struct pci_dev *d = c->pci;
+	ksnprintf(c->irq_name[0], sizeof c->irq_name[0], "%s admin", c->name);
+	ksnprintf(c->irq_name[1], sizeof c->irq_name[1], "%s io", c->name);
+	c->vec[0] = c->vec[1] = -1;
+	c->poll_ns = NVME_POLL_NS;
+	if (d->msix_cap && d->msix_nvec >= 2) {
+		c->vec[0] = irq_alloc(c->irq_name[0], irq_admin, c);
+		c->vec[1] = irq_alloc(c->irq_name[1], irq_io, c);
+		if (c->vec[0] >= 0 && c->vec[1] >= 0 && !pci_msix_enable(d, 2, c->vec)) {
+			c->irq_mode = IRQ_MSIX;
+			c->io_iv = 1;
+			return;
+		}
+		irq_free(c->vec[0]);
+		irq_free(c->vec[1]);
+	}
+	/* One vector for both queues: MSI-X with a one-entry table, MSI, INTx. */
+	c->io_iv = 0;
+	c->vec[1] = -1;
+	c->vec[0] = irq_alloc(c->name, irq_shared, c);
+	if (c->vec[0] >= 0 && d->msix_cap && !pci_msix_enable(d, 1, c->vec)) {
+		c->irq_mode = IRQ_MSIX;
+		return;
+	}
+	if (c->vec[0] >= 0 && !pci_msi_enable(d, c->vec[0])) {
+		c->irq_mode = IRQ_MSI;
+		return;
+	}
+	irq_free(c->vec[0]);
+	c->vec[0] = pci_intx_route(d, irq_shared, c, c->name);
+	if (c->vec[0] >= 0) {
+		c->irq_mode = IRQ_INTX;
+		return;
+	}
+	c->irq_mode = IRQ_POLL;
+	c->poll_ns = NVME_POLL_NOIRQ_NS;
+	kprintf("%s: no usable interrupt (MSI-X, MSI, INTx): polling every millisecond\n", c->name);
+}
+
+/* Printable ASCII of a space-padded identify field. */
+static void id_string(char *dst, const uint8_t *src, size_t len)
+{
+	size_t n;
+	for (size_t i = 0; i < len; i++)
+		dst[i] = !src[i] ? ' ' : src[i] >= 0x20 && src[i] < 0x7f ? (char)src[i] : '?';
+	for (n = len; n && dst[n - 1] == ' '; n--)
+		;
+	dst[n] = 0;
+}
+
+static uint32_t get32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+static int identify_controller(struct nvme_ctrl *c, uint8_t *buf, uint64_t phys)
+{
+	int err = identify(c, NVME_ID_CNS_CTRL, 0, phys, "Identify Controller");
+	if (err)
+		return err;
+	id_string(c->serial, buf + NVME_IDC_SN, NVME_IDC_SN_LEN);
+	id_string(c->model, buf + NVME_IDC_MN, NVME_IDC_MN_LEN);
+	id_string(c->firmware, buf + NVME_IDC_FR, NVME_IDC_FR_LEN);
+	c->mdts = buf[NVME_IDC_MDTS];
+	c->rtd3e_us = get32(buf + NVME_IDC_RTD3E);
+	uint64_t mdts_bytes = (uint64_t)NVME_PAGE << NVME_CAP_MPSMIN(c->cap) << (c->mdts < 24 ? c->mdts : 24);
+	c->max_xfer = c->mdts && mdts_bytes < NVME_MAX_XFER ? (uint32_t)mdts_bytes : NVME_MAX_XFER;
+	uint16_t maxcmd = (uint16_t)(buf[NVME_IDC_MAXCMD] | buf[NVME_IDC_MAXCMD + 1] << 8);
+	c->nslots = c->iosq.entries - 1u;
+	if (c->nslots > NVME_MAX_CMDS)
+		c->nslots = NVME_MAX_CMDS;
+	if (maxcmd && c->nslots > maxcmd)
+		c->nslots = maxcmd;
+	return 0;
+}
+
+/* One namespace: keep it when its LBA format is one we can drive. */
+static void add_namespace(struct nvme_ctrl *c, uint32_t nsid, const uint8_t *id)
+{
+	uint64_t nsze = get64(id + NVME_IDN_NSZE);
+	uint32_t fmt = id[NVME_IDN_FLBAS] & 0xf;
+	uint32_t lbaf = get32(id + NVME_IDN_LBAF0 + 4 * fmt);
+	uint32_t shift = NVME_LBAF_LBADS(lbaf);
+	if (!nsze)
+		return;                         /* allocated but not attached: inactive */
+	if (NVME_LBAF_MS(lbaf) || shift < 9 || shift > 12 || fmt > id[NVME_IDN_NLBAF]) {
+		kprintf("%sn%u: LBA format %u (%u-byte blocks, %u bytes of metadata) not supported: skipped\n",
+			c->name, nsid, fmt, 1u << (shift & 31), NVME_LBAF_MS(lbaf));
+		return;
+	}
+	if (c->nns == NVME_MAX_NS || (uint32_t)c->nns == c->nslots) {
+		kprintf("%sn%u: more namespaces than the driver takes (%d): skipped\n", c->name, nsid, c->nns);
+		return;
+	}
+	struct nvme_ns *ns = kzalloc(sizeof *ns);
+	if (!ns)
+		return;
+	ns->c = c;
+	ns->nsid = nsid;
+	struct blk_dev *b = &ns->blk;
+	ksnprintf(b->name, sizeof b->name, "%sn%u", c->name, nsid);
+	b->nblocks = nsze;
+	b->block_size = 1u << shift;
+	b->max_blocks = c->max_xfer >> shift;
+	b->max_segs = BLK_MAX_SEGS;
+	b->ops = &nvme_blk_ops;
+	b->drv = ns;
+	memcpy(b->model, c->model, strlen(c->model) + 1);     /* 40 characters at most */
+	c->ns[c->nns++] = ns;
+}
+
+/* The active namespace list (CNS 2, NVMe 1.1+), else IDs 1..NN. */
+static int find_namespaces(struct nvme_ctrl *c, uint8_t *buf, uint64_t phys, uint32_t nn)
+{
+	static uint32_t ids[NVME_ID_NSLIST_MAX];        /* probes run one at a time */
+	uint32_t n = 0;
+	int err = c->vs >= 0x10100 ? identify(c, NVME_ID_CNS_NS_ACTIVE, 0, phys, "Identify (active namespaces)") : -EIO;
+	if (err == -ETIMEDOUT)
+		return err;
+	if (!err)
+		for (; n < NVME_ID_NSLIST_MAX && get32(buf + 4 * n); n++)
+			ids[n] = get32(buf + 4 * n);
+	else
+		for (; n < nn && n < NVME_ID_NSLIST_MAX; n++)
+			ids[n] = n + 1;
+	for (uint32_t i = 0; i < n && c->nns < NVME_MAX_NS; i++) {
+		err = identify(c, NVME_ID_CNS_NS, ids[i], phys, "Identify Namespace");
+		if (err == -ETIMEDOUT)
+			return err;
+		if (!err)
+			add_namespace(c, ids[i], buf);
+	}
+	return 0;
+}
+
+/* Slots and PRP pages; namespaces share the slots evenly. */
+static int setup_slots(struct nvme_ctrl *c)
+{
+	c->slots = kzalloc(c->nslots * sizeof *c->slots);
+	if (!c->slots)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->nslots; i++) {
+		struct nvme_slot *s = &c->slots[i];
+		unsigned order;
+		s->prp = alloc_pages(NVME_PAGE, &s->prp_pg, &order);
+		if (!s->prp)
+			return -ENOMEM;
+		s->prp_phys = page_to_phys(s->prp_pg);
+	}
+	uint32_t per = c->nns ? c->nslots / (uint32_t)c->nns : 0;
+	for (int i = 0; i < c->nns; i++) {
+		c->ns[i]->slot_base = (uint32_t)i * per;
+		c->ns[i]->blk.queue_depth = per;
+	}
+	return 0;
+}
+
+/* Short: under QEMU's TCG every console byte costs microseconds of boot. */
+static void probe_text(const struct nvme_ctrl *c)
+{
+	kprintf("%s: %s \"%s\" serial \"%s\" fw \"%s\", NVMe %u.%u, %s, queue %u/%u, max %u KiB (MDTS %u)\n",
+		c->name, c->pci->name, c->model, c->serial, c->firmware, NVME_VS_MJR(c->vs), NVME_VS_MNR(c->vs),
+		irq_mode_name[c->irq_mode], c->nslots, c->iosq.entries, c->max_xfer >> 10, c->mdts);
+	for (int i = 0; i < c->nns; i++) {
+		const struct blk_dev *b = &c->ns[i]->blk;
+		kprintf("%s: %lu x %u-byte blocks (%lu MiB)\n", b->name, b->nblocks, b->block_size,
+			(b->nblocks * b->block_size) >> 20);
+	}
+}
+
+static void probe_record(const struct nvme_ctrl *c, const char *error)
+{
+	char ver[12];
+	ksnprintf(ver, sizeof ver, "%u.%u", NVME_VS_MJR(c->vs), NVME_VS_MNR(c->vs));
+	struct json *j = rec_begin("nvme");
+	json_str(j, "name", c->name);
+	json_str(j, "pci", c->pci->name);
+	json_bool(j, "ok", error == NULL);
+	if (error)
+		json_str(j, "error", error);
+	json_str(j, "model", c->model);
+	json_str(j, "serial", c->serial);
+	json_str(j, "firmware", c->firmware);
+	json_str(j, "version", ver);
+	json_str(j, "interrupts", irq_mode_name[c->irq_mode]);
+	json_u64(j, "queue_entries", c->iosq.entries);
+	json_u64(j, "queue_depth", c->nslots);
+	json_u64(j, "mdts", c->mdts);
+	json_u64(j, "max_transfer", c->max_xfer);
+	json_arr_begin(j, "namespaces");
+	for (int i = 0; i < c->nns; i++) {
+		const struct blk_dev *b = &c->ns[i]->blk;
+		json_obj_begin(j, NULL);
+		json_u64(j, "nsid", c->ns[i]->nsid);
+		json_str(j, "name", b->name);
+		json_u64(j, "blocks", b->nblocks);
+		json_u64(j, "block_size", b->block_size);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	rec_end();
+}
+
+/* Map BAR0 and check what CAP offers.  NULL, or why not. */
+static const char *probe_regs(struct nvme_ctrl *c)
+{
+	pci_enable(c->pci, true, false, true);
+	c->regs = pci_map_bar(c->pci, 0);
+	if (!c->regs)
+		return "BAR0 cannot be mapped";
+	c->cap = rd64(c, NVME_REG_CAP);
+	c->vs = rd32(c, NVME_REG_VS);
+	if (c->cap == ~0ull)
+		return "registers read all ones";
+	if (!(c->cap & NVME_CAP_CSS_NVM))
+		return "no NVM command set (CAP.CSS)";
+	if (NVME_CAP_MPSMIN(c->cap) > 0)
+		return "4 KiB memory pages not supported (CAP.MPSMIN)";
+	c->dstrd = NVME_CAP_DSTRD(c->cap);
+	c->ready_timeout_ns = (NVME_CAP_TO(c->cap) ? NVME_CAP_TO(c->cap) : 1) * 500000000ull;
+	uint32_t entries = NVME_CAP_MQES(c->cap) + 1u;
+	if (entries < 2)
+		return "CAP.MQES below 2 entries";
+	if (sq_alloc(c, &c->asq, 0, (uint16_t)(entries < NVME_ADMIN_ENTRIES ? entries : NVME_ADMIN_ENTRIES)) ||
+	    cq_alloc(c, &c->acq, 0, c->asq.entries) ||
+	    sq_alloc(c, &c->iosq, 1, (uint16_t)(entries < NVME_IO_ENTRIES_MAX ? entries : NVME_IO_ENTRIES_MAX)) ||
+	    cq_alloc(c, &c->iocq, 1, c->iosq.entries))
+		return "out of memory for the queues";
+	return NULL;
+}
+
+/* Bring the controller up to LIVE with its namespaces found.  NULL, or
+ * why not.  buf/phys: one page for identify data. */
+static const char *probe_ctrl(struct nvme_ctrl *c, uint8_t *buf, uint64_t phys)
+{
+	const char *why = probe_regs(c);
+	if (why)
+		return why;
+	setup_irqs(c);
+	if (ctrl_disable(c))
+		return "the controller does not reset (CSTS.RDY stays 1)";
+	mutex_lock(&c->admin_lock);
+	int err = ctrl_enable(c);
+	why = err ? "the controller does not become ready" : NULL;
+	if (!why && identify_controller(c, buf, phys))
+		why = "Identify Controller failed";
+	uint32_t nn = why ? 0 : get32(buf + NVME_IDC_NN);
+	if (!why && create_io_queues(c))
+		why = "the I/O queues cannot be created";
+	if (!why && find_namespaces(c, buf, phys, nn))
+		why = "Identify Namespace timed out";
+	mutex_unlock(&c->admin_lock);
+	if (!why && setup_slots(c))
+		why = "out of memory for command slots";
+	return why;
+}
+
+/* Undo a failed probe: device quiet first (no DMA, no interrupts), then
+ * memory.  c itself stays allocated: an INTx handler may still see it. */
+static void probe_undo(struct nvme_ctrl *c)
+{
+	bool on = spin_lock_irqsave(&c->lock);
+	c->state = NVME_DEAD;
+	c->io_up = false;
+	c->admin_busy = false;
+	spin_unlock_irqrestore(&c->lock, on);
+	ktimer_cancel(&c->poll);
+	if (c->regs)
+		wr32(c, NVME_REG_CC, 0);
+	pci_enable(c->pci, true, false, false);
+	if (c->irq_mode == IRQ_MSIX)
+		pci_msix_disable(c->pci);
+	else if (c->irq_mode == IRQ_MSI)
+		pci_msi_disable(c->pci);
+	else if (c->irq_mode == IRQ_INTX)
+		pci_intx_disable(c->pci, true);
+	if (c->irq_mode == IRQ_MSIX || c->irq_mode == IRQ_MSI) {
+		irq_free(c->vec[0]);
+		irq_free(c->vec[1]);
+	}
+	for (uint32_t i = 0; c->slots && i < c->nslots; i++)
+		free_pages(&c->slots[i].prp_pg, 0);
+	kfree(c->slots);
+	c->slots = NULL;
+	for (int i = 0; i < c->nns; i++)
+		kfree(c->ns[i]);
+	c->nns = 0;
+	free_pages(&c->asq.pg, c->asq.order);
+	free_pages(&c->acq.pg, c->acq.order);
+	free_pages(&c->iosq.pg, c->iosq.order);
+	free_pages(&c->iocq.pg, c->iocq.order);
+}
+
+static struct nvme_ctrl *ctrl_new(struct pci_dev *d, int index)
+{
+	struct nvme_ctrl *c = kzalloc(sizeof *c);
+	if (!c)
+		return NULL;
+	c->index = index;
+	c->pci = d;
+	ksnprintf(c->name, sizeof c->name, "nvme%d", index);
+	spin_init(&c->lock, "nvme");
+	mutex_init(&c->admin_lock, "nvme-admin");
+	waitq_init(&c->admin_wq, "nvme-admin");
+	ktimer_init(&c->poll, poll_timer, c);
+	c->poll_ns = NVME_POLL_NS;
+	c->state = NVME_LIVE;
+	return c;
+}
+
+static void probe(struct pci_dev *d, int index)
+{
+	struct nvme_ctrl *c = ctrl_new(d, index);
+	struct page *idpg = pmm_alloc(0, PMM_ZERO | PMM_KERNEL);
+	if (!c || !idpg || nv.n == NVME_MAX_CTRLS) {
+		kprintf("nvme%d: %s: not used: out of memory or too many controllers\n", index, d->name);
+		kfree(c);
+		if (idpg)
+			pmm_free(idpg, 0);
+		return;
+	}
+	const char *why = probe_ctrl(c, page_address(idpg), page_to_phys(idpg));
+	pmm_free(idpg, 0);
+	if (why) {
+		kprintf("%s: %s: not used: %s\n", c->name, d->name, why);
+		probe_undo(c);
+		probe_record(c, why);
+		return;
+	}
+	probe_text(c);
+	probe_record(c, NULL);
+	nv.ctrls[nv.n] = c;
+	__atomic_store_n(&nv.n, nv.n + 1, __ATOMIC_RELEASE);    /* visible to the worker */
+	for (int i = 0; i < c->nns; i++)
+		if (blk_register_disk(&c->ns[i]->blk))
+			kprintf("%s: cannot register with the block layer\n", c->ns[i]->blk.name);
+}
+
+/* ------------------------------------------------------------ halt */
+
+/* Normal shutdown (7.6.2) so the device flushes its cache and does not
+ * count an unsafe power-off.  Busy-waits: the system is going down. */
+static void shutdown(struct nvme_ctrl *c)
+{
+	bool on = spin_lock_irqsave(&c->lock);
+	bool idle = c->state == NVME_LIVE && !c->inflight;
+	if (idle)
+		c->state = NVME_DEAD;
+	spin_unlock_irqrestore(&c->lock, on);
+	if (!idle) {
+		kprintf("%s: busy or failed at halt: no shutdown notification\n", c->name);
+		return;
+	}
+	uint32_t cc = rd32(c, NVME_REG_CC);
+	if (!(cc & NVME_CC_EN) || !(rd32(c, NVME_REG_CSTS) & NVME_CSTS_RDY))
+		return;                         /* disabled behind our back (the msix self-test) */
+	uint64_t t = c->rtd3e_us ? c->rtd3e_us * 1000ull : NVME_SHUTDOWN_DEFAULT_NS;
+	wr32(c, NVME_REG_CC, (cc & ~NVME_CC_SHN_MASK) | NVME_CC_SHN_NORMAL);
+	wait_csts(c, NVME_CSTS_SHST_MASK, NVME_CSTS_SHST_DONE, t < NVME_SHUTDOWN_MAX_NS ? t : NVME_SHUTDOWN_MAX_NS,
+		  false, "shutdown complete (CSTS.SHST)");
+}
+
+static void stats_record(const struct nvme_ctrl *c)
+{
+	struct json *j = rec_begin("nvme_stats");
+	json_str(j, "name", c->name);
+	json_u64(j, "commands", c->st.cmds);
+	json_u64(j, "max_command_bytes", c->st.max_bytes);
+	json_u64(j, "errors", c->st.errors);
+	json_u64(j, "timeouts", c->st.timeouts);
+	json_u64(j, "resets", c->st.resets);
+	json_u64(j, "interrupts", c->st.irqs);
+	json_u64(j, "completions_polled", c->st.polled);
+	rec_end();
+}
+
+static void nvme_halt(void)
+{
+	for (int i = 0; i < nv.n; i++) {
+		shutdown(nv.ctrls[i]);
+		stats_record(nv.ctrls[i]);
+	}
+}
+
+void nvme_init(void)
+{
+	int found = 0;
+	for (struct pci_dev *d = NULL; (d = pci_find_class(PCI_CLASS_STORAGE, 0x08, 0x02, d));)
+		found++;
+	if (!found)
+		return;
+	waitq_init(&nv.wq, "nvme-reset");
+	if (!thread_create("nvme", worker, NULL, SCHED_NORMAL))
+		kprintf("nvme: no worker thread: timed-out commands will not be recovered\n");
+	int index = 0;
+	for (struct pci_dev *d = NULL; (d = pci_find_class(PCI_CLASS_STORAGE, 0x08, 0x02, d));)
+		probe(d, index++);
+	halt_register_hook(nvme_halt);
+}

@@ -1,0 +1,58 @@
+/*
+ * LRU verdicts.  The referenced information is read (and cleared) by the
+ * caller through the reverse map; here only the decision lives.
+ */
+#include "lru_policy.h"
+
+enum lru_verdict lru_judge_inactive(unsigned refs, bool was_referenced, bool swap_backed)
+{
+	if (!refs)
+		return LRU_RECLAIM;
+	/* Swap-backed (anonymous, shmem) pages referenced through a mapping
+	 * are promoted at once, as Linux does: every mapped page starts with
+	 * its accessed bit set, and evicting one costs a write.  The active
+	 * list's aging then sends back those not used since. */
+	if (swap_backed)
+		return LRU_ACTIVATE;
+	/* File pages: referenced while already marked, or through several
+	 * mappings: promote; referenced for the first time: one more trip
+	 * round the inactive list (used-once pages never get promoted). */
+	if (was_referenced || refs > 1)
+		return LRU_ACTIVATE;
+	return LRU_KEEP;
+}
+
+enum lru_verdict lru_judge_active(unsigned refs)
+{
+	return refs ? LRU_ROTATE : LRU_DEACTIVATE;
+}
+
+static uint64_t isqrt(uint64_t v)
+{
+	uint64_t r = 0;
+	while ((r + 1) * (r + 1) <= v)
+		r++;
+	return r;
+}
+
+bool lru_inactive_is_low(uint64_t inactive, uint64_t active, uint64_t total_pages)
+{
+	uint64_t gib = total_pages >> 18;
+	uint64_t ratio = gib ? isqrt(10 * gib) : 1;
+	return inactive * ratio < active;
+}
+
+void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan_anon, uint64_t *scan_shmem)
+{
+	uint64_t total = anon + shmem;
+	if (!total) {
+		*scan_anon = *scan_shmem = 0;
+		return;
+	}
+	*scan_anon = want * anon / total;
+	*scan_shmem = want - *scan_anon;
+	if (!shmem)
+		*scan_anon = want, *scan_shmem = 0;
+	if (!anon)
+		*scan_shmem = want, *scan_anon = 0;
+}

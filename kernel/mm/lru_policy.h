@@ -1,0 +1,40 @@
+/*
+ * LRU aging decisions, pure: what to do with a page found at the tail of
+ * an inactive or active list, and whether the inactive list is too short.
+ * lru.c and reclaim.c apply the answers; tests drive them on simulated
+ * page sets.  Modelled on Linux's shrink_page_list/shrink_active_list
+ * (second chance for referenced inactive pages, activation for pages
+ * referenced twice) and inactive_is_low.
+ */
+#ifndef LRU_POLICY_H
+#define LRU_POLICY_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+enum lru_verdict {
+	LRU_RECLAIM,            /* unreferenced: evict */
+	LRU_KEEP,               /* referenced once: second chance, back to the inactive head */
+	LRU_ACTIVATE,           /* referenced again (or by several mappings): promote */
+	LRU_DEACTIVATE,         /* active page not referenced: demote to inactive */
+	LRU_ROTATE,             /* active and referenced: back to the active head */
+};
+
+/* A page at the inactive tail.  referenced_ptes: accessed bits found (and
+ * cleared) in its page tables; was_referenced: its PG_REFERENCED flag;
+ * swap_backed: anonymous or shmem (evicting it means a write). */
+enum lru_verdict lru_judge_inactive(unsigned referenced_ptes, bool was_referenced, bool swap_backed);
+/* A page at the active tail. */
+enum lru_verdict lru_judge_active(unsigned referenced_ptes);
+
+/* Linux's ratio: inactive should be at least active / ratio, with
+ * ratio = sqrt(10 * size in GiB), 1 below 1 GiB.  total_pages: the list
+ * kind's whole size. */
+bool lru_inactive_is_low(uint64_t inactive, uint64_t active, uint64_t total_pages);
+
+/* How many pages to scan of each kind per round, Linux's get_scan_count
+ * simplified: swappiness 0..200 weighs anon against file.  Without file
+ * pages (as here) anon and shmem share the scan by their sizes. */
+void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan_anon, uint64_t *scan_shmem);
+
+#endif

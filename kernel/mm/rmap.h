@@ -1,0 +1,37 @@
+/*
+ * Reverse mapping: from a page to the page-table entries that map it.
+ * An anonymous page is mapped once, at page->index in the mm
+ * page->mapping; a shmem page at its slot page->index of the object
+ * page->mapping, in every mm on the object's mapper list, at the address
+ * each of that mm's areas of the object gives it.
+ *
+ * Callers hold reclaim_lock (so the mm or object cannot be torn down) and
+ * the page lock; each function takes the page-table locks it needs.
+ */
+#ifndef RMAP_H
+#define RMAP_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct page;
+struct mm;
+
+/* Test and clear the accessed bits of every PTE mapping p: how many were set. */
+unsigned rmap_referenced(struct page *p);
+
+/* Anonymous: replace the PTE mapping p by a swap PTE for entry.  Fails
+ * (-EBUSY, nothing changed) if the PTE was accessed meanwhile or maps
+ * something else.  *saved gets the old PTE (for rmap_restore_anon),
+ * *dirty its dirty bit.  The PTE's page reference is dropped. */
+int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mm, uint64_t *va, uint64_t *saved, bool *dirty);
+/* Undo it after a failed write: the PTE at (mm, va) gets the page back if
+ * it still holds entry (returns true: the swap PTE's slot count is then
+ * the caller's to drop, and a page reference was taken for the PTE). */
+bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entry, uint64_t saved);
+
+/* Shmem: clear every PTE mapping p (the object slot keeps it).  *dirty:
+ * any of them was dirty. */
+void rmap_unmap_shmem(struct page *p, bool *dirty);
+
+#endif

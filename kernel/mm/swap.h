@@ -1,0 +1,66 @@
+/*
+ * Swap areas: devices or partitions carrying Linux's mkswap v1 header,
+ * the slot allocator over them (swapalloc.c), and the page I/O.
+ *
+ * Areas come from the command line: swap=auto (default: every device with
+ * a SWAPSPACE2 header), swap=none, or swap=DEV[:prio=N][:cluster=N],...;
+ * swapformat=DEV,... writes a fresh header first (only devices named so
+ * are ever formatted).  Equal priorities take turns by cluster.
+ */
+#ifndef SWAP_H
+#define SWAP_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "swapalloc.h"
+
+struct page;
+struct blk_dev;
+struct json;
+
+/* After the block devices are up: set up the areas the command line asks for. */
+void swap_init(void);
+
+int swapon(struct blk_dev *d, int prio, uint32_t cluster);
+/* Bring every page of the area back into memory and remove it. */
+int swapoff(int area);
+bool swap_enabled(void);
+
+/* Slot allocation and reference counts (locked wrappers of swapalloc). */
+int swap_alloc(int want, struct swap_run *runs, int maxruns);
+void swap_dup(uint64_t entry);
+void swap_free(uint64_t entry);
+int swap_count(uint64_t entry);
+void swap_retire(uint64_t entry);
+bool swap_entry_valid(uint64_t entry);
+uint64_t swap_total_slots(void);
+uint64_t swap_used_slots(void);
+/* Slots of the area that hold data (for readahead windows). */
+uint64_t swap_area_slots(unsigned area);
+
+/* Asynchronous page I/O on one run of contiguous slots.  done(ctx,
+ * status) runs in interrupt context after all pages are transferred. */
+struct swap_io {
+	int status;
+	void (*done)(struct swap_io *io);
+	void *ctx;
+	/* private */
+	void *req;
+};
+int swap_write_run(unsigned area, uint64_t off, struct page **pages, uint32_t n, struct swap_io *io);
+int swap_read_run(unsigned area, uint64_t off, struct page **pages, uint32_t n, struct swap_io *io);
+void swap_plug(unsigned area);
+void swap_unplug(unsigned area);
+const char *swap_dev_name(unsigned area);
+/* The most pages one swap_*_run may carry on this area's device. */
+uint32_t swap_max_run(unsigned area);
+
+/* Integrity option (swapcrc=on): remember a page's CRC at write, check it
+ * after read.  Returns false (and counts, and reports) on a mismatch. */
+void swap_crc_store(uint64_t entry, const struct page *p);
+bool swap_crc_check(uint64_t entry, const struct page *p);
+
+void swap_json(struct json *j);
+void swap_report(void);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * The swap cache: swap entry -> page, so a page under I/O, or one whose
+ * disk copy is still valid, has exactly one frame however many page-table
+ * entries (or shmem slots) name its entry.  A cached page has
+ * PG_SWAPCACHE, its entry in page->private, and one reference and one
+ * swap-slot count owned by the cache.
+ *
+ * Seed 004's figures: add, find, find hits (find_hit / find = hit rate).
+ */
+#ifndef SWAPCACHE_H
+#define SWAPCACHE_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct page;
+
+void swapcache_init(uint64_t pages);
+/* Insert p (locked by the caller) for entry.  Takes a page reference and
+ * a slot count.  -EEXIST if the entry is already cached. */
+int swapcache_add(struct page *p, uint64_t entry);
+/* Remove p from the cache: drops the cache's page reference and slot
+ * count.  The page must be locked. */
+void swapcache_del(struct page *p);
+/* The cached page for entry with a new reference, or NULL.  Counts a find
+ * (and a hit) for the statistics when `count` is set. */
+struct page *swapcache_lookup(uint64_t entry, bool count);
+uint64_t swapcache_size(void);
+
+#endif

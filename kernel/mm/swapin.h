@@ -1,0 +1,26 @@
+/*
+ * Bringing pages back from swap: the fault paths for anonymous and shmem
+ * memory, and the reads with readahead behind them.
+ */
+#ifndef SWAPIN_H
+#define SWAPIN_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "vm.h"
+
+/* Fault on a swap PTE.  Called with mm->lock held; sets *dropped when it
+ * released it (then the fault is retried). */
+enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t va, uint64_t pte, bool write,
+				 struct fault_stats *st, bool *dropped);
+/* Fault on an empty PTE of a shared area: the object's page, from swap if
+ * need be. */
+enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t va, bool write,
+				  struct fault_stats *st, bool *dropped);
+/* MADV_WILLNEED: start reading the swapped-out pages of [start, end). */
+void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end);
+/* Bring one swapped page back for swapoff: read it if need be and wait.
+ * Returns the page with a reference (unlocked), or NULL. */
+struct page *swapin_sync(uint64_t entry);
+
+#endif
