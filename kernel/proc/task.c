@@ -474,6 +474,9 @@ static bool page_fault(struct trap_frame *f, uint64_t addr)
 		return extable_fixup(f);
 	if (r == VM_FAULT_OOM)
 		task_kill(k, "SIGKILL", "out of memory: %s at 0x%lx, rip 0x%lx", access_of(f->error), addr, f->rip);
+	else if (r == VM_FAULT_SIGBUS)
+		task_kill(k, "SIGBUS", "page fault: %s at 0x%lx: %s, rip 0x%lx", access_of(f->error), addr,
+			  vm_fault_name(r), f->rip);
 	else
 		task_kill(k, "SIGSEGV", "page fault: %s at 0x%lx, %s, rip 0x%lx", access_of(f->error), addr,
 			  vm_fault_name(r), f->rip);

@@ -6,6 +6,8 @@
 #include "runner.h"
 #include "console.h"
 #include "proc/task.h"
+#include "record.h"
+#include "mm/vmstat.h"
 
 #define MAX_PARALLEL 16
 
@@ -53,6 +55,15 @@ static int run_step(char *step)
 	return failed;
 }
 
+/* The step's counters, as a vmstat record labelled with the step. */
+static void step_record(const char *step, const uint64_t base[VMSTAT_NITEMS])
+{
+	struct json *j = rec_begin("vmstat");
+	json_str(j, "label", step);
+	vmstat_json_delta(j, base);
+	rec_end();
+}
+
 int runner_run(const char *spec)
 {
 	static char buf[256];
@@ -66,7 +77,14 @@ int runner_run(const char *spec)
 		char *semi = strchr(p, ';');
 		if (semi)
 			*semi = 0;
+		uint64_t base[VMSTAT_NITEMS];
+		vmstat_snapshot(base);
+		char label[128];
+		size_t n = strnlen(trim(p), sizeof label - 1);
+		memcpy(label, trim(p), n);
+		label[n] = 0;
 		failed += run_step(p);
+		step_record(label, base);
 		p = semi ? semi + 1 : NULL;
 	}
 	return failed;

@@ -951,3 +951,142 @@ def ahci_boot_disk(ctx):
     expect_in_log(r, 'blk: sata0p1 holds the boot partition: it is never written')
     expect(not selftest_record(r, 'blk')['ok'], 'test=blk on the boot disk should fail')
     expect(one_record(r, 'blk', name='sata0')['writes'] == 0, 'the boot disk was written')
+
+
+# ------------------------------------------------------------ reclaim and swap
+
+def swap_image(ctx, name='swap', mib=256, mkswap=True):
+    path = ctx.path(name + '.img')
+    with open(path, 'wb') as f:
+        f.truncate(mib << 20)
+    if mkswap:
+        subprocess.run(['mkswap', '-L', name, path], check=True, capture_output=True)
+    return path
+
+
+def run_swapping(ctx, progs, disks, mem='48M', extra_cmdline='', timeout=600, **kw):
+    r = ctx.boot('quiet mem=%s %s run="%s"' % (mem, extra_cmdline, ' ; '.join(progs)), disks=disks,
+                 timeout=timeout, **kw)
+    expect_ok(r)
+    return r
+
+
+def vm_final(r):
+    v = [x for x in r.find('vmstat') if x.get('label') == 'final']
+    expect(v, 'no final vmstat record')
+    return v[0]
+
+
+def expect_clean_exits(r, n):
+    e = task_exits(r)
+    expect(len(e) == n, 'expected %d task_exit records, got %d' % (n, len(e)))
+    for x in e:
+        expect(x['exit_code'] == 0, '%s: exit %r (%s)' % (x['cmdline'], x['exit_code'], x.get('reason')))
+    for w in r.find('workload'):
+        expect(w.get('mismatches', 0) == 0, '%s: data mismatches %r' % (w['name'], w))
+    return e
+
+
+@case
+def swap_touch_nvme(ctx):
+    # 72 MiB = 1.5x the 48 MiB of usable RAM, all four of Hugh's patterns.
+    progs = ['touch 72 30000 seq anon', 'touch 72 30000 random anon', 'touch 72 30000 seq shmem',
+             'touch 72 30000 random shmem']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], extra_cmdline='swapcrc=on')
+    expect_clean_exits(r, 4)
+    v = vm_final(r)
+    expect(v['pswpout'] > 5000 and v['pswpin'] > 1000, 'not enough swapping: %r' % {k: v[k] for k in ('pswpout', 'pswpin')})
+    expect(v['swap_crc_mismatch'] == 0 and v['swap_write_errors'] == 0, 'integrity: %r' % v)
+    expect(v['pgmajfault'] > 0, 'no major faults counted')
+    # Swap-out goes in batches of consecutive slots: big writes.
+    blk = [b for b in r.find('blk') if b['name'] == 'nvme1n1'][0]
+    mean_write = blk['write_bytes'] / max(1, blk['writes'])
+    expect(mean_write >= 64 << 10, 'mean swap write %d bytes, want >= 64 KiB' % mean_write)
+
+
+@case
+def swap_touch_ahci(ctx):
+    progs = ['touch 72 20000 seq anon', 'touch 72 20000 random shmem']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'sata'}])
+    expect_clean_exits(r, 2)
+    v = vm_final(r)
+    expect(v['pswpout'] > 5000 and v['pswpin'] > 1000, 'not enough swapping on AHCI: %r' % v)
+    expect(v['swap_areas'][0]['device'].startswith('sata'), 'swap area not on sata: %r' % v['swap_areas'])
+
+
+@case
+def swap_two_equal_areas(ctx):
+    disks = [{'file': swap_image(ctx, 'swapa', 128), 'bus': 'nvme'}, {'file': swap_image(ctx, 'swapb', 128), 'bus': 'nvme'}]
+    r = run_swapping(ctx, ['hogmem 72 2'], disks)
+    expect_clean_exits(r, 1)
+    areas = vm_final(r)['swap_areas']
+    expect(len(areas) == 2, 'areas %r' % areas)
+    blk = {b['name']: b for b in r.find('blk')}
+    for a in areas:
+        expect(blk[a['device']]['writes'] > 0, 'area %s received no writes: %r' % (a['device'], areas))
+        expect(a['clusters_taken'] > 0, 'area %s took no clusters' % a['device'])
+
+
+@case
+def swap_full_oom_kill(ctx):
+    # 32 MiB of swap and 48 MiB of RAM cannot hold 128 MiB: the task is killed, the next one runs.
+    r = run_swapping(ctx, ['touch 128 40000 seq anon', 'hello after'], [{'file': swap_image(ctx, mib=32), 'bus': 'nvme'}])
+    oom = r.find('oom_kill')
+    expect(oom and oom[0]['name'] == 'touch', 'oom records %r' % oom)
+    e = task_exits(r)
+    expect(e[0]['signal'] == 'SIGKILL' and 'out of memory' in e[0]['reason'], 'touch exit %r' % e[0])
+    expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'hello did not run after the OOM kill')
+    expect_in_log(r, 'oom: out of memory and swap: killing touch')
+
+
+@case
+def swap_no_signature_never_written(ctx):
+    import hashlib
+    plain = swap_image(ctx, 'plain', 64, mkswap=False)
+    with open(plain, 'r+b') as f:
+        f.write(os.urandom(1 << 20))
+    before = hashlib.sha256(open(plain, 'rb').read()).hexdigest()
+    disks = [{'file': plain, 'bus': 'nvme'}, {'file': swap_image(ctx), 'bus': 'nvme'}]
+    r = run_swapping(ctx, ['touch 72 20000 random anon'], disks, extra=['-snapshot'] if False else [])
+    expect_clean_exits(r, 1)
+    after = hashlib.sha256(open(plain, 'rb').read()).hexdigest()
+    expect(before == after, 'a disk without a swap signature was written')
+    blk = {b['name']: b for b in r.find('blk')}
+    expect(blk['nvme1n1']['writes'] == 0 and blk['nvme2n1']['writes'] > 0, 'writes went to the wrong disk')
+
+
+def blkdebug_conf(ctx, name, iotype, sectors):
+    conf = ctx.path(name + '.conf')
+    with open(conf, 'w') as f:
+        for s in sectors:
+            f.write('[inject-error]\nevent = "none"\niotype = "%s"\nerrno = "5"\nsector = "%d"\n' % (iotype, s))
+    return conf
+
+
+@case
+def swap_write_errors_keep_pages(ctx):
+    # Writes touching slots 40, 300 and 900 fail: those pages stay in memory,
+    # their slots are retired, and the data is intact.
+    img = swap_image(ctx)
+    conf = blkdebug_conf(ctx, 'badwrite', 'write', [40 * 8, 300 * 8, 900 * 8])
+    r = run_swapping(ctx, ['touch 72 30000 seq anon', 'touch 72 20000 random anon'],
+                     [{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}])
+    expect_clean_exits(r, 2)
+    v = vm_final(r)
+    expect(v['swap_write_errors'] > 0, 'no write error seen: %r' % v['swap_write_errors'])
+    expect(v['swap_areas'][0]['retired'] > 0, 'no slot retired: %r' % v['swap_areas'])
+    expect_in_log(r, 'failed: slot retired, page kept in memory')
+
+
+@case
+def swap_read_error_kills_owner(ctx):
+    # Reads of slot 200 fail: the task whose page lived there dies; a second
+    # task swapping at the same time and the one after it are unharmed.
+    img = swap_image(ctx)
+    conf = blkdebug_conf(ctx, 'badread', 'read', [200 * 8])
+    r = run_swapping(ctx, ['touch 60 30000 seq anon', 'hello after'],
+                     [{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}])
+    e = task_exits(r)
+    expect(e[0]['signal'] == 'SIGBUS' and 'could not be read back' in e[0]['reason'], 'touch: %r' % e[0])
+    expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'the next task did not run: %r' % e)
+    expect(vm_final(r)['swap_read_errors'] > 0, 'no read error counted')
