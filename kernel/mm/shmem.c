@@ -171,3 +171,17 @@ uint64_t shmem_total_resident(void)
 	spin_unlock_irqrestore(&all_lock, on);
 	return n;
 }
+
+void shmem_for_each_object(void (*fn)(struct shmem *s, void *ctx), void *ctx)
+{
+	/* Snapshot the list: fn sleeps (reads from swap). */
+	struct shmem *objs[64];
+	int n = 0;
+	bool on = spin_lock_irqsave(&all_lock);
+	list_for_each(it, &all_objects)
+		if (n < 64)
+			objs[n++] = list_entry(it, struct shmem, all);
+	spin_unlock_irqrestore(&all_lock, on);
+	for (int i = 0; i < n; i++)
+		fn(objs[i], ctx);
+}

@@ -14,6 +14,9 @@
 #include "swap.h"
 #include "swaphdr.h"
 #include "swapcache.h"
+#include "swapin.h"
+#include "vm.h"
+#include "time.h"
 #include "page.h"
 #include "pmm.h"
 #include "kmalloc.h"
@@ -349,6 +352,93 @@ void swap_init(void)
 		for_each_item(kcfg.swap, swapon_item);
 	if (!S.nareas)
 		kprintf("swap: no swap areas: memory pressure ends in OOM kills\n");
+}
+
+/* ------------------------------------------------------------ swapoff */
+
+struct unuse_mm_ctx {
+	struct mm *mm[64];
+	int n;
+};
+
+static void grab_mm(struct mm *mm, void *ctx)
+{
+	struct unuse_mm_ctx *c = ctx;
+	if (c->n < 64 && __atomic_load_n(&mm->refs, __ATOMIC_ACQUIRE) > 0) {
+		mm_get(mm);
+		c->mm[c->n++] = mm;
+	}
+}
+
+/* Cached pages of the area nobody maps any more: drop them. */
+static void drop_orphans(unsigned a)
+{
+	struct page *pages[64];
+	int n;
+	while ((n = swapcache_collect(a, pages, 64)) > 0) {
+		for (int i = 0; i < n; i++) {
+			struct page *p = pages[i];
+			lock_page(p);
+			if (page_test(p, PG_SWAPCACHE) && swp_area(p->private) == a) {
+				swapcache_del(p);
+				page_set(p, PG_DIRTY);
+			}
+			unlock_page(p);
+			put_page(p);
+		}
+	}
+}
+
+int swapoff(int a)
+{
+	if (a < 0 || a >= SWAP_MAX_AREAS || !S.pool.area[a].present)
+		return -EINVAL;
+	const char *name = swap_dev_name((unsigned)a);
+	bool on = spin_lock_irqsave(&S.lock);
+	swapalloc_area_disable(&S.pool, a);
+	spin_unlock_irqrestore(&S.lock, on);
+	uint64_t t0 = time_ns();
+	long back = 0;
+	for (int pass = 0; pass < 8; pass++) {
+		struct unuse_mm_ctx c = { .n = 0 };
+		vm_for_each_mm(grab_mm, &c);
+		for (int i = 0; i < c.n; i++) {
+			long r = swapin_unuse_mm(c.mm[i], (unsigned)a);
+			back += r > 0 ? r : 0;
+			mm_put(c.mm[i]);
+		}
+		long r = swapin_unuse_shmem((unsigned)a);
+		back += r > 0 ? r : 0;
+		drop_orphans((unsigned)a);
+		on = spin_lock_irqsave(&S.lock);
+		int64_t used = swapalloc_area_used(&S.pool, a);
+		if (!used) {
+			swapalloc_area_remove(&S.pool, a);
+			struct blk_dev *d = S.dev[a];
+			S.dev[a] = NULL;
+			S.nareas--;
+			spin_unlock_irqrestore(&S.lock, on);
+			blk_set_writable(d, false);
+			kfree(S.crc[a]);
+			S.crc[a] = NULL;
+			kprintf("swapoff: %s: %ld pages brought back in %lu ms\n", name, back, (time_ns() - t0) / 1000000);
+			return 0;
+		}
+		spin_unlock_irqrestore(&S.lock, on);
+	}
+	on = spin_lock_irqsave(&S.lock);
+	swapalloc_area_enable(&S.pool, a);
+	spin_unlock_irqrestore(&S.lock, on);
+	kprintf("swapoff: %s: pages still in use after 8 passes; the area stays on\n", name);
+	return -EBUSY;
+}
+
+int swap_area_of(const char *devname)
+{
+	for (int a = 0; a < SWAP_MAX_AREAS; a++)
+		if (S.dev[a] && !strcmp(blk_name(S.dev[a]), devname))
+			return a;
+	return -1;
 }
 
 /* ------------------------------------------------------------ reports */

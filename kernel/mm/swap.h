@@ -22,8 +22,11 @@ struct json;
 void swap_init(void);
 
 int swapon(struct blk_dev *d, int prio, uint32_t cluster);
-/* Bring every page of the area back into memory and remove it. */
+/* Bring every page of the area back into memory and remove it.  Sleeps;
+ * -EBUSY (area left on) if pages stay in use. */
 int swapoff(int area);
+/* The area on the named device, or -1. */
+int swap_area_of(const char *devname);
 bool swap_enabled(void);
 
 /* Slot allocation and reference counts (locked wrappers of swapalloc). */

@@ -116,3 +116,17 @@ struct page *swapcache_lookup(uint64_t entry, bool count)
 }
 
 uint64_t swapcache_size(void) { return sc.n; }
+
+int swapcache_collect(unsigned area, struct page **out, int max)
+{
+	int n = 0;
+	bool on = spin_lock_irqsave(&sc.lock);
+	for (uint64_t b = 0; b < sc.nbuckets && n < max; b++)
+		for (struct node *x = sc.bucket[b]; x && n < max; x = x->next)
+			if (swp_area(x->entry) == area) {
+				get_page(x->page);
+				out[n++] = x->page;
+			}
+	spin_unlock_irqrestore(&sc.lock, on);
+	return n;
+}

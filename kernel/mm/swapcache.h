@@ -26,5 +26,8 @@ void swapcache_del(struct page *p);
  * (and a hit) for the statistics when `count` is set. */
 struct page *swapcache_lookup(uint64_t entry, bool count);
 uint64_t swapcache_size(void);
+/* Up to max cached pages whose entry lies on `area`, each with a new
+ * reference (for swapoff).  Returns how many. */
+int swapcache_collect(unsigned area, struct page **out, int max);
 
 #endif

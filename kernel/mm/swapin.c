@@ -28,6 +28,7 @@
 #include "kmalloc.h"
 #include "vmstat.h"
 #include "console.h"
+#include "lib/errno.h"
 #include "proc/sched.h"
 
 #define P PAGE_SIZE
@@ -319,4 +320,104 @@ struct page *swapin_sync(uint64_t entry)
 	}
 	wait_on_page(p);
 	return p;
+}
+
+/* ---------------------------------------------------------------- swapoff */
+
+/* A present page at va that still has a disk copy on `area`: drop it. */
+static void forget_copy(struct mm *mm, uint64_t va, unsigned area)
+{
+	bool on = spin_lock_irqsave(&mm->ptl);
+	pte_t e = pt_get(mm->pml4, va);
+	struct page *p = pt_pte_present(e) ? phys_to_page(pt_pte_phys(e)) : NULL;
+	if (p)
+		get_page(p);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	if (!p)
+		return;
+	lock_page(p);
+	if (page_test(p, PG_SWAPCACHE) && swp_area(p->private) == area) {
+		swapcache_del(p);
+		page_set(p, PG_DIRTY);
+	}
+	unlock_page(p);
+	put_page(p);
+}
+
+long swapin_unuse_mm(struct mm *mm, unsigned area)
+{
+	mutex_lock(&mm->lock);
+	uint32_t n = mm->vmas.n;
+	struct vma *v = kmalloc((n ? n : 1) * sizeof *v);
+	if (v)
+		memcpy(v, mm->vmas.v, n * sizeof *v);
+	mutex_unlock(&mm->lock);
+	if (!v)
+		return -ENOMEM;
+	long back = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].flags & VM_SHARED)
+			continue;               /* shmem pages live in their object */
+		for (uint64_t va = v[i].start; va < v[i].end; va += P) {
+			bool on = spin_lock_irqsave(&mm->ptl);
+			pte_t e = pt_get(mm->pml4, va);
+			spin_unlock_irqrestore(&mm->ptl, on);
+			if (!pt_pte_is_swap(e) || swp_area(pt_pte_swap_entry(e)) != area)
+				continue;
+			struct fault_stats st = { 0, 0 };
+			if (vm_fault(mm, va, false, false, &st) != VM_FAULT_OK)
+				continue;       /* the area went away meanwhile, or no memory */
+			forget_copy(mm, va, area);
+			back++;
+		}
+	}
+	kfree(v);
+	return back;
+}
+
+struct unuse_ctx {
+	unsigned area;
+	long back;
+};
+
+/* Bring slot idx of s (holding entry e) back.  reclaim_lock held. */
+static void unuse_slot(struct shmem *s, uint64_t idx, uint64_t e, struct unuse_ctx *u)
+{
+	struct page *p = swapin_sync(e);
+	if (!p)
+		return;
+	lock_page(p);
+	if (!page_test(p, PG_ERROR) && page_test(p, PG_SWAPCACHE) && p->private == e &&
+	    shmem_slot_replace(s, idx, e, p)) {
+		swap_free(e);
+		page_clear(p, PG_ANON);
+		page_set(p, PG_SHMEM | PG_DIRTY);
+		p->mapping = s;
+		p->index = idx;
+		swapcache_del(p);
+		lru_del(p);
+		lru_add(p, LRU_SHMEM, false);
+		u->back++;
+	}
+	unlock_page(p);
+	put_page(p);
+}
+
+static void unuse_object(struct shmem *s, void *ctx)
+{
+	struct unuse_ctx *u = ctx;
+	for (uint64_t i = 0; i < s->npages; i++) {
+		uint64_t v = s->slots[i];       /* racy read; unuse_slot re-checks */
+		if (v && swp_is_entry(v) && swp_area(v) == u->area)
+			unuse_slot(s, i, v, u);
+	}
+}
+
+long swapin_unuse_shmem(unsigned area)
+{
+	struct unuse_ctx u = { area, 0 };
+	reclaim_lock();                 /* no object is destroyed meanwhile */
+	shmem_for_each_object(unuse_object, &u);
+	reclaim_unlock();
+	return u.back;
 }

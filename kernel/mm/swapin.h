@@ -23,4 +23,10 @@ void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end);
  * Returns the page with a reference (unlocked), or NULL. */
 struct page *swapin_sync(uint64_t entry);
 
+/* swapoff: bring every page of `area` used by mm / by shmem objects back
+ * into memory, without a disk copy.  Return pages brought back, or a
+ * negative errno. */
+long swapin_unuse_mm(struct mm *mm, unsigned area);
+long swapin_unuse_shmem(unsigned area);
+
 #endif

@@ -8,6 +8,10 @@
 #include "proc/task.h"
 #include "record.h"
 #include "mm/vmstat.h"
+#include "mm/swap.h"
+#include "drivers/blk.h"
+#include "lib/cmdline.h"
+#include "proc/sched.h"
 
 #define MAX_PARALLEL 16
 
@@ -22,21 +26,56 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Built-in steps: "@swapoff DEV", "@swapon DEV", "@sleep MS".  Within a
+ * concurrent step they run in order after its programs have started. */
+static int builtin(char *step)
+{
+	char *dev = step + 8;
+	while (*dev == ' ')
+		dev++;
+	if (!strncmp(step, "@sleep", 6)) {
+		uint64_t ms;
+		if (!cmdline_parse_u64(trim(step + 6), &ms)) {
+			kprintf("run: @sleep: '%s' is not a number of ms\n", step + 6);
+			return 1;
+		}
+		sleep_ms(ms);
+		return 0;
+	}
+	if (!strncmp(step, "@swapoff", 8)) {
+		int a = swap_area_of(dev);
+		if (a < 0) {
+			kprintf("run: @swapoff %s: not a swap area\n", dev);
+			return 1;
+		}
+		return swapoff(a) ? 1 : 0;
+	}
+	if (!strncmp(step, "@swapon", 7)) {
+		struct blk_dev *d = blk_find(trim(step + 7));
+		return d && swapon(d, 0, 0) >= 0 ? 0 : 1;
+	}
+	kprintf("run: unknown built-in '%s'\n", step);
+	return 1;
+}
+
 static int run_step(char *step)
 {
 	struct task *tasks[MAX_PARALLEL];
-	int n = 0, failed = 0;
+	char *builtins[MAX_PARALLEL];
+	int n = 0, nb = 0, failed = 0;
 	for (char *p = step; p;) {
 		char *amp = strchr(p, '&');
 		if (amp)
 			*amp = 0;
-		if (n == MAX_PARALLEL) {
+		if (n == MAX_PARALLEL || nb == MAX_PARALLEL) {
 			kprintf("run: more than %d programs in one step; the rest are skipped\n", MAX_PARALLEL);
 			failed++;
 			break;
 		}
 		p = trim(p);
-		if (!*p) {
+		if (!*p || *p == '@') {
+			if (*p)
+				builtins[nb++] = p;
 			p = amp ? amp + 1 : NULL;
 			continue;
 		}
@@ -47,6 +86,8 @@ static int run_step(char *step)
 			failed++;
 		p = amp ? amp + 1 : NULL;
 	}
+	for (int i = 0; i < nb; i++)
+		failed += builtin(builtins[i]);
 	for (int i = 0; i < n; i++) {
 		if (task_wait(tasks[i]))
 			failed++;

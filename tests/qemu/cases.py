@@ -1090,3 +1090,19 @@ def swap_read_error_kills_owner(ctx):
     expect(e[0]['signal'] == 'SIGBUS' and 'could not be read back' in e[0]['reason'], 'touch: %r' % e[0])
     expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'the next task did not run: %r' % e)
     expect(vm_final(r)['swap_read_errors'] > 0, 'no read error counted')
+
+
+@case
+def swap_swapoff_brings_everything_back(ctx):
+    # Two tasks run at once (so one is swapped out while the other runs);
+    # swapoff in the middle of a shell-like sequence: after it, no slot is
+    # used, and both tasks verify all their data.
+    # hold fills 20+10 MiB and sleeps; hogmem pushes them out to swap and
+    # exits; swapoff pulls them back; hold then verifies every page.
+    progs = ['hold 20 4 anon & hold 10 4 shmem & hogmem 48 2 & @sleep 2500 & @swapoff nvme1n1', 'hello after']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M')
+    expect_clean_exits(r, 4)
+    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
+    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
+    v = vm_final(r)
+    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])
