@@ -28,8 +28,8 @@
  *     it is known: it was alone in flight, or the NCQ error log (READ LOG
  *     EXT page 10h) names its tag;
  *   - otherwise every command in flight is retried alone, non-queued, so
- *     the next failure names its command (QEMU 7.2 has no NCQ error log,
- *     and reports NCQ errors only through PxTFD and PxSERR, not TFES);
+ *     the next failure names its command (QEMU's disk has no NCQ error
+ *     log: IDENTIFY word 84 lacks general purpose logging);
  *   - the rest are resubmitted.  Nothing is dropped: a command leaves the
  *     driver only through blk_complete.
  * Interface errors are retried up to AHCI_MAX_TRIES times.  When the port
@@ -494,9 +494,11 @@ static void reap(struct ahci_port *p, uint32_t done, bool polled, struct donelis
 		p->st.by_poll += (uint64_t)bit_count(done);
 }
 
-/* What the registers say went wrong, if anything.  QEMU 7.2 reports an
- * NCQ error only with ERR in the set-device-bits FIS (so in PxTFD, until
- * the next FIS) and the failed tag's bit in PxSERR; real HBAs set TFES. */
+/* What the registers say went wrong, if anything.  Besides TFES, ERR in
+ * PxTFD and bits in PxSERR count: QEMU before its 2023 AHCI fixes (8.1,
+ * backported to 7.2 stable) reported an NCQ error only through the set
+ * device bits FIS's status (PxTFD, until the next FIS) and the failed
+ * tag's bit in PxSERR. */
 static enum cause error_cause(struct ahci_port *p, uint32_t is, uint32_t tfd, uint32_t serr)
 {
 	if (!p->issued) {
@@ -554,7 +556,7 @@ static bool port_service(struct ahci_port *p, bool polled, struct donelist *dl)
 		uint32_t tfd = r->tfd, serr = r->serr;
 		enum cause cause = error_cause(p, is, tfd, serr);
 		/* A queued command's SActive bit clears only on success; a
-		 * non-queued one in error may have left PxCI (QEMU 7.2). */
+		 * non-queued one in error may have left PxCI (older QEMU). */
 		uint32_t done = p->issued & ~active;
 		reap(p, cause && !p->issued_ncq ? 0 : done, polled, dl);
 		uint32_t late = cause ? 0 : timed_out(p);

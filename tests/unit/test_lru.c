@@ -1,0 +1,144 @@
+#include <stdlib.h>
+#include "test.h"
+#include "mm/lru_policy.h"
+
+TEST(lru_verdicts)
+{
+	CHECK_EQ(lru_judge_inactive(0, false, true), LRU_RECLAIM);
+	CHECK_EQ(lru_judge_inactive(0, true, true), LRU_RECLAIM);
+	CHECK_EQ(lru_judge_inactive(1, false, true), LRU_ACTIVATE);     /* swap-backed: promote */
+	CHECK_EQ(lru_judge_inactive(1, false, false), LRU_KEEP);        /* file: second chance */
+	CHECK_EQ(lru_judge_inactive(1, true, false), LRU_ACTIVATE);
+	CHECK_EQ(lru_judge_inactive(2, false, false), LRU_ACTIVATE);
+	CHECK_EQ(lru_judge_active(0), LRU_DEACTIVATE);
+	CHECK_EQ(lru_judge_active(3), LRU_ROTATE);
+}
+
+TEST(lru_inactive_ratio)
+{
+	/* Below 1 GiB the lists are kept equal. */
+	CHECK(lru_inactive_is_low(99, 100, 1000));
+	CHECK(!lru_inactive_is_low(100, 100, 1000));
+	/* 10 GiB: ratio sqrt(100) = 10. */
+	uint64_t ten_gib = 10ull << 18;
+	CHECK(!lru_inactive_is_low(100, 1000, ten_gib));
+	CHECK(lru_inactive_is_low(99, 1000, ten_gib));
+}
+
+TEST(lru_scan_split_by_size)
+{
+	uint64_t a, s;
+	lru_scan_split(300, 100, 40, &a, &s);
+	CHECK_EQ(a, 30);
+	CHECK_EQ(s, 10);
+	lru_scan_split(0, 100, 40, &a, &s);
+	CHECK_EQ(a, 0);
+	CHECK_EQ(s, 40);
+	lru_scan_split(0, 0, 40, &a, &s);
+	CHECK_EQ(a + s, 0);
+}
+
+/*
+ * A simulated page set driven through the verdicts the way reclaim.c does:
+ * pages sit on an active or inactive FIFO, each round some are accessed
+ * (their "accessed bit" is set), then reclaim must evict `need` pages:
+ * refill the inactive list from the active tail while it is low, and judge
+ * the inactive tail.  A hot set accessed every round must never be
+ * evicted; evictions must come from the cold set.
+ */
+#define NP 400
+struct sim {
+	int list[2][NP * 2];            /* circular FIFOs of page ids */
+	int head[2], tail[2], n[2];
+	bool accessed[NP], referenced[NP], resident[NP];
+	int evicted_hot, evicted_cold;
+};
+
+static void push(struct sim *s, int l, int pg)
+{
+	s->list[l][s->head[l]] = pg;
+	s->head[l] = (s->head[l] + 1) % (NP * 2);
+	s->n[l]++;
+}
+
+static int pop(struct sim *s, int l)
+{
+	int pg = s->list[l][s->tail[l]];
+	s->tail[l] = (s->tail[l] + 1) % (NP * 2);
+	s->n[l]--;
+	return pg;
+}
+
+/* One reclaim pass between two rounds of accesses: it scans at most four
+ * times what it must free, as the kernel's chunks do between the
+ * workload's touches. */
+static void reclaim(struct sim *s, int need, int hot)
+{
+	for (int budget = need * 4; need > 0 && budget > 0; budget--) {
+		while (lru_inactive_is_low((uint64_t)s->n[0], (uint64_t)s->n[1], NP) && s->n[1]) {
+			int pg = pop(s, 1);
+			unsigned refs = s->accessed[pg];
+			s->accessed[pg] = false;
+			push(s, lru_judge_active(refs) == LRU_ROTATE ? 1 : 0, pg);
+		}
+		if (!s->n[0])
+			continue;
+		int pg = pop(s, 0);
+		unsigned refs = s->accessed[pg];
+		s->accessed[pg] = false;
+		bool was = s->referenced[pg];
+		s->referenced[pg] = false;
+		switch (lru_judge_inactive(refs, was, true)) {
+		case LRU_RECLAIM:
+			s->resident[pg] = false;
+			if (pg < hot)
+				s->evicted_hot++;
+			else
+				s->evicted_cold++;
+			need--;
+			break;
+		case LRU_ACTIVATE:
+			push(s, 1, pg);
+			break;
+		default:
+			s->referenced[pg] = true;
+			push(s, 0, pg);
+			break;
+		}
+	}
+}
+
+TEST(lru_simulation_keeps_the_hot_set)
+{
+	static struct sim s;
+	memset(&s, 0, sizeof s);
+	const int hot = 50;
+	for (int pg = 0; pg < NP; pg++) {
+		s.resident[pg] = true;
+		s.accessed[pg] = true;          /* mapped pages start accessed */
+		push(&s, 0, pg);
+	}
+	srand(7);
+	int faults = 0;
+	for (int round = 0; round < 200; round++) {
+		for (int pg = 0; pg < hot; pg++)
+			s.accessed[pg] = true;
+		/* A few cold pages touched at random: some were evicted and
+		 * come back (a fault), taking a fresh place on the list. */
+		for (int k = 0; k < 10; k++) {
+			int pg = hot + rand() % (NP - hot);
+			if (!s.resident[pg]) {
+				s.resident[pg] = true;
+				push(&s, 0, pg);
+				faults++;
+			}
+			s.accessed[pg] = true;
+		}
+		reclaim(&s, 10, hot);
+	}
+	CHECK(faults > 0);
+	CHECK(s.evicted_cold > 1000);
+	CHECK_EQ(s.evicted_hot, 0);
+	for (int pg = 0; pg < hot; pg++)
+		CHECK(s.resident[pg]);
+}
