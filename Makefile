@@ -202,6 +202,13 @@ test: deps-check unit fuzz-smoke workload-tests all
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
 
+# Benchmarks (long; not part of make test).  BENCH_RUNS=N repeats.
+BENCH_RUNS ?= 3
+bench-blk: deps-check all
+	tools/bench blk --runs $(BENCH_RUNS)
+bench-swap: deps-check all
+	tools/bench swap --runs $(BENCH_RUNS) --profiles ssd,hdd
+
 deps:
 	tools/deps --install
 
@@ -212,7 +219,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean FORCE
+.PHONY: all kernel loader image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

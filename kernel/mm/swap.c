@@ -370,6 +370,48 @@ static void grab_mm(struct mm *mm, void *ctx)
 	}
 }
 
+int swap_set_cluster(uint32_t cluster)
+{
+	int err = 0;
+	bool on = spin_lock_irqsave(&S.lock);
+	for (int a = 0; a < SWAP_MAX_AREAS && !err; a++)
+		if (S.pool.area[a].present)
+			err = swapalloc_area_set_cluster(&S.pool, a, cluster, 0);
+	spin_unlock_irqrestore(&S.lock, on);
+	if (!err)
+		kcfg.swap_cluster = cluster;
+	return err ? -EBUSY : 0;
+}
+
+uint32_t swap_cluster_size(void) { return (uint32_t)kcfg.swap_cluster; }
+
+/* Cached pages whose slot nothing else references: drop them. */
+void swap_drop_unused_cache(void)
+{
+	struct page *pages[64];
+	for (int a = 0; a < SWAP_MAX_AREAS; a++) {
+		if (!S.dev[a])
+			continue;
+		int n, dropped;
+		do {
+			dropped = 0;
+			n = swapcache_collect((unsigned)a, pages, 64);
+			for (int i = 0; i < n; i++) {
+				struct page *p = pages[i];
+				if (trylock_page(p)) {
+					if (page_test(p, PG_SWAPCACHE) && !p->mapcount && swap_count(p->private) == 1 &&
+					    !page_test(p, PG_WRITEBACK)) {
+						swapcache_del(p);
+						dropped++;
+					}
+					unlock_page(p);
+				}
+				put_page(p);
+			}
+		} while (n == 64 && dropped);
+	}
+}
+
 /* Cached pages of the area nobody maps any more: drop them. */
 static void drop_orphans(unsigned a)
 {

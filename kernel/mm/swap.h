@@ -25,6 +25,11 @@ int swapon(struct blk_dev *d, int prio, uint32_t cluster);
 /* Bring every page of the area back into memory and remove it.  Sleeps;
  * -EBUSY (area left on) if pages stay in use. */
 int swapoff(int area);
+/* Slots per cluster on every area (-EBUSY while slots are in use). */
+int swap_set_cluster(uint32_t cluster);
+uint32_t swap_cluster_size(void);
+/* Drop swap-cache pages that are unmapped and whose slot only the cache holds. */
+void swap_drop_unused_cache(void);
 /* The area on the named device, or -1. */
 int swap_area_of(const char *devname);
 bool swap_enabled(void);

@@ -1,0 +1,31 @@
+/*
+ * Run-time memory-management knobs, by name, for workload scripts (`set
+ * NAME VALUE`) and tests.  Names follow Linux where Linux has the knob:
+ *
+ *   ra            swap-in readahead policy (readahead.h: off, fixed:N, ...)
+ *   page_cluster  Linux's vm.page-cluster: the same as ra=fixed:N
+ *   swappiness    0..200
+ *   swap_cluster  slots per swap cluster, every area (areas must be empty)
+ *   wm_min, wm_low, wm_high   free-page watermarks, in pages
+ *   reclaim_batch pages per swap-out batch (1..256)
+ *   swapcrc       on/off: checksum swapped pages
+ */
+#ifndef KNOBS_H
+#define KNOBS_H
+
+#include <stddef.h>
+#include <stdbool.h>
+
+/* 0, or -EINVAL with a one-line reason in err. */
+int vm_set_knob(const char *name, const char *value, char *err, size_t errlen);
+/* The knob's current value as text, or NULL for an unknown name. */
+const char *vm_get_knob(const char *name, char *buf, size_t len);
+/* Every knob as members of a JSON object (for result records). */
+struct json;
+void vm_knobs_json(struct json *j);
+
+/* Between runs: drop swap-cache pages nobody maps or needs any more, so
+ * every run starts from the same state. */
+void vm_drop_caches(void);
+
+#endif
