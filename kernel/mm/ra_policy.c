@@ -1,0 +1,370 @@
+/*
+ * Swap-in readahead window logic.  See ra_policy.h.
+ */
+#include <string.h>
+#include "ra_policy.h"
+
+static const char *const names[] = {
+	[RA_OFF] = "off", [RA_FIXED] = "fixed", [RA_HUGH] = "hugh",
+	[RA_SHAOHUA] = "shaohua", [RA_VMA] = "vma", [RA_OWN] = "own",
+};
+
+bool ra_parse(const char *s, struct ra_spec *out)
+{
+	if (!strncmp(s, "fixed:", 6)) {
+		const char *d = s + 6;
+		if (d[0] < '0' || d[0] > '9' || d[1] || (unsigned)(d[0] - '0') > RA_MAX_ORDER)
+			return false;
+		out->kind = RA_FIXED;
+		out->order = (unsigned)(d[0] - '0');
+		return true;
+	}
+	for (unsigned k = 0; k < sizeof names / sizeof names[0]; k++) {
+		if (k != RA_FIXED && !strcmp(s, names[k])) {
+			out->kind = (enum ra_kind)k;
+			out->order = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+void ra_format(const struct ra_spec *spec, char *buf, size_t n)
+{
+	const char *name = names[spec->kind];
+	size_t len = strlen(name);
+	if (len + 3 > n) {
+		buf[0] = 0;
+		return;
+	}
+	memcpy(buf, name, len);
+	if (spec->kind == RA_FIXED) {
+		buf[len++] = ':';
+		buf[len++] = (char)('0' + spec->order);
+	}
+	buf[len] = 0;
+}
+
+/* ---------------------------------------------------------------- slots */
+
+void ra_slot_window(uint64_t off, uint32_t pages, uint64_t limit, struct ra_slots *w)
+{
+	if (pages <= 1) {
+		w->start = off;
+		w->count = 1;
+		return;
+	}
+	uint64_t start = off & ~((uint64_t)pages - 1), end = start + pages;
+	if (start == 0)
+		start = 1;
+	if (end > limit)
+		end = limit;
+	if (end <= off)
+		end = off + 1;
+	w->start = start;
+	w->count = (uint32_t)(end - start);
+}
+
+uint32_t ra_nr_pages(uint64_t prev, uint64_t off, uint32_t hits, uint32_t max_pages, uint32_t prev_win)
+{
+	uint32_t pages = hits + 2;
+	if (pages == 2) {
+		/* No hits to judge by: an adjacent fault still counts, so a
+		 * window can open again after it shrank to one page. */
+		if (off != prev + 1 && off + 1 != prev)
+			pages = 1;
+	} else {
+		uint32_t up = 4;
+		while (up < pages)
+			up <<= 1;
+		pages = up;
+	}
+	if (pages > max_pages)
+		pages = max_pages;
+	if (pages < prev_win / 2)   /* shrink slowly */
+		pages = prev_win / 2;
+	return pages ? pages : 1;
+}
+
+uint32_t ra_hugh_pages(struct ra_hugh *h, uint64_t off, uint32_t max_pages)
+{
+	if (max_pages <= 1)
+		return 1;
+	uint32_t hits = h->hits;
+	h->hits = 0;
+	uint32_t pages = ra_nr_pages(h->prev, off, hits, max_pages, h->last);
+	if (!hits)
+		h->prev = off;
+	h->last = pages;
+	return pages;
+}
+
+void ra_hugh_hit(struct ra_hugh *h)
+{
+	if (h->hits < 1u << 30)
+		h->hits++;
+}
+
+uint32_t ra_shaohua_miss(uint64_t *state, uint32_t max_pages)
+{
+	if (*state < RA_SHAOHUA_MAX_MISS)
+		(*state)++;
+	return *state > RA_SHAOHUA_THRESHOLD ? 1 : max_pages;
+}
+
+void ra_shaohua_hit(uint64_t *state)
+{
+	if (*state)
+		(*state)--;
+}
+
+/* ---------------------------------------------------------------- vma */
+
+#define VST_HITS(s) ((uint32_t)((s) & 0xff))
+#define VST_WIN(s) ((uint32_t)(((s) >> 8) & 0x1ff))
+#define VST_PFN(s) ((s) >> 17)
+#define VST(pfn, win, hits) (((uint64_t)(pfn) << 17) | ((uint64_t)(win) << 8) | (uint64_t)(hits))
+
+void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint32_t max_pages,
+		 struct ra_lwin *w)
+{
+	uint64_t s = *state;
+	if (max_pages > 1u << RA_VMA_MAX_ORDER)
+		max_pages = 1u << RA_VMA_MAX_ORDER;
+	uint32_t win = max_pages <= 1 ? 1 : ra_nr_pages(VST_PFN(s), fpfn, VST_HITS(s), max_pages, VST_WIN(s));
+	*state = VST(fpfn, win, 0);
+	w->stride = 1;
+	w->start = fpfn;
+	w->count = 1;
+	w->marker = false;
+	if (win == 1)
+		return;
+	uint64_t prev = VST_PFN(s), l, r;      /* [l, r) */
+	if (fpfn == prev + 1) {
+		l = fpfn;
+		r = fpfn + win;
+	} else if (fpfn + 1 == prev) {
+		l = fpfn + 1 >= win ? fpfn + 1 - win : 0;
+		r = fpfn + 1;
+	} else {
+		uint64_t left = (win - 1) / 2;
+		l = fpfn >= left ? fpfn - left : 0;
+		r = l + win;
+	}
+	uint64_t pmd_lo = fpfn & ~(uint64_t)(RA_PMD_PAGES - 1), pmd_hi = pmd_lo + RA_PMD_PAGES;
+	if (l < lo)
+		l = lo;
+	if (l < pmd_lo)
+		l = pmd_lo;
+	if (r > hi)
+		r = hi;
+	if (r > pmd_hi)
+		r = pmd_hi;
+	w->start = l;
+	w->count = (uint32_t)(r - l);
+}
+
+void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead)
+{
+	uint64_t s = *state;
+	uint32_t hits = VST_HITS(s);
+	if (readahead && hits < 0xff)
+		hits++;
+	*state = VST(fpfn, VST_WIN(s), hits);
+}
+
+/* ---------------------------------------------------------------- own */
+
+/* k with idx = pos + k * stride, k >= 0; -1 when there is none. */
+static int64_t steps_to(uint64_t pos, int64_t stride, uint64_t idx)
+{
+	int64_t d = (int64_t)(idx - pos);
+	if (!stride || d % stride)
+		return -1;
+	int64_t k = d / stride;
+	return k >= 0 ? k : -1;
+}
+
+static uint64_t absd(int64_t d) { return d < 0 ? (uint64_t)-d : (uint64_t)d; }
+
+/* Give stream s the window of up to s->size pages from start; frees the
+ * stream when the area ends there. */
+static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_t lo, uint64_t hi,
+		  struct ra_lwin *w)
+{
+	uint64_t count = 0;
+	if (start >= lo && start < hi) {
+		uint64_t room = s->stride > 0 ? (hi - 1 - start) / (uint64_t)s->stride + 1
+					      : (start - lo) / absd(s->stride) + 1;
+		count = room < s->size ? room : s->size;
+	}
+	s->pos = start;
+	s->steps = (uint32_t)count;
+	s->age = o->clock;
+	if (!count)
+		s->state = RA_S_FREE;
+	w->start = start;
+	w->stride = s->stride;
+	w->count = (uint32_t)count;
+	w->marker = true;
+}
+
+static uint32_t clamp_size(uint32_t size, uint32_t budget)
+{
+	if (budget < RA_OWN_MIN)
+		budget = RA_OWN_MIN;
+	return size > budget ? budget : size;
+}
+
+/* Block readahead for a miss outside streams: an aligned block of
+ * logical pages when recent misses cluster or blocks have been hit. */
+static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
+{
+	uint32_t near = 0, n = o->nhist < RA_OWN_HIST ? o->nhist : RA_OWN_HIST;
+	for (uint32_t i = 0; i < n; i++)
+		if (absd((int64_t)(idx - o->hist[i])) < RA_OWN_NEAR)
+			near++;
+	o->hist[o->nhist++ % RA_OWN_HIST] = idx;
+	/* Three of the recent misses close by: a dense cluster, the largest
+	 * block.  Else half a block's worth of its pages used since the last
+	 * block: double; a quarter: keep; less: halve. */
+	uint32_t pages;
+	if (near >= 3)
+		pages = RA_OWN_BLOCK_MAX;
+	else if (o->blast >= 4 && o->bhits * 2 >= o->blast)
+		pages = o->blast * 2;
+	else if (o->blast >= 4 && o->bhits * 4 >= o->blast)
+		pages = o->blast;
+	else
+		pages = o->blast / 2;
+	o->bhits = 0;
+	uint32_t max = budget < RA_OWN_BLOCK_MAX ? budget : RA_OWN_BLOCK_MAX;
+	if (pages > max)
+		pages = max;
+	o->blast = pages;
+	if (pages <= 1)
+		return;
+	uint64_t l = idx & ~((uint64_t)pages - 1), r = l + pages;
+	if (l < lo)
+		l = lo;
+	if (r > hi)
+		r = hi;
+	w->start = l;
+	w->count = (uint32_t)(r - l);
+}
+
+/* Feed an access outside streams (a miss, or a hit on a block window's
+ * page) to the candidates: the one nearest to it takes the step, and the
+ * same step twice confirms a stream, whose first window goes to w.
+ * Returns true when idx needs nothing more (a stream started, or the same
+ * page again). */
+static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
+{
+	struct ra_stream *best = NULL;
+	uint64_t best_score = UINT64_MAX;
+	int64_t best_d = 0;
+	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+		struct ra_stream *s = &o->s[i];
+		if (s->state != RA_S_CANDIDATE)
+			continue;
+		int64_t d = (int64_t)(idx - s->pos);
+		if (d == 0) {                   /* the same page again */
+			s->age = o->clock;
+			return true;
+		}
+		if (absd(d) > RA_OWN_MAX_STRIDE)
+			continue;
+		uint64_t score = d == s->stride ? 0 : absd(d);
+		if (score < best_score) {
+			best = s;
+			best_score = score;
+			best_d = d;
+		}
+	}
+	if (best && best_d == best->stride) {
+		best->state = RA_S_STREAM;
+		best->size = clamp_size(RA_OWN_INIT, budget);
+		o->confirmed++;
+		issue(o, best, idx + (uint64_t)best_d, lo, hi, w);
+		return true;
+	}
+	if (best) {
+		best->stride = best_d;
+		best->pos = idx;
+		best->age = o->clock;
+		return false;
+	}
+	/* A new candidate in the free or least recently used slot. */
+	struct ra_stream *victim = &o->s[0];
+	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+		struct ra_stream *s = &o->s[i];
+		if (s->state == RA_S_FREE) {
+			victim = s;
+			break;
+		}
+		if ((int32_t)(s->age - victim->age) < 0)
+			victim = s;
+	}
+	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE, .age = o->clock };
+	return false;
+}
+
+void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
+{
+	w->start = idx;
+	w->stride = 1;
+	w->count = 0;
+	w->marker = false;
+	o->clock++;
+
+	/* A stream this miss belongs to: inside its last window (its pages
+	 * went before use: halve the window) or within one window past it
+	 * (it outran its readahead). */
+	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+		struct ra_stream *s = &o->s[i];
+		if (s->state != RA_S_STREAM)
+			continue;
+		int64_t k = steps_to(s->pos, s->stride, idx);
+		if (k < 0 || k >= (int64_t)s->steps + s->size)
+			continue;
+		if (k < (int64_t)s->steps && s->size > RA_OWN_MIN) {
+			s->size /= 2;
+			o->shrunk++;
+		}
+		s->size = clamp_size(s->size, budget);
+		issue(o, s, idx + (uint64_t)s->stride, lo, hi, w);
+		return;
+	}
+
+	if (detect(o, idx, lo, hi, budget, w))
+		return;
+	block(o, idx, lo, hi, budget, w);
+}
+
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
+		struct ra_lwin *w)
+{
+	w->start = idx;
+	w->stride = 1;
+	w->count = 0;
+	w->marker = false;
+	o->clock++;
+	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+		struct ra_stream *s = &o->s[i];
+		if (s->state != RA_S_STREAM)
+			continue;
+		int64_t k = steps_to(s->pos, s->stride, idx);
+		if (k < 0 || k >= (int64_t)s->steps)
+			continue;
+		s->age = o->clock;
+		if (!marker)
+			return;
+		uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
+		s->size = clamp_size(s->size * 2, budget);
+		issue(o, s, next, lo, hi, w);
+		return;
+	}
+	if (o->bhits < 1u << 30)
+		o->bhits++;             /* a page of a block window */
+	detect(o, idx, lo, hi, budget, w);
+}

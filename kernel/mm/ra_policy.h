@@ -1,0 +1,165 @@
+/*
+ * Swap-in readahead policies: the window logic, pure (no locks, no I/O,
+ * no kernel headers), unit-tested on the host with synthetic fault
+ * sequences.  readahead.c keeps the state, takes the locks, turns windows
+ * into swap entries and reports hits back.
+ *
+ * Two kinds of window:
+ *   slot windows     a 2^k-aligned block of swap slots around the faulting
+ *                    slot (off, fixed:N, hugh, shaohua; and vma for shmem,
+ *                    as Linux does);
+ *   logical windows  pages of the faulting area by virtual page or shmem
+ *                    index (vma, own), whose swap entries are looked up in
+ *                    the page table or the object wherever they are on disk.
+ *
+ *   off      the faulting page only.
+ *   fixed:N  2^N slots (Linux's page-cluster and swap_cluster_readahead).
+ *   hugh     one global window, 2^page_cluster at most, sized from the
+ *            readahead hits since the last decision (seed 000, Linux 3.8's
+ *            swapin_nr_pages): no hits and no adjacent fault -> 1 page;
+ *            hits + 2 rounded up to a power of two >= 4; never below half
+ *            the previous window.
+ *   shaohua  per VMA (anonymous memory only): a miss counter, up on each
+ *            major fault and down on each readahead hit; above 100 the
+ *            area reads no readahead (Shaohua Li's 2012 detector).  shmem
+ *            faults get fixed:page_cluster, as they did with his patch.
+ *   vma      per VMA, a window of virtual pages around the fault (Linux
+ *            4.14 swap_vma_readahead): the hugh formula on the VMA's own
+ *            hits, at most 2^min(page_cluster, 5), forward after a fault on
+ *            the next page, backward after one on the previous page, else
+ *            centred; clipped to the VMA and its 2 MiB page-table block.
+ *            shmem faults use hugh's global window, as Linux does.
+ *   own      streams in the logical space of the area (virtual pages for
+ *            anonymous memory, object indices for shmem, so both behave
+ *            alike): up to RA_OWN_STREAMS per address space or object.
+ *            Two equal steps between misses (next page, previous page, or
+ *            a stride up to RA_OWN_MAX_STRIDE) confirm a stream; the
+ *            stream then reads a window ahead of itself, 8 strides at
+ *            first, doubling to the budget, and the first page of each
+ *            window carries a marker: the fault that uses the marker page
+ *            issues the next window, so on a steady stream the next window
+ *            is in flight before the stream reaches it and takes almost no
+ *            major faults.  A miss inside a window the stream already
+ *            issued means its pages were reclaimed before use: the window
+ *            halves.
+ *            Misses outside streams read their own page only, unless the
+ *            recent ones cluster (a dense working set in random order):
+ *            then an aligned block of logical pages around the fault,
+ *            sized like hugh's window from the hits on such blocks, up to
+ *            RA_OWN_BLOCK_MAX.  Random access over a large area has no
+ *            streams and no clusters, so it costs what `off` costs.
+ */
+#ifndef RA_POLICY_H
+#define RA_POLICY_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum ra_kind { RA_OFF, RA_FIXED, RA_HUGH, RA_SHAOHUA, RA_VMA, RA_OWN };
+
+struct ra_spec {
+	enum ra_kind kind;
+	unsigned order;         /* fixed:N's N */
+};
+
+#define RA_MAX_ORDER 8          /* 256 pages */
+
+/* "off", "fixed:N" (N <= RA_MAX_ORDER), "hugh", "shaohua", "vma", "own". */
+bool ra_parse(const char *s, struct ra_spec *out);
+/* The canonical name; buf of n >= 12 bytes. */
+void ra_format(const struct ra_spec *spec, char *buf, size_t n);
+
+/* ---------------------------------------------------------------- slots */
+
+struct ra_slots {
+	uint64_t start;
+	uint32_t count;         /* >= 1; always holds the faulting slot */
+};
+
+/* The `pages`-aligned block (pages a power of two) holding off, clipped
+ * to [1, limit): slot 0 is the area's header. */
+void ra_slot_window(uint64_t off, uint32_t pages, uint64_t limit, struct ra_slots *w);
+
+/* The hugh formula (Linux's __swapin_nr_pages): window pages for a fault
+ * at `off` given the previous fault's `prev`, the readahead hits since,
+ * the maximum (a power of two) and the previous window. */
+uint32_t ra_nr_pages(uint64_t prev, uint64_t off, uint32_t hits, uint32_t max_pages, uint32_t prev_win);
+
+struct ra_hugh {
+	uint32_t hits;          /* readahead hits since the last decision */
+	uint32_t last;          /* the last window */
+	uint64_t prev;          /* the last fault's slot when it had no hits */
+};
+
+uint32_t ra_hugh_pages(struct ra_hugh *h, uint64_t off, uint32_t max_pages);
+void ra_hugh_hit(struct ra_hugh *h);
+
+#define RA_SHAOHUA_THRESHOLD 100
+#define RA_SHAOHUA_MAX_MISS 1000
+
+/* Window pages for a major fault in an area with miss counter *state. */
+uint32_t ra_shaohua_miss(uint64_t *state, uint32_t max_pages);
+void ra_shaohua_hit(uint64_t *state);
+
+/* ---------------------------------------------------------------- logical */
+
+/* Pages start + k * stride for k < count (count 0: nothing to read). */
+struct ra_lwin {
+	uint64_t start;
+	int64_t stride;
+	uint32_t count;
+	bool marker;            /* own: mark the first page read as the trigger */
+};
+
+#define RA_VMA_MAX_ORDER 5
+#define RA_PMD_PAGES 512
+
+/* The vma policy.  *state packs the last fault's page, the last window and
+ * the hits since.  [lo, hi) are the VMA's pages.  The window always holds
+ * fpfn; w->count >= 1. */
+void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint32_t max_pages,
+		 struct ra_lwin *w);
+/* A fault found its page in the swap cache (readahead: a readahead page). */
+void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
+
+#define RA_OWN_STREAMS 8
+#define RA_OWN_MAX_STRIDE 32
+#define RA_OWN_INIT 8
+#define RA_OWN_MIN 4
+#define RA_OWN_HIST 16          /* recent misses outside streams */
+#define RA_OWN_NEAR 32          /* "clustered": within this many pages */
+#define RA_OWN_BLOCK_MAX 16
+
+enum ra_stream_state { RA_S_FREE, RA_S_CANDIDATE, RA_S_STREAM };
+
+struct ra_stream {
+	uint64_t pos;           /* candidate: its last miss; stream: first page of its last window */
+	int64_t stride;         /* candidate: 0 after one miss, else the delta seen */
+	uint32_t steps;         /* stream: pages in its last window */
+	uint32_t size;          /* stream: pages in its next window */
+	uint32_t age;
+	uint8_t state;          /* enum ra_stream_state */
+};
+
+struct ra_own {
+	struct ra_stream s[RA_OWN_STREAMS];
+	uint32_t clock;
+	uint64_t hist[RA_OWN_HIST];
+	uint32_t nhist;         /* misses recorded in hist (ring) */
+	uint32_t bhits;         /* hits on block readahead since the last block */
+	uint32_t blast;         /* the last block window */
+	uint64_t confirmed;     /* streams confirmed (statistics) */
+	uint64_t shrunk;        /* windows halved after a miss inside one */
+};
+
+/* A major fault at page idx of the space [lo, hi); budget: the largest
+ * window.  w gets the pages to read besides idx (count 0: none); the
+ * caller marks the first page it reads of w as the window's marker. */
+void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w);
+/* A fault used a readahead page at idx (marker: it carried the marker).
+ * w: the next window to read, count 0 when none. */
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
+		struct ra_lwin *w);
+
+#endif
