@@ -33,7 +33,8 @@
  *   - the rest are resubmitted.  Nothing is dropped: a command leaves the
  *     driver only through blk_complete.
  * Interface errors are retried up to AHCI_MAX_TRIES times.  When the port
- * does not come back, the disk goes offline and all its I/O fails.
+ * does not come back, or times out again before any command finishes,
+ * the disk goes offline and all its I/O fails.
  *
  * Locking.  port->lock (irqsave) guards the fields marked [L] and, while
  * the port runs, its registers.  While the port is frozen only the
@@ -69,6 +70,11 @@
 #define AHCI_POLL_MS            100
 #define AHCI_POLL_ONLY_MS       2
 #define AHCI_MAX_TRIES          3       /* attempts after interface errors */
+/* A disk that times out again after a reset, with nothing finishing in
+ * between, is taken offline: otherwise the commands still waiting (one
+ * at a time, when they are being isolated) would each wait out a timeout
+ * of their own, for many minutes. */
+#define AHCI_MAX_TIMEOUT_STREAK 2
 #define AHCI_MAX_SLOTS          32
 #define AHCI_MAX_HBAS           4
 #define AHCI_MAX_BYTES          (1u << 20)      /* per command: 256 pages */
@@ -161,7 +167,6 @@ struct ahci_port {
 	bool ncq;                       /* queued commands in use */
 	struct ata_ident id;
 	const char *absent;             /* why there is no disk: NULL when there is */
-	bool late;                      /* no link at probe: the recovery thread watches it */
 
 	struct spinlock lock;
 	enum port_state state;                  /* [L] */
@@ -174,6 +179,7 @@ struct ahci_port {
 	enum cause eh_cause;                    /* [L] why it froze */
 	uint32_t eh_is, eh_tfd, eh_serr;        /* [L] registers when it froze */
 	uint32_t eh_timedout;                   /* [L] slots past their deadline */
+	uint32_t timeout_streak;                /* [L] timeouts with no completion in between */
 	struct ahci_port_stats st;              /* [L] */
 };
 
@@ -490,6 +496,8 @@ static void reap(struct ahci_port *p, uint32_t done, bool polled, struct donelis
 		p->slot[s].cmd = NULL;
 	}
 	p->issued &= ~done;
+	if (done)
+		p->timeout_streak = 0;
 	if (polled)
 		p->st.by_poll += (uint64_t)bit_count(done);
 }
@@ -694,6 +702,15 @@ static int port_reset(struct ahci_port *p)
 	return err;
 }
 
+/* Taking the disk offline: stop the port and reset the link, so nothing
+ * still queued in the device moves data into buffers handed back. */
+static int port_halt(struct ahci_port *p)
+{
+	port_stop(p);
+	comreset(p);
+	return -EIO;
+}
+
 /* One non-queued PIO data-in command in slot 0, polled: IDENTIFY and
  * READ LOG EXT.  The port must run with nothing else in flight. */
 static int sync_cmd(struct ahci_port *p, const struct fis_reg_h2d *fis, uint32_t len)
@@ -763,11 +780,11 @@ static void eh_settle(struct ahci_port *p, unsigned s, struct eh_state *e, struc
 	p->slot[s].cmd = NULL;
 	bool definite = e->cause == CAUSE_DEVICE || e->cause == CAUSE_HOST;
 	uint32_t detail = e->cause == CAUSE_HOST ? e->is : e->serr;
-	if (dead) {
-		done_add(dl, io.cmd, -EIO, CAUSE_OFFLINE, 0, 0, io.tries);
-	} else if (e->timedout & (1u << s)) {
+	if (e->timedout & (1u << s)) {
 		done_add(dl, io.cmd, -ETIMEDOUT, CAUSE_TIMEOUT, 0, 0, io.tries);
 		p->st.timeouts++;
+	} else if (dead) {
+		done_add(dl, io.cmd, -EIO, CAUSE_OFFLINE, 0, 0, io.tries);
 	} else if (e->cause == CAUSE_TIMEOUT || (e->bad >= 0 && (unsigned)e->bad != s)) {
 		fifo_push(p, io, true);                 /* a bystander */
 	} else if (e->bad >= 0 || (definite && bit_count(e->outstanding) == 1)) {
@@ -796,8 +813,10 @@ static void eh_say(const struct ahci_port *p, const struct eh_state *e, int err)
 {
 	const char *n = p->blk.name, *why = cause_name[e->cause];
 	if (err) {
-		kprintf("%s: port reset after %s failed (%s): disk offline, its I/O fails from now on\n", n, why,
-			err == -ENODEV ? "no link" : "device stays busy");
+		kprintf("%s: %s: disk offline, its I/O fails from now on\n", n,
+			err == -ENODEV ? "no link after the port reset" :
+			err == -ETIMEDOUT ? "the device stays busy after the port reset" :
+					    "commands time out again after the last port reset");
 		return;
 	}
 	kprintf("%s: port reset (COMRESET) after %s (PxIS 0x%08x PxTFD 0x%04x PxSERR 0x%08x): %d failed, %d resubmitted\n",
@@ -839,9 +858,10 @@ static void port_recover(struct ahci_port *p)
 	e.serr = p->eh_serr;
 	eh_count(p, e.cause);
 	bool ncq = p->issued_ncq;
+	bool give_up = e.cause == CAUSE_TIMEOUT && ++p->timeout_streak >= AHCI_MAX_TIMEOUT_STREAK;
 	spin_unlock_irqrestore(&p->lock, on);
 
-	int err = port_reset(p);
+	int err = give_up ? port_halt(p) : port_reset(p);
 	bool definite = e.cause == CAUSE_DEVICE || e.cause == CAUSE_HOST;
 	if (!err && ncq && definite && bit_count(e.outstanding) > 1 && p->id.gpl)
 		err = eh_find_tag(p, &e);
@@ -1118,7 +1138,6 @@ static void ports_bringup(struct ahci_hba *h)
 		if (!p)
 			continue;
 		if (AHCI_SSTS_DET(p->r->ssts) != AHCI_DET_ESTABLISHED) {
-			p->late = true;
 			h->late |= 1u << n;
 			continue;
 		}
@@ -1158,6 +1177,7 @@ static void hba_record(const struct ahci_hba *h)
 			json_u64(j, "sectors", p->id.sectors);
 			json_u64(j, "sector_size", p->id.sector_size);
 			json_u64(j, "ncq_depth", p->ncq ? p->id.ncq_depth : 0);
+			json_bool(j, "ncq_error_log", p->id.gpl);
 			json_u64(j, "queue_depth", p->nslots);
 		}
 		json_obj_end(j);
@@ -1186,7 +1206,6 @@ static void late_register(void *arg) { port_go(arg); }
 static void late_link(struct ahci_hba *h, struct ahci_port *p)
 {
 	h->late &= ~(1u << p->no);
-	p->late = false;
 	if (port_bringup(p)) {
 		if (p->absent)
 			kprintf("%s: port %d: link came up late, but: %s\n", h->name, p->no, p->absent);
@@ -1329,7 +1348,7 @@ static void ahci_report(void)
 			json_u64(j, "timeouts", s->timeouts);
 			json_u64(j, "retries", s->retries);
 			json_u64(j, "port_resets", s->resets);
-			json_u64(j, "interrupts", hbas[i]->irqs);
+			json_u64(j, "controller_interrupts", hbas[i]->irqs);
 			rec_end();
 		}
 }
