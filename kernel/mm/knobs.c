@@ -41,12 +41,12 @@ static void get_ra(char *b, size_t n) { ksnprintf(b, n, "%s", ra_policy_name());
 static int set_page_cluster(const char *v, char *err, size_t n)
 {
 	uint64_t x;
-	char spec[16];
 	if (u64_in(v, 0, 8, &x, err, n, "page_cluster"))
 		return -EINVAL;
-	ksnprintf(spec, sizeof spec, x ? "fixed:%lu" : "off", x);
-	return ra_set_policy(spec) ? 0 : bad(err, n, "page_cluster", v);
+	ra_set_page_cluster((unsigned)x);
+	return 0;
 }
+static void get_page_cluster(char *b, size_t n) { ksnprintf(b, n, "%u", ra_page_cluster()); }
 
 static int set_swappiness(const char *v, char *err, size_t n)
 {
@@ -115,7 +115,7 @@ static void get_crc(char *b, size_t n) { ksnprintf(b, n, "%s", kcfg.swapcrc ? "o
 
 static const struct knob knobs[] = {
 	{ "ra", set_ra, get_ra },
-	{ "page_cluster", set_page_cluster, get_ra },
+	{ "page_cluster", set_page_cluster, get_page_cluster },
 	{ "swappiness", set_swappiness, get_swappiness },
 	{ "swap_cluster", set_cluster, get_cluster },
 	{ "wm_min", set_wm_min, get_wm_min },
@@ -150,11 +150,10 @@ void vm_knobs_json(struct json *j)
 {
 	char buf[32];
 	json_obj_begin(j, "knobs");
-	for (size_t i = 0; i < NKNOBS; i++)
-		if (strcmp(knobs[i].name, "page_cluster")) {
-			knobs[i].get(buf, sizeof buf);
-			json_str(j, knobs[i].name, buf);
-		}
+	for (size_t i = 0; i < NKNOBS; i++) {
+		knobs[i].get(buf, sizeof buf);
+		json_str(j, knobs[i].name, buf);
+	}
 	json_obj_end(j);
 }
 

@@ -2,8 +2,10 @@
  * Run-time memory-management knobs, by name, for workload scripts (`set
  * NAME VALUE`) and tests.  Names follow Linux where Linux has the knob:
  *
- *   ra            swap-in readahead policy (readahead.h: off, fixed:N, ...)
- *   page_cluster  Linux's vm.page-cluster: the same as ra=fixed:N
+ *   ra            swap-in readahead policy: off, fixed:N, hugh, shaohua, vma,
+ *                 own (ra_policy.h); fixed:N also sets page_cluster to N
+ *   page_cluster  Linux's vm.page-cluster (0..8): the bound of hugh, shaohua
+ *                 and vma, and N of fixed:N while that policy is on
  *   swappiness    0..200
  *   swap_cluster  slots per swap cluster, every area (areas must be empty)
  *   wm_min, wm_low, wm_high   free-page watermarks, in pages

@@ -40,6 +40,7 @@ enum page_flag {
 	PG_KERNEL     = 1u << 13,  /* allocated to the kernel (page tables, heap) */
 	PG_HEAD       = 1u << 14,  /* first page of a multi-page allocation; order in ->order */
 	PG_ERROR      = 1u << 15,  /* its swap read failed: the data is lost */
+	PG_RA_MARK    = 1u << 16,  /* readahead marker: its first use starts the next window */
 };
 
 struct page {

@@ -1,65 +1,267 @@
 /*
- * Readahead policies.  The window logic of each policy is a pure function
- * of its inputs and its saved state (tested on the host through
- * ra_policy.c in a later step); this file holds the state and applies it.
+ * Readahead policies applied: state, locking, windows turned into swap
+ * entries.  The window logic is in ra_policy.c.
  *
- *   off      the faulting slot only
- *   fixed:N  2^N slots around the fault, aligned to 2^N: Linux's
- *            page-cluster (swap_cluster_readahead); default N = 3
+ * One spinlock guards every policy's state (the global hugh window, the
+ * own policy's stream tables); VMA state (vma->ra_state) changes under
+ * the owner's mm->lock, which every fault holds.
  */
 #include <string.h>
 #include "readahead.h"
+#include "ra_policy.h"
 #include "swap.h"
+#include "shmem.h"
+#include "vm.h"
+#include "pgtable.h"
+#include "pmm.h"
+#include "kmalloc.h"
 #include "vmstat.h"
-#include "lib/cmdline.h"
+#include "proc/spinlock.h"
 
-static struct {
-	int kind;               /* 0 off, 1 fixed */
-	unsigned cluster;       /* fixed: page_cluster */
-	char name[16];
-} R = { 1, 3, "fixed:3" };
+#define P 4096ull
+#define OWN_BUDGET_MAX 64       /* pages: 256 KiB windows */
 
-bool ra_set_policy(const char *spec)
+static struct spinlock lock = SPINLOCK_INIT("readahead");
+static struct ra_spec spec = { RA_FIXED, 3 };
+static unsigned page_cluster = 3;
+static struct ra_hugh hugh;
+static char name[16] = "fixed:3";
+
+bool ra_set_policy(const char *s)
 {
-	uint64_t n;
-	if (!strcmp(spec, "off")) {
-		R.kind = 0;
-	} else if (!strncmp(spec, "fixed:", 6) && cmdline_parse_u64(spec + 6, &n) && n <= 8) {
-		R.kind = 1;
-		R.cluster = (unsigned)n;
-	} else {
+	struct ra_spec sp;
+	if (!ra_parse(s, &sp))
 		return false;
-	}
-	size_t len = strnlen(spec, sizeof R.name - 1);
-	memcpy(R.name, spec, len);
-	R.name[len] = 0;
+	bool on = spin_lock_irqsave(&lock);
+	spec = sp;
+	if (sp.kind == RA_FIXED)
+		page_cluster = sp.order;
+	hugh = (struct ra_hugh){ 0, 0, 0 };
+	ra_format(&spec, name, sizeof name);
+	spin_unlock_irqrestore(&lock, on);
 	return true;
 }
 
-const char *ra_policy_name(void) { return R.name; }
+const char *ra_policy_name(void) { return name; }
 
-void ra_window(const struct ra_fault *f, struct ra_window *w)
+void ra_set_page_cluster(unsigned n)
 {
-	uint64_t off = swp_offset(f->entry);
-	w->off = off;
-	w->count = 1;
-	if (R.kind == 0 || R.cluster == 0)
-		return;
-	uint64_t size = 1ull << R.cluster;
-	uint64_t start = off & ~(size - 1), end = start + size;
-	uint64_t limit = swap_area_slots(swp_area(f->entry));
-	if (start == 0)
-		start = 1;              /* slot 0 is the header */
-	if (end > limit)
-		end = limit;
-	w->off = start;
-	w->count = (uint32_t)(end - start);
+	if (n > RA_MAX_ORDER)
+		n = RA_MAX_ORDER;
+	bool on = spin_lock_irqsave(&lock);
+	page_cluster = n;
+	if (spec.kind == RA_FIXED) {
+		spec.order = n;
+		ra_format(&spec, name, sizeof name);
+	}
+	spin_unlock_irqrestore(&lock, on);
 }
 
-void ra_hit(uint64_t entry)
+unsigned ra_page_cluster(void) { return page_cluster; }
+
+void ra_state_free(void *state) { kfree(state); }
+
+/* The own policy's largest window: 1/64 of memory, 8..64 pages. */
+static uint32_t own_budget(void)
 {
-	(void)entry;
-	vmstat_inc(SWAP_RA_HIT);
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	uint64_t b = st.total_pages / 64;
+	return b < 8 ? 8 : b > OWN_BUDGET_MAX ? OWN_BUDGET_MAX : (uint32_t)b;
+}
+
+static struct ra_plan *plan_new(void)
+{
+	struct ra_plan *p = kmalloc(sizeof *p);
+	if (p) {
+		p->n = 0;
+		p->has_fault = false;
+		p->marker = false;
+	}
+	return p;
+}
+
+static void add(struct ra_plan *p, uint64_t entry)
+{
+	if (p->n < RA_PLAN_MAX) {
+		p->v[p->n].entry = entry;
+		p->v[p->n].page = NULL;
+		p->n++;
+	}
+}
+
+/* Every slot of the pages-aligned block around the fault (besides it). */
+static void add_slots(struct ra_plan *p, uint64_t entry, uint32_t pages)
+{
+	unsigned area = swp_area(entry);
+	struct ra_slots w;
+	ra_slot_window(swp_offset(entry), pages, swap_area_slots(area), &w);
+	for (uint64_t off = w.start; off < w.start + w.count; off++) {
+		uint64_t e = swp_entry(area, off);
+		if (e != entry)
+			add(p, e);
+	}
+}
+
+/* The swap entries of a logical window's pages, in window order. */
+static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struct ra_lwin *w)
+{
+	for (uint32_t k = 0; k < w->count; k++) {
+		uint64_t pg = w->start + (uint64_t)((int64_t)k * w->stride);
+		uint64_t e = 0;
+		if (f->obj) {
+			e = shmem_slot_peek(f->obj, pg);
+		} else {
+			bool on = spin_lock_irqsave(&f->mm->ptl);
+			pte_t pte = pt_get(f->mm->pml4, pg * P);
+			spin_unlock_irqrestore(&f->mm->ptl, on);
+			if (pt_pte_is_swap(pte))
+				e = pt_pte_swap_entry(pte);
+		}
+		if (e && e != f->entry)
+			add(p, e);
+	}
+	p->marker = w->marker;
+}
+
+/* The own policy's state for the fault's space, allocated on first use
+ * (NULL: no memory, or not a fault).  Called without the lock. */
+static struct ra_own *own_state(const struct ra_fault *f)
+{
+	void **slot = f->obj ? &f->obj->ra : f->mm ? &f->mm->ra : NULL;
+	if (!slot)
+		return NULL;
+	if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE)) {
+		struct ra_own *o = kmalloc(sizeof *o);
+		if (!o)
+			return NULL;
+		memset(o, 0, sizeof *o);
+		void *expect = NULL;
+		if (!__atomic_compare_exchange_n(slot, &expect, o, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			kfree(o);
+	}
+	return *slot;
+}
+
+/* The logical space of the fault: page number and bounds. */
+static void space(const struct ra_fault *f, uint64_t *idx, uint64_t *lo, uint64_t *hi)
+{
+	if (f->obj) {
+		*idx = f->idx;
+		*lo = 0;
+		*hi = f->obj->npages;
+	} else {
+		*idx = f->va / P;
+		*lo = f->vlo;
+		*hi = f->vhi;
+	}
+}
+
+struct ra_plan *ra_miss(const struct ra_fault *f)
+{
+	struct ra_plan *p = plan_new();
+	if (!p)
+		return NULL;
+	add(p, f->entry);
+	p->has_fault = true;
+	bool logical_ok = f->mm && (f->obj || f->vstate);
+	struct ra_own *own = spec.kind == RA_OWN && logical_ok ? own_state(f) : NULL;
+	uint32_t budget = own ? own_budget() : 0;
+	bool on = spin_lock_irqsave(&lock);
+	uint32_t maxp = 1u << page_cluster;
+	struct ra_lwin w = { 0, 1, 0, false };
+	uint64_t idx, lo, hi;
+	switch (spec.kind) {
+	case RA_OFF:
+		break;
+	case RA_FIXED:
+		spin_unlock_irqrestore(&lock, on);
+		add_slots(p, f->entry, 1u << spec.order);
+		return p;
+	case RA_SHAOHUA:
+		if (f->vstate && !f->obj) {
+			uint32_t pages = ra_shaohua_miss(f->vstate, maxp);
+			spin_unlock_irqrestore(&lock, on);
+			add_slots(p, f->entry, pages);
+			return p;
+		}
+		spin_unlock_irqrestore(&lock, on);
+		add_slots(p, f->entry, maxp);   /* his detector had no state for shmem */
+		return p;
+	case RA_VMA:
+		if (f->vstate && !f->obj) {
+			ra_vma_miss(f->vstate, f->va / P, f->vlo, f->vhi, maxp, &w);
+			break;
+		}
+		/* shmem reads the global window, as in Linux */
+		__attribute__((fallthrough));
+	case RA_HUGH: {
+		uint32_t pages = ra_hugh_pages(&hugh, swp_offset(f->entry), maxp);
+		spin_unlock_irqrestore(&lock, on);
+		add_slots(p, f->entry, pages);
+		return p;
+	}
+	case RA_OWN:
+		if (own) {
+			space(f, &idx, &lo, &hi);
+			ra_own_miss(own, idx, lo, hi, budget, &w);
+		}
+		break;
+	}
+	spin_unlock_irqrestore(&lock, on);
+	if (w.count)
+		add_logical(p, f, &w);
+	return p;
+}
+
+struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
+{
+	struct ra_lwin w = { 0, 1, 0, false };
+	bool logical_ok = f->mm && (f->obj || f->vstate);
+	struct ra_own *own = NULL;
+	uint32_t budget = 0;
+	if (spec.kind == RA_OWN && readahead && logical_ok) {
+		own = own_state(f);
+		budget = own_budget();
+	}
+	bool on = spin_lock_irqsave(&lock);
+	uint64_t idx, lo, hi;
+	switch (spec.kind) {
+	case RA_OFF:
+	case RA_FIXED:
+		break;
+	case RA_HUGH:
+		if (readahead)
+			ra_hugh_hit(&hugh);
+		break;
+	case RA_SHAOHUA:
+		if (readahead && f->vstate && !f->obj)
+			ra_shaohua_hit(f->vstate);
+		break;
+	case RA_VMA:
+		if (f->vstate && !f->obj)
+			ra_vma_lookup(f->vstate, f->va / P, readahead);
+		else if (readahead)
+			ra_hugh_hit(&hugh);
+		break;
+	case RA_OWN:
+		if (own) {
+			space(f, &idx, &lo, &hi);
+			ra_own_hit(own, idx, marker, lo, hi, budget, &w);
+		}
+		break;
+	}
+	spin_unlock_irqrestore(&lock, on);
+	if (!w.count)
+		return NULL;
+	struct ra_plan *p = plan_new();
+	if (p)
+		add_logical(p, f, &w);
+	if (p && !p->n) {
+		kfree(p);
+		p = NULL;
+	}
+	return p;
 }
 
 void ra_waste(uint64_t entry)

@@ -1,12 +1,18 @@
 /*
- * Swap-in readahead: which swap slots to read along with a faulting one.
- * The fault path asks for a window [off, off + count) of slots on the
- * faulting entry's area (it always includes the faulting slot), reads the
- * slots of it that hold data and are not cached, and reports back which
- * readahead pages get used (hits) or are reclaimed unused (waste).
+ * Swap-in readahead: which swap entries to read along with a faulting one.
  *
- * Policies are selected at run time (ra_set_policy); this layer keeps the
- * per-policy state and the counters swap_ra / swap_ra_hit / swap_ra_waste.
+ * The policies' window logic is pure (ra_policy.h); this layer holds their
+ * state (global, per VMA in vma->ra_state, per address space in mm->ra,
+ * per shmem object in shmem->ra), turns a window into swap entries (slots
+ * of the faulting area, or the entries found in the page table or the
+ * shmem object for logical windows) and takes the feedback: a fault that
+ * finds a readahead page in the swap cache (a hit, maybe the marker that
+ * starts the next window), a readahead page reclaimed unused (waste).
+ *
+ * Policies are selected at run time (ra_set_policy, knob "ra"); the
+ * adaptive ones (hugh, shaohua, vma) are bounded by page_cluster as in
+ * Linux.  Counters: vmstat swap_ra (pages read ahead), swap_ra_hit,
+ * swap_ra_waste; per address space mm->ra_issued and mm->ra_hits.
  */
 #ifndef READAHEAD_H
 #define READAHEAD_H
@@ -14,30 +20,56 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-struct vma;
 struct mm;
+struct shmem;
+struct page;
 
 struct ra_fault {
 	uint64_t entry;         /* the faulting swap entry */
-	uint64_t va;            /* faulting address */
-	struct mm *mm;
-	const struct vma *vma;  /* a copy of its area (pgoff etc.) */
-	bool shmem;
+	struct mm *mm;          /* NULL when not a fault (swapoff, madvise) */
+	/* anonymous faults: */
+	uint64_t va;
+	uint64_t *vstate;       /* the VMA's ra_state, or NULL */
+	uint64_t vlo, vhi;      /* the VMA's pages [vlo, vhi) */
+	/* shmem faults: */
+	struct shmem *obj;
+	uint64_t idx;
 };
 
-struct ra_window {
-	uint64_t off;           /* first slot */
-	uint32_t count;         /* slots, >= 1 */
+#define RA_PLAN_MAX 256
+
+struct ra_item {
+	uint64_t entry;
+	struct page *page;      /* filled by the reader */
 };
 
-void ra_window(const struct ra_fault *f, struct ra_window *w);
-/* Feedback: a page brought in by readahead was used by a fault. */
-void ra_hit(uint64_t entry);
-/* ...or was reclaimed without ever being used. */
+/* Entries to read.  v[0] is the faulting entry for a miss. */
+struct ra_plan {
+	uint32_t n;
+	bool has_fault;         /* v[0] is the fault's own entry */
+	bool marker;            /* mark the first readahead page read (in v[] order) */
+	struct ra_item v[RA_PLAN_MAX];
+};
+
+/* A major fault on f->entry: the plan to read (kmalloc'ed, caller frees),
+ * or NULL when memory is short (read the fault's page alone). */
+struct ra_plan *ra_miss(const struct ra_fault *f);
+/* A fault found its page in the swap cache; readahead: the page was read
+ * ahead and this is its first use; marker: it carried the marker.
+ * Returns a plan to start reading without waiting, or NULL. */
+struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker);
+/* A readahead page was reclaimed without being used. */
 void ra_waste(uint64_t entry);
 
-/* "off", "fixed:N" (N = page_cluster, 0..8)... false on an unknown name. */
+/* "off", "fixed:N", "hugh", "shaohua", "vma", "own" (ra_policy.h).
+ * fixed:N also sets page_cluster to N.  False on an unknown name. */
 bool ra_set_policy(const char *spec);
 const char *ra_policy_name(void);
+/* Linux's vm.page-cluster (0..8): the bound of hugh, shaohua and vma. */
+void ra_set_page_cluster(unsigned n);
+unsigned ra_page_cluster(void);
+
+/* Free an address space's or object's policy state. */
+void ra_state_free(void *state);
 
 #endif

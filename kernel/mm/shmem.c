@@ -20,6 +20,7 @@
 #include "panic.h"
 #include "swap.h"
 #include "reclaim.h"
+#include "readahead.h"
 #include "pmm.h"
 
 static struct spinlock all_lock = SPINLOCK_INIT("shmem-all");
@@ -96,6 +97,7 @@ static void destroy(struct shmem *s)
 		put_page(p);
 	}
 	reclaim_unlock();
+	ra_state_free(s->ra);
 	kfree(s->slots);
 	kfree(s);
 }
@@ -127,6 +129,14 @@ uint64_t shmem_slot_get(struct shmem *s, uint64_t idx)
 		get_page((struct page *)v);
 	spin_unlock_irqrestore(&s->lock, on);
 	return v;
+}
+
+uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx)
+{
+	if (idx >= s->npages)
+		return 0;
+	uint64_t v = __atomic_load_n(&s->slots[idx], __ATOMIC_RELAXED);
+	return swp_is_entry(v) ? v : 0;
 }
 
 bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p)

@@ -30,6 +30,7 @@ struct shmem {
 	uint32_t refs;                  /* VMAs referring to the object, all mms */
 	uint64_t resident;
 	struct list_node all;           /* every live object */
+	void *ra;                       /* readahead policy state (readahead.c) */
 };
 
 struct shmem *shmem_create(uint64_t npages);
@@ -44,6 +45,8 @@ uint64_t shmem_slot_get(struct shmem *s, uint64_t idx);
  * gains the slot's reference; or a page by a swap entry (p = NULL, then
  * `entry` is stored and the slot's page reference passes to the caller).
  * False when the slot no longer holds `old`. */
+/* The swap entry slot idx holds, or 0 (empty, a page, out of range). */
+uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx);
 bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p);
 bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t entry);
 

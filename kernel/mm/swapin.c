@@ -30,9 +30,11 @@
 #include "console.h"
 #include "lib/errno.h"
 #include "proc/sched.h"
+#include "proc/spinlock.h"
+#include "run/stats.h"
+#include "lib/json.h"
 
 #define P PAGE_SIZE
-#define MAX_WINDOW 256
 
 struct read_ctx {
 	struct swap_io io;
@@ -107,43 +109,91 @@ static struct page *prepare(uint64_t entry, bool readahead)
 	return p;
 }
 
-/* Read the window around f->entry.  Returns the faulting entry's page with
- * an extra reference (it may still be under I/O), or NULL.  All pages are
- * prepared first (allocating may reclaim, and reclaim writes to swap),
- * then the reads go out together under a plug so adjacent runs merge. */
-static struct page *read_window(const struct ra_fault *f)
+static bool entry_before(uint64_t a, uint64_t b)
 {
-	struct ra_window w;
-	ra_window(f, &w);
-	if (w.count > MAX_WINDOW)
-		w.count = MAX_WINDOW;
-	unsigned area = swp_area(f->entry);
-	struct page *pages[MAX_WINDOW], *mine = NULL;
-	for (uint32_t i = 0; i < w.count; i++) {
-		uint64_t e = swp_entry(area, w.off + i);
-		bool is_mine = e == f->entry;
-		pages[i] = prepare(e, !is_mine);
-		if (pages[i] && is_mine) {
-			get_page(pages[i]);
-			mine = pages[i];
-		} else if (pages[i]) {
-			vmstat_inc(SWAP_RA);
-		}
-	}
-	swap_plug(area);
-	for (uint32_t i = 0; i < w.count;) {
-		if (!pages[i]) {
-			i++;
+	return swp_area(a) != swp_area(b) ? swp_area(a) < swp_area(b) : swp_offset(a) < swp_offset(b);
+}
+
+/* Read the plan's entries: every one that holds data and is not cached
+ * gets a fresh locked page in the swap cache (read-ahead ones marked),
+ * then runs of consecutive slots go out as one request each, under a
+ * plug per area so adjacent runs merge.  All pages are prepared before
+ * any I/O (allocating may reclaim, and reclaim writes to swap).  Returns
+ * the fault's page (v[0] when plan->has_fault) with an extra reference,
+ * or NULL.  Frees the plan. */
+static struct page *read_plan(struct ra_plan *plan, struct mm *mm)
+{
+	struct page *mine = NULL;
+	bool marked = !plan->marker;
+	uint32_t issued = 0;
+	for (uint32_t i = 0; i < plan->n; i++) {
+		bool is_mine = plan->has_fault && i == 0;
+		struct page *p = prepare(plan->v[i].entry, !is_mine);
+		plan->v[i].page = p;
+		if (!p)
+			continue;
+		if (is_mine) {
+			get_page(p);
+			mine = p;
 			continue;
 		}
-		uint32_t j = i + 1, max = swap_max_run(area);
-		while (j < w.count && pages[j] && j - i < max)
-			j++;
-		submit_run(&pages[i], swp_entry(area, w.off + i), j - i);
-		i = j;
+		issued++;
+		if (!marked) {
+			page_set(p, PG_RA_MARK);
+			marked = true;
+		}
 	}
-	swap_unplug(area);
+	if (issued) {
+		vmstat_add(SWAP_RA, issued);
+		if (mm)
+			mm->ra_issued += issued;
+	}
+	/* Drop the entries that need no read, then sort by area and slot
+	 * (windows come mostly in order: insertion sort). */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < plan->n; i++)
+		if (plan->v[i].page)
+			plan->v[n++] = plan->v[i];
+	for (uint32_t i = 1; i < n; i++) {
+		struct ra_item x = plan->v[i];
+		uint32_t j = i;
+		for (; j > 0 && entry_before(x.entry, plan->v[j - 1].entry); j--)
+			plan->v[j] = plan->v[j - 1];
+		plan->v[j] = x;
+	}
+	struct page *run[RA_PLAN_MAX];
+	for (uint32_t i = 0; i < n;) {
+		unsigned area = swp_area(plan->v[i].entry);
+		uint32_t max = swap_max_run(area);
+		swap_plug(area);
+		while (i < n && swp_area(plan->v[i].entry) == area) {
+			uint64_t first = plan->v[i].entry;
+			uint32_t len = 0;
+			while (i < n && swp_area(plan->v[i].entry) == area && len < max &&
+			       swp_offset(plan->v[i].entry) == swp_offset(first) + len)
+				run[len++] = plan->v[i++].page;
+			submit_run(run, first, len);
+		}
+		swap_unplug(area);
+	}
+	kfree(plan);
 	return mine;
+}
+
+/* Read f->entry and the readahead window around it.  Returns the fault's
+ * page with an extra reference (it may still be under I/O), or NULL. */
+static struct page *read_window(const struct ra_fault *f)
+{
+	struct ra_plan *plan = ra_miss(f);
+	if (plan)
+		return read_plan(plan, f->mm);
+	/* No memory for a plan: the page alone. */
+	struct page *p = prepare(f->entry, false);
+	if (p) {
+		get_page(p);
+		submit_run(&p, f->entry, 1);
+	}
+	return p;
 }
 
 /* Wait for an in-flight page without holding mm->lock. */
@@ -158,10 +208,12 @@ static enum vm_fault_result wait_and_retry(struct mm *mm, struct page *p, bool *
 	return VM_FAULT_RETRY;
 }
 
-/* The page for entry, locked, with a reference; or a retry/oom verdict. */
+/* The page for entry, locked, with a reference; or a retry/oom verdict.
+ * *async: a readahead plan to start once the page is unlocked. */
 static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, struct fault_stats *st,
-				       bool *dropped, struct page **out)
+				       bool *dropped, struct page **out, struct ra_plan **async)
 {
+	*async = NULL;
 	struct page *p = swapcache_lookup(f->entry, true);
 	if (!p) {
 		p = read_window(f);
@@ -178,10 +230,26 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 		put_page(p);
 		return VM_FAULT_RETRY;
 	}
-	if (page_test_clear(p, PG_READAHEAD))
-		ra_hit(f->entry);
+	bool marker = page_test_clear(p, PG_RA_MARK);
+	bool readahead = page_test_clear(p, PG_READAHEAD);
+	if (readahead) {
+		vmstat_inc(SWAP_RA_HIT);
+		mm->ra_hits++;
+	}
+	*async = ra_found(f, readahead, marker);
+	st->swapflt++;
 	*out = p;
 	return VM_FAULT_OK;
+}
+
+/* Start the next readahead window found by a hit (not waited for). */
+static void start_async(struct ra_plan *plan, struct mm *mm)
+{
+	if (!plan)
+		return;
+	struct page *p = read_plan(plan, mm);
+	if (p)
+		put_page(p);
 }
 
 /* Data lost: the slot is retired, the page dropped, the caller killed. */
@@ -195,16 +263,20 @@ static enum vm_fault_result read_failed(struct page *p)
 	return VM_FAULT_SIGBUS;
 }
 
-enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t va, uint64_t pte, bool write,
-				 struct fault_stats *st, bool *dropped)
+enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *ra_state, uint64_t va, uint64_t pte,
+				 bool write, struct fault_stats *st, bool *dropped)
 {
-	struct ra_fault f = { pt_pte_swap_entry(pte), va, mm, v, false };
+	struct ra_fault f = { .entry = pt_pte_swap_entry(pte), .mm = mm, .va = va, .vstate = ra_state,
+			      .vlo = v->start / P, .vhi = v->end / P };
 	struct page *p;
-	enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p);
+	struct ra_plan *async;
+	enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p, &async);
 	if (r != VM_FAULT_OK)
 		return r;
-	if (page_test(p, PG_ERROR))
+	if (page_test(p, PG_ERROR)) {
+		kfree(async);
 		return read_failed(p);
+	}
 	page_set(p, PG_ANON | PG_REFERENCED);
 	/* Keep the disk copy valid: map read-only unless this is a write. */
 	unsigned prot = vm_pt_prot(write ? v->prot : v->prot & ~(uint32_t)VM_WRITE);
@@ -219,6 +291,7 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t va
 	unlock_page(p);
 	if (!installed)
 		put_page(p);
+	start_async(async, mm);
 	return VM_FAULT_OK;
 }
 
@@ -248,16 +321,20 @@ static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint6
 			*out = p;
 			return VM_FAULT_OK;
 		}
-		struct ra_fault f = { val, va, mm, v, true };
+		struct ra_fault f = { .entry = val, .mm = mm, .va = va, .obj = s, .idx = idx };
 		struct page *p;
-		enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p);
+		struct ra_plan *async;
+		enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p, &async);
 		if (r != VM_FAULT_OK)
 			return r;
-		if (page_test(p, PG_ERROR))
+		if (page_test(p, PG_ERROR)) {
+			kfree(async);
 			return read_failed(p);
+		}
 		if (!shmem_slot_replace(s, idx, val, p)) {
 			unlock_page(p);
 			put_page(p);
+			kfree(async);
 			continue;
 		}
 		/* The object owns the page now; shmem keeps no disk copy. */
@@ -270,6 +347,7 @@ static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint6
 		lru_del(p);
 		lru_add(p, LRU_SHMEM, false);
 		unlock_page(p);
+		start_async(async, mm);
 		*out = p;
 		return VM_FAULT_OK;
 	}
@@ -301,7 +379,7 @@ void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end)
 		uint64_t entry = pt_pte_swap_entry(e);
 		struct page *p = swapcache_lookup(entry, false);
 		if (!p) {
-			struct ra_fault f = { entry, va, mm, NULL, false };
+			struct ra_fault f = { .entry = entry, .va = va };
 			p = read_window(&f);    /* started, not waited for */
 		}
 		if (p)
@@ -313,13 +391,65 @@ struct page *swapin_sync(uint64_t entry)
 {
 	struct page *p = swapcache_lookup(entry, false);
 	if (!p) {
-		struct ra_fault f = { entry, 0, NULL, NULL, false };
+		struct ra_fault f = { .entry = entry };
 		p = read_window(&f);
 		if (!p)
 			return NULL;
 	}
 	wait_on_page(p);
 	return p;
+}
+
+/* ---------------------------------------------------------------- latency */
+
+static struct spinlock lat_lock = SPINLOCK_INIT("swapin-latency");
+static struct stats_hist lat_major, lat_cached;
+
+void swapin_latency_record(uint64_t ns, bool major)
+{
+	bool on = spin_lock_irqsave(&lat_lock);
+	stats_hist_add(major ? &lat_major : &lat_cached, ns);
+	spin_unlock_irqrestore(&lat_lock, on);
+}
+
+void swapin_latency_reset(void)
+{
+	bool on = spin_lock_irqsave(&lat_lock);
+	memset(&lat_major, 0, sizeof lat_major);
+	memset(&lat_cached, 0, sizeof lat_cached);
+	spin_unlock_irqrestore(&lat_lock, on);
+}
+
+struct lat_summary {
+	uint64_t n, p50, p99, max, mean;
+};
+
+static struct lat_summary summarize(const struct stats_hist *h)
+{
+	return (struct lat_summary){ h->count, stats_hist_percentile(h, 500), stats_hist_percentile(h, 990), h->max,
+				     h->count ? h->sum / h->count : 0 };
+}
+
+static void summary_json(struct json *j, const char *name, const struct lat_summary *s)
+{
+	json_obj_begin(j, name);
+	json_u64(j, "n", s->n);
+	json_u64(j, "p50_ns", s->p50);
+	json_u64(j, "p99_ns", s->p99);
+	json_u64(j, "max_ns", s->max);
+	json_u64(j, "mean_ns", s->mean);
+	json_obj_end(j);
+}
+
+void swapin_latency_json(struct json *j, const char *name)
+{
+	bool on = spin_lock_irqsave(&lat_lock);
+	struct lat_summary major = summarize(&lat_major), cached = summarize(&lat_cached);
+	spin_unlock_irqrestore(&lat_lock, on);
+	json_obj_begin(j, name);
+	summary_json(j, "major", &major);
+	summary_json(j, "cached", &cached);
+	json_obj_end(j);
 }
 
 /* ---------------------------------------------------------------- swapoff */
@@ -364,7 +494,7 @@ long swapin_unuse_mm(struct mm *mm, unsigned area)
 			spin_unlock_irqrestore(&mm->ptl, on);
 			if (!pt_pte_is_swap(e) || swp_area(pt_pte_swap_entry(e)) != area)
 				continue;
-			struct fault_stats st = { 0, 0 };
+			struct fault_stats st = { 0, 0, 0 };
 			if (vm_fault(mm, va, false, false, &st) != VM_FAULT_OK)
 				continue;       /* the area went away meanwhile, or no memory */
 			forget_copy(mm, va, area);

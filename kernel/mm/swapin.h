@@ -11,12 +11,21 @@
 
 /* Fault on a swap PTE.  Called with mm->lock held; sets *dropped when it
  * released it (then the fault is retried). */
-enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t va, uint64_t pte, bool write,
-				 struct fault_stats *st, bool *dropped);
+enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *ra_state, uint64_t va, uint64_t pte,
+				 bool write, struct fault_stats *st, bool *dropped);
 /* Fault on an empty PTE of a shared area: the object's page, from swap if
  * need be. */
 enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t va, bool write,
 				  struct fault_stats *st, bool *dropped);
+/* Swap-in fault latency, from the fault's entry to its page mapped, in
+ * two histograms: major faults (read from disk) and faults that found the
+ * page in the swap cache (maybe waiting for it).  vm_fault records. */
+void swapin_latency_record(uint64_t ns, bool major);
+void swapin_latency_reset(void);
+/* {"major":{"n":..,"p50_ns":..,"p99_ns":..,"max_ns":..},"cached":{...}} as member `name` of j. */
+struct json;
+void swapin_latency_json(struct json *j, const char *name);
+
 /* MADV_WILLNEED: start reading the swapped-out pages of [start, end). */
 void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end);
 /* Bring one swapped page back for swapoff: read it if need be and wait.

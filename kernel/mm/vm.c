@@ -41,10 +41,12 @@
 #include "swap.h"
 #include "swapcache.h"
 #include "swapin.h"
+#include "readahead.h"
 #include "reclaim.h"
 #include "vmstat.h"
 #include "layout.h"
 #include "panic.h"
+#include "time.h"
 #include "lib/errno.h"
 #include "arch/x86_64/x86.h"
 
@@ -133,6 +135,7 @@ void mm_put(struct mm *mm)
 	vma_set_destroy(&mm->vmas);
 	reclaim_unlock();
 	pmm_free(phys_to_page(mm->pml4), 0);
+	ra_state_free(mm->ra);
 	kfree(mm);
 }
 
@@ -234,7 +237,7 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 	st->minflt++;
 	vmstat_inc(PGFAULT);
 	if (pt_pte_is_swap(e))
-		return swapin_anon(mm, &v, va, e, write, st, dropped);
+		return swapin_anon(mm, &v, &mm->vmas.v[i].ra_state, va, e, write, st, dropped);
 	if (v.flags & VM_SHARED)
 		return swapin_shmem(mm, &v, va, write, st, dropped);
 	return fault_anon_zero(mm, &v, va);
@@ -242,12 +245,15 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 
 enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st)
 {
+	uint64_t t0 = time_ns(), majflt = st->majflt, swapflt = st->swapflt;
 	for (int tries = 0;; tries++) {
 		bool dropped = false;
 		mutex_lock(&mm->lock);
 		enum vm_fault_result r = fault_once(mm, addr, write, exec, st, &dropped);
 		if (!dropped)
 			mutex_unlock(&mm->lock);
+		if (r == VM_FAULT_OK && st->swapflt != swapflt)
+			swapin_latency_record(time_ns() - t0, st->majflt != majflt);
 		if (r != VM_FAULT_RETRY)
 			return r;
 		if (tries == 1000)

@@ -36,6 +36,8 @@ struct mm {
 	uint64_t rss;                   /* pages mapped, guarded by ptl */
 	uint64_t table_pages;
 	int refs;                       /* atomic */
+	void *ra;                       /* readahead policy state (readahead.c) */
+	uint64_t ra_issued, ra_hits;    /* pages read ahead by its faults, and used by them */
 	struct list_node all;           /* global mm list (vm.c) */
 };
 
@@ -56,6 +58,7 @@ enum vm_fault_result {
 
 struct fault_stats {
 	uint64_t minflt, majflt;
+	uint64_t swapflt;       /* faults that took their page from swap (major or swap cache) */
 };
 
 /* Resolve a fault at addr.  May sleep.  Counts into *st. */

@@ -309,6 +309,9 @@ static void exit_record(struct task *k)
 	json_u64(j, "stime_ns", s);
 	json_u64(j, "minflt", k->faults.minflt);
 	json_u64(j, "majflt", k->faults.majflt);
+	json_u64(j, "swapflt", k->faults.swapflt);
+	json_u64(j, "ra_issued", k->mm ? k->mm->ra_issued : 0);
+	json_u64(j, "ra_hits", k->mm ? k->mm->ra_hits : 0);
 	json_u64(j, "nvcsw", k->nvcsw);
 	json_u64(j, "nivcsw", k->nivcsw);
 	json_u64(j, "maxrss_kib", k->maxrss_pages * 4);

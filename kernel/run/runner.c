@@ -8,6 +8,7 @@
 #include "proc/task.h"
 #include "record.h"
 #include "mm/vmstat.h"
+#include "mm/swapin.h"
 #include "mm/swap.h"
 #include "drivers/blk.h"
 #include "lib/cmdline.h"
@@ -102,6 +103,7 @@ static void step_record(const char *step, const uint64_t base[VMSTAT_NITEMS])
 	struct json *j = rec_begin("vmstat");
 	json_str(j, "label", step);
 	vmstat_json_delta(j, base);
+	swapin_latency_json(j, "swapin_latency");
 	rec_end();
 }
 
@@ -120,6 +122,7 @@ int runner_run(const char *spec)
 			*semi = 0;
 		uint64_t base[VMSTAT_NITEMS];
 		vmstat_snapshot(base);
+		swapin_latency_reset();
 		char label[128];
 		size_t n = strnlen(trim(p), sizeof label - 1);
 		memcpy(label, trim(p), n);
