@@ -209,6 +209,14 @@ bench-blk: deps-check all
 bench-swap: deps-check all
 	tools/bench swap --runs $(BENCH_RUNS) --profiles ssd,hdd
 
+# Linux side by side: the same workload on Debian's stock kernel (fetched
+# with apt-get into build/linux-peer/) and on ours.  LINUX_PEER_ARGS
+# replaces the default plan; see tools/linux-peer.
+LINUX_PEER_ARGS ?= --workload "touch 72 20000 seq anon" --page-cluster 0,3 --mem 256M \
+		   --linux-mem 128M --ours-mem 48M --ours both
+linux-peer: deps-check all
+	tools/linux-peer $(LINUX_PEER_ARGS)
+
 deps:
 	tools/deps --install
 

@@ -77,12 +77,18 @@ def disk_args(disks, profile):
 
 
 def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icount=False,
-                 smp=1, extra=(), cpu='max', serial_out=None):
+                 smp=1, extra=(), cpu='max', serial_out=None, direct=None):
+    """direct: {'kernel', 'initrd', 'append'} boots a Linux kernel with
+    -kernel/-initrd/-append (no firmware, no boot disk; image unused) in
+    the same machine otherwise (tools/linux-peer)."""
     cmd = ['qemu-system-x86_64', '-machine', 'q35', '-cpu', cpu, '-m', str(mem), '-smp', str(smp),
-           '-nodefaults', '-display', 'none', '-no-reboot',
-           '-drive', 'if=pflash,format=raw,readonly=on,file=' + OVMF_CODE,
-           '-drive', 'if=pflash,format=raw,snapshot=on,file=' + OVMF_VARS]
-    cmd += boot_args(boot, image)
+           '-nodefaults', '-display', 'none', '-no-reboot']
+    if direct:
+        cmd += ['-kernel', direct['kernel'], '-initrd', direct['initrd'], '-append', direct['append']]
+    else:
+        cmd += ['-drive', 'if=pflash,format=raw,readonly=on,file=' + OVMF_CODE,
+                '-drive', 'if=pflash,format=raw,snapshot=on,file=' + OVMF_VARS]
+        cmd += boot_args(boot, image)
     cmd += disk_args(list(disks), profile)
     cmd += ['-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
             '-chardev', 'stdio,id=ser0,signal=off', '-serial', 'chardev:ser0']
@@ -134,14 +140,15 @@ def parse_records(text):
 
 def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None, echo=False,
         disks=(), profile='none', icount=False, smp=1, extra=(), stop_pattern=None, cpu='max',
-        workdir=None):
+        workdir=None, direct=None):
     """Boot image and return a Result.  stop_pattern: kill QEMU once a line
-    matches (for failures the firmware never returns from)."""
-    workdir = workdir or os.path.dirname(os.path.abspath(image))
+    matches (for failures the firmware never returns from).  direct: see
+    qemu_command (image and cmdline are then unused)."""
     tmp_image = None
-    if cmdline is not None:
+    if cmdline is not None and not direct:
+        workdir = workdir or os.path.dirname(os.path.abspath(image))
         tmp_image = image = set_cmdline(image, cmdline, workdir)
-    cmd = qemu_command(image, boot, mem, disks, profile, icount, smp, extra, cpu)
+    cmd = qemu_command(image, boot, mem, disks, profile, icount, smp, extra, cpu, direct=direct)
     start = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
