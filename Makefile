@@ -106,7 +106,7 @@ HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -
 	    -fno-omit-frame-pointer -I. -Ikernel -Idrivers -MD -MP
 PURE_SRC := kernel/mm/lru_policy.c drivers/blk_merge.c kernel/mm/vma.c kernel/proc/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
 	    kernel/mm/buddy.c drivers/acpi_tables.c kernel/lib/crc32.c drivers/gpt.c kernel/mm/swaphdr.c \
-	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c kernel/mm/swapalloc.c kernel/mm/ra_policy.c kernel/run/stats.c
+	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c kernel/mm/swapalloc.c kernel/mm/ra_policy.c kernel/run/script.c kernel/run/stats.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 
@@ -192,6 +192,10 @@ $(BUILD)/disk.img: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(WBINS) tools/mkima
 
 image: $(BUILD)/disk.img
 
+# An image that runs one workload script: make script-image SCRIPT=path.mm
+script-image: loader kernel workloads
+	tools/mkscript-image $(SCRIPT) --build $(BUILD)
+
 run: deps-check all
 	tools/qemu-run --image $(BUILD)/disk.img --boot $(BOOT) --mem $(MEM) --timeout $(QEMU_TIMEOUT)
 
@@ -227,7 +231,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap FORCE
+.PHONY: all kernel loader image script-image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

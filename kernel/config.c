@@ -40,6 +40,8 @@ static const struct cmdline_option options[] = {
 	{ "blktest_mib", CMDLINE_U64, &kcfg.blktest_mib, 0, NULL, "MiB of blkdev the block tests use (default 64)" },
 	{ "run", CMDLINE_STR, kcfg.run, sizeof kcfg.run, NULL,
 	  "workload program and its arguments, e.g. run=\"touch 64 100000 seq anon\"" },
+	{ "script", CMDLINE_STR, kcfg.script, sizeof kcfg.script, NULL,
+	  "workload script to run (a boot file, e.g. scripts/seq.mm; README: Workload scripts)" },
 };
 
 static void report(void *ctx, const char *msg)

@@ -16,7 +16,8 @@ struct kconfig {
 	uint64_t hz;            /* hz=: scheduler tick rate */
 	char timer[16];         /* timer=oneshot|periodic */
 	char test[32];          /* test=: a built-in test scenario (tests/qemu) */
-	char run[256];          /* run=: workload program and arguments */
+	char run[512];          /* run=: workload program and arguments */
+	char script[64];        /* script=: workload script (a boot file) */
 	char swap[128];         /* swap=auto|none|DEV[:prio=N][:cluster=N],... */
 	char swapformat[128];   /* swapformat=DEV,...: write fresh swap headers */
 	bool swapcrc;           /* swapcrc=on: checksum every swapped page */

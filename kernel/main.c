@@ -26,6 +26,7 @@
 #include "proc/task.h"
 #include "proc/syscall.h"
 #include "run/runner.h"
+#include "run/script.h"
 #include "bootfs.h"
 #include "drivers/rtc.h"
 #include "drivers/blk_driver.h"
@@ -295,5 +296,7 @@ void kmain(const struct boot_info *bi)
 		selftest_run(kcfg.test);
 	if (kcfg.run[0])
 		runner_run(kcfg.run);
+	if (kcfg.script[0])
+		script_run(kcfg.script, memmap.usable);
 	halt_ok();
 }

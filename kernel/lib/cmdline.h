@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define CMDLINE_KEY_MAX 32
-#define CMDLINE_VAL_MAX 256
+#define CMDLINE_VAL_MAX 512
 
 struct cmdline_arg {
 	char key[CMDLINE_KEY_MAX];

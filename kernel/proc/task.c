@@ -75,10 +75,17 @@ void task_cpu_times(struct task *k, uint64_t *utime, uint64_t *stime)
 
 /* ------------------------------------------------------------ output */
 
+static task_line_fn stdout_hook;
+
+void task_set_stdout_hook(task_line_fn fn) { __atomic_store_n(&stdout_hook, fn, __ATOMIC_RELEASE); }
+
 static void emit_line(struct task *k, int fd, const char *s, uint32_t n)
 {
 	if (fd == 1) {
 		console_write(s, n);
+		task_line_fn hook = __atomic_load_n(&stdout_hook, __ATOMIC_ACQUIRE);
+		if (hook)
+			hook(k, s, n);
 	} else {
 		char pre[TASK_NAME_MAX + 16];
 		int m = ksnprintf(pre, sizeof pre, "[%s:%d] ", k->name, k->pid);

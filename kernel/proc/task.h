@@ -79,6 +79,11 @@ void task_cpu_times(struct task *t, uint64_t *utime, uint64_t *stime);
 
 /* Output from write(1/2): whole lines to the console. */
 void task_output(struct task *t, int fd, const char *buf, uint64_t n);
+/* Also hand every whole stdout line (with its newline) to fn, e.g. the
+ * script runner's count of workload mismatches; NULL removes it.  fn runs
+ * in the writing task's syscall (process context) and must not sleep. */
+typedef void (*task_line_fn)(struct task *t, const char *line, uint32_t n);
+void task_set_stdout_hook(task_line_fn fn);
 
 /* Page-fault hook for user addresses (installed by task_init). */
 void task_init(void);

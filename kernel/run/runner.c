@@ -10,6 +10,7 @@
 #include "mm/vmstat.h"
 #include "mm/swapin.h"
 #include "mm/swap.h"
+#include "mm/knobs.h"
 #include "drivers/blk.h"
 #include "lib/cmdline.h"
 #include "proc/sched.h"
@@ -27,10 +28,24 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Built-in steps: "@swapoff DEV", "@swapon DEV", "@sleep MS".  Within a
- * concurrent step they run in order after its programs have started. */
+/* Built-in steps: "@swapoff DEV", "@swapon DEV", "@sleep MS", "@set KNOB
+ * VALUE" (knobs.h).  Within a concurrent step they run in order after its
+ * programs have started. */
 static int builtin(char *step)
 {
+	if (!strncmp(step, "@set ", 5)) {
+		char *name = trim(step + 5), *val = name;
+		while (*val && *val != ' ')
+			val++;
+		if (*val)
+			*val++ = 0;
+		char err[128];
+		if (vm_set_knob(name, trim(val), err, sizeof err)) {
+			kprintf("run: @set: %s\n", err);
+			return 1;
+		}
+		return 0;
+	}
 	char *dev = step + 8;
 	while (*dev == ' ')
 		dev++;
@@ -109,7 +124,7 @@ static void step_record(const char *step, const uint64_t base[VMSTAT_NITEMS])
 
 int runner_run(const char *spec)
 {
-	static char buf[256];
+	static char buf[512];
 	size_t len = strlen(spec);
 	if (len >= sizeof buf)
 		len = sizeof buf - 1;

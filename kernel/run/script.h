@@ -1,0 +1,111 @@
+/*
+ * Workload scripts: a small line-based language that says what memory an
+ * experiment expects, which swap areas and knobs it uses, and which
+ * programs to run (one after the other, together, repeated), grouped into
+ * the columns of a result table.  README.md, "Workload scripts", is the
+ * user's reference.
+ *
+ * This is the pure half: script_parse() turns the text into a flat,
+ * checked program (struct script) or one error naming file, line and
+ * column, e.g. `seq.mm:7:12: unknown knob 'swapines' (did you mean
+ * swappiness?)`.  It touches no kernel service, so the host tests and the
+ * fuzzer build it as is.  script_run.c executes a program in the kernel.
+ *
+ * A program is the statements in text order.  Blocks (repeat, parallel)
+ * are an opener whose `end` field indexes the matching SCRIPT_END, so an
+ * executor walks a range and skips a block by jumping past its end.  Every
+ * run (or parallel group) carries the index of its table column; columns
+ * are numbered in order of first appearance, which, since every statement
+ * runs at least once, is also the order the table prints them in.
+ */
+#ifndef SCRIPT_H
+#define SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCRIPT_MAX_STMTS    256
+#define SCRIPT_MAX_DEPTH    8           /* nested repeat/parallel blocks */
+#define SCRIPT_MAX_COLUMNS  16
+#define SCRIPT_MAX_PARALLEL 16          /* runs in one parallel group */
+#define SCRIPT_MAX_TOKENS   64          /* words on one line */
+#define SCRIPT_LINE_MAX     512         /* bytes on one line, without the newline */
+#define SCRIPT_NAME_MAX     64
+#define SCRIPT_LABEL_MAX    64          /* a column label, with its NUL */
+#define SCRIPT_CMD_MAX      256         /* a run's command line (task cmdline), with its NUL */
+#define SCRIPT_DEV_MAX      24          /* a block device name, with its NUL */
+#define SCRIPT_POOL_SIZE    16384       /* strings of one program */
+#define SCRIPT_ERR_MAX      256
+#define SCRIPT_REPEAT_MAX   1000000
+#define SCRIPT_MS_MAX       86400000ull /* sleep and vmstat: one day */
+#define SCRIPT_MEM_MIN      (8ull << 20) /* the kernel raises smaller mem= to this */
+
+enum script_op {
+	SCRIPT_MEM,             /* n = bytes */
+	SCRIPT_SWAP,            /* a = device | "auto" | "none", n = prio, cluster */
+	SCRIPT_SET,             /* a = knob, b = value */
+	SCRIPT_COLUMN,          /* a = label (NULL: back to the default) */
+	SCRIPT_RUN,             /* a = command line, column */
+	SCRIPT_PARALLEL,        /* end, column */
+	SCRIPT_REPEAT,          /* n = count, end */
+	SCRIPT_END,             /* end = index of its opener */
+	SCRIPT_VMSTAT,          /* n = interval ms, 0 stops */
+	SCRIPT_SWAPOFF,         /* a = device */
+	SCRIPT_SLEEP,           /* n = ms */
+	SCRIPT_DROP_CACHES,
+	SCRIPT_PROBE,           /* n = 1 on, 0 off */
+	SCRIPT_NOPS
+};
+
+struct script_stmt {
+	enum script_op op;
+	int line, col;          /* 1-based, of the statement's first word */
+	int arg_col;            /* of its first argument (run-time messages) */
+	const char *a, *b;      /* strings in the program's pool, see enum script_op */
+	uint64_t n;
+	uint32_t cluster;       /* SWAP: slots per cluster, 0 = the kernel's default */
+	int end;                /* REPEAT/PARALLEL: index of the END; END: of the opener */
+	int column;             /* RUN outside a group, PARALLEL: table column; else -1 */
+};
+
+/* A compiled program.  Strings point into pool: never copy the struct. */
+struct script {
+	char name[SCRIPT_NAME_MAX];
+	struct script_stmt stmt[SCRIPT_MAX_STMTS];
+	int nstmts;
+	uint64_t mem;           /* from `mem`; 0 when the script has none */
+	const char *column[SCRIPT_MAX_COLUMNS];
+	int ncolumns;
+	char pool[SCRIPT_POOL_SIZE];
+	size_t pool_used;
+	int err_line, err_col;  /* where script_parse failed */
+};
+
+/* Parse len bytes of text (no NUL needed) from the file `name`.  Returns 0
+ * with *s filled, or -EINVAL with a one-line message in err (up to errlen
+ * bytes) of the form "NAME:LINE:COL: what is wrong" (LINE and COL also in
+ * s->err_line, s->err_col); the program in *s is then unusable. */
+int script_parse(const char *name, const char *text, size_t len, struct script *s, char *err, size_t errlen);
+
+/* The knob names `set` accepts (kernel/mm/knobs.c's table). */
+extern const char *const script_knob_names[];
+extern const int script_nknobs;
+/* The statement keyword of an op ("run", "repeat", ...). */
+const char *script_op_name(enum script_op op);
+
+/* A workload's result line ({"type":"workload",...,"mismatches":N,...}):
+ * true and N in *out when line (n bytes) is one and carries the count. */
+bool script_workload_mismatches(const char *line, size_t n, uint64_t *out);
+
+/* ---- Kernel side (script_run.c) ----
+ * Load the boot file at path, parse and check it, run it, print a result
+ * record per run and the table at the end.  Nothing runs when the script
+ * has an error or does not fit the machine (memory size, programs, swap
+ * devices).  usable_bytes: the RAM the kernel manages after mem= (the
+ * boot record's usable_bytes), checked against the script's `mem`.
+ * Blocks until done; called from kmain.  Returns the number of failed
+ * runs, or a negative errno when the script did not start. */
+int script_run(const char *path, uint64_t usable_bytes);
+
+#endif

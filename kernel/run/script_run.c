@@ -1,0 +1,777 @@
+/*
+ * Running a workload script in the kernel (the language: script.h and
+ * README.md, "Workload scripts").
+ *
+ * Phases, each of which may stop the script before anything runs:
+ *   load    the boot file named by script= ;
+ *   parse   script_parse(): a syntax error names FILE:LINE:COL;
+ *   check   the machine fits the script: usable RAM within MEM_TOLERANCE
+ *           of `mem` (else: which mem= to boot with), every program is a
+ *           boot file, every swap/swapoff device exists;
+ *   swap    the `swap` lines: swapon (areas already on stay on), or
+ *           swapoff of every area for `swap none`;
+ *   run     the statements in order.  A `set` whose value vm_set_knob
+ *           rejects stops the script there, with the line in the message.
+ *   table   the human table and a {"type":"table"} record.
+ *
+ * A run unit is one `run` or one `parallel` group.  Before it: caches
+ * dropped (vm_drop_caches), vmstat snapshot, probe window and swap-in
+ * latency histograms restarted.  After it: one {"type":"result"} record
+ * with the tasks' own figures (task_exit data: first start to last end,
+ * CPU times and faults summed), every vmstat counter as a delta over the
+ * unit, and the swap-in fault latency percentiles (swapin.h).
+ *
+ * Data mismatches: workloads end with a {"type":"workload",...,
+ * "mismatches":N} line on stdout.  A stdout hook (task_set_stdout_hook)
+ * sums N over the unit, so the result record carries it; the host tools
+ * may cross-check from the workload records themselves.
+ *
+ * Runs in the kmain thread, which sleeps while programs run.  All state is
+ * in one struct script_exec allocated for the run.
+ */
+#include <string.h>
+#include "script.h"
+#include "stats.h"
+#include "probe.h"
+#include "bootfs.h"
+#include "console.h"
+#include "record.h"
+#include "drivers/blk.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "mm/knobs.h"
+#include "mm/kmalloc.h"
+#include "mm/swap.h"
+#include "mm/swapin.h"
+#include "mm/vmstat.h"
+#include "proc/sched.h"
+#include "proc/task.h"
+
+#define MEM_TOLERANCE_PCT 3     /* mem= rounding, firmware holes: a few % */
+#define SCRIPT_MAX_RESULTS 1024 /* results kept for the table (records go on) */
+
+/* Table rows, in seed 000's order.  Times are shown in ms. */
+enum row { ROW_REAL, ROW_USER, ROW_SYS, ROW_MAJFLT, ROW_PGPGIN, ROW_PGPGOUT, ROW_PSWPIN, ROW_PSWPOUT,
+	   ROW_SWAP_RA, ROW_SWAP_RA_HIT, NROWS };
+
+static const struct {
+	const char *name;
+	bool time;              /* ns shown in ms; else a count */
+	int vmstat;             /* the counter behind a count row */
+} rows[NROWS] = {
+	[ROW_REAL] = { "real time", true, -1 },
+	[ROW_USER] = { "user time", true, -1 },
+	[ROW_SYS] = { "sys time", true, -1 },
+	[ROW_MAJFLT] = { "pgmajfault", false, PGMAJFAULT },
+	[ROW_PGPGIN] = { "pgpgin", false, PGPGIN },
+	[ROW_PGPGOUT] = { "pgpgout", false, PGPGOUT },
+	[ROW_PSWPIN] = { "pswpin", false, PSWPIN },
+	[ROW_PSWPOUT] = { "pswpout", false, PSWPOUT },
+	[ROW_SWAP_RA] = { "swap_ra", false, SWAP_RA },
+	[ROW_SWAP_RA_HIT] = { "swap_ra_hit", false, SWAP_RA_HIT },
+};
+
+#define NS_PER_MS 1000000ul
+
+struct script_sample {
+	int column;
+	bool failed;
+	uint64_t v[NROWS];
+};
+
+struct script_exec {
+	struct script prog;
+	int rep[SCRIPT_MAX_DEPTH];      /* iteration of each enclosing repeat */
+	int nrep;
+	bool stopped;                   /* a run-time error ended the script */
+	bool vmstat_on;
+	uint32_t results, failed;
+	uint32_t column_runs[SCRIPT_MAX_COLUMNS];
+	uint32_t nsamples;
+	struct script_sample sample[SCRIPT_MAX_RESULTS];
+};
+
+/* One run or parallel group. */
+struct script_unit {
+	int stmt;                       /* the RUN or PARALLEL */
+	int ntasks;
+	const char *cmd[SCRIPT_MAX_PARALLEL];
+	struct task *task[SCRIPT_MAX_PARALLEL];   /* NULL: did not start */
+	uint64_t base[VMSTAT_NITEMS], end[VMSTAT_NITEMS];      /* counters before and after */
+	uint64_t elapsed, utime, stime, minflt, majflt;
+	uint32_t failed;
+};
+
+static uint64_t unit_mismatches, unit_workload_lines;   /* atomic: the stdout hook */
+
+/* ------------------------------------------------------------ messages */
+
+/* A problem that stops the script: one console line and a record. */
+static void script_error(const char *script, int line, int col, const char *phase, const char *msg)
+{
+	kprintf("%s\n", msg);
+	struct json *j = rec_begin("script_error");
+	json_str(j, "script", script);
+	json_str(j, "phase", phase);
+	if (line) {
+		json_u64(j, "line", (uint64_t)line);
+		json_u64(j, "col", (uint64_t)col);
+	}
+	json_str(j, "message", msg);
+	rec_end();
+}
+
+static void stmt_error(struct script_exec *x, const struct script_stmt *st, const char *phase, const char *what)
+{
+	char msg[SCRIPT_ERR_MAX + 64];
+	ksnprintf(msg, sizeof msg, "%s:%d:%d: %s", x->prog.name, st->line, st->arg_col, what);
+	script_error(x->prog.name, st->line, st->arg_col, phase, msg);
+}
+
+/* ------------------------------------------------------------ checks */
+
+static void size_text(char *buf, size_t n, uint64_t bytes)
+{
+	if (!(bytes & ((1ull << 20) - 1)))
+		ksnprintf(buf, n, "%luM", bytes >> 20);
+	else
+		ksnprintf(buf, n, "%luK", bytes >> 10);
+}
+
+static int check_mem(struct script_exec *x, uint64_t have)
+{
+	uint64_t want = x->prog.mem;
+	uint64_t diff = want > have ? want - have : have - want;
+	if (!want || diff * 100 <= want * MEM_TOLERANCE_PCT)
+		return 0;
+	char w[24], msg[192];
+	size_text(w, sizeof w, want);
+	ksnprintf(msg, sizeof msg, "%s: the script expects mem %s but the kernel has %lu MiB of usable RAM; boot with mem=%s",
+		  x->prog.name, w, have >> 20, w);
+	script_error(x->prog.name, 0, 0, "check", msg);
+	return -EINVAL;
+}
+
+/* The program (first word) of a command line, without quotes. */
+static void program_of(const char *cmd, char *out, size_t n)
+{
+	size_t o = 0;
+	for (; *cmd && *cmd != ' ' && o + 1 < n; cmd++)
+		if (*cmd != '"')
+			out[o++] = *cmd;
+	out[o] = 0;
+}
+
+static int check_stmt(struct script_exec *x, const struct script_stmt *st)
+{
+	char what[SCRIPT_CMD_MAX + 64], prog[SCRIPT_CMD_MAX];
+	const void *data;
+	uint64_t size;
+	const char *path;
+	if (st->op == SCRIPT_RUN) {
+		program_of(st->a, prog, sizeof prog);
+		if (bootfs_find(prog, &data, &size, &path))
+			return 0;
+		ksnprintf(what, sizeof what, "no program '%s' among the boot files", prog);
+	} else if (st->op == SCRIPT_SWAPOFF || (st->op == SCRIPT_SWAP && strcmp(st->a, "auto") && strcmp(st->a, "none"))) {
+		if (blk_find(st->a))
+			return 0;
+		ksnprintf(what, sizeof what, "%s %s: no such block device", script_op_name(st->op), st->a);
+	} else {
+		return 0;
+	}
+	stmt_error(x, st, "check", what);
+	return -EINVAL;
+}
+
+static int check_machine(struct script_exec *x, uint64_t usable_bytes)
+{
+	int err = check_mem(x, usable_bytes);
+	for (int i = 0; i < x->prog.nstmts && !err; i++)
+		err = check_stmt(x, &x->prog.stmt[i]);
+	return err;
+}
+
+/* ------------------------------------------------------------ swap lines */
+
+static void swap_all_off(void)
+{
+	for (int i = 0; i < blk_count(); i++) {
+		int a = swap_area_of(blk_name(blk_at(i)));
+		if (a >= 0)
+			swapoff(a);
+	}
+}
+
+static int swap_line(struct script_exec *x, const struct script_stmt *st)
+{
+	if (!strcmp(st->a, "auto"))
+		return 0;
+	if (!strcmp(st->a, "none")) {
+		swap_all_off();
+		return 0;
+	}
+	if (swap_area_of(st->a) >= 0) {
+		kprintf("script: swap %s: already on; it stays on as it is\n", st->a);
+		return 0;
+	}
+	uint32_t cluster = st->cluster ? st->cluster : swap_cluster_size();
+	if (swapon(blk_find(st->a), (int)st->n, cluster) >= 0)
+		return 0;
+	char what[96];
+	ksnprintf(what, sizeof what, "swap %s: swapon failed (see the line above)", st->a);
+	stmt_error(x, st, "swap", what);
+	return -EIO;
+}
+
+static int setup_swap_lines(struct script_exec *x)
+{
+	for (int i = 0; i < x->prog.nstmts; i++)
+		if (x->prog.stmt[i].op == SCRIPT_SWAP && swap_line(x, &x->prog.stmt[i]))
+			return -EIO;
+	return 0;
+}
+
+/* ------------------------------------------------------------ run units */
+
+static void on_stdout(struct task *t, const char *line, uint32_t n)
+{
+	(void)t;
+	uint64_t m;
+	if (script_workload_mismatches(line, n, &m)) {
+		__atomic_add_fetch(&unit_mismatches, m, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&unit_workload_lines, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void unit_start(struct script_unit *u)
+{
+	vm_drop_caches();
+	probe_window_begin();
+	swapin_latency_reset();
+	__atomic_store_n(&unit_mismatches, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&unit_workload_lines, 0, __ATOMIC_RELAXED);
+	vmstat_snapshot(u->base);
+}
+
+static void unit_spawn(struct script_unit *u, const struct script_stmt *st)
+{
+	u->cmd[u->ntasks] = st->a;
+	u->task[u->ntasks] = task_spawn(st->a, 0);
+	u->ntasks++;
+}
+
+/* Wait for every task; sum their figures from the task_exit data. */
+static void unit_wait(struct script_unit *u)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	for (int i = 0; i < u->ntasks; i++) {
+		struct task *k = u->task[i];
+		if (!k) {
+			u->failed++;
+			continue;
+		}
+		int code = task_wait(k);
+		uint64_t ut, st;
+		task_cpu_times(k, &ut, &st);
+		u->utime += ut;
+		u->stime += st;
+		u->minflt += k->faults.minflt;
+		u->majflt += k->faults.majflt;
+		first = k->start_ns < first ? k->start_ns : first;
+		last = k->end_ns > last ? k->end_ns : last;
+		u->failed += code != 0 || k->killed;
+	}
+	u->elapsed = last > first ? last - first : 0;
+	vmstat_snapshot(u->end);
+}
+
+static uint64_t delta(const struct script_unit *u, enum vmstat_item i) { return u->end[i] - u->base[i]; }
+
+static void unit_put(struct script_unit *u)
+{
+	for (int i = 0; i < u->ntasks; i++)
+		if (u->task[i])
+			task_put(u->task[i]);
+}
+
+/* ------------------------------------------------------------ result records */
+
+static void json_exits(struct json *j, const struct script_unit *u)
+{
+	json_arr_begin(j, "exits");
+	for (int i = 0; i < u->ntasks; i++) {
+		const struct task *k = u->task[i];
+		json_obj_begin(j, NULL);
+		json_str(j, "cmdline", u->cmd[i]);
+		json_bool(j, "started", k != NULL);
+		if (k) {
+			json_u64(j, "pid", (uint64_t)k->pid);
+			if (k->killed) {
+				json_null(j, "exit_code");
+				json_str(j, "signal", k->signal);
+			} else {
+				json_i64(j, "exit_code", k->exit_code);
+				json_null(j, "signal");
+			}
+		}
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_readahead(struct json *j, const struct script_unit *u)
+{
+	uint64_t ra = delta(u, SWAP_RA), hit = delta(u, SWAP_RA_HIT);
+	json_obj_begin(j, "readahead");
+	json_u64(j, "swap_ra", ra);
+	json_u64(j, "swap_ra_hit", hit);
+	json_u64(j, "swap_ra_waste", delta(u, SWAP_RA_WASTE));
+	json_fixed(j, "hit_pct", ra ? (int64_t)((hit * 10000 + ra / 2) / ra) : 0, 2);
+	json_obj_end(j);
+}
+
+/* Every counter as its delta over the unit (the snapshot the table uses
+ * too, so record and table agree). */
+static void json_vmstat(struct json *j, const struct script_unit *u)
+{
+	json_obj_begin(j, "vmstat");
+	for (int i = 0; i < VMSTAT_NITEMS; i++)
+		json_u64(j, vmstat_name(i), delta(u, i));
+	json_obj_end(j);
+}
+
+static void result_head(struct json *j, struct script_exec *x, const struct script_stmt *st, int column)
+{
+	json_str(j, "script", x->prog.name);
+	json_u64(j, "line", (uint64_t)st->line);
+	json_str(j, "column", x->prog.column[column]);
+	json_u64(j, "column_index", (uint64_t)column);
+	json_u64(j, "run", x->column_runs[column]);
+	json_u64(j, "rep", x->nrep ? (uint64_t)x->rep[x->nrep - 1] : 0);
+	json_arr_begin(j, "reps");
+	for (int i = 0; i < x->nrep; i++)
+		json_u64(j, NULL, (uint64_t)x->rep[i]);
+	json_arr_end(j);
+	json_u64(j, "seq", x->results);
+}
+
+static void result_record(struct script_exec *x, const struct script_unit *u, int column)
+{
+	const struct script_stmt *st = &x->prog.stmt[u->stmt];
+	struct probe_report pr;
+	if (probe_running())
+		probe_read(true, &pr);
+	struct json *j = rec_begin("result");
+	result_head(j, x, st, column);
+	json_arr_begin(j, "commands");
+	for (int i = 0; i < u->ntasks; i++)
+		json_str(j, NULL, u->cmd[i]);
+	json_arr_end(j);
+	json_exits(j, u);
+	json_u64(j, "failed", u->failed);
+	json_u64(j, "elapsed_ns", u->elapsed);
+	json_u64(j, "utime_ns", u->utime);
+	json_u64(j, "stime_ns", u->stime);
+	json_u64(j, "minflt", u->minflt);
+	json_u64(j, "majflt", u->majflt);
+	json_u64(j, "mismatches", __atomic_load_n(&unit_mismatches, __ATOMIC_RELAXED));
+	json_u64(j, "workload_records", __atomic_load_n(&unit_workload_lines, __ATOMIC_RELAXED));
+	vm_knobs_json(j);
+	json_readahead(j, u);
+	swapin_latency_json(j, "swapin_latency");
+	if (probe_running())
+		probe_json(j, "probe", &pr);
+	json_vmstat(j, u);
+	rec_end();
+}
+
+static void keep_sample(struct script_exec *x, const struct script_unit *u, int column)
+{
+	if (x->nsamples == SCRIPT_MAX_RESULTS) {
+		if (x->results == SCRIPT_MAX_RESULTS)
+			kprintf("script: more than %d results; the table uses the first %d\n", SCRIPT_MAX_RESULTS,
+				SCRIPT_MAX_RESULTS);
+		return;
+	}
+	struct script_sample *s = &x->sample[x->nsamples++];
+	s->column = column;
+	s->failed = u->failed != 0;
+	s->v[ROW_REAL] = u->elapsed;
+	s->v[ROW_USER] = u->utime;
+	s->v[ROW_SYS] = u->stime;
+	for (int r = 0; r < NROWS; r++)
+		if (rows[r].vmstat >= 0)
+			s->v[r] = delta(u, rows[r].vmstat);
+}
+
+static void unit_finish(struct script_exec *x, struct script_unit *u, int column)
+{
+	unit_wait(u);
+	result_record(x, u, column);
+	keep_sample(x, u, column);
+	unit_put(u);
+	x->results++;
+	x->column_runs[column]++;
+	x->failed += u->failed != 0;
+	kprintf("script: %s #%u: %lu ms%s\n", x->prog.column[column], x->column_runs[column] - 1,
+		u->elapsed / NS_PER_MS, u->failed ? ", FAILED" : "");
+}
+
+/* ------------------------------------------------------------ statements */
+
+typedef int (*exec_fn)(struct script_exec *x, int i);
+static int exec_range(struct script_exec *x, int from, int to);
+
+static int exec_run(struct script_exec *x, int i)
+{
+	static struct script_unit u;
+	memset(&u, 0, sizeof u);
+	u.stmt = i;
+	unit_start(&u);
+	unit_spawn(&u, &x->prog.stmt[i]);
+	unit_finish(x, &u, x->prog.stmt[i].column);
+	return i + 1;
+}
+
+static int exec_parallel(struct script_exec *x, int i)
+{
+	static struct script_unit u;
+	const struct script_stmt *g = &x->prog.stmt[i];
+	memset(&u, 0, sizeof u);
+	u.stmt = i;
+	unit_start(&u);
+	for (int k = i + 1; k < g->end; k++)
+		if (x->prog.stmt[k].op == SCRIPT_RUN)
+			unit_spawn(&u, &x->prog.stmt[k]);
+	/* sleep and swapoff, in order, once the programs have started. */
+	for (int k = i + 1; k < g->end; k++)
+		if (x->prog.stmt[k].op != SCRIPT_RUN)
+			exec_range(x, k, k + 1);
+	unit_finish(x, &u, g->column);
+	return g->end + 1;
+}
+
+static int exec_repeat(struct script_exec *x, int i)
+{
+	const struct script_stmt *r = &x->prog.stmt[i];
+	int level = x->nrep++;
+	for (uint64_t k = 0; k < r->n && !x->stopped; k++) {
+		x->rep[level] = (int)k;
+		exec_range(x, i + 1, r->end);
+	}
+	x->nrep--;
+	return r->end + 1;
+}
+
+static int exec_set(struct script_exec *x, int i)
+{
+	const struct script_stmt *st = &x->prog.stmt[i];
+	char err[128], what[224];
+	if (!vm_set_knob(st->a, st->b, err, sizeof err)) {
+		kprintf("script: set %s %s\n", st->a, st->b);
+		return i + 1;
+	}
+	ksnprintf(what, sizeof what, "set %s %s: %s; the script stops here", st->a, st->b, err);
+	stmt_error(x, st, "run", what);
+	x->stopped = true;
+	return i + 1;
+}
+
+static int exec_swapoff(struct script_exec *x, int i)
+{
+	const struct script_stmt *st = &x->prog.stmt[i];
+	int a = swap_area_of(st->a);
+	if (a < 0)
+		kprintf("script: %s:%d: swapoff %s: not a swap area; nothing to do\n", x->prog.name, st->line, st->a);
+	else
+		swapoff(a);
+	return i + 1;
+}
+
+static int exec_vmstat(struct script_exec *x, int i)
+{
+	x->vmstat_on = x->prog.stmt[i].n != 0;
+	vmstat_sampler(x->prog.stmt[i].n);
+	return i + 1;
+}
+
+static int exec_probe(struct script_exec *x, int i)
+{
+	if (!x->prog.stmt[i].n)
+		probe_stop();
+	else if (probe_start())
+		kprintf("script: %s:%d: probe: out of memory; no probe\n", x->prog.name, x->prog.stmt[i].line);
+	return i + 1;
+}
+
+static int exec_sleep(struct script_exec *x, int i)
+{
+	sleep_ms(x->prog.stmt[i].n);
+	return i + 1;
+}
+
+static int exec_drop(struct script_exec *x, int i)
+{
+	(void)x;
+	vm_drop_caches();
+	return i + 1;
+}
+
+/* mem, swap (done before the run), column (resolved by the parser). */
+static int exec_nothing(struct script_exec *x, int i)
+{
+	(void)x;
+	return i + 1;
+}
+
+static const exec_fn exec_ops[SCRIPT_NOPS] = {
+	[SCRIPT_MEM] = exec_nothing,
+	[SCRIPT_SWAP] = exec_nothing,
+	[SCRIPT_SET] = exec_set,
+	[SCRIPT_COLUMN] = exec_nothing,
+	[SCRIPT_RUN] = exec_run,
+	[SCRIPT_PARALLEL] = exec_parallel,
+	[SCRIPT_REPEAT] = exec_repeat,
+	[SCRIPT_END] = exec_nothing,
+	[SCRIPT_VMSTAT] = exec_vmstat,
+	[SCRIPT_SWAPOFF] = exec_swapoff,
+	[SCRIPT_SLEEP] = exec_sleep,
+	[SCRIPT_DROP_CACHES] = exec_drop,
+	[SCRIPT_PROBE] = exec_probe,
+};
+
+static int exec_range(struct script_exec *x, int from, int to)
+{
+	for (int i = from; i < to && !x->stopped;)
+		i = exec_ops[x->prog.stmt[i].op](x, i);
+	return to;
+}
+
+/* ------------------------------------------------------------ the table */
+
+static void summarize_cell(const struct script_exec *x, int row, int column, struct stats_summary *s)
+{
+	static uint64_t v[SCRIPT_MAX_RESULTS];
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < x->nsamples; i++)
+		if (x->sample[i].column == column)
+			v[n++] = x->sample[i].v[row];
+	stats_summarize(v, n, s);
+}
+
+static uint32_t failed_in(const struct script_exec *x, int column)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < x->nsamples; i++)
+		n += x->sample[i].column == column && x->sample[i].failed;
+	return n;
+}
+
+#define TABLE_LINE_MAX 4096
+#define TABLE_ROW_NAME 14
+
+struct table_line {
+	char buf[TABLE_LINE_MAX];
+	size_t len;
+};
+
+/* Append text right-aligned in width display columns. */
+static void put_cell(struct table_line *l, const char *text, size_t width)
+{
+	size_t w = stats_width(text), n = strlen(text);
+	for (; w < width && l->len + 1 < sizeof l->buf; w++)
+		l->buf[l->len++] = ' ';
+	if (l->len + n + 1 < sizeof l->buf) {
+		memcpy(l->buf + l->len, text, n);
+		l->len += n;
+	}
+	l->buf[l->len] = 0;
+}
+
+static void put_name(struct table_line *l, const char *name)
+{
+	l->len = (size_t)ksnprintf(l->buf, sizeof l->buf, "%-*s", TABLE_ROW_NAME, name);
+}
+
+static void format_cell(const struct script_exec *x, int row, int c, char *buf, size_t n)
+{
+	struct stats_summary s;
+	summarize_cell(x, row, c, &s);
+	stats_format(buf, n, &s, rows[row].time ? NS_PER_MS : 1, rows[row].time);
+}
+
+/* Column widths: the label or the widest cell, plus two blanks. */
+static void column_widths(const struct script_exec *x, size_t *width)
+{
+	char cell[64];
+	for (int c = 0; c < x->prog.ncolumns; c++) {
+		width[c] = stats_width(x->prog.column[c]);
+		for (int r = 0; r < NROWS; r++) {
+			format_cell(x, r, c, cell, sizeof cell);
+			width[c] = stats_width(cell) > width[c] ? stats_width(cell) : width[c];
+		}
+		width[c] += 2;
+	}
+}
+
+static void print_count_line(const struct script_exec *x, const size_t *width, const char *name, bool failed)
+{
+	static struct table_line l;
+	char cell[16];
+	put_name(&l, name);
+	for (int c = 0; c < x->prog.ncolumns; c++) {
+		ksnprintf(cell, sizeof cell, "%u", failed ? failed_in(x, c) : x->column_runs[c]);
+		put_cell(&l, cell, width[c]);
+	}
+	kprintf("%s\n", l.buf);
+}
+
+static void print_table(const struct script_exec *x)
+{
+	static struct table_line l;
+	size_t width[SCRIPT_MAX_COLUMNS];
+	char cell[64];
+	column_widths(x, width);
+	kprintf("\nscript %s: mean\xc2\xb1stderr over the runs of each column; times in ms\n", x->prog.name);
+	put_name(&l, "");
+	for (int c = 0; c < x->prog.ncolumns; c++)
+		put_cell(&l, x->prog.column[c], width[c]);
+	kprintf("%s\n", l.buf);
+	print_count_line(x, width, "runs", false);
+	if (x->failed)
+		print_count_line(x, width, "failed runs", true);
+	for (int r = 0; r < NROWS; r++) {
+		put_name(&l, rows[r].name);
+		for (int c = 0; c < x->prog.ncolumns; c++) {
+			format_cell(x, r, c, cell, sizeof cell);
+			put_cell(&l, cell, width[c]);
+		}
+		kprintf("%s\n", l.buf);
+	}
+}
+
+static void table_cell_json(struct json *j, const struct script_exec *x, int r, int c)
+{
+	struct stats_summary s;
+	summarize_cell(x, r, c, &s);
+	json_obj_begin(j, NULL);
+	json_u64(j, "n", s.n);
+	if (!s.n) {
+		json_null(j, "mean");
+		json_null(j, "stderr");
+		json_null(j, "sd");
+	} else if (rows[r].time) {             /* ns x100 -> ms with 3 decimals */
+		json_fixed(j, "mean", (int64_t)stats_scale_x100(s.mean_x100, 100000), 3);
+		json_fixed(j, "stderr", (int64_t)stats_scale_x100(s.se_x100, 100000), 3);
+		json_fixed(j, "sd", (int64_t)stats_scale_x100(s.sd_x100, 100000), 3);
+	} else {
+		json_fixed(j, "mean", (int64_t)s.mean_x100, 2);
+		json_fixed(j, "stderr", (int64_t)s.se_x100, 2);
+		json_fixed(j, "sd", (int64_t)s.sd_x100, 2);
+	}
+	json_obj_end(j);
+}
+
+static void table_record(const struct script_exec *x)
+{
+	struct json *j = rec_begin("table");
+	json_str(j, "script", x->prog.name);
+	json_arr_begin(j, "columns");
+	for (int c = 0; c < x->prog.ncolumns; c++)
+		json_str(j, NULL, x->prog.column[c]);
+	json_arr_end(j);
+	json_arr_begin(j, "rows");
+	for (int r = 0; r < NROWS; r++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "name", rows[r].name);
+		json_str(j, "unit", rows[r].time ? "ms" : "count");
+		json_arr_begin(j, "cells");
+		for (int c = 0; c < x->prog.ncolumns; c++)
+			table_cell_json(j, x, r, c);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	rec_end();
+}
+
+/* ------------------------------------------------------------ entry */
+
+static struct script_exec *load(const char *path)
+{
+	const void *data;
+	uint64_t size;
+	const char *found;
+	char err[SCRIPT_ERR_MAX];
+	if (!bootfs_find(path, &data, &size, &found)) {
+		ksnprintf(err, sizeof err, "script: no boot file '%s'; nothing runs", path);
+		script_error(path, 0, 0, "load", err);
+		return NULL;
+	}
+	struct script_exec *x = kzalloc(sizeof *x);
+	if (!x) {
+		ksnprintf(err, sizeof err, "script: %s: out of memory; nothing runs", path);
+		script_error(path, 0, 0, "load", err);
+		return NULL;
+	}
+	if (script_parse(path, data, size, &x->prog, err, sizeof err)) {
+		script_error(path, x->prog.err_line, x->prog.err_col, "parse", err);
+		kprintf("script: %s has an error; nothing runs\n", path);
+		kfree(x);
+		return NULL;
+	}
+	return x;
+}
+
+static void script_begin_record(const struct script_exec *x)
+{
+	struct json *j = rec_begin("script");
+	json_str(j, "script", x->prog.name);
+	json_u64(j, "statements", (uint64_t)x->prog.nstmts);
+	if (x->prog.mem)
+		json_u64(j, "mem_bytes", x->prog.mem);
+	else
+		json_null(j, "mem_bytes");
+	json_arr_begin(j, "columns");
+	for (int c = 0; c < x->prog.ncolumns; c++)
+		json_str(j, NULL, x->prog.column[c]);
+	json_arr_end(j);
+	rec_end();
+}
+
+static void script_end(struct script_exec *x)
+{
+	if (x->vmstat_on)
+		vmstat_sampler(0);
+	probe_stop();
+	task_set_stdout_hook(NULL);
+	print_table(x);
+	table_record(x);
+	struct json *j = rec_begin("script_end");
+	json_str(j, "script", x->prog.name);
+	json_u64(j, "results", x->results);
+	json_u64(j, "failed", x->failed);
+	json_bool(j, "stopped", x->stopped);
+	rec_end();
+}
+
+int script_run(const char *path, uint64_t usable_bytes)
+{
+	struct script_exec *x = load(path);
+	if (!x)
+		return -EINVAL;
+	if (check_machine(x, usable_bytes) || setup_swap_lines(x)) {
+		kprintf("script: %s does not fit this machine; nothing runs\n", x->prog.name);
+		kfree(x);
+		return -EINVAL;
+	}
+	kprintf("script: %s: %d statements, %d columns\n", x->prog.name, x->prog.nstmts, x->prog.ncolumns);
+	script_begin_record(x);
+	task_set_stdout_hook(on_stdout);
+	exec_range(x, 0, x->prog.nstmts);
+	script_end(x);
+	int failed = (int)x->failed;
+	kfree(x);
+	return failed;
+}

@@ -1,0 +1,79 @@
+/*
+ * libFuzzer target: the workload script parser on arbitrary bytes.  A
+ * parse either fails with one "f.mm:LINE:COL: ..." message or yields a
+ * program whose blocks, columns and strings are consistent; the workload
+ * line scanner and the statistics run on the same bytes.
+ */
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include "run/script.h"
+#include "run/stats.h"
+
+static struct script prog;
+
+static bool in_pool(const char *s)
+{
+	return !s || (s >= prog.pool && s < prog.pool + prog.pool_used &&
+		      memchr(s, 0, (size_t)(prog.pool + prog.pool_used - s)));
+}
+
+static void check_program(void)
+{
+	int depth = 0;
+	for (int i = 0; i < prog.nstmts; i++) {
+		const struct script_stmt *s = &prog.stmt[i];
+		if (s->op >= SCRIPT_NOPS || s->line < 1 || s->col < 1 || !in_pool(s->b))
+			__builtin_trap();
+		if (s->op != SCRIPT_SET && !in_pool(s->a))
+			__builtin_trap();
+		if (s->op == SCRIPT_REPEAT || s->op == SCRIPT_PARALLEL) {
+			if (s->end <= i || s->end >= prog.nstmts || prog.stmt[s->end].end != i)
+				__builtin_trap();
+			depth++;
+		}
+		if (s->op == SCRIPT_END && depth-- == 0)
+			__builtin_trap();
+		if ((s->op == SCRIPT_PARALLEL || (s->op == SCRIPT_RUN && s->column >= 0)) &&
+		    (s->column < 0 || s->column >= prog.ncolumns))
+			__builtin_trap();
+		if (depth > SCRIPT_MAX_DEPTH)
+			__builtin_trap();
+	}
+	if (depth)
+		__builtin_trap();
+	for (int i = 0; i < prog.ncolumns; i++)
+		if (!in_pool(prog.column[i]))
+			__builtin_trap();
+}
+
+static void check_stats(const uint8_t *data, size_t size)
+{
+	uint64_t v[64];
+	uint32_t n = (uint32_t)(size / 8 < 64 ? size / 8 : 64);
+	memcpy(v, data, n * 8);
+	struct stats_summary s;
+	if (stats_summarize(v, n, &s) == 0 && (s.mean_x100 / 100 < s.min || s.mean_x100 / 100 > s.max))
+		__builtin_trap();
+	char buf[96];
+	stats_format(buf, sizeof buf, &s, n ? v[0] % 1000000 : 1, size & 1);
+	static struct stats_hist h;
+	memset(&h, 0, sizeof h);
+	for (uint32_t i = 0; i < n; i++)
+		stats_hist_add(&h, v[i]);
+	if (n && stats_hist_percentile(&h, 1000) != h.max)
+		__builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[SCRIPT_ERR_MAX];
+	if (script_parse("f.mm", (const char *)data, size, &prog, err, sizeof err) == 0)
+		check_program();
+	else if (strncmp(err, "f.mm:", 5) || !memchr(err, 0, sizeof err))
+		__builtin_trap();
+	uint64_t m;
+	script_workload_mismatches((const char *)data, size, &m);
+	check_stats(data, size);
+	return 0;
+}

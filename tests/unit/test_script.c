@@ -1,0 +1,325 @@
+/*
+ * Workload script parser (kernel/run/script.c): good scripts compile to
+ * the expected statements, blocks and columns; every kind of mistake stops
+ * with one exact FILE:LINE:COL message; the knob list matches the kernel's
+ * knob table; the workload-line scanner finds mismatch counts.
+ */
+#include <stdlib.h>
+#include "test.h"
+#include "run/script.h"
+
+static struct script prog;
+static char err[SCRIPT_ERR_MAX];
+
+static int parse(const char *text)
+{
+	return script_parse("t.mm", text, strlen(text), &prog, err, sizeof err);
+}
+
+/* The message a bad script gives (or "OK"). */
+static const char *error_of(const char *text)
+{
+	return parse(text) ? err : "OK";
+}
+
+TEST(script_seed000_table_script)
+{
+	const char *text =
+		"# Konstantin's table, rerun\n"
+		"mem 48M\n"
+		"swap nvme1n1 prio=5 cluster=512\n"
+		"\n"
+		"column \"RA=3\"\n"
+		"set ra fixed:3\n"
+		"repeat 10\n"
+		"    drop_caches\n"
+		"    run touch 72 30000 seq anon   # Hugh's sequential touch\n"
+		"end\n"
+		"column \"RA=0\"\n"
+		"set page_cluster 0\n"
+		"repeat 10\n"
+		"\trun touch 72 30000 seq anon\n"
+		"end\n";
+	CHECK_EQ(parse(text), 0);
+	CHECK_STR(err, "");
+	CHECK_STR(prog.name, "t.mm");
+	CHECK_EQ(prog.mem, 48ull << 20);
+	CHECK_EQ(prog.nstmts, 13);
+	CHECK_EQ(prog.ncolumns, 2);
+	CHECK_STR(prog.column[0], "RA=3");
+	CHECK_STR(prog.column[1], "RA=0");
+	const struct script_stmt *s = prog.stmt;
+	CHECK_EQ(s[0].op, SCRIPT_MEM);
+	CHECK_EQ(s[1].op, SCRIPT_SWAP);
+	CHECK_STR(s[1].a, "nvme1n1");
+	CHECK_EQ(s[1].n, 5);
+	CHECK_EQ(s[1].cluster, 512);
+	CHECK_EQ(s[2].op, SCRIPT_COLUMN);
+	CHECK_EQ(s[3].op, SCRIPT_SET);
+	CHECK_STR(s[3].a, "ra");
+	CHECK_STR(s[3].b, "fixed:3");
+	CHECK_EQ(s[3].line, 6);
+	CHECK_EQ(s[3].col, 1);
+	CHECK_EQ(s[3].arg_col, 5);
+	CHECK_EQ(s[4].op, SCRIPT_REPEAT);
+	CHECK_EQ(s[4].n, 10);
+	CHECK_EQ(s[4].end, 7);
+	CHECK_EQ(s[5].op, SCRIPT_DROP_CACHES);
+	CHECK_EQ(s[6].op, SCRIPT_RUN);
+	CHECK_STR(s[6].a, "touch 72 30000 seq anon");
+	CHECK_EQ(s[6].column, 0);
+	CHECK_EQ(s[6].col, 5);
+	CHECK_EQ(s[7].op, SCRIPT_END);
+	CHECK_EQ(s[7].end, 4);
+	CHECK_EQ(s[12].op, SCRIPT_END);
+	CHECK_EQ(s[12].end, 10);
+	CHECK_EQ(s[11].column, 1);
+	CHECK_EQ(s[11].line, 14);
+	CHECK_EQ(s[11].col, 2);
+}
+
+TEST(script_parallel_groups_and_default_columns)
+{
+	const char *text =
+		"swap auto\n"
+		"run hello\n"
+		"parallel\n"
+		"  run touch 8 100 seq anon\n"
+		"  sleep 100\n"
+		"  run hogmem 8 1\n"
+		"  swapoff nvme1n1\n"
+		"end\n"
+		"repeat 2\n"
+		"  run hello\n"
+		"end\n"
+		"column \"mixed\"\n"
+		"parallel\n"
+		"  run hello\n"
+		"end\n"
+		"column\n"
+		"run hello x\n";
+	CHECK_EQ(parse(text), 0);
+	CHECK_EQ(prog.ncolumns, 4);
+	CHECK_STR(prog.column[0], "hello");
+	CHECK_STR(prog.column[1], "touch 8 100 seq anon & hogmem 8 1");
+	CHECK_STR(prog.column[2], "mixed");
+	CHECK_STR(prog.column[3], "hello x");
+	const struct script_stmt *s = prog.stmt;
+	CHECK_EQ(s[2].op, SCRIPT_PARALLEL);
+	CHECK_EQ(s[2].column, 1);
+	CHECK_EQ(s[2].end, 7);
+	CHECK_EQ(s[3].column, -1);             /* runs in a group: the group's column */
+	CHECK_EQ(s[4].op, SCRIPT_SLEEP);
+	CHECK_EQ(s[4].n, 100);
+	CHECK_EQ(s[6].op, SCRIPT_SWAPOFF);
+	CHECK_STR(s[6].a, "nvme1n1");
+	CHECK_EQ(s[9].column, 0);              /* the same command, the same column */
+	CHECK_EQ(s[12].column, 2);
+	CHECK_EQ(s[16].column, 3);
+}
+
+TEST(script_statements_and_arguments)
+{
+	const char *text =
+		"vmstat 1000\nvmstat 0\nprobe on\nprobe off\nsleep 0\ndrop_caches\n"
+		"set swapcrc on\nset swappiness \"100\"\n"
+		"run fill 50 \"two words\" \"\"\n"
+		"repeat 3 # three times\nrun hello\nend\n";
+	CHECK_EQ(parse(text), 0);
+	const struct script_stmt *s = prog.stmt;
+	CHECK_EQ(s[0].op, SCRIPT_VMSTAT);
+	CHECK_EQ(s[0].n, 1000);
+	CHECK_EQ(s[2].op, SCRIPT_PROBE);
+	CHECK_EQ(s[2].n, 1);
+	CHECK_EQ(s[3].n, 0);
+	CHECK_STR(s[7].b, "100");
+	CHECK_STR(s[8].a, "fill 50 \"two words\" \"\"");
+	CHECK_EQ(s[9].n, 3);
+	CHECK_STR(script_op_name(SCRIPT_DROP_CACHES), "drop_caches");
+}
+
+TEST(script_crlf_blank_lines_and_no_final_newline)
+{
+	CHECK_EQ(parse("mem 64M\r\n\r\n   \t\n# only a comment\nrun hello"), 0);
+	CHECK_EQ(prog.nstmts, 2);
+	CHECK_STR(prog.stmt[1].a, "hello");
+	CHECK_EQ(parse(""), 0);
+	CHECK_EQ(prog.nstmts, 0);
+	CHECK_EQ(prog.mem, 0);
+}
+
+TEST(script_error_messages)
+{
+	CHECK_STR(error_of("mem 48M\nswap auto\n\n\n\n\nset     swapines 60\n"),
+		  "t.mm:7:9: unknown knob 'swapines' (did you mean swappiness?)");
+	CHECK_EQ(prog.err_line, 7);
+	CHECK_EQ(prog.err_col, 9);
+	CHECK_STR(error_of("rnu hello\n"), "t.mm:1:1: unknown statement 'rnu' (did you mean run?)");
+	CHECK_STR(error_of("  frobnicate\n"), "t.mm:1:3: unknown statement 'frobnicate'");
+	CHECK_STR(error_of("\"run\" hello\n"), "t.mm:1:1: a statement starts with its name, not a quoted string");
+	CHECK_STR(error_of("run hello\nend\n"), "t.mm:2:1: 'end' without 'repeat' or 'parallel'");
+	CHECK_STR(error_of("column \"RA=3\n"), "t.mm:1:8: unterminated quote");
+	CHECK_STR(error_of("column \"a\"b\n"), "t.mm:1:11: expected a blank after the closing quote");
+	CHECK_STR(error_of("run a\"b\n"), "t.mm:1:6: a quote may only start a word");
+	CHECK_STR(error_of("repeat 3\nrun hello\n"), "t.mm:1:1: 'repeat' without 'end'");
+	CHECK_STR(error_of("repeat 2\n  parallel\n  end\nend\n"),
+		  "t.mm:2:3: empty 'parallel' group (it needs at least one run)");
+	CHECK_STR(error_of("repeat\n"), "t.mm:1:7: 'repeat' needs more: repeat N");
+	CHECK_STR(error_of("repeat 0\nend\n"), "t.mm:1:8: repeat: '0' is not a number in 1..1000000");
+	CHECK_STR(error_of("repeat 2 3\n"), "t.mm:1:10: too many arguments: repeat N");
+	CHECK_STR(error_of("drop_caches now\n"), "t.mm:1:13: too many arguments: drop_caches");
+	CHECK_STR(error_of("mem lots\n"), "t.mm:1:5: 'lots' is not a size (e.g. 48M)");
+	CHECK_STR(error_of("mem 4M\n"), "t.mm:1:5: mem 4M is below the 8 MiB the kernel needs");
+	CHECK_STR(error_of("mem 48M\nmem 64M\n"), "t.mm:2:1: mem given twice (first on line 1)");
+	CHECK_STR(error_of("run hello\nmem 48M\n"),
+		  "t.mm:2:1: 'mem' must come before other statements (line 1 has 'run')");
+	CHECK_STR(error_of("swap nvme1n1 prio=x\n"), "t.mm:1:19: prio: 'x' is not a number in 0..32767");
+	CHECK_STR(error_of("swap nvme1n1 cluster=100\n"), "t.mm:1:22: cluster: 100 is not a power of two");
+	CHECK_STR(error_of("swap nvme1n1 speed=9\n"),
+		  "t.mm:1:14: unknown swap option 'speed=9' (expected prio=N or cluster=N)");
+	CHECK_STR(error_of("swap auto prio=1\n"), "t.mm:1:11: 'swap auto' takes no options");
+	CHECK_STR(error_of("swap nvme1n1\nswap none\n"),
+		  "t.mm:2:6: 'swap none' conflicts with the swap line on line 1");
+	CHECK_STR(error_of("swap nvme1n1\nswap nvme1n1\n"), "t.mm:2:6: swap nvme1n1 given twice (first on line 1)");
+	CHECK_STR(error_of("swap averyveryverylongdevicename0\n"),
+		  "t.mm:1:6: 'averyveryverylongdevicename0' is not a device name (1..23 characters)");
+	CHECK_STR(error_of("parallel\nrun hello\nset ra off\nend\n"),
+		  "t.mm:3:1: 'set' is not allowed inside 'parallel' (only run, sleep and swapoff are)");
+	CHECK_STR(error_of("parallel\nrepeat 2\n"),
+		  "t.mm:2:1: 'repeat' is not allowed inside 'parallel' (only run, sleep and swapoff are)");
+	CHECK_STR(error_of("probe maybe\n"), "t.mm:1:7: probe: expected on or off, not 'maybe'");
+	CHECK_STR(error_of("vmstat 5\n"), "t.mm:1:8: vmstat: an interval of 5 ms is below 10 ms");
+	CHECK_STR(error_of("sleep -1\n"), "t.mm:1:7: sleep: '-1' is not a number in 0..86400000");
+	CHECK_STR(error_of("column \"\"\n"), "t.mm:1:8: empty column label");
+	CHECK_STR(error_of("run fill 'x'\n"), "t.mm:1:10: quotes inside a program argument are not supported");
+	CHECK_STR(error_of("set ra\n"), "t.mm:1:7: 'set' needs more: set KNOB VALUE");
+	CHECK_STR(error_of("run hello\x01\n"), "t.mm:1:10: control character 0x01");
+	CHECK(script_parse("t.mm", "run hello\n\0", 11, &prog, err, sizeof err) < 0);
+	CHECK_STR(err, "t.mm:2:1: control character 0x00");
+}
+
+TEST(script_error_stops_at_the_first_problem)
+{
+	CHECK_STR(error_of("run hello\nbogus\nend\n"), "t.mm:2:1: unknown statement 'bogus'");
+}
+
+TEST(script_limits)
+{
+	static char big[64 * 1024];
+	char line[SCRIPT_LINE_MAX + 8];
+	memset(line, 'x', sizeof line);
+	memcpy(line, "run ", 4);
+	line[SCRIPT_LINE_MAX + 1] = 0;
+	CHECK_STR(error_of(line), "t.mm:1:513: line longer than 512 characters");
+	/* Nesting. */
+	big[0] = 0;
+	for (int i = 0; i < SCRIPT_MAX_DEPTH + 1; i++)
+		strcat(big, "repeat 2\n");
+	CHECK_STR(error_of(big), "t.mm:9:1: blocks nested deeper than 8");
+	/* Statements. */
+	big[0] = 0;
+	for (int i = 0; i < SCRIPT_MAX_STMTS + 1; i++)
+		strcat(big, "drop_caches\n");
+	CHECK_STR(error_of(big), "t.mm:257:1: more than 256 statements");
+	/* Columns. */
+	big[0] = 0;
+	for (int i = 0; i < SCRIPT_MAX_COLUMNS + 1; i++)
+		sprintf(big + strlen(big), "run hello %d\n", i);
+	CHECK_STR(error_of(big), "t.mm:17:5: more than 16 table columns");
+	/* Runs in a group. */
+	strcpy(big, "parallel\n");
+	for (int i = 0; i < SCRIPT_MAX_PARALLEL + 1; i++)
+		strcat(big, "run hello\n");
+	CHECK_STR(error_of(big), "t.mm:18:1: more than 16 runs in one parallel group");
+	/* Command length. */
+	memset(line, 'y', sizeof line);
+	memcpy(line, "run ", 4);
+	line[4 + SCRIPT_CMD_MAX] = 0;
+	CHECK_STR(error_of(line), "t.mm:1:5: command longer than 255 characters");
+}
+
+TEST(script_group_label_too_long_needs_a_column)
+{
+	char text[2048] = "parallel\n";
+	for (int i = 0; i < 4; i++)
+		strcat(text, "run touch 64 100000 seq anon 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n");
+	strcat(text, "end\n");
+	CHECK_STR(error_of(text), "t.mm:1:1: the group's commands exceed 255 characters; give it a column");
+	char with[2100] = "column \"four\"\n";
+	strcat(with, text);
+	CHECK_EQ(parse(with), 0);
+}
+
+TEST(script_knob_names_match_the_kernel)
+{
+	/* Every knob in kernel/mm/knobs.c's table is one `set` accepts, and
+	 * the other way round.  The unit tests run from the source tree. */
+	FILE *f = fopen("kernel/mm/knobs.c", "r");
+	if (!f) {
+		printf("skip: kernel/mm/knobs.c not found (run from the source tree)\n");
+		return;
+	}
+	static char src[65536];
+	size_t n = fread(src, 1, sizeof src - 1, f);
+	fclose(f);
+	src[n] = 0;
+	const char *table = strstr(src, "knobs[] = {");
+	CHECK(table != NULL);
+	if (!table)
+		return;
+	int found = 0;
+	for (const char *p = table; (p = strstr(p, "{ \"")) && p < strstr(table, "};"); p += 3) {
+		char name[32];
+		CHECK_EQ(sscanf(p + 3, "%31[a-z_]", name), 1);
+		bool known = false;
+		for (int i = 0; i < script_nknobs; i++)
+			known |= !strcmp(name, script_knob_names[i]);
+		if (!known)
+			test_fail(__FILE__, __LINE__, "knob '%s' of knobs.c is missing from script_knob_names", name);
+		found++;
+	}
+	CHECK_EQ(found, script_nknobs);
+}
+
+TEST(script_workload_line_scan)
+{
+	uint64_t m = 99;
+	const char *ok = "{\"type\":\"workload\",\"name\":\"touch\",\"mismatches\":3,\"x\":1}\n";
+	CHECK(script_workload_mismatches(ok, strlen(ok), &m));
+	CHECK_EQ(m, 3);
+	const char *zero = "  {\"type\":\"workload\",\"mismatches\": 0}";
+	CHECK(script_workload_mismatches(zero, strlen(zero), &m));
+	CHECK_EQ(m, 0);
+	const char *other = "{\"type\":\"boot\",\"mismatches\":3}";
+	CHECK(!script_workload_mismatches(other, strlen(other), &m));
+	const char *none = "{\"type\":\"workload\",\"name\":\"hello\"}";
+	CHECK(!script_workload_mismatches(none, strlen(none), &m));
+	const char *junk = "{\"type\":\"workload\",\"mismatches\":x}";
+	CHECK(!script_workload_mismatches(junk, strlen(junk), &m));
+	/* The count is cut off by n: not found. */
+	CHECK(!script_workload_mismatches(ok, 30, &m));
+	CHECK(!script_workload_mismatches("", 0, &m));
+}
+
+TEST(script_example_scripts_parse)
+{
+	/* The scripts shipped in tests/workloads/scripts (README's examples,
+	 * the QEMU test's smoke.mm) compile. */
+	static const char *const files[] = { "smoke.mm", "seed000.mm" };
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[128];
+		static char text[65536];
+		snprintf(path, sizeof path, "tests/workloads/scripts/%s", files[i]);
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			printf("skip: %s not found (run from the source tree)\n", path);
+			continue;
+		}
+		size_t n = fread(text, 1, sizeof text, f);
+		fclose(f);
+		if (script_parse(files[i], text, n, &prog, err, sizeof err))
+			test_fail(__FILE__, __LINE__, "%s", err);
+	}
+	CHECK_EQ(prog.ncolumns, 7);            /* seed000.mm: RA=3 RA=0..4 Hugh Shaohua */
+	CHECK_STR(prog.column[6], "Shaohua");
+}
