@@ -100,6 +100,10 @@ run_ok touch "touches=5000 pages=2048 pages_touched=2048 pattern=seq mapping=ano
 run_ok touch "touches=5000 pages=2048 pattern=random mapping=shmem" touch 8 5000 random shmem
 run_ok touch "touches=5000 pages=2048 pattern=random mapping=anon" touch 8 5000 random anon 7
 run_ok touch "touches=1000 pages=256 pages_touched=256" touch 1 1000 seq shmem
+run_ok touch "touches=2048 pages=2048 pages_touched=2048 pattern=stride:4" touch 8 2048 stride:4 anon
+run_ok touch "touches=2048 pages=2048 pages_touched=2048 pattern=streams:4" touch 8 2048 streams:4 shmem
+run_ok touch "touches=5000 pages=2048 pattern=jumps:100" touch 8 5000 jumps:100 anon
+run_ok touch "touches=5000 pages=2048 pattern=shift:64:500" touch 8 5000 shift:64:500 anon
 run_ok touch "touches=5000 pattern=seq mapping=anon" touch_musl 8 5000 seq anon
 run_ok touch "touches=5000 pattern=random mapping=shmem" touch_musl 8 5000 random shmem
 run_ok hogmem "size_mib=16 loops=2" hogmem 16 2
@@ -118,6 +122,7 @@ else
 fi
 run_ok threads "threads=4 pages_per_thread=1024 tls_errors=0" threads 4 16 1
 run_ok threads "threads=3 pages_per_thread=85 tls_errors=0" threads 3 1 1
+run_ok threads "threads=2 rounds=50 tls_errors=0" threads 2 4 60 50
 
 # The same seed must pick the same pages under our runtime and under musl.
 a=$(field pages_touched touch 8 5000 random anon 3)
@@ -131,6 +136,11 @@ fi
 run_usage touch
 run_usage touch 8 x seq anon
 run_usage touch 8 10 sideways anon
+run_usage touch 8 10 stride:0 anon
+run_usage touch 8 10 streams:x anon
+run_usage touch 8 10 shift:10 anon
+run_usage touch 8 10 jumps: anon
+run_usage touch 8 10 stride:4:2 anon
 run_usage touch 8 10 seq file
 run_usage touch 0 10 seq anon
 run_usage touch_musl 8 10 seq
@@ -142,6 +152,7 @@ run_usage fill 50 64 0
 run_usage threads 0 16 1
 run_usage threads 4 16
 run_usage threads 4 16 -1
+run_usage threads 4 16 1 0
 
 # The runtime's own unit tests, built against libc with sanitizers.
 if gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror \

@@ -2,7 +2,7 @@
  * threads.c - the shape of a parallel build (seeds/000's "make -j16 on
  * tmpfs"): several threads each computing and touching their own memory.
  *
- *   threads N SIZE_MIB SECONDS
+ *   threads N SIZE_MIB SECONDS [ROUNDS]
  *
  * N threads (clone via rt_thread_create) each map SIZE_MIB/N of private
  * anonymous memory (at least one page) and, until SECONDS of wall time have
@@ -11,7 +11,10 @@
  * standing in for the compiler's CPU time. Touches are verified (vpage.h);
  * at the end each thread checks its whole working set once more. All
  * threads wait on one private futex and start together, so the memory
- * pressure arrives at once as it does when make fans out.
+ * pressure arrives at once as it does when make fans out.  With ROUNDS,
+ * each thread stops after that many rounds (SECONDS is then only a limit):
+ * a fixed amount of work, so elapsed time compares policies as the build's
+ * real time did.
  *
  * Each thread also checks that its TLS and tid are what clone promised
  * (%fs:0 is its own TCB, the CLONE_PARENT_SETTID tid equals gettid()).
@@ -22,7 +25,7 @@
 #include "rt/rt.h"
 #include "vpage.h"
 
-#define THR_USAGE "threads N SIZE_MIB SECONDS"
+#define THR_USAGE "threads N SIZE_MIB SECONDS [ROUNDS]"
 #define THR_MAX 256
 #define THR_STACK_BYTES (64 * 1024)
 #define THR_BURST_PAGES 32		/* sequential run, like reading a file */
@@ -33,6 +36,7 @@
 struct thr_shared {
 	volatile int go;		/* 0 until all threads may run */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
+	uint64_t rounds;		/* per thread; 0: until the deadline */
 };
 
 struct thr_worker {
@@ -104,8 +108,11 @@ static int thr_main(void *arg)
 	if (w->error < 0)
 		return 3;
 	rt_rng_seed(&rng, w->index + 1);
-	while (rt_now_ns() < w->shared->deadline_ns)
+	for (uint64_t r = 0; rt_now_ns() < w->shared->deadline_ns; r++) {
+		if (w->shared->rounds && r == w->shared->rounds)
+			break;
 		thr_round(w, &set, &rng);
+	}
 	vpage_verify_all(&set);
 	w->mismatches = set.mismatches;
 	vpage_unmap(&set);
@@ -173,6 +180,7 @@ static void thr_report(unsigned n, uint64_t mib, uint64_t secs, uint64_t pages_e
 	rt_json_u64(&j, "threads", n);
 	rt_json_u64(&j, "size_mib", mib);
 	rt_json_u64(&j, "seconds", secs);
+	rt_json_u64(&j, "rounds", thr_shared.rounds);
 	rt_json_u64(&j, "pages_per_thread", pages_each);
 	rt_json_u64(&j, "touches", sum->touches);
 	rt_json_u64(&j, "ops", sum->ops);
@@ -189,11 +197,13 @@ int main(int argc, char **argv, char **envp)
 	unsigned made;
 
 	(void)envp;
-	if (argc != 4)
-		rt_usage_error(THR_USAGE, "threads: expected 3 arguments, got %d", argc - 1);
+	if (argc != 4 && argc != 5)
+		rt_usage_error(THR_USAGE, "threads: expected 3 or 4 arguments, got %d", argc - 1);
 	n = rt_arg_u64("threads", THR_USAGE, "N", argv[1], 1, THR_MAX);
 	mib = rt_arg_u64("threads", THR_USAGE, "SIZE_MIB", argv[2], 1, 1ULL << 24);
 	secs = rt_arg_u64("threads", THR_USAGE, "SECONDS", argv[3], 1, 86400);
+	if (argc == 5)
+		thr_shared.rounds = rt_arg_u64("threads", THR_USAGE, "ROUNDS", argv[4], 1, 1ULL << 32);
 	pages_each = mib * (RT_MIB / RT_PAGE_SIZE) / n;
 	if (pages_each == 0)
 		pages_each = 1;

@@ -1,7 +1,7 @@
 /*
  * touch.c - Hugh Dickins's swapin-readahead test (seeds/000).
  *
- *   touch SIZE_MIB TOUCHES seq|random anon|shmem [SEED]
+ *   touch SIZE_MIB TOUCHES PATTERN anon|shmem [SEED]
  *
  * Maps SIZE_MIB of anonymous memory - MAP_PRIVATE ("anon") or MAP_SHARED,
  * which Linux and our kernel back with a shmem object ("shmem") - and makes
@@ -11,6 +11,15 @@
  * the region larger than memory, seq never re-hits cache while random often
  * does - the contrast the readahead policies are judged on.
  *
+ * Patterns nobody tuned for, to judge adaptive readahead (issue 7):
+ *   stride:N    every Nth page (N <= 4096), cycling; each pass starts one
+ *               page further on, so every page gets its turn
+ *   streams:K   K sequential streams (K <= 64) through K equal slices of
+ *               the region, one touch each in turn
+ *   jumps:N     sequential, but every N touches jump to a random page
+ *   shift:W:N   random within a window of W pages that moves to a random
+ *               place every N touches (a working set that shifts)
+ *
  * Every touch verifies the page (see vpage.h). Exit status: 0 clean,
  * 1 a page held the wrong data, 2 bad arguments, 3 a system call failed.
  * The one JSON line on stdout carries touches, pages, mismatches and the
@@ -19,16 +28,81 @@
 #include "rt/rt.h"
 #include "vpage.h"
 
-#define TOUCH_USAGE "touch SIZE_MIB TOUCHES seq|random anon|shmem [SEED]"
+#define TOUCH_USAGE "touch SIZE_MIB TOUCHES seq|random|stride:N|streams:K|jumps:N|shift:W:N anon|shmem [SEED]"
 #define TOUCH_MAX_MIB (1ULL << 24)	/* 16 TiB: keeps page numbers < 2^32 */
+
+enum touch_pattern { T_SEQ, T_RANDOM, T_STRIDE, T_STREAMS, T_JUMPS, T_SHIFT };
 
 struct touch_args {
 	uint64_t size_mib;
 	uint64_t touches;
-	bool random;
+	enum touch_pattern pattern;
+	uint64_t n, w;			/* the pattern's parameters */
+	const char *pattern_name;
 	bool shmem;
 	uint64_t seed;
 };
+
+/* "NAME:" at the start of s: the rest, else NULL. */
+static const char *touch_prefix(const char *s, const char *name)
+{
+	while (*name)
+		if (*s++ != *name++)
+			return NULL;
+	return *s == ':' ? s + 1 : NULL;
+}
+
+/* A number in [min, max] ending at '\0' or ':'; *end after it. */
+static uint64_t touch_num(const char *s, const char **end, uint64_t min, uint64_t max,
+			  const char *what)
+{
+	char buf[24];
+	size_t n = 0;
+	uint64_t v;
+
+	while (s[n] && s[n] != ':' && n < sizeof(buf) - 1) {
+		buf[n] = s[n];
+		n++;
+	}
+	buf[n] = 0;
+	if (rt_parse_u64_range(buf, min, max, &v) < 0)
+		rt_usage_error(TOUCH_USAGE, "touch: bad %s '%s' in the pattern: must be %llu..%llu",
+			       what, buf, (unsigned long long)min, (unsigned long long)max);
+	*end = s + n;
+	return v;
+}
+
+static void touch_pattern(const char *s, struct touch_args *a)
+{
+	const char *r, *end;
+
+	a->pattern_name = s;
+	if (rt_strcmp(s, "seq") == 0) {
+		a->pattern = T_SEQ;
+	} else if (rt_strcmp(s, "random") == 0) {
+		a->pattern = T_RANDOM;
+	} else if ((r = touch_prefix(s, "stride"))) {
+		a->pattern = T_STRIDE;
+		a->n = touch_num(r, &end, 1, 4096, "stride");
+	} else if ((r = touch_prefix(s, "streams"))) {
+		a->pattern = T_STREAMS;
+		a->n = touch_num(r, &end, 1, 64, "stream count");
+	} else if ((r = touch_prefix(s, "jumps"))) {
+		a->pattern = T_JUMPS;
+		a->n = touch_num(r, &end, 1, UINT64_MAX, "jump interval");
+	} else if ((r = touch_prefix(s, "shift"))) {
+		a->pattern = T_SHIFT;
+		a->w = touch_num(r, &end, 1, 1ULL << 32, "window");
+		if (*end != ':')
+			rt_usage_error(TOUCH_USAGE, "touch: pattern '%s': expected shift:W:N", s);
+		a->n = touch_num(end + 1, &end, 1, UINT64_MAX, "shift interval");
+	} else {
+		rt_usage_error(TOUCH_USAGE, "touch: bad pattern '%s'", s);
+		return;
+	}
+	if (a->pattern >= T_STRIDE && *end)
+		rt_usage_error(TOUCH_USAGE, "touch: bad pattern '%s'", s);
+}
 
 static bool touch_pick(const char *prog, const char *name, const char *s,
 		       const char *yes, const char *no)
@@ -50,7 +124,7 @@ static void touch_parse(int argc, char **argv, struct touch_args *a)
 				 TOUCH_MAX_MIB);
 	a->touches = rt_arg_u64("touch", TOUCH_USAGE, "TOUCHES", argv[2], 0,
 				UINT64_MAX);
-	a->random = touch_pick("touch", "pattern", argv[3], "random", "seq");
+	touch_pattern(argv[3], a);
 	a->shmem = touch_pick("touch", "mapping", argv[4], "shmem", "anon");
 	a->seed = 1;
 	if (argc == 6)
@@ -61,14 +135,42 @@ static void touch_parse(int argc, char **argv, struct touch_args *a)
 static void touch_run(struct vpage_set *set, const struct touch_args *a)
 {
 	struct rt_rng rng;
-	uint64_t page = 0;
+	uint64_t page = 0, pages = set->pages, base = 0, start = 0;
+	uint64_t w = a->w < pages ? a->w : pages, k = a->n < pages ? a->n : pages;
+	uint64_t slice = pages / (k ? k : 1);
 
 	rt_rng_seed(&rng, a->seed);
 	for (uint64_t i = 0; i < a->touches; i++) {
-		if (a->random) {
-			page = rt_rng_below(&rng, set->pages);
-		} else if (i != 0 && ++page == set->pages) {
-			page = 0;
+		switch (a->pattern) {
+		case T_SEQ:
+			if (i != 0 && ++page == pages)
+				page = 0;
+			break;
+		case T_RANDOM:
+			page = rt_rng_below(&rng, pages);
+			break;
+		case T_STRIDE:
+			if (i != 0) {
+				page += a->n;
+				if (page >= pages)
+					page = ++start % a->n % pages;
+			}
+			break;
+		case T_STREAMS:
+			/* stream i % k at its own position i / k in its slice */
+			page = (i % k) * slice + (i / k) % (slice ? slice : 1);
+			break;
+		case T_JUMPS:
+			if (i != 0 && i % a->n == 0)
+				page = rt_rng_below(&rng, pages);
+			else if (i != 0 && ++page == pages)
+				page = 0;
+			break;
+		case T_SHIFT:
+			if (i % a->n == 0)
+				base = rt_rng_below(&rng, pages - w + 1);
+			page = base + rt_rng_below(&rng, w);
+			break;
 		}
 		vpage_touch(set, page);
 	}
@@ -82,13 +184,13 @@ static void touch_report(const struct touch_args *a, const struct vpage_set *set
 
 	rt_dprintf(2, "touch: %llu MiB %s %s, %llu touches in %llu.%03llu s, "
 		   "%llu mismatches\n", (unsigned long long)a->size_mib,
-		   a->random ? "random" : "seq", a->shmem ? "shmem" : "anon",
+		   a->pattern_name, a->shmem ? "shmem" : "anon",
 		   (unsigned long long)a->touches, (unsigned long long)(ms / 1000),
 		   (unsigned long long)(ms % 1000),
 		   (unsigned long long)set->mismatches);
 	rt_report_begin(&j, "touch");
 	rt_json_u64(&j, "size_mib", a->size_mib);
-	rt_json_str(&j, "pattern", a->random ? "random" : "seq");
+	rt_json_str(&j, "pattern", a->pattern_name);
 	rt_json_str(&j, "mapping", a->shmem ? "shmem" : "anon");
 	rt_json_u64(&j, "seed", a->seed);
 	rt_json_u64(&j, "touches", a->touches);
