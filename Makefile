@@ -1,20 +1,24 @@
 # mmkernel: one Makefile, two toolchains kept visibly apart.
 #
 #   make            loader, kernel and the default disk image
-#   make run        boot the default image in QEMU and print the results
+#   make run        boot the default image in QEMU: it runs the default
+#                   workload script (tests/workloads/scripts/default.mm)
+#                   swapping to a fresh build/run-swap.img, prints the table
 #   make test       unit tests, fuzz smoke runs, workload host tests, QEMU tests
 #   make image      build/disk.img only
 #   make deps       install (as root) or list the Debian packages needed
 #   make clean
 #
-# Variables: CMDLINE='mem=64M ...' (make run / make image), BOOT=nvme|sata|usb,
-# MEM=<QEMU -m>, DEBUG=1 (poison frames by default).
+# Variables: CMDLINE='mem=64M ...' (make run / make image; default: the
+# default script), BOOT=nvme|sata|usb, MEM=<QEMU -m>, PROFILE=none|ssd|hdd
+# (make run's swap disk), DEBUG=1 (poison frames by default).
 
 BUILD    ?= build
-CMDLINE  ?=
+CMDLINE  ?= quiet mem=48M script=scripts/default.mm
 BOOT     ?= nvme
 MEM      ?= 256M
-QEMU_TIMEOUT ?= 120
+PROFILE  ?= none
+QEMU_TIMEOUT ?= 600
 
 # V=1 shows full commands.
 Q        := $(if $(V),,@)
@@ -185,8 +189,10 @@ workload-tests: workloads
 	$(WDIR)/host-test.sh --no-build $(WOUT)
 
 # ---------------------------------------------------------------- image
-# The default image carries every workload program under bin/.
-IMAGE_FILES ?= $(foreach b,$(WBINS),$(b):bin/$(notdir $(b)))
+# The default image carries every workload program under bin/ and every
+# workload script under scripts/.
+SCRIPTS  := $(sort $(wildcard tests/workloads/scripts/*.mm))
+IMAGE_FILES ?= $(foreach b,$(WBINS),$(b):bin/$(notdir $(b))) $(foreach s,$(SCRIPTS),$(s):scripts/$(notdir $(s)))
 $(BUILD)/disk.img: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(WBINS) tools/mkimage FORCE
 	tools/mkimage -o $@ -l $(BUILD)/BOOTX64.EFI -k $(BUILD)/kernel.elf -c '$(CMDLINE)' $(IMAGE_FILES)
 
@@ -197,7 +203,9 @@ script-image: loader kernel workloads
 	tools/mkscript-image $(SCRIPT) --build $(BUILD)
 
 run: deps-check all
-	tools/qemu-run --image $(BUILD)/disk.img --boot $(BOOT) --mem $(MEM) --timeout $(QEMU_TIMEOUT)
+	rm -f $(BUILD)/run-swap.img && truncate -s 256M $(BUILD)/run-swap.img && mkswap -q $(BUILD)/run-swap.img
+	tools/qemu-run --image $(BUILD)/disk.img --boot $(BOOT) --mem $(MEM) --timeout $(QEMU_TIMEOUT) \
+		--disk $(BUILD)/run-swap.img:nvme --profile $(PROFILE) --summary
 
 # ---------------------------------------------------------------- tests
 test: deps-check unit fuzz-smoke workload-tests all

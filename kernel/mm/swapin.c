@@ -420,6 +420,22 @@ void swapin_latency_reset(void)
 	spin_unlock_irqrestore(&lat_lock, on);
 }
 
+uint64_t swapin_latency_percentile(unsigned permille)
+{
+	static struct stats_hist all;   /* guarded by lat_lock */
+	bool on = spin_lock_irqsave(&lat_lock);
+	all = lat_major;
+	all.count += lat_cached.count;
+	all.sum += lat_cached.sum;
+	if (lat_cached.max > all.max)
+		all.max = lat_cached.max;
+	for (int i = 0; i < STATS_HIST_BUCKETS; i++)
+		all.bucket[i] += lat_cached.bucket[i];
+	uint64_t v = stats_hist_percentile(&all, permille);
+	spin_unlock_irqrestore(&lat_lock, on);
+	return v;
+}
+
 struct lat_summary {
 	uint64_t n, p50, p99, max, mean;
 };

@@ -22,6 +22,9 @@ enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t v
  * page in the swap cache (maybe waiting for it).  vm_fault records. */
 void swapin_latency_record(uint64_t ns, bool major);
 void swapin_latency_reset(void);
+/* The latency (ns) at or below which permille/1000 of all swap-in faults
+ * (major and cached together) lie since the last reset; 0 when none. */
+uint64_t swapin_latency_percentile(unsigned permille);
 /* {"major":{"n":..,"p50_ns":..,"p99_ns":..,"max_ns":..},"cached":{...}} as member `name` of j. */
 struct json;
 void swapin_latency_json(struct json *j, const char *name);

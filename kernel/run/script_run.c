@@ -51,13 +51,16 @@
 #define SCRIPT_MAX_RESULTS 1024 /* results kept for the table (records go on) */
 
 /* Table rows, in seed 000's order.  Times are shown in ms. */
+/* Table rows, in seed 000's order, then the readahead waste, the swap
+ * cache's hit rate (seed 004) and swap-in fault latency. */
 enum row { ROW_REAL, ROW_USER, ROW_SYS, ROW_MAJFLT, ROW_PGPGIN, ROW_PGPGOUT, ROW_PSWPIN, ROW_PSWPOUT,
-	   ROW_SWAP_RA, ROW_SWAP_RA_HIT, NROWS };
+	   ROW_SWAP_RA, ROW_SWAP_RA_HIT, ROW_SWAP_RA_WASTE, ROW_SWAPCACHE_HIT, ROW_LAT_P50, ROW_LAT_P99, NROWS };
 
 static const struct {
 	const char *name;
-	bool time;              /* ns shown in ms; else a count */
+	bool time;              /* ns shown in ms (in us when us); else a count */
 	int vmstat;             /* the counter behind a count row */
+	bool us;
 } rows[NROWS] = {
 	[ROW_REAL] = { "real time", true, -1 },
 	[ROW_USER] = { "user time", true, -1 },
@@ -69,6 +72,10 @@ static const struct {
 	[ROW_PSWPOUT] = { "pswpout", false, PSWPOUT },
 	[ROW_SWAP_RA] = { "swap_ra", false, SWAP_RA },
 	[ROW_SWAP_RA_HIT] = { "swap_ra_hit", false, SWAP_RA_HIT },
+	[ROW_SWAP_RA_WASTE] = { "swap_ra_waste", false, SWAP_RA_WASTE },
+	[ROW_SWAPCACHE_HIT] = { "swapcache hit %", false, -1 },
+	[ROW_LAT_P50] = { "swap-in p50 (us)", true, -1, true },
+	[ROW_LAT_P99] = { "swap-in p99 (us)", true, -1, true },
 };
 
 #define NS_PER_MS 1000000ul
@@ -403,6 +410,10 @@ static void keep_sample(struct script_exec *x, const struct script_unit *u, int 
 	for (int r = 0; r < NROWS; r++)
 		if (rows[r].vmstat >= 0)
 			s->v[r] = delta(u, rows[r].vmstat);
+	uint64_t find = delta(u, SWAPCACHE_FIND);
+	s->v[ROW_SWAPCACHE_HIT] = find ? delta(u, SWAPCACHE_FIND_HIT) * 100 / find : 0;
+	s->v[ROW_LAT_P50] = swapin_latency_percentile(500);
+	s->v[ROW_LAT_P99] = swapin_latency_percentile(990);
 }
 
 static void unit_finish(struct script_exec *x, struct script_unit *u, int column)
@@ -569,7 +580,7 @@ static uint32_t failed_in(const struct script_exec *x, int column)
 }
 
 #define TABLE_LINE_MAX 4096
-#define TABLE_ROW_NAME 14
+#define TABLE_ROW_NAME 17
 
 struct table_line {
 	char buf[TABLE_LINE_MAX];
@@ -598,7 +609,7 @@ static void format_cell(const struct script_exec *x, int row, int c, char *buf, 
 {
 	struct stats_summary s;
 	summarize_cell(x, row, c, &s);
-	stats_format(buf, n, &s, rows[row].time ? NS_PER_MS : 1, rows[row].time);
+	stats_format(buf, n, &s, rows[row].us ? 1000 : rows[row].time ? NS_PER_MS : 1, rows[row].time);
 }
 
 /* Column widths: the label or the widest cell, plus two blanks. */
@@ -661,6 +672,10 @@ static void table_cell_json(struct json *j, const struct script_exec *x, int r, 
 		json_null(j, "mean");
 		json_null(j, "stderr");
 		json_null(j, "sd");
+	} else if (rows[r].us) {               /* ns x100 -> us with 3 decimals */
+		json_fixed(j, "mean", (int64_t)stats_scale_x100(s.mean_x100, 100), 3);
+		json_fixed(j, "stderr", (int64_t)stats_scale_x100(s.se_x100, 100), 3);
+		json_fixed(j, "sd", (int64_t)stats_scale_x100(s.sd_x100, 100), 3);
 	} else if (rows[r].time) {             /* ns x100 -> ms with 3 decimals */
 		json_fixed(j, "mean", (int64_t)stats_scale_x100(s.mean_x100, 100000), 3);
 		json_fixed(j, "stderr", (int64_t)stats_scale_x100(s.se_x100, 100000), 3);
@@ -685,7 +700,7 @@ static void table_record(const struct script_exec *x)
 	for (int r = 0; r < NROWS; r++) {
 		json_obj_begin(j, NULL);
 		json_str(j, "name", rows[r].name);
-		json_str(j, "unit", rows[r].time ? "ms" : "count");
+		json_str(j, "unit", rows[r].us ? "us" : rows[r].time ? "ms" : "count");
 		json_arr_begin(j, "cells");
 		for (int c = 0; c < x->prog.ncolumns; c++)
 			table_cell_json(j, x, r, c);

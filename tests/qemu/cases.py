@@ -1145,7 +1145,8 @@ def swap_swapoff_brings_everything_back(ctx):
 
 SMOKE_SCRIPT = os.path.join('tests', 'workloads', 'scripts', 'smoke.mm')
 TABLE_ROWS = ['real time', 'user time', 'sys time', 'pgmajfault', 'pgpgin', 'pgpgout', 'pswpin', 'pswpout',
-              'swap_ra', 'swap_ra_hit']
+              'swap_ra', 'swap_ra_hit', 'swap_ra_waste', 'swapcache hit %', 'swap-in p50 (us)',
+              'swap-in p99 (us)']
 
 
 def script_image(ctx, script, cmdline=''):
