@@ -174,6 +174,13 @@ static void setup_swap(void)
 {
 	if (kcfg.ra[0] && !ra_set_policy(kcfg.ra))
 		kprintf("cmdline: ra=%s: unknown readahead policy; using %s\n", kcfg.ra, ra_policy_name());
+	if (kcfg.page_cluster_set) {
+		if (kcfg.page_cluster > 8)
+			kprintf("cmdline: page_cluster=%lu: more than 8; using %u\n", kcfg.page_cluster,
+				ra_page_cluster());
+		else
+			ra_set_page_cluster((unsigned)kcfg.page_cluster);
+	}
 	swap_init();
 	halt_register_hook(swap_report);
 	halt_register_hook(vmstat_final);
