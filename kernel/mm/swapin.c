@@ -91,15 +91,18 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 	}
 }
 
-/* A locked, cached page for entry, or NULL (not in use, already cached,
- * no memory). */
-static struct page *prepare(uint64_t entry, bool readahead)
+/* A locked, cached page for entry, or NULL: the slot is not in use or
+ * already cached (*oom false), or there is no memory (*oom true). */
+static struct page *prepare(uint64_t entry, bool readahead, bool *oom)
 {
+	*oom = false;
 	if (swap_count(entry) <= 0)
 		return NULL;
 	struct page *p = alloc_user_page(false);
-	if (!p)
+	if (!p) {
+		*oom = true;
 		return NULL;
+	}
 	page_set(p, PG_LOCKED | PG_ANON | (readahead ? PG_READAHEAD : 0));
 	if (swapcache_add(p, entry)) {
 		page_clear(p, PG_LOCKED | PG_ANON | PG_READAHEAD);
@@ -120,18 +123,23 @@ static bool entry_before(uint64_t a, uint64_t b)
  * plug per area so adjacent runs merge.  All pages are prepared before
  * any I/O (allocating may reclaim, and reclaim writes to swap).  Returns
  * the fault's page (v[0] when plan->has_fault) with an extra reference,
- * or NULL.  Frees the plan. */
-static struct page *read_plan(struct ra_plan *plan, struct mm *mm)
+ * or NULL (*oom: for want of memory).  Frees the plan. */
+static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 {
 	struct page *mine = NULL;
+	bool no_mem;
+	*oom = false;
 	bool marked = !plan->marker;
 	uint32_t issued = 0;
 	for (uint32_t i = 0; i < plan->n; i++) {
 		bool is_mine = plan->has_fault && i == 0;
-		struct page *p = prepare(plan->v[i].entry, !is_mine);
+		struct page *p = prepare(plan->v[i].entry, !is_mine, &no_mem);
 		plan->v[i].page = p;
-		if (!p)
+		if (!p) {
+			if (is_mine)
+				*oom = no_mem;
 			continue;
+		}
 		if (is_mine) {
 			get_page(p);
 			mine = p;
@@ -181,14 +189,15 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm)
 }
 
 /* Read f->entry and the readahead window around it.  Returns the fault's
- * page with an extra reference (it may still be under I/O), or NULL. */
-static struct page *read_window(const struct ra_fault *f)
+ * page with an extra reference (it may still be under I/O), or NULL
+ * (*oom: for want of memory; else the slot went or got cached meanwhile). */
+static struct page *read_window(const struct ra_fault *f, bool *oom)
 {
 	struct ra_plan *plan = ra_miss(f);
 	if (plan)
-		return read_plan(plan, f->mm);
+		return read_plan(plan, f->mm, oom);
 	/* No memory for a plan: the page alone. */
-	struct page *p = prepare(f->entry, false);
+	struct page *p = prepare(f->entry, false, oom);
 	if (p) {
 		get_page(p);
 		submit_run(&p, f->entry, 1);
@@ -216,9 +225,10 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 	*async = NULL;
 	struct page *p = swapcache_lookup(f->entry, true);
 	if (!p) {
-		p = read_window(f);
+		bool oom;
+		p = read_window(f, &oom);
 		if (!p)
-			return swap_count(f->entry) > 0 ? VM_FAULT_OOM : VM_FAULT_RETRY;
+			return oom ? VM_FAULT_OOM : VM_FAULT_RETRY;
 		st->majflt++;
 		vmstat_inc(PGMAJFAULT);
 		return wait_and_retry(mm, p, dropped);
@@ -247,7 +257,8 @@ static void start_async(struct ra_plan *plan, struct mm *mm)
 {
 	if (!plan)
 		return;
-	struct page *p = read_plan(plan, mm);
+	bool oom;
+	struct page *p = read_plan(plan, mm, &oom);
 	if (p)
 		put_page(p);
 }
@@ -380,7 +391,8 @@ void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end)
 		struct page *p = swapcache_lookup(entry, false);
 		if (!p) {
 			struct ra_fault f = { .entry = entry, .va = va };
-			p = read_window(&f);    /* started, not waited for */
+			bool oom;
+			p = read_window(&f, &oom);      /* started, not waited for */
 		}
 		if (p)
 			put_page(p);
@@ -392,7 +404,8 @@ struct page *swapin_sync(uint64_t entry)
 	struct page *p = swapcache_lookup(entry, false);
 	if (!p) {
 		struct ra_fault f = { .entry = entry };
-		p = read_window(&f);
+		bool oom;
+		p = read_window(&f, &oom);
 		if (!p)
 			return NULL;
 	}
