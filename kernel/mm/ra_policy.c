@@ -309,24 +309,36 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	return false;
 }
 
-void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
+/* The stream whose last window holds idx (beyond: or the window after
+ * it), with idx's step in *k; NULL when none. */
+static struct ra_stream *stream_of(struct ra_own *o, uint64_t idx, bool beyond, int64_t *k)
 {
-	w->start = idx;
-	w->stride = 1;
-	w->count = 0;
-	w->marker = false;
-	o->clock++;
-
-	/* A stream this miss belongs to: inside its last window (its pages
-	 * went before use: halve the window) or within one window past it
-	 * (it outran its readahead). */
 	for (int i = 0; i < RA_OWN_STREAMS; i++) {
 		struct ra_stream *s = &o->s[i];
 		if (s->state != RA_S_STREAM)
 			continue;
-		int64_t k = steps_to(s->pos, s->stride, idx);
-		if (k < 0 || k >= (int64_t)s->steps + s->size)
-			continue;
+		*k = steps_to(s->pos, s->stride, idx);
+		if (*k >= 0 && *k < (int64_t)s->steps + (beyond ? s->size : 0))
+			return s;
+	}
+	return NULL;
+}
+
+static void start_event(struct ra_own *o, uint64_t idx, struct ra_lwin *w)
+{
+	*w = (struct ra_lwin){ idx, 1, 0, false };
+	o->clock++;
+}
+
+void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
+{
+	start_event(o, idx, w);
+	/* A stream this miss belongs to: inside its last window (its pages
+	 * went before use: halve the window) or within one window past it
+	 * (it outran its readahead). */
+	int64_t k;
+	struct ra_stream *s = stream_of(o, idx, true, &k);
+	if (s) {
 		if (k < (int64_t)s->steps && s->size > RA_OWN_MIN) {
 			s->size /= 2;
 			o->shrunk++;
@@ -335,7 +347,6 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 		issue(o, s, idx + (uint64_t)s->stride, lo, hi, w);
 		return;
 	}
-
 	if (detect(o, idx, lo, hi, budget, w))
 		return;
 	block(o, idx, lo, hi, budget, w);
@@ -344,24 +355,16 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
 		struct ra_lwin *w)
 {
-	w->start = idx;
-	w->stride = 1;
-	w->count = 0;
-	w->marker = false;
-	o->clock++;
-	for (int i = 0; i < RA_OWN_STREAMS; i++) {
-		struct ra_stream *s = &o->s[i];
-		if (s->state != RA_S_STREAM)
-			continue;
-		int64_t k = steps_to(s->pos, s->stride, idx);
-		if (k < 0 || k >= (int64_t)s->steps)
-			continue;
+	start_event(o, idx, w);
+	int64_t k;
+	struct ra_stream *s = stream_of(o, idx, false, &k);
+	if (s) {
 		s->age = o->clock;
-		if (!marker)
-			return;
-		uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
-		s->size = clamp_size(s->size * 2, budget);
-		issue(o, s, next, lo, hi, w);
+		if (marker) {           /* the next window, twice as large */
+			uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
+			s->size = clamp_size(s->size * 2, budget);
+			issue(o, s, next, lo, hi, w);
+		}
 		return;
 	}
 	if (o->bhits < 1u << 30)
