@@ -1,7 +1,7 @@
 /*
  * Block layer core.
  *
- * Requests wait on the device's queue until a command slot is free (at
+ * Requests wait on the disk's queue until a command slot is free (at
  * most queue_depth commands in flight) and the queue is not plugged; then
  * the head request and every queued request adjacent to it (same op,
  * blocks continuing at either end, within the device's per-command limits)
@@ -9,12 +9,34 @@
  * page-aligned pages merge, so a merged command is always a clean page
  * list for the driver's scatter/gather format.
  *
+ * A failed command that merged several requests is taken apart: its
+ * requests go back to the head of the queue marked BLK_REQ_ALONE and are
+ * retried one command each; only those that fail alone report the error
+ * (blk_merge_split).  So one bad sector costs its own request, not the
+ * megabyte of neighbours merged with it.
+ *
  * Partitions have no queue: their requests are checked against the
  * partition, shifted by its start, and queued on the disk.
  *
- * Locking: d->lock (irqsave) guards the queue, the command slots, the plug
- * count and the statistics.  Driver submit and request callbacks run
- * without it.
+ * Running the queue.  Whoever finds d->dispatching clear sets it and runs
+ * the queue: builds commands and hands them to the driver until nothing
+ * more can go, looking again under the lock before it clears the flag.
+ * Anyone who queues a request or frees a command meanwhile leaves the rest
+ * to that runner.  So a completion callback that resubmits, or a driver
+ * that refuses a command at once, nests at most one level deep instead of
+ * once per request.  The runner keeps preemption off: a queue must never
+ * wait for a runner that was switched away.
+ *
+ * Stack: this code runs in interrupt handlers (blk_complete, and
+ * blk_submit from callbacks), on the interrupted thread's 16 KiB stack.
+ * The merge work space therefore lives in the disk (d->merge), and a
+ * command's segment list is allocated at registration.
+ *
+ * Locking: the disk's d->lock (irqsave) guards the queue, the command
+ * slots, the plug count, d->dispatching, d->merge and the statistics of
+ * the disk and of its partitions.  Driver submit and request callbacks
+ * run without it.  devs_lock guards registration; devs[] is read without
+ * it, up to ndevs loaded with acquire (entries are never removed).
  */
 #include <string.h>
 #include "blk_driver.h"
@@ -22,6 +44,8 @@
 #include "gpt.h"
 #include "console.h"
 #include "record.h"
+#include "panic.h"
+#include "time.h"
 #include "lib/errno.h"
 #include "lib/timemath.h"
 #include "lib/printf.h"
@@ -32,14 +56,31 @@
 #include "arch/x86_64/tsc.h"
 #include "proc/wait.h"
 
-#define MAX_DEVS 64
-#define MERGE_WINDOW 64
+#define MAX_DEVS 256            /* disks and partitions */
+#define MAX_PARTS 128           /* per disk: every entry of a standard GPT array */
+#define MERGE_WINDOW 64         /* queued requests looked at for one command */
+#define GPT_BUF (64u << 10)     /* GPT read cache: a 16 KiB entry array in one read, with room */
+#define RW_STACK_SEGS 8         /* blk_rw: segments on the stack, more from the heap */
 #define PAGE 4096u
 
+_Static_assert(MERGE_WINDOW <= BLK_MERGE_MAX, "merge window");
+
+/* build_cmd and blk_complete work space; one per disk, under d->lock. */
+struct blk_merge_scratch {
+	struct blk_merge_item items[MERGE_WINDOW];
+	struct blk_req *reqs[MERGE_WINDOW];
+	int idx[MERGE_WINDOW];
+	bool retry[MERGE_WINDOW];
+};
+
 static struct blk_dev *devs[MAX_DEVS];
-static int ndevs;
+static int ndevs;                       /* devs_lock; read with acquire */
 static struct spinlock devs_lock = SPINLOCK_INIT("blk-devs");
-static uint8_t boot_guid[16];
+static uint8_t boot_guid[16];           /* set before the first disk registers */
+static bool boot_found;                 /* a disk holds the boot partition (atomic) */
+
+static int dev_count(void) { return __atomic_load_n(&ndevs, __ATOMIC_ACQUIRE); }
+static struct blk_dev *disk_of(struct blk_dev *d) { return d->parent ? d->parent : d; }
 
 const char *blk_name(const struct blk_dev *d) { return d->name; }
 uint64_t blk_blocks(const struct blk_dev *d) { return d->nblocks; }
@@ -58,19 +99,19 @@ uint32_t blk_max_pages(const struct blk_dev *d)
 
 bool blk_has_partitions(const struct blk_dev *d)
 {
-	for (int i = 0; i < ndevs; i++)
+	for (int i = 0, n = dev_count(); i < n; i++)
 		if (devs[i]->parent == d)
 			return true;
 	return false;
 }
-int blk_count(void) { return ndevs; }
-struct blk_dev *blk_at(int i) { return i >= 0 && i < ndevs ? devs[i] : NULL; }
+int blk_count(void) { return dev_count(); }
+struct blk_dev *blk_at(int i) { return i >= 0 && i < dev_count() ? devs[i] : NULL; }
 
 void blk_set_boot_partition(const uint8_t guid[16]) { memcpy(boot_guid, guid, 16); }
 
 struct blk_dev *blk_find(const char *name)
 {
-	for (int i = 0; i < ndevs; i++)
+	for (int i = 0, n = dev_count(); i < n; i++)
 		if (!strcmp(devs[i]->name, name))
 			return devs[i];
 	return NULL;
@@ -79,19 +120,36 @@ struct blk_dev *blk_find(const char *name)
 static int add_dev(struct blk_dev *d)
 {
 	bool on = spin_lock_irqsave(&devs_lock);
-	int ok = ndevs < MAX_DEVS;
+	int n = ndevs;
+	bool ok = n < MAX_DEVS;
 	if (ok) {
-		d->index = ndevs;
-		devs[ndevs++] = d;
+		d->index = n;
+		devs[n] = d;
+		__atomic_store_n(&ndevs, n + 1, __ATOMIC_RELEASE);
 	}
 	spin_unlock_irqrestore(&devs_lock, on);
+	if (!ok)
+		kprintf("blk: %s: not registered: already %d block devices\n", d->name, MAX_DEVS);
 	return ok ? 0 : -ENOSPC;
+}
+
+/* A boot partition GUID is known and no disk registered so far holds it. */
+static bool boot_disk_missing(void)
+{
+	return !gpt_guid_is_zero(boot_guid) && !__atomic_load_n(&boot_found, __ATOMIC_ACQUIRE);
 }
 
 bool blk_set_writable(struct blk_dev *d, bool w)
 {
 	if (w && d->boot_disk) {
 		kprintf("blk: %s holds the boot partition: it is never written\n", d->name);
+		return false;
+	}
+	/* Fail closed: a disk whose table could not be read may be the boot
+	 * disk as long as the boot disk has not turned up elsewhere. */
+	if (w && disk_of(d)->gpt_unknown && boot_disk_missing()) {
+		kprintf("blk: %s: partition table unreadable and the boot disk not found: it may be the boot disk, "
+			"so it is not written\n", d->name);
 		return false;
 	}
 	d->writable = w;
@@ -111,7 +169,7 @@ static bool whole_pages(const struct blk_req *r)
 static int check_req(struct blk_dev *d, struct blk_req *r)
 {
 	uint64_t bytes = 0;
-	if (!r->nsegs || r->nsegs > BLK_MAX_SEGS)
+	if ((r->op != BLK_READ && r->op != BLK_WRITE) || !r->nsegs || r->nsegs > BLK_MAX_SEGS)
 		return -EINVAL;
 	for (uint32_t i = 0; i < r->nsegs; i++) {
 		const struct blk_seg *s = &r->segs[i];
@@ -121,7 +179,7 @@ static int check_req(struct blk_dev *d, struct blk_req *r)
 		bytes += s->len;
 	}
 	r->nblocks = (uint32_t)(bytes / d->block_size);
-	struct blk_dev *disk = d->parent ? d->parent : d;
+	struct blk_dev *disk = disk_of(d);
 	if (r->nblocks > disk->max_blocks || r->nsegs > disk->max_segs) {
 		kprintf("blk: %s: request of %u blocks in %u segments exceeds the device's %u blocks, %u segments\n",
 			d->name, r->nblocks, r->nsegs, disk->max_blocks, disk->max_segs);
@@ -136,8 +194,6 @@ static int check_req(struct blk_dev *d, struct blk_req *r)
 		kprintf("blk: %s: write to a device not marked writable rejected\n", d->name);
 		return -EROFS;
 	}
-	if (r->op != BLK_READ && r->op != BLK_WRITE)
-		return -EINVAL;
 	return 0;
 }
 
@@ -149,31 +205,32 @@ static struct blk_cmd *free_cmd(struct blk_dev *d)
 	return NULL;
 }
 
+static struct blk_merge_item merge_item(const struct blk_req *r)
+{
+	return (struct blk_merge_item){ r->op, r->lba, r->nblocks, r->nsegs, (r->flags & BLK_REQ_ALONE) != 0 };
+}
+
 /* Move the head request and its merge partners into cmd.  Lock held. */
 static void build_cmd(struct blk_dev *d, struct blk_cmd *c)
 {
-	struct blk_merge_item items[MERGE_WINDOW];
-	struct blk_req *reqs[MERGE_WINDOW];
-	int idx[MERGE_WINDOW], n = 0;
+	struct blk_merge_scratch *m = d->merge;
+	int n = 0;
 	list_for_each(it, &d->queue) {
 		if (n == MERGE_WINDOW)
 			break;
 		struct blk_req *r = list_entry(it, struct blk_req, link);
-		bool pages = whole_pages(r);
-		reqs[n] = r;
-		/* Unmergeable requests get an op nothing else has. */
-		items[n] = (struct blk_merge_item){ pages ? r->op : 100u + (unsigned)n, r->lba, r->nblocks, r->nsegs };
-		n++;
+		m->reqs[n] = r;
+		m->items[n++] = merge_item(r);
 	}
-	int k = whole_pages(reqs[0]) ? blk_merge_pick(items, n, d->max_blocks, d->max_segs, idx) : (idx[0] = 0, 1);
-	c->op = reqs[0]->op;
-	c->lba = reqs[idx[0]]->lba;
+	int k = blk_merge_pick(m->items, n, d->max_blocks, d->max_segs, m->idx);
+	c->op = m->reqs[0]->op;
+	c->lba = m->reqs[m->idx[0]]->lba;
 	c->nblocks = 0;
 	c->nsegs = 0;
 	c->reqs = NULL;
 	struct blk_req **tail = &c->reqs;
 	for (int i = 0; i < k; i++) {
-		struct blk_req *r = reqs[idx[i]];
+		struct blk_req *r = m->reqs[m->idx[i]];
 		list_del(&r->link);
 		d->queued--;
 		memcpy(&c->segs[c->nsegs], r->segs, r->nsegs * sizeof r->segs[0]);
@@ -187,6 +244,9 @@ static void build_cmd(struct blk_dev *d, struct blk_cmd *c)
 	d->st.cmds[c->op]++;
 }
 
+/* Hand commands to the driver while there is work, room and no plug.
+ * Lock held on entry and exit, dropped around ops->submit; the caller is
+ * the queue's runner. */
 static void dispatch(struct blk_dev *d, bool *on)
 {
 	struct blk_cmd *c;
@@ -199,39 +259,69 @@ static void dispatch(struct blk_dev *d, bool *on)
 		spin_unlock_irqrestore(&d->lock, *on);
 		int rc = d->ops->submit(d, c);
 		if (rc)
-			blk_complete(c, rc);
+			blk_complete(c, rc);    /* finishes or requeues; leaves running the queue to us */
 		*on = spin_lock_irqsave(&d->lock);
 	}
 }
 
+/* Become the queue's runner unless someone already is.  Lock held. */
+static bool claim_queue(struct blk_dev *d)
+{
+	if (d->dispatching)
+		return false;
+	d->dispatching = true;
+	preempt_disable();
+	return true;
+}
+
+/* Lock held: whatever was queued meanwhile has been looked at. */
+static void release_queue(struct blk_dev *d)
+{
+	d->dispatching = false;
+	preempt_enable();
+}
+
+static void run_queue(struct blk_dev *d, bool *on)
+{
+	if (claim_queue(d)) {
+		dispatch(d, on);
+		release_queue(d);
+	}
+}
+
+static void count_req(struct blk_stats *st, const struct blk_req *r)
+{
+	st->reqs[r->op]++;
+	st->blocks[r->op] += r->nblocks;
+}
+
 int blk_submit(struct blk_dev *d, struct blk_req *r)
 {
+	struct blk_dev *disk = disk_of(d);
 	int err = check_req(d, r);
+	bool pages = !err && whole_pages(r);
+	bool on = spin_lock_irqsave(&disk->lock);
 	if (err) {
 		d->st.rejected++;
+		spin_unlock_irqrestore(&disk->lock, on);
 		return err;
 	}
 	r->dev = d;
 	r->submit_tsc = rdtsc();
 	r->status = 0;
-	d->st.reqs[r->op]++;
-	d->st.blocks[r->op] += r->nblocks;
-	if (d->parent) {
-		struct blk_dev *disk = d->parent;
+	r->chain = NULL;
+	r->flags = pages ? 0 : BLK_REQ_ALONE;
+	count_req(&d->st, r);
+	if (d != disk) {
 		r->lba += d->part_start;
-		d = disk;
-		d->st.reqs[r->op]++;
-		d->st.blocks[r->op] += r->nblocks;
+		count_req(&disk->st, r);
 	}
-	bool on = spin_lock_irqsave(&d->lock);
-	list_add_tail(&r->link, &d->queue);
-	d->queued++;
-	dispatch(d, &on);
-	spin_unlock_irqrestore(&d->lock, on);
+	list_add_tail(&r->link, &disk->queue);
+	disk->queued++;
+	run_queue(disk, &on);
+	spin_unlock_irqrestore(&disk->lock, on);
 	return 0;
 }
-
-static struct blk_dev *disk_of(struct blk_dev *d) { return d->parent ? d->parent : d; }
 
 void blk_plug(struct blk_dev *d)
 {
@@ -247,9 +337,11 @@ void blk_unplug(struct blk_dev *d)
 	bool on = spin_lock_irqsave(&d->lock);
 	if (d->plugged)
 		d->plugged--;
-	dispatch(d, &on);
+	run_queue(d, &on);
 	spin_unlock_irqrestore(&d->lock, on);
 }
+
+/* ------------------------------------------------------------ completion */
 
 static void account_latency(struct blk_stats *st, uint64_t ns)
 {
@@ -263,36 +355,76 @@ static void account_latency(struct blk_stats *st, uint64_t ns)
 		st->lat_max_ns = ns;
 }
 
+/* r is done with status: account it, give it back its partition LBA.
+ * Disk lock held. */
+static void finish_req(struct blk_dev *d, struct blk_req *r, int status, uint64_t now)
+{
+	uint64_t ns = ticks_to_ns(now - r->submit_tsc, tsc_hz());
+	r->status = status;
+	account_latency(&d->st, ns);
+	d->st.failed_reqs += status != 0;
+	if (r->dev != d) {
+		account_latency(&r->dev->st, ns);
+		r->dev->st.errors += status != 0;
+		r->dev->st.failed_reqs += status != 0;
+		r->lba -= r->dev->part_start;
+	}
+}
+
+/* Sort the requests of a finished command: those to retry alone go back
+ * to the head of the queue, in order; the others are finished and
+ * returned, chained by ->chain, for their callbacks.  Lock held. */
+static struct blk_req *finish_cmd(struct blk_dev *d, struct blk_cmd *c, int status)
+{
+	struct blk_merge_scratch *m = d->merge;
+	uint64_t now = rdtsc();
+	int n = 0;
+	for (struct blk_req *x = c->reqs; x; x = x->chain) {
+		ASSERT(n < MERGE_WINDOW);       /* build_cmd looks at no more */
+		m->reqs[n] = x;
+		m->items[n++] = merge_item(x);
+	}
+	d->st.retried_alone += (uint64_t)blk_merge_split(m->items, n, status, m->retry);
+	for (int i = n - 1; i >= 0; i--) {
+		if (m->retry[i]) {
+			m->reqs[i]->flags |= BLK_REQ_ALONE;
+			list_add(&m->reqs[i]->link, &d->queue);
+			d->queued++;
+		}
+	}
+	struct blk_req *done = NULL, **tail = &done;
+	for (int i = 0; i < n; i++) {
+		if (!m->retry[i]) {
+			finish_req(d, m->reqs[i], status, now);
+			*tail = m->reqs[i];
+			tail = &m->reqs[i]->chain;
+		}
+	}
+	*tail = NULL;
+	return done;
+}
+
 void blk_complete(struct blk_cmd *c, int status)
 {
 	struct blk_dev *d = c->dev;
-	struct blk_req *r = c->reqs;
-	uint64_t now = rdtsc();
 	bool on = spin_lock_irqsave(&d->lock);
 	d->st.inflight--;
-	if (status)
-		d->st.errors++;
-	for (struct blk_req *x = r; x; x = x->chain) {
-		uint64_t ns = ticks_to_ns(now - x->submit_tsc, tsc_hz());
-		account_latency(&d->st, ns);
-		if (x->dev != d)
-			account_latency(&x->dev->st, ns);
-	}
+	d->st.errors += status != 0;
+	struct blk_req *r = finish_cmd(d, c, status);
 	c->busy = false;
+	bool runner = claim_queue(d);
 	spin_unlock_irqrestore(&d->lock, on);
 	while (r) {
 		struct blk_req *next = r->chain;
-		r->status = status;
-		if (status && r->dev != d)
-			r->dev->st.errors++;
-		if (r->dev != d)
-			r->lba -= r->dev->part_start;
 		r->done(r);
 		r = next;
 	}
-	on = spin_lock_irqsave(&d->lock);
-	dispatch(d, &on);
-	spin_unlock_irqrestore(&d->lock, on);
+	if (runner) {
+		on = spin_lock_irqsave(&d->lock);
+		dispatch(d, &on);
+		release_queue(d);
+		spin_unlock_irqrestore(&d->lock, on);
+	}
 }
 
 /* ------------------------------------------------------------ sync */
@@ -315,21 +447,27 @@ int blk_rw_segs(struct blk_dev *d, enum blk_op op, uint64_t lba, const struct bl
 
 int blk_rw(struct blk_dev *d, enum blk_op op, uint64_t lba, void *buf, size_t len)
 {
-	struct blk_seg segs[BLK_MAX_SEGS];
-	uint32_t n = 0;
+	size_t n = (((uintptr_t)buf & (PAGE - 1)) + len + PAGE - 1) / PAGE;
+	if (!len || n > BLK_MAX_SEGS)
+		return -EINVAL;
+	struct blk_seg few[RW_STACK_SEGS];
+	struct blk_seg *segs = n <= RW_STACK_SEGS ? few : kmalloc(n * sizeof *segs);
+	if (!segs)
+		return -ENOMEM;
 	uint8_t *p = buf;
-	while (len) {
+	for (size_t i = 0; i < n; i++) {
 		uint64_t pa = virt_to_phys(p);
 		uint32_t chunk = PAGE - (uint32_t)(pa & (PAGE - 1));
 		if (chunk > len)
 			chunk = (uint32_t)len;
-		if (n == BLK_MAX_SEGS)
-			return -EINVAL;
-		segs[n++] = (struct blk_seg){ pa, chunk };
+		segs[i] = (struct blk_seg){ pa, chunk };
 		p += chunk;
 		len -= chunk;
 	}
-	return blk_rw_segs(d, op, lba, segs, n);
+	int err = blk_rw_segs(d, op, lba, segs, (uint32_t)n);
+	if (segs != few)
+		kfree(segs);
+	return err;
 }
 
 /* ------------------------------------------------------------ registration */
@@ -340,35 +478,70 @@ static void init_dev(struct blk_dev *d)
 	list_init(&d->queue);
 	d->queued = 0;
 	d->plugged = 0;
+	d->dispatching = false;
 	memset(&d->st, 0, sizeof d->st);
 }
 
-struct gpt_io {
-	struct blk_dev *d;
-	uint8_t *bounce;        /* one page, page aligned */
+static void free_cmds(struct blk_dev *d)
+{
+	for (uint32_t i = 0; d->cmds && i < d->queue_depth; i++)
+		kfree(d->cmds[i].segs);
+	kfree(d->cmds);
+	kfree(d->merge);
+	d->cmds = NULL;
+	d->merge = NULL;
+}
+
+/* queue_depth small commands, each with its own max_segs segment list
+ * (4 KiB at most: one page each, never one large block for all). */
+static int alloc_cmds(struct blk_dev *d)
+{
+	d->cmds = kzalloc(d->queue_depth * sizeof *d->cmds);
+	d->merge = kmalloc(sizeof *d->merge);
+	if (!d->cmds || !d->merge)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->queue_depth; i++)
+		if (!(d->cmds[i].segs = kmalloc(d->max_segs * sizeof(struct blk_seg))))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Everything one partition-table scan needs, off the stack. */
+struct gpt_scan {
+	struct gpt_disk g;
+	struct gpt_cache cache;
+	struct gpt_part parts[MAX_PARTS];
 };
 
-static int gpt_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
+static int dev_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
 {
-	struct gpt_io *io = ctx;
-	uint32_t per = PAGE / io->d->block_size;
-	while (count) {
-		uint32_t n = count < per ? count : per;
-		if (blk_rw(io->d, BLK_READ, lba, io->bounce, (size_t)n * io->d->block_size))
-			return -1;
-		memcpy(buf, io->bounce, (size_t)n * io->d->block_size);
-		buf = (uint8_t *)buf + (size_t)n * io->d->block_size;
-		lba += n;
-		count -= n;
+	struct blk_dev *d = ctx;
+	return blk_rw(d, BLK_READ, lba, buf, (size_t)count * d->block_size);
+}
+
+/* The scan's read buffer: GPT_BUF bytes of contiguous pages, fewer when
+ * the device takes smaller commands or memory is fragmented. */
+static struct page *scan_buf_alloc(const struct blk_dev *d, unsigned *order)
+{
+	unsigned o = 0;
+	while ((PAGE << (o + 1)) <= GPT_BUF && (1u << (o + 1)) <= blk_max_pages(d))
+		o++;
+	for (;; o--) {
+		struct page *pg = pmm_alloc(o, PMM_KERNEL);
+		if (pg || !o) {
+			*order = o;
+			return pg;
+		}
 	}
-	return 0;
 }
 
 static void add_partition(struct blk_dev *disk, const struct gpt_part *gp)
 {
 	struct blk_dev *p = kzalloc(sizeof *p);
-	if (!p)
+	if (!p) {
+		kprintf("blk: %s: partition %u not registered: out of memory\n", disk->name, gp->index + 1);
 		return;
+	}
 	init_dev(p);
 	ksnprintf(p->name, sizeof p->name, "%sp%u", disk->name, gp->index + 1);
 	p->nblocks = gp->last_lba - gp->first_lba + 1;
@@ -386,43 +559,71 @@ static void add_partition(struct blk_dev *disk, const struct gpt_part *gp)
 		kfree(p);
 }
 
+/* Say what the table held and register its partitions. */
+static void take_table(struct blk_dev *d, const struct gpt_scan *s)
+{
+	const struct gpt_disk *g = &s->g;
+	int shown = g->nbad < GPT_MAX_BAD ? g->nbad : GPT_MAX_BAD;
+	if (g->used_backup)
+		kprintf("blk: %s: primary GPT rejected (%s); using the backup\n", d->name,
+			gpt_strerror(g->primary_error));
+	for (int i = 0; i < shown; i++)
+		kprintf("blk: %s: partition entry %u dropped: %s\n", d->name, g->bad[i].index,
+			gpt_strerror(g->bad[i].err));
+	if (g->nbad > shown)
+		kprintf("blk: %s: %d more partition entries dropped\n", d->name, g->nbad - shown);
+	if (g->unlisted)
+		kprintf("blk: %s: %d partitions beyond the first %d not registered\n", d->name, g->unlisted,
+			MAX_PARTS);
+	for (int i = 0; i < g->nparts; i++)
+		if (!gpt_guid_is_zero(boot_guid) && !memcmp(s->parts[i].uuid, boot_guid, 16))
+			d->boot_disk = true;
+	if (d->boot_disk)
+		__atomic_store_n(&boot_found, true, __ATOMIC_RELEASE);
+	for (int i = 0; i < g->nparts; i++)
+		add_partition(d, &s->parts[i]);
+}
+
+static void scan_result(struct blk_dev *d, int n, const struct gpt_scan *s)
+{
+	if (n >= 0) {
+		take_table(d, s);
+	} else if (n == GPT_ENOGPT) {
+		kprintf("blk: %s: no GPT partition table\n", d->name);
+	} else {
+		/* Unread or unusable: for the boot-disk rule, unknown. */
+		d->gpt_unknown = n != GPT_ESMALL;
+		if (n == GPT_EBOTHBAD)
+			kprintf("blk: %s: partition table unusable: primary: %s; backup: %s\n", d->name,
+				gpt_strerror(s->g.primary_error), gpt_strerror(s->g.backup_error));
+		else
+			kprintf("blk: %s: partition table unusable: %s\n", d->name, gpt_strerror(n));
+	}
+}
+
+/* Read the GPT through gpt_cache: 4 device reads for a standard table
+ * instead of the parser's 67 one-sector reads.  Sleeps. */
 static void scan_partitions(struct blk_dev *d)
 {
-	static struct gpt_disk g;
-	static struct gpt_part parts[32];
-	static struct mutex scan_lock;
-	static bool init;
-	if (!init) {
-		mutex_init(&scan_lock, "gpt-scan");
-		init = true;
-	}
-	struct page *pg = pmm_alloc(0, PMM_KERNEL);
-	if (!pg)
+	uint64_t t0 = time_ns();
+	unsigned order = 0;
+	struct gpt_scan *s = kmalloc(sizeof *s);
+	struct page *pg = s ? scan_buf_alloc(d, &order) : NULL;
+	if (!pg) {
+		d->gpt_unknown = true;
+		kprintf("blk: %s: partition table not read: out of memory\n", d->name);
+		kfree(s);
 		return;
-	mutex_lock(&scan_lock);
-	struct gpt_io io = { d, page_address(pg) };
-	int err = gpt_parse(gpt_read, &io, d->nblocks, d->block_size, &g, parts, 32);
-	if (err >= 0)
-		err = 0;                /* the number of partitions */
-	if (err == GPT_ENOGPT) {
-		kprintf("blk: %s: no GPT partition table\n", d->name);
-	} else if (err) {
-		kprintf("blk: %s: partition table unusable: %s\n", d->name, gpt_strerror(err));
-	} else {
-		if (g.used_backup)
-			kprintf("blk: %s: primary GPT rejected (%s); using the backup\n", d->name,
-				gpt_strerror(g.primary_error));
-		for (int i = 0; i < g.nbad; i++)
-			kprintf("blk: %s: partition entry %u dropped: %s\n", d->name, g.bad[i].index,
-				gpt_strerror(g.bad[i].err));
-		for (int i = 0; i < g.nparts; i++)
-			if (!memcmp(parts[i].uuid, boot_guid, 16) && !gpt_guid_is_zero(boot_guid))
-				d->boot_disk = true;
-		for (int i = 0; i < g.nparts; i++)
-			add_partition(d, &parts[i]);
 	}
-	mutex_unlock(&scan_lock);
-	pmm_free(pg, 0);
+	uint32_t cap = (PAGE << order) / d->block_size;
+	gpt_cache_init(&s->cache, dev_read, d, d->nblocks, d->block_size, page_address(pg),
+		       cap < d->max_blocks ? cap : d->max_blocks);
+	int n = gpt_parse(gpt_cache_read, &s->cache, d->nblocks, d->block_size, &s->g, s->parts, MAX_PARTS);
+	scan_result(d, n, s);
+	d->gpt_reads = s->cache.reads;
+	d->gpt_scan_ns = time_ns() - t0;
+	pmm_free(pg, order);
+	kfree(s);
 }
 
 int blk_register_disk(struct blk_dev *d)
@@ -430,9 +631,8 @@ int blk_register_disk(struct blk_dev *d)
 	init_dev(d);
 	if (d->max_segs > BLK_MAX_SEGS || !d->max_segs)
 		d->max_segs = BLK_MAX_SEGS;
-	d->cmds = kzalloc(d->queue_depth * sizeof *d->cmds);
-	if (!d->cmds || add_dev(d)) {
-		kfree(d->cmds);
+	if (alloc_cmds(d) || add_dev(d)) {
+		free_cmds(d);
 		return -ENOMEM;
 	}
 	scan_partitions(d);
@@ -462,12 +662,16 @@ static void dev_json(struct json *j, const struct blk_dev *d)
 		json_str(j, "model", d->model);
 		json_u64(j, "queue_depth", d->queue_depth);
 		json_u64(j, "max_transfer", (uint64_t)d->max_blocks * d->block_size);
+		json_bool(j, "gpt_unreadable", d->gpt_unknown);
+		json_u64(j, "gpt_reads", d->gpt_reads);
+		json_u64(j, "gpt_scan_us", d->gpt_scan_ns / 1000);
 	}
 }
 
 void blk_list(void)
 {
-	for (int i = 0; i < ndevs; i++) {
+	int count = dev_count();
+	for (int i = 0; i < count; i++) {
 		struct blk_dev *d = devs[i];
 		uint64_t mib = d->nblocks * d->block_size >> 20;
 		if (d->parent)
@@ -480,7 +684,7 @@ void blk_list(void)
 	}
 	struct json *j = rec_begin("disks");
 	json_arr_begin(j, "devices");
-	for (int i = 0; i < ndevs; i++) {
+	for (int i = 0; i < count; i++) {
 		json_obj_begin(j, NULL);
 		dev_json(j, devs[i]);
 		json_obj_end(j);
@@ -489,11 +693,22 @@ void blk_list(void)
 	rec_end();
 }
 
+/* A consistent copy of d's statistics. */
+static void stats_of(struct blk_dev *d, struct blk_stats *out)
+{
+	struct blk_dev *disk = disk_of(d);
+	bool on = spin_lock_irqsave(&disk->lock);
+	*out = d->st;
+	spin_unlock_irqrestore(&disk->lock, on);
+}
+
 void blk_report(void)
 {
-	for (int i = 0; i < ndevs; i++) {
+	static struct blk_stats snap;   /* halt hook: one caller */
+	for (int i = 0, n = dev_count(); i < n; i++) {
 		struct blk_dev *d = devs[i];
-		struct blk_stats *s = &d->st;
+		struct blk_stats *s = &snap;
+		stats_of(d, s);
 		uint64_t reqs = s->reqs[0] + s->reqs[1];
 		struct json *j = rec_begin("blk");
 		json_str(j, "name", d->name);
@@ -505,6 +720,8 @@ void blk_report(void)
 		json_u64(j, "write_cmds", s->cmds[BLK_WRITE]);
 		json_u64(j, "merges", s->merges);
 		json_u64(j, "errors", s->errors);
+		json_u64(j, "failed_reqs", s->failed_reqs);
+		json_u64(j, "retried_alone", s->retried_alone);
 		json_u64(j, "rejected", s->rejected);
 		json_u64(j, "max_inflight", s->max_inflight);
 		json_u64(j, "mean_latency_us", reqs ? s->lat_sum_ns / reqs / 1000 : 0);

@@ -4,12 +4,29 @@
  * A device (a disk or one of its GPT partitions) takes asynchronous
  * requests: an operation, a starting logical block, and a list of
  * physically contiguous segments (normally whole pages).  The callback
- * runs when the request is done, from interrupt context, with r->status 0
- * or a negative errno (-EIO device error, -ETIMEDOUT, -EINVAL, -EROFS,
- * -ENOSPC past the end).
+ * runs when the request is done, with r->status 0 or a negative errno
+ * (-EIO device error, -ETIMEDOUT, -EINVAL).
+ *
+ * Callbacks.  done() runs in interrupt context, or in a driver thread
+ * (a controller reset), or inside blk_submit/blk_unplug when the driver
+ * refused a command at once; never with a block-layer or driver lock
+ * held.  It must not sleep (no blk_rw), but it may call blk_submit,
+ * blk_plug and blk_unplug on any device, this one included: while a
+ * device's queue is being run, a submission from inside a callback only
+ * queues, and the caller already running the queue dispatches it, so the
+ * stack does not grow with the number of resubmissions.  The request
+ * belongs to the caller again from the moment done() is called (it may
+ * free or resubmit it).
+ *
+ * Errors and merging.  Adjacent requests may be merged into one device
+ * command.  When such a command fails, each of its requests is retried
+ * once on its own (never merged again), and only those that fail alone
+ * see an error; one bad block does not fail its neighbours.
  *
  * Safety: a device accepts writes only after blk_set_writable(), which
- * refuses the disk the system booted from and its partitions.
+ * refuses the disk the system booted from and its partitions, and, while
+ * the boot disk has not been found, any disk whose partition table could
+ * not be read (it might be the boot disk).
  */
 #ifndef BLK_H
 #define BLK_H
@@ -45,18 +62,24 @@ struct blk_req {
 	uint32_t nblocks;
 	uint64_t submit_tsc;
 	struct blk_req *chain;          /* next request merged into the same command */
+	uint32_t flags;                 /* BLK_REQ_* */
 };
 
+/* Request flags (block layer private). */
+#define BLK_REQ_ALONE   1u      /* never merged: not whole pages, or being retried alone */
+
 /* Queue r; done() reports the result.  Returns 0, or an error without
- * calling done() when r is rejected up front (bounds, write protection,
- * malformed segments). */
+ * calling done() when r is rejected up front (-EINVAL bounds or malformed
+ * segments, -EROFS write protection).  Any context, never sleeps. */
 int blk_submit(struct blk_dev *d, struct blk_req *r);
 
 /* Hold submissions back so a batch can merge, then dispatch them. */
 void blk_plug(struct blk_dev *d);
 void blk_unplug(struct blk_dev *d);
 
-/* Synchronous wrappers; sleep.  buf: kernel memory (direct map or heap). */
+/* Synchronous wrappers; sleep (thread context only, never from done()).
+ * buf: kernel memory (direct map or heap) whose pieces within each page
+ * are multiples of the block size. */
 int blk_rw_segs(struct blk_dev *d, enum blk_op op, uint64_t lba, const struct blk_seg *segs, uint32_t nsegs);
 int blk_rw(struct blk_dev *d, enum blk_op op, uint64_t lba, void *buf, size_t len);
 
@@ -75,7 +98,9 @@ bool blk_has_partitions(const struct blk_dev *d);
 /* GPT type GUID (on-disk bytes) of a partition; NULL for a whole disk. */
 const uint8_t *blk_part_type(const struct blk_dev *d);
 
-/* Allow writes (false + a message when refused: the boot disk). */
+/* Allow writes (false + a message when refused: the boot disk, or a disk
+ * whose partition table could not be read while the boot disk is not
+ * found). */
 bool blk_set_writable(struct blk_dev *d, bool writable);
 bool blk_writable(const struct blk_dev *d);
 

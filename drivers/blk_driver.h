@@ -3,7 +3,9 @@
  * (name, geometry, limits, ops) and registers it; the layer queues and
  * merges requests and hands the driver one command at a time through
  * ops->submit, never more than queue_depth at once.  The driver reports
- * each command's end with blk_complete(), from any context.
+ * each command's end with blk_complete(), from any context; the layer may
+ * call ops->submit again from inside blk_complete (drivers must not hold
+ * their own locks across it).
  */
 #ifndef BLK_DRIVER_H
 #define BLK_DRIVER_H
@@ -17,7 +19,7 @@ struct blk_cmd {
 	uint64_t lba;
 	uint32_t nblocks;
 	uint32_t nsegs;
-	struct blk_seg segs[BLK_MAX_SEGS];
+	struct blk_seg *segs;           /* max_segs entries, allocated at registration */
 	struct blk_req *reqs;           /* the merged requests, chained by ->chain */
 	struct blk_dev *dev;
 	void *drv;                      /* free for the driver (its slot, tag, ...) */
@@ -32,9 +34,14 @@ struct blk_ops {
 
 #define BLK_HIST_BUCKETS 24     /* latency histogram: [2^k, 2^(k+1)) us */
 
+/* A disk's statistics and those of its partitions are guarded by the
+ * disk's lock. */
 struct blk_stats {
 	uint64_t reqs[2], blocks[2], cmds[2];
-	uint64_t merges, errors, rejected;
+	uint64_t merges, rejected;
+	uint64_t errors;                /* disk: failed commands; partition: failed requests */
+	uint64_t failed_reqs;           /* requests completed with an error */
+	uint64_t retried_alone;         /* requests retried alone after a merged command failed */
 	uint64_t inflight, max_inflight;
 	uint64_t lat_hist[BLK_HIST_BUCKETS];
 	uint64_t lat_sum_ns, lat_max_ns;
@@ -51,12 +58,17 @@ struct blk_dev {
 	void *drv;
 	char model[48];                 /* for the report */
 	/* Set by the layer. */
-	struct spinlock lock;           /* guards queue, cmds, plugged, stats */
+	struct spinlock lock;           /* disks: guards queue..merge and the stats of the disk and its partitions */
 	struct list_node queue;         /* struct blk_req waiting for a command */
 	uint32_t queued;
 	struct blk_cmd *cmds;           /* queue_depth commands */
 	int plugged;
+	bool dispatching;               /* someone is running the queue and will look again before leaving */
+	struct blk_merge_scratch *merge; /* build_cmd/blk_complete work space (off the interrupt stack) */
 	bool writable, boot_disk;
+	bool gpt_unknown;               /* disks: the partition table could not be read */
+	uint32_t gpt_reads;             /* disks: device reads the GPT scan took */
+	uint64_t gpt_scan_ns;
 	struct blk_dev *parent;         /* partitions: the disk */
 	uint64_t part_start;            /* partitions: first LBA on the disk */
 	uint8_t part_type[16], part_uuid[16];
@@ -68,7 +80,8 @@ struct blk_dev {
 /* Register a whole disk: scans its GPT and registers the partitions.
  * Sleeps (reads the partition table).  Returns 0 or -ENOMEM. */
 int blk_register_disk(struct blk_dev *d);
-/* The command is finished; status 0 or -errno.  Any context. */
+/* The command is finished; status 0 or -errno.  Any context, no driver
+ * lock held (it may call ops->submit for the next command). */
 void blk_complete(struct blk_cmd *cmd, int status);
 /* The boot partition's unique GUID from the loader (all-zero: unknown). */
 void blk_set_boot_partition(const uint8_t guid[16]);

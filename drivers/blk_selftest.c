@@ -14,7 +14,15 @@
  *             writable, requests past the end and malformed ones are all
  *             refused by blk_submit (no callback); the last block reads,
  *             and writes and reads back.
- * Both print a selftest record; the engine keeps `depth` requests in
+ *   blksplit: 32 one-page requests over the first 128 KiB, submitted
+ *             plugged so they merge into one command, written and then
+ *             read back the same way.  With a bad sector injected under
+ *             one of them (QEMU blkdebug), only that request may fail:
+ *             the others merged with it must succeed and read back intact.
+ *             Then the batch is read again as a chain, each request
+ *             submitted from the previous one's callback.  The record
+ *             lists the failed request numbers per pass.
+ * All print a selftest record; the engine keeps `depth` requests in
  * flight and refills from the completion wakeups.
  */
 #include <string.h>
@@ -237,6 +245,7 @@ static void teardown(void)
 			pmm_free(T.slots[i].pages[p], 0);
 	kfree(T.slots);
 	T.slots = NULL;
+	T.nslots = 0;
 }
 
 static uint64_t span_of(void)
@@ -416,10 +425,149 @@ out:
 		pmm_free(b, 0);
 }
 
+/* ---- blksplit ---- */
+
+#define SPLIT_REQS 32
+#define SPLIT_SEED 5
+
+/* One plugged batch of SPLIT_REQS adjacent one-page requests; returns how
+ * many failed and lists them in r under key. */
+static int split_pass(struct json *r, const char *key, enum blk_op op)
+{
+	int issued = 0;
+	blk_plug(T.dev);
+	for (int i = 0; i < SPLIT_REQS; i++) {
+		T.slots[i].npages = 1;
+		if (op == BLK_WRITE)
+			fill(&T.slots[i], i * 4096ull, SPLIT_SEED);
+		if (issue(&T.slots[i], op, i * 4096ull, 1))
+			check(false, "request rejected");
+		else
+			issued++;
+	}
+	blk_unplug(T.dev);
+	for (int k = 0; k < issued; k++) {
+		struct slot *s = reap();
+		if (!s) {
+			check(false, "requests did not complete within 30 s");
+			break;
+		}
+		s->done = false;
+	}
+	int failed = 0;
+	json_arr_begin(r, key);
+	for (int i = 0; i < SPLIT_REQS; i++)
+		if (T.slots[i].req.status) {
+			json_u64(r, NULL, (uint64_t)i);
+			failed++;
+		}
+	json_arr_end(r);
+	return failed;
+}
+
+/* Read the batch again as a chain: each request's callback (interrupt
+ * context) submits the next one, as the block layer allows; nesting
+ * stays at one callback deep. */
+static struct {
+	int next, depth, max_depth;
+	struct completion all;
+} C;
+
+static void chain_done(struct blk_req *r);
+
+static void chain_submit(int i)
+{
+	struct slot *s = &T.slots[i];
+	s->segs[0] = (struct blk_seg){ page_to_phys(s->pages[0]), 4096 };
+	s->req = (struct blk_req){ .op = BLK_READ, .lba = i * 4096ull / blk_block_size(T.dev), .nsegs = 1,
+				   .segs = s->segs, .done = chain_done, .priv = s };
+	if (blk_submit(T.dev, &s->req)) {
+		s->req.status = -1;
+		complete(&C.all);
+	}
+}
+
+static void chain_done(struct blk_req *r)
+{
+	(void)r;
+	if (++C.depth > C.max_depth)
+		C.max_depth = C.depth;
+	if (++C.next < SPLIT_REQS)
+		chain_submit(C.next);
+	else
+		complete(&C.all);
+	C.depth--;
+}
+
+static int chain_pass(struct json *r)
+{
+	for (int i = 0; i < SPLIT_REQS; i++)
+		memset(page_address(T.slots[i].pages[0]), 0, 4096);
+	C.next = C.depth = C.max_depth = 0;
+	completion_init(&C.all);
+	chain_submit(0);
+	if (completion_wait_timeout(&C.all, 60000000000ull)) {
+		check(false, "the callback chain did not finish within 60 s");
+		return SPLIT_REQS;
+	}
+	int failed = 0;
+	json_arr_begin(r, "chain_failed");
+	for (int i = 0; i < SPLIT_REQS; i++)
+		if (T.slots[i].req.status) {
+			json_u64(r, NULL, (uint64_t)i);
+			failed++;
+		}
+	json_arr_end(r);
+	json_u64(r, "chain_max_depth", (uint64_t)C.max_depth);
+	check(C.max_depth == 1, "a submission from a callback does not nest callbacks");
+	return failed;
+}
+
+static void test_split(struct json *r)
+{
+	if (!setup(1, SPLIT_REQS)) {
+		check(false, "setup");
+		if (T.slots)
+			teardown();
+		return;
+	}
+	struct blk_dev *disk = T.dev->parent ? T.dev->parent : T.dev;
+	uint64_t merges = disk->st.merges, alone = disk->st.retried_alone;
+	bool wrote[SPLIT_REQS];
+	int wfail = split_pass(r, "write_failed", BLK_WRITE);
+	for (int i = 0; i < SPLIT_REQS; i++)
+		wrote[i] = !T.slots[i].req.status;
+	uint64_t wmerges = disk->st.merges - merges;
+	for (int i = 0; i < SPLIT_REQS; i++)
+		memset(page_address(T.slots[i].pages[0]), 0, 4096);
+	int rfail = split_pass(r, "read_failed", BLK_READ);
+	uint64_t verified = 0, before = T.verify_errors;
+	for (int i = 0; i < SPLIT_REQS; i++)
+		if (wrote[i] && !T.slots[i].req.status) {
+			verify(&T.slots[i], i * 4096ull, SPLIT_SEED);
+			verified++;
+		}
+	int cfail = chain_pass(r);
+	for (int i = 0; i < SPLIT_REQS; i++)
+		if (wrote[i] && !T.slots[i].req.status)
+			verify(&T.slots[i], i * 4096ull, SPLIT_SEED);
+	json_str(r, "device", T.dev->name);
+	json_u64(r, "write_merges", wmerges);
+	json_u64(r, "read_merges", disk->st.merges - merges - wmerges);
+	json_u64(r, "retried_alone", disk->st.retried_alone - alone);
+	json_u64(r, "verified", verified);
+	json_u64(r, "verify_errors", T.verify_errors - before);
+	teardown();
+	check(wmerges >= SPLIT_REQS - 1, "the plugged writes merged into one command");
+	check(wfail <= 1 && rfail <= 1 && cfail <= 1, "a bad sector fails at most the one request that holds it");
+	check(T.verify_errors == before, "every request that was written and read back matches");
+}
+
 static const struct selftest tests[] = {
 	{ "blk", test_verify },
 	{ "blkbench", test_bench },
 	{ "blkedge", test_edge },
+	{ "blksplit", test_split },
 };
 
 bool blk_selftest(const char *name)

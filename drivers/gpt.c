@@ -14,6 +14,10 @@
  * we decode of an entry never straddle a sector boundary.  If the CRC then
  * fails, what was decoded is thrown away and the backup is streamed.
  *
+ * Reading one sector per call keeps the parser simple and the fuzz target's
+ * reader trivial; gpt_cache (at the end) sits in front of it on a real
+ * disk, so that each header and each entry array is one device read.
+ *
  * Rules for callers: see gpt.h.  Invariant on return >= 0: every stored
  * partition satisfies first_usable <= first_lba <= last_lba <= last_usable
  * and no two stored partitions share a sector.
@@ -460,4 +464,78 @@ int gpt_parse(gpt_read_fn rd, void *ctx, uint64_t disk_sectors, uint32_t sector_
 	out->used_backup = true;
 	use_header(out, &b);
 	return out->nparts;
+}
+
+/* ---------------------------------------------------------------- read cache */
+
+void gpt_cache_init(struct gpt_cache *c, gpt_read_fn rd, void *ctx, uint64_t disk_sectors, uint32_t sector_size,
+		    void *buf, uint32_t cap)
+{
+	*c = (struct gpt_cache){ .rd = rd, .ctx = ctx, .sectors = disk_sectors, .sector_size = sector_size,
+				 .buf = buf, .cap = cap };
+}
+
+static bool cache_holds(const struct gpt_cache *c, uint64_t lba, uint32_t count)
+{
+	return c->count && lba >= c->start && count <= c->count && lba - c->start <= c->count - count;
+}
+
+static int cache_fill(struct gpt_cache *c, uint64_t start, uint32_t count)
+{
+	c->count = 0;
+	c->reads++;
+	if (c->rd(c->ctx, start, count, c->buf) < 0)
+		return -1;
+	c->start = start;
+	c->count = count;
+	return 0;
+}
+
+/* Sectors to read for a miss at lba: the rest of the planned entry array,
+ * the MBR with the primary header, or just what is asked. */
+static uint32_t cache_ahead(const struct gpt_cache *c, uint64_t lba, uint32_t count)
+{
+	uint64_t want = count;
+	if (lba >= c->plan_start && lba < c->plan_end)
+		want = c->plan_end - lba;
+	else if (lba == 0)
+		want = 2;
+	if (want > c->cap)
+		want = c->cap;
+	if (want > c->sectors - lba)
+		want = c->sectors - lba;
+	return want > count ? (uint32_t)want : count;
+}
+
+/* A sector handed to the parser: if it looks like a header, plan to read
+ * its entry array in one go.  Untrusted values, bounded to the disk. */
+static void cache_note_header(struct gpt_cache *c, const uint8_t *s)
+{
+	if (memcmp(s + H_SIG, "EFI PART", 8))
+		return;
+	uint64_t ent = le64(s + H_ENTLBA), bytes = (uint64_t)le32(s + H_NENT) * le32(s + H_ENTSIZE);
+	if (ent >= c->sectors || !bytes || bytes > GPT_MAX_ARRAY)
+		return;
+	uint64_t n = (bytes + c->sector_size - 1) / c->sector_size;
+	c->plan_start = ent;
+	c->plan_end = ent + (n < c->sectors - ent ? n : c->sectors - ent);
+}
+
+int gpt_cache_read(void *cache, uint64_t lba, uint32_t count, void *buf)
+{
+	struct gpt_cache *c = cache;
+	if (!count || count > c->cap || lba >= c->sectors || count > c->sectors - lba)
+		return -1;
+	if (!cache_holds(c, lba, count)) {
+		uint32_t n = cache_ahead(c, lba, count);
+		if (cache_fill(c, lba, n)) {
+			c->plan_end = 0;        /* single sectors until the next header */
+			if (n == count || cache_fill(c, lba, count))
+				return -1;
+		}
+	}
+	const uint8_t *s = c->buf + (lba - c->start) * c->sector_size;
+	memcpy(buf, s, (size_t)count * c->sector_size);
+	cache_note_header(c, s);
+	return 0;
 }

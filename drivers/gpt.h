@@ -115,6 +115,41 @@ struct gpt_part {
 };
 
 /*
+ * A read cache in front of the parser's one-sector reads, so that a disk
+ * is not asked 67 times for a standard table.  It reads what the parser
+ * is about to walk in one go: the MBR together with the primary header
+ * (LBA 0-1), and, once the parser has been handed a sector that looks
+ * like a header, the whole entry array that header names (up to cap
+ * sectors per read).  A standard table costs 4 device reads and nothing
+ * is read that the parser would not read (a slow or throttled device pays
+ * only for the table).  The header values are only a hint for read sizes:
+ * the parser still checks everything.  When a multi-sector read fails,
+ * only the wanted sector is read, and from then on single sectors until
+ * the next header, so a bad sector fails only the parser reads that touch
+ * it.  All device reads land in buf (cap * sector_size bytes, supplied by
+ * the caller, so it can be memory the device can reach); rd is called
+ * with 1 <= count <= cap and never past the disk.  Pure, like the parser.
+ */
+struct gpt_cache {
+	gpt_read_fn rd;
+	void *ctx;
+	uint64_t sectors;
+	uint32_t sector_size;
+	uint8_t *buf;
+	uint32_t cap;                   /* buf size, sectors */
+	uint64_t start;                 /* buf holds [start, start + count) */
+	uint32_t count;
+	uint64_t plan_start, plan_end;  /* the entry array the last header named */
+	uint32_t reads;                 /* calls to rd */
+};
+
+void gpt_cache_init(struct gpt_cache *c, gpt_read_fn rd, void *ctx, uint64_t disk_sectors, uint32_t sector_size,
+		    void *buf, uint32_t cap);
+/* A gpt_read_fn over the cache (ctx: the struct gpt_cache).  Fails (-1)
+ * for a range not inside the disk or longer than cap. */
+int gpt_cache_read(void *cache, uint64_t lba, uint32_t count, void *buf);
+
+/*
  * Parse the GPT of a disk of disk_sectors sectors of sector_size bytes.
  * Fills *out and up to max_parts entries of parts[] (in entry order).
  * Returns the number of partitions stored (out->nparts), or a negative

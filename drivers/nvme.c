@@ -68,7 +68,7 @@
 #define NVME_IO_ENTRIES_MAX     256
 /* Commands in flight per controller, shared by its namespaces.  The block
  * self-test keeps 40 requests in flight and blkbench 32; each slot costs a
- * PRP page here plus a ~4 KiB struct blk_cmd in the block layer, so 64
+ * PRP page here plus a small struct blk_cmd (its segment list is a page of its own) in the block layer, so 64
  * slots are about 0.5 MiB per controller. */
 #define NVME_MAX_CMDS           64
 #define NVME_PRP_PER_PAGE       (NVME_PAGE / 8)

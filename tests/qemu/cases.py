@@ -1289,3 +1289,99 @@ def script_bad_knob_value_stops_there(ctx):
 
 SPLIT_WRITE_BAD = 13 * 8 + 3    # a sector of blksplit's request 13 (4 KiB requests from block 0)
 SPLIT_READ_BAD = 22 * 8 + 7     # and of request 22
+
+
+def expect_split_isolated(r, dev):
+    """test=blksplit with a write error under request 13 and a read error
+    under request 22: the 32 plugged requests merged, the failed merged
+    command was taken apart, and only those two requests failed (and
+    request 22 again in the chained read)."""
+    expect_ok(r)
+    s = selftest_record(r, 'blksplit')
+    d = s['data']
+    expect(s['ok'], 'blksplit failed: %r' % s)
+    expect(d['write_failed'] == [13] and d['read_failed'] == [22] and d['chain_failed'] == [22],
+           'failed requests %r' % d)
+    expect(d['chain_max_depth'] == 1, 'callbacks nested: %r' % d)
+    expect(d['write_merges'] >= 31 and d['read_merges'] >= 31, 'the batches did not merge: %r' % d)
+    expect(d['retried_alone'] == 64 and d['verified'] == 30 and d['verify_errors'] == 0, 'blksplit %r' % d)
+    blk = one_record(r, 'blk', name=dev)
+    expect(blk['failed_reqs'] == 3 and blk['retried_alone'] == 64, 'blk record %r' % blk)
+    for op, block in (('write', SPLIT_WRITE_BAD), ('read', SPLIT_READ_BAD)):
+        first = block // 8 * 8
+        expect('%s: %s of blocks %d..%d failed' % (dev, op, first, first + 7) in r.log,
+               'no failure line for the %s request alone (blocks %d..%d)' % (op, first, first + 7))
+
+
+@case
+def nvme_merged_error_isolated(ctx):
+    # One bad sector inside a merged 128 KiB write, another inside a merged
+    # read: each fails only the 4 KiB request that holds it.
+    img = scratch_disk(ctx, 'split.img', 64 << 20)
+    node = ('{"driver":"raw","node-name":"split","file":{"driver":"blkdebug","inject-error":'
+            '[{"event":"none","iotype":"write","sector":%d,"errno":5},'
+            '{"event":"none","iotype":"read","sector":%d,"errno":5}],'
+            '"image":{"driver":"file","filename":"%s"}}}' % (SPLIT_WRITE_BAD, SPLIT_READ_BAD, img))
+    r = ctx.boot('quiet test=blksplit blkdev=nvme1n1', timeout=120,
+                 extra=['-blockdev', node, '-device', 'nvme,serial=split,drive=split,mdts=8'])
+    expect_split_isolated(r, 'nvme1n1')
+    st = one_record(r, 'nvme_stats', name='nvme1')
+    # Two failed merged commands, the two requests alone, the chained read.
+    expect(st['errors'] == 5 and st['timeouts'] == 0 and st['resets'] == 0, 'nvme_stats %r' % st)
+
+
+@case
+def ahci_merged_error_isolated(ctx):
+    # The same on SATA: the failed merged command, then the failed NCQ
+    # retry among 31 good ones, each cost a port reset.
+    img = scratch_disk(ctx, 'split.img', 64 << 20)
+    conf = ctx.path('split.conf')
+    with open(conf, 'w') as f:
+        for iotype, sector in (('write', SPLIT_WRITE_BAD), ('read', SPLIT_READ_BAD)):
+            f.write('[inject-error]\nevent = "none"\niotype = "%s"\nerrno = "5"\nsector = "%d"\n' % (iotype, sector))
+    r = ctx.boot('quiet test=blksplit blkdev=sata1', timeout=180, disks=[sata_disk('blkdebug:%s:%s' % (conf, img))])
+    expect_split_isolated(r, 'sata1')
+    st = one_record(r, 'ahci_port', name='sata1')
+    expect(st['state'] == 'running' and st['timeouts'] == 0, 'ahci_port %r' % st)
+
+
+# ------------------------------------------------------------ block layer: boot disk protection
+
+def unreadable_gpt_disk(ctx):
+    """A blank NVMe disk whose LBA 1 (the primary GPT header) cannot be
+    read: its partition table is unknown."""
+    img = scratch_disk(ctx, 'nogpt.img', 16 << 20)
+    node = ('{"driver":"raw","node-name":"nogpt","file":{"driver":"blkdebug","inject-error":'
+            '[{"event":"none","iotype":"read","sector":1,"errno":5}],'
+            '"image":{"driver":"file","filename":"%s"}}}' % img)
+    return img, ['-blockdev', node, '-device', 'nvme,serial=nogpt,drive=nogpt']
+
+
+@case
+def blk_unreadable_gpt_refused_while_boot_disk_missing(ctx):
+    # Booted from USB (no driver here, so the boot disk is never found):
+    # a disk whose GPT cannot be read might be the boot disk, and is not
+    # written.  Booted from NVMe (the boot disk found first), the same
+    # disk is just a scratch disk.
+    import hashlib
+    img, extra = unreadable_gpt_disk(ctx)
+    r = ctx.boot('quiet test=blkedge blkdev=nvme0n1', boot='usb', extra=extra)
+    expect_ok(r)
+    disks = disks_by_name(r)
+    expect(disks['nvme0n1']['gpt_unreadable'] is True, 'disk %r' % disks['nvme0n1'])
+    expect_in_log(r, 'blk: nvme0n1: partition table unusable: primary: read error; backup: ')
+    expect_in_log(r, 'blk: nvme0n1: partition table unreadable and the boot disk not found: '
+                     'it may be the boot disk, so it is not written')
+    # LBA 0-1 failed together, then LBA 1 alone; nothing else of the scan.
+    expect(r.log.count('nvme0n1: read of blocks 0..1 failed') == 1 and
+           r.log.count('nvme0n1: read of blocks 1..1 failed') == 1, 'GPT scan reads of the bad sector')
+    expect(not selftest_record(r, 'blkedge')['ok'], 'blkedge should fail on a refused disk')
+    expect(one_record(r, 'blk', name='nvme0n1')['writes'] == 0, 'the disk was written')
+    before = hashlib.sha256(open(img, 'rb').read()).hexdigest()
+    r = ctx.for_case(ctx.name + '-nvmeboot').boot('quiet test=blkedge blkdev=nvme1n1', boot='nvme', extra=extra)
+    expect_ok(r)
+    disks = disks_by_name(r)
+    expect(disks['nvme0n1']['boot_disk'] is True and disks['nvme1n1']['gpt_unreadable'] is True, 'disks %r' % disks)
+    d = selftest_record(r, 'blkedge')
+    expect(d['ok'] and d['data']['last_block_read_back'], 'blkedge with the boot disk found: %r' % d)
+    expect(hashlib.sha256(open(img, 'rb').read()).hexdigest() != before, 'the scratch disk was not written')

@@ -586,3 +586,198 @@ TEST(gpt_fixture_sgdisk)
 	CHECK_STR(parts[1].name, "mm swap");
 	free(img);
 }
+
+/* ------------------------------------------------ the read cache (gpt_cache) */
+
+/* Like disk_read but for any count; a read touching fail_lba fails, and a
+ * read outside the disk or longer than the cache is counted as misuse.
+ * Every sector read is counted in sectors_read. */
+static int misuse;
+static uint32_t max_count;
+static uint64_t sectors_read;
+
+static int disk_read_n(void *ctx, uint64_t lba, uint32_t count, void *buf)
+{
+	struct disk *d = ctx;
+	d->reads++;
+	if (!count || count > max_count || lba >= d->nsec || count > d->nsec - lba) {
+		misuse++;
+		return -1;
+	}
+	sectors_read += count;
+	if (d->fail_lba >= 0 && (uint64_t)d->fail_lba >= lba && (uint64_t)d->fail_lba < lba + count)
+		return -1;
+	memcpy(buf, d->img + lba * d->ss, (size_t)count * d->ss);
+	return 0;
+}
+
+static struct gpt_cache cache;
+static uint8_t cbuf[64 << 10];
+
+static int parse_cached(struct disk *d, uint64_t nsec, uint32_t cap)
+{
+	misuse = 0;
+	max_count = cap;
+	sectors_read = 0;
+	d->reads = 0;
+	gpt_cache_init(&cache, disk_read_n, d, nsec, d->ss, cbuf, cap);
+	return gpt_parse(gpt_cache_read, &cache, nsec, d->ss, &gd, parts, 16);
+}
+
+TEST(gpt_cache_four_reads_for_a_table)
+{
+	struct layout l = make_layout(512, 2000, 128, 128);
+	struct disk d = { build(&l, three, 3), 512, 2000, -1, 0 };
+	CHECK_EQ(parse_cached(&d, 2000, 128), 3);
+	check_three();
+	CHECK_EQ(gd.backup_error, 0);
+	/* MBR+primary header, primary array, backup header, backup array:
+	 * the 67 sectors the parser reads, and no others. */
+	CHECK_EQ(d.reads, 4);
+	CHECK_EQ(cache.reads, 4);
+	CHECK_EQ(sectors_read, 67);
+	CHECK_EQ(misuse, 0);
+	/* A cache of 16 sectors takes each array in two reads. */
+	CHECK_EQ(parse_cached(&d, 2000, 16), 3);
+	CHECK_EQ(d.reads, 6);
+	CHECK_EQ(sectors_read, 67);
+	/* A one-sector cache is the parser on its own: 1 + 1 + 32 + 1 + 32. */
+	CHECK_EQ(parse_cached(&d, 2000, 1), 3);
+	CHECK_EQ(d.reads, 67);
+	CHECK_EQ(misuse, 0);
+	/* A blank disk: LBA 0-1 and the last LBA, 1.5 KiB in all. */
+	memset(d.img, 0, 2000 * 512);
+	CHECK_EQ(parse_cached(&d, 2000, 128), GPT_ENOGPT);
+	CHECK_EQ(d.reads, 2);
+	CHECK_EQ(sectors_read, 3);
+	free(d.img);
+}
+
+TEST(gpt_cache_small_disk_and_4k_sectors)
+{
+	struct layout l = make_layout(512, 100, 16, 128);
+	struct tpart two[] = { { GPT_TYPE_LINUX_FS, 6, 20, "a", 0 }, { GPT_TYPE_LINUX_FS, 21, 94, "b", 0 } };
+	struct disk d = { build(&l, two, 2), 512, 100, -1, 0 };
+	CHECK_EQ(parse_cached(&d, 100, 128), 2);
+	CHECK_EQ(d.reads, 4);
+	CHECK_EQ(misuse, 0);
+	free(d.img);
+	struct layout k = make_layout(4096, 64, 128, 128);
+	struct tpart p[] = { { GPT_TYPE_EFI_SYSTEM, 6, 20, "ESP", 0 }, { GPT_TYPE_LINUX_SWAP, 21, 57, "swap", 0 } };
+	struct disk e = { build(&k, p, 2), 4096, 64, -1, 0 };
+	CHECK_EQ(parse_cached(&e, 64, 16), 2);
+	CHECK_EQ(e.reads, 4);
+	CHECK_STR(parts[1].name, "swap");
+	CHECK_EQ(misuse, 0);
+	free(e.img);
+}
+
+/* The backup of an image dd'ed to a bigger stick sits mid-disk, at the
+ * primary's alternate LBA, its array just before it. */
+TEST(gpt_cache_backup_in_the_middle)
+{
+	struct layout l = make_layout(512, 2000, 128, 128);
+	uint8_t *small = build(&l, three, 3);
+	struct disk d = { calloc(8000, 512), 512, 8000, -1, 0 };
+	memcpy(d.img, small, 2000 * 512);
+	CHECK_EQ(parse_cached(&d, 8000, 128), 3);
+	CHECK_EQ(gd.backup_error, 0);
+	CHECK_EQ(d.reads, 4);
+	d.img[2 * 512 + 5] ^= 1;                /* primary array bad: the backup is used */
+	CHECK_EQ(parse_cached(&d, 8000, 128), 3);
+	CHECK(gd.used_backup);
+	CHECK_EQ(gd.header_lba, 1999);
+	check_three();
+	CHECK_EQ(d.reads, 4);
+	CHECK_EQ(misuse, 0);
+	free(small);
+	free(d.img);
+}
+
+TEST(gpt_cache_bad_sector_fails_only_itself)
+{
+	struct layout l = make_layout(512, 2000, 128, 128);
+	struct disk d = { build(&l, three, 3), 512, 2000, 20, 0 };
+	/* LBA 20 is in the primary array: the array read fails, sectors
+	 * 2..20 are then read one by one until 20 fails; the backup, with
+	 * a header of its own, is read in two reads again. */
+	CHECK_EQ(parse_cached(&d, 2000, 128), 3);
+	check_three();
+	CHECK_EQ(gd.primary_error, GPT_EIO);
+	CHECK(gd.used_backup);
+	CHECK_EQ(gd.mbr, GPT_MBR_PROTECTIVE);
+	CHECK_EQ(d.reads, 1 + 1 + 19 + 2);
+	/* The primary header unreadable: the LBA 0-1 read fails, LBA 0 alone
+	 * is fine, LBA 1 alone fails; the backup is used. */
+	d.fail_lba = 1;
+	CHECK_EQ(parse_cached(&d, 2000, 128), 3);
+	CHECK_EQ(gd.primary_error, GPT_EIO);
+	CHECK_EQ(gd.mbr, GPT_MBR_PROTECTIVE);
+	CHECK(gd.used_backup);
+	CHECK_EQ(d.reads, 3 + 2);
+	d.fail_lba = 1990;                      /* in the backup array */
+	CHECK_EQ(parse_cached(&d, 2000, 128), 3);
+	CHECK_EQ(gd.backup_error, GPT_EIO);
+	CHECK(!gd.used_backup);
+	CHECK_EQ(misuse, 0);
+	free(d.img);
+}
+
+TEST(gpt_cache_read_bounds)
+{
+	struct layout l = make_layout(512, 200, 128, 128);
+	struct disk d = { build(&l, three, 3), 512, 200, -1, 0 };
+	uint8_t buf[8 * 512];
+	misuse = 0;
+	max_count = 8;
+	gpt_cache_init(&cache, disk_read_n, &d, 200, 512, cbuf, 8);
+	CHECK_EQ(gpt_cache_read(&cache, 200, 1, buf), -1);      /* past the end */
+	CHECK_EQ(gpt_cache_read(&cache, 199, 2, buf), -1);      /* across the end */
+	CHECK_EQ(gpt_cache_read(&cache, 0, 9, buf), -1);        /* longer than the cache */
+	CHECK_EQ(gpt_cache_read(&cache, 0, 0, buf), -1);
+	CHECK_EQ(cache.reads, 0);
+	CHECK_EQ(gpt_cache_read(&cache, 199, 1, buf), 0);       /* the last sector: a header */
+	CHECK(!memcmp(buf, d.img + 199 * 512, 512));
+	CHECK_EQ(gpt_cache_read(&cache, 167, 1, buf), 0);       /* its array, 8 sectors at once */
+	CHECK_EQ(gpt_cache_read(&cache, 168, 7, buf), 0);
+	CHECK(!memcmp(buf, d.img + 168 * 512, 7 * 512));
+	CHECK_EQ(cache.reads, 2);
+	CHECK_EQ(gpt_cache_read(&cache, 3, 8, buf), 0);         /* the whole cache */
+	CHECK(!memcmp(buf, d.img + 3 * 512, 8 * 512));
+	CHECK_EQ(cache.reads, 3);
+	/* A header naming an array past the end or absurdly large plans
+	 * nothing beyond the disk. */
+	uint8_t *h = d.img + 199 * 512;
+	put64(h + 72, 196);
+	put32(h + 80, 0x7fffffff);
+	gpt_cache_init(&cache, disk_read_n, &d, 200, 512, cbuf, 8);
+	CHECK_EQ(gpt_cache_read(&cache, 199, 1, buf), 0);
+	CHECK_EQ(gpt_cache_read(&cache, 196, 1, buf), 0);
+	CHECK_EQ(cache.count, 1);
+	put32(h + 80, 128);
+	gpt_cache_init(&cache, disk_read_n, &d, 200, 512, cbuf, 8);
+	CHECK_EQ(gpt_cache_read(&cache, 199, 1, buf), 0);
+	CHECK_EQ(gpt_cache_read(&cache, 196, 1, buf), 0);
+	CHECK_EQ(cache.count, 4);                               /* 196..199, not past 200 */
+	CHECK_EQ(misuse, 0);
+	free(d.img);
+}
+
+/* All 128 entries of a standard array in use (the block layer registers
+ * them all); with room for fewer, the rest are counted as unlisted. */
+TEST(gpt_128_partitions)
+{
+	struct layout l = make_layout(512, 600, 128, 128);
+	static struct tpart p[128];
+	static struct gpt_part many[128];
+	for (int i = 0; i < 128; i++)
+		p[i] = (struct tpart){ GPT_TYPE_LINUX_FS, 40 + 4 * (uint64_t)i, 43 + 4 * (uint64_t)i, "p", 0 };
+	struct disk d = { build(&l, p, 128), 512, 600, -1, 0 };
+	CHECK_EQ(gpt_parse(disk_read, &d, 600, 512, &gd, many, 128), 128);
+	CHECK_EQ(gd.unlisted, 0);
+	CHECK_EQ(many[127].index, 127);
+	CHECK_EQ(many[127].first_lba, 40 + 4 * 127);
+	CHECK_EQ(gpt_parse(disk_read, &d, 600, 512, &gd, many, 32), 32);
+	CHECK_EQ(gd.unlisted, 96);
+	free(d.img);
+}
