@@ -68,8 +68,8 @@
 #define NVME_IO_ENTRIES_MAX     256
 /* Commands in flight per controller, shared by its namespaces.  The block
  * self-test keeps 40 requests in flight and blkbench 32; each slot costs a
- * PRP page here plus a small struct blk_cmd (its segment list is a page of its own) in the block layer, so 64
- * slots are about 0.5 MiB per controller. */
+ * PRP page here plus, in the block layer, a small struct blk_cmd and a
+ * page for its segment list, so 64 slots are about 0.5 MiB per controller. */
 #define NVME_MAX_CMDS           64
 #define NVME_PRP_PER_PAGE       (NVME_PAGE / 8)
 #define NVME_MAX_XFER           (NVME_PRP_PER_PAGE * NVME_PAGE)        /* 2 MiB */
