@@ -31,10 +31,11 @@
  *            shmem faults use hugh's global window, as Linux does.
  *   own      streams in the logical space of the area (virtual pages for
  *            anonymous memory, object indices for shmem, so both behave
- *            alike): up to RA_OWN_STREAMS per address space or object.
+ *            alike): up to RA_OWN_STREAMS (32, so the 16 threads of a
+ *            parallel build keep theirs) per address space or object.
  *            Two equal steps between misses (next page, previous page, or
  *            a stride up to RA_OWN_MAX_STRIDE) confirm a stream; the
- *            stream then reads a window ahead of itself, 8 strides at
+ *            stream then reads a window ahead of itself, 4 strides at
  *            first, doubling to the budget, and the first page of each
  *            window carries a marker: the fault that uses the marker page
  *            issues the next window, so on a steady stream the next window
@@ -43,10 +44,12 @@
  *            issued means its pages were reclaimed before use: the window
  *            halves.
  *            Misses outside streams read their own page only, unless the
- *            recent ones cluster (a dense working set in random order):
- *            then an aligned block of logical pages around the fault,
- *            sized like hugh's window from the hits on such blocks, up to
- *            RA_OWN_BLOCK_MAX.  Random access over a large area has no
+ *            recent ones cluster (three of the last RA_OWN_HIST such misses
+ *            within RA_OWN_NEAR pages: a dense working set in random
+ *            order): then an aligned block of RA_OWN_BLOCK_MAX logical
+ *            pages around the fault.  Later blocks double while half a
+ *            block's worth of their pages gets used between two misses,
+ *            stay at a quarter, halve below.  Random access over a large area has no
  *            streams and no clusters, so it costs what `off` costs.
  */
 #ifndef RA_POLICY_H
@@ -123,9 +126,9 @@ void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint3
 /* A fault found its page in the swap cache (readahead: a readahead page). */
 void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 
-#define RA_OWN_STREAMS 8
+#define RA_OWN_STREAMS 32
 #define RA_OWN_MAX_STRIDE 32
-#define RA_OWN_INIT 8
+#define RA_OWN_INIT 4
 #define RA_OWN_MIN 4
 #define RA_OWN_HIST 16          /* recent misses outside streams */
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
