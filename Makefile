@@ -208,7 +208,7 @@ run: deps-check all
 		--disk $(BUILD)/run-swap.img:nvme --profile $(PROFILE) --summary
 
 # ---------------------------------------------------------------- tests
-test: deps-check unit fuzz-smoke workload-tests all
+test: deps-check unit fuzz-smoke workload-tests matrix-selftest all
 	tests/qemu/run-tests --build $(BUILD)
 
 fuzz-smoke:
@@ -229,6 +229,14 @@ LINUX_PEER_ARGS ?= --workload "touch 72 20000 seq anon" --page-cluster 0,3 --mem
 linux-peer: deps-check all
 	tools/linux-peer $(LINUX_PEER_ARGS)
 
+# Workload scripts x disk profiles x swap bus: CSVs, tables and gnuplot
+# PNGs in build/matrix/.  MATRIX_ARGS replaces the default; see tools/matrix.
+MATRIX_ARGS ?= tests/workloads/scripts/smoke.mm --profile ssd
+matrix: deps-check all
+	tools/matrix $(MATRIX_ARGS)
+matrix-selftest:
+	tools/matrix --self-test
+
 deps:
 	tools/deps --install
 
@@ -239,7 +247,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image script-image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap FORCE
+.PHONY: all kernel loader image script-image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
