@@ -70,11 +70,13 @@ static uint32_t own_budget(void)
 	return b < 8 ? 8 : b > OWN_BUDGET_MAX ? OWN_BUDGET_MAX : (uint32_t)b;
 }
 
-static struct ra_plan *plan_new(void)
+/* A plan for up to cap entries. */
+static struct ra_plan *plan_new(uint32_t cap)
 {
-	struct ra_plan *p = kmalloc(sizeof *p);
+	struct ra_plan *p = kmalloc(sizeof *p + cap * sizeof p->v[0]);
 	if (p) {
 		p->n = 0;
+		p->cap = cap;
 		p->has_fault = false;
 		p->marker = false;
 	}
@@ -83,7 +85,7 @@ static struct ra_plan *plan_new(void)
 
 static void add(struct ra_plan *p, uint64_t entry)
 {
-	if (p->n < RA_PLAN_MAX) {
+	if (p->n < p->cap) {
 		p->v[p->n].entry = entry;
 		p->v[p->n].page = NULL;
 		p->n++;
@@ -91,12 +93,10 @@ static void add(struct ra_plan *p, uint64_t entry)
 }
 
 /* Every slot of the pages-aligned block around the fault (besides it). */
-static void add_slots(struct ra_plan *p, uint64_t entry, uint32_t pages)
+static void add_slots(struct ra_plan *p, uint64_t entry, const struct ra_slots *w)
 {
 	unsigned area = swp_area(entry);
-	struct ra_slots w;
-	ra_slot_window(swp_offset(entry), pages, swap_area_slots(area), &w);
-	for (uint64_t off = w.start; off < w.start + w.count; off++) {
+	for (uint64_t off = w->start; off < w->start + w->count; off++) {
 		uint64_t e = swp_entry(area, off);
 		if (e != entry)
 			add(p, e);
@@ -157,60 +157,64 @@ static void space(const struct ra_fault *f, uint64_t *idx, uint64_t *lo, uint64_
 	}
 }
 
+/* The slot window of `pages` around the fault. */
+static void slot_window(const struct ra_fault *f, uint32_t pages, struct ra_slots *w)
+{
+	ra_slot_window(swp_offset(f->entry), pages, swap_area_slots(swp_area(f->entry)), w);
+}
+
 struct ra_plan *ra_miss(const struct ra_fault *f)
 {
-	struct ra_plan *p = plan_new();
-	if (!p)
-		return NULL;
-	add(p, f->entry);
-	p->has_fault = true;
 	bool logical_ok = f->mm && (f->obj || f->vstate);
 	struct ra_own *own = spec.kind == RA_OWN && logical_ok ? own_state(f) : NULL;
 	uint32_t budget = own ? own_budget() : 0;
+	struct ra_slots sw = { 0, 0 };          /* a slot window, or */
+	struct ra_lwin lw = { 0, 1, 0, false }; /* a logical one */
+	uint64_t idx, lo, hi;
 	bool on = spin_lock_irqsave(&lock);
 	uint32_t maxp = 1u << page_cluster;
-	struct ra_lwin w = { 0, 1, 0, false };
-	uint64_t idx, lo, hi;
 	switch (spec.kind) {
 	case RA_OFF:
 		break;
 	case RA_FIXED:
-		spin_unlock_irqrestore(&lock, on);
-		add_slots(p, f->entry, 1u << spec.order);
-		return p;
+		slot_window(f, 1u << spec.order, &sw);
+		break;
 	case RA_SHAOHUA:
-		if (f->vstate && !f->obj) {
-			uint32_t pages = ra_shaohua_miss(f->vstate, maxp);
-			spin_unlock_irqrestore(&lock, on);
-			add_slots(p, f->entry, pages);
-			return p;
-		}
-		spin_unlock_irqrestore(&lock, on);
-		add_slots(p, f->entry, maxp);   /* his detector had no state for shmem */
-		return p;
+		/* his detector had no state for shmem: the full window there */
+		slot_window(f, f->vstate && !f->obj ? ra_shaohua_miss(f->vstate, maxp) : maxp, &sw);
+		break;
 	case RA_VMA:
 		if (f->vstate && !f->obj) {
-			ra_vma_miss(f->vstate, f->va / P, f->vlo, f->vhi, maxp, &w);
+			ra_vma_miss(f->vstate, f->va / P, f->vlo, f->vhi, maxp, &lw);
+			if (lw.count == 1)
+				lw.count = 0;   /* the fault's page only */
 			break;
 		}
 		/* shmem reads the global window, as in Linux */
 		__attribute__((fallthrough));
-	case RA_HUGH: {
-		uint32_t pages = ra_hugh_pages(&hugh, swp_offset(f->entry), maxp);
-		spin_unlock_irqrestore(&lock, on);
-		add_slots(p, f->entry, pages);
-		return p;
-	}
+	case RA_HUGH:
+		slot_window(f, ra_hugh_pages(&hugh, swp_offset(f->entry), maxp), &sw);
+		break;
 	case RA_OWN:
 		if (own) {
 			space(f, &idx, &lo, &hi);
-			ra_own_miss(own, idx, lo, hi, budget, &w);
+			ra_own_miss(own, idx, lo, hi, budget, &lw);
 		}
 		break;
 	}
 	spin_unlock_irqrestore(&lock, on);
-	if (w.count)
-		add_logical(p, f, &w);
+	/* The fault's page alone needs no plan. */
+	if (sw.count <= 1 && lw.count == 0)
+		return NULL;
+	struct ra_plan *p = plan_new(1 + (sw.count > lw.count ? sw.count : lw.count));
+	if (!p)
+		return NULL;
+	add(p, f->entry);
+	p->has_fault = true;
+	if (sw.count)
+		add_slots(p, f->entry, &sw);
+	else
+		add_logical(p, f, &lw);
 	return p;
 }
 
@@ -254,7 +258,7 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	spin_unlock_irqrestore(&lock, on);
 	if (!w.count)
 		return NULL;
-	struct ra_plan *p = plan_new();
+	struct ra_plan *p = plan_new(w.count);
 	if (p)
 		add_logical(p, f, &w);
 	if (p && !p->n) {

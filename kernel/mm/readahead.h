@@ -36,7 +36,7 @@ struct ra_fault {
 	uint64_t idx;
 };
 
-#define RA_PLAN_MAX 256
+#define RA_PLAN_MAX 257            /* the largest window and the fault's page */
 
 struct ra_item {
 	uint64_t entry;
@@ -45,14 +45,14 @@ struct ra_item {
 
 /* Entries to read.  v[0] is the faulting entry for a miss. */
 struct ra_plan {
-	uint32_t n;
+	uint32_t n, cap;
 	bool has_fault;         /* v[0] is the fault's own entry */
 	bool marker;            /* mark the first readahead page read (in v[] order) */
-	struct ra_item v[RA_PLAN_MAX];
+	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 
 /* A major fault on f->entry: the plan to read (kmalloc'ed, caller frees),
- * or NULL when memory is short (read the fault's page alone). */
+ * or NULL: read the fault's page alone (no readahead, or no memory). */
 struct ra_plan *ra_miss(const struct ra_fault *f);
 /* A fault found its page in the swap cache; readahead: the page was read
  * ahead and this is its first use; marker: it carried the marker.
