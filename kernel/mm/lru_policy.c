@@ -4,10 +4,10 @@
  */
 #include "lru_policy.h"
 
-enum lru_verdict lru_judge_inactive(unsigned refs, bool was_referenced, bool swap_backed)
+enum lru_verdict lru_judge_inactive(unsigned refs, bool was_referenced, bool swap_backed, bool unused_readahead)
 {
 	if (!refs)
-		return LRU_RECLAIM;
+		return unused_readahead && was_referenced ? LRU_KEEP : LRU_RECLAIM;
 	/* Swap-backed (anonymous, shmem) pages referenced through a mapping
 	 * are promoted at once, as Linux does: every mapped page starts with
 	 * its accessed bit set, and evicting one costs a write.  The active

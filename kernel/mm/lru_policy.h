@@ -22,8 +22,14 @@ enum lru_verdict {
 
 /* A page at the inactive tail.  referenced_ptes: accessed bits found (and
  * cleared) in its page tables; was_referenced: its PG_REFERENCED flag;
- * swap_backed: anonymous or shmem (evicting it means a write). */
-enum lru_verdict lru_judge_inactive(unsigned referenced_ptes, bool was_referenced, bool swap_backed);
+ * swap_backed: anonymous or shmem (evicting it means a write);
+ * unused_readahead: read ahead and not used yet, where PG_REFERENCED
+ * means the readahead policy vouched for it (a confirmed stream's window):
+ * it gets one more trip round the list (LRU_KEEP, and the caller does not
+ * set the flag again), since a deep scan would otherwise evict a window
+ * the stream is about to reach. */
+enum lru_verdict lru_judge_inactive(unsigned referenced_ptes, bool was_referenced, bool swap_backed,
+				    bool unused_readahead);
 /* A page at the active tail. */
 enum lru_verdict lru_judge_active(unsigned referenced_ptes);
 

@@ -47,7 +47,9 @@ struct ra_item {
 struct ra_plan {
 	uint32_t n, cap;
 	bool has_fault;         /* v[0] is the fault's own entry */
-	bool marker;            /* mark the first readahead page read (in v[] order) */
+	bool marker;            /* a confirmed stream's window: mark the first readahead page
+				 * read (in v[] order) as its trigger, and vouch for its pages
+				 * in reclaim (one more trip round the inactive list) */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 

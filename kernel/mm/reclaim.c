@@ -159,9 +159,10 @@ static uint64_t judge(struct page *p, int *nb)
 		return 0;
 	}
 	unsigned refs = rmap_referenced(p);
-	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), true);
+	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), true,
+						page_test(p, PG_READAHEAD));
 	if (v != LRU_RECLAIM) {
-		if (v == LRU_KEEP)
+		if (v == LRU_KEEP && refs)
 			page_set(p, PG_REFERENCED);
 		else
 			vmstat_inc(PGACTIVATE);
@@ -369,6 +370,15 @@ static uint64_t written(struct victim *v)
 	/* References now: ours (isolation) and the cache's. */
 	if (!p->mapcount && __atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) == 2)
 		return drop_clean(p);
+	if (page_test(p, PG_SHMEM)) {
+		/* Its slot names the swap copy now: the page is the swap
+		 * cache's alone (a fault takes it back through the cache),
+		 * so it must not point back at an object that may die. */
+		page_clear(p, PG_SHMEM);
+		page_set(p, PG_ANON);
+		p->mapping = NULL;
+		p->index = 0;
+	}
 	unlock_page(p);
 	putback(p, true);
 	return 0;

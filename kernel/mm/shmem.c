@@ -19,6 +19,7 @@
 #include "kmalloc.h"
 #include "panic.h"
 #include "swap.h"
+#include "swapcache.h"
 #include "reclaim.h"
 #include "readahead.h"
 #include "pmm.h"
@@ -87,7 +88,7 @@ static void destroy(struct shmem *s)
 		if (!v)
 			continue;
 		if (swp_is_entry(v)) {
-			swap_free(v);
+			swapcache_free_entry(v);
 			continue;
 		}
 		struct page *p = (struct page *)v;
@@ -137,6 +138,14 @@ uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx)
 		return 0;
 	uint64_t v = __atomic_load_n(&s->slots[idx], __ATOMIC_RELAXED);
 	return swp_is_entry(v) ? v : 0;
+}
+
+bool shmem_slot_holds(struct shmem *s, uint64_t idx, uint64_t val)
+{
+	bool on = spin_lock_irqsave(&s->lock);
+	bool ok = idx < s->npages && s->slots[idx] == val;
+	spin_unlock_irqrestore(&s->lock, on);
+	return ok;
 }
 
 bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p)

@@ -41,12 +41,14 @@ void shmem_put(void *owner, void *obj);
 /* What slot idx holds: 0, a swap entry, or a page (returned with a new
  * reference). */
 uint64_t shmem_slot_get(struct shmem *s, uint64_t idx);
+/* The swap entry slot idx holds, or 0 (empty, a page, out of range). */
+uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx);
+/* Whether slot idx holds val (0, a swap entry or a page) right now. */
+bool shmem_slot_holds(struct shmem *s, uint64_t idx, uint64_t val);
 /* Replace slot idx's `old` value (0 or a swap entry) by page p, which
  * gains the slot's reference; or a page by a swap entry (p = NULL, then
  * `entry` is stored and the slot's page reference passes to the caller).
  * False when the slot no longer holds `old`. */
-/* The swap entry slot idx holds, or 0 (empty, a page, out of range). */
-uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx);
 bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p);
 bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t entry);
 

@@ -16,6 +16,7 @@
 #include "panic.h"
 #include "lib/errno.h"
 #include "proc/spinlock.h"
+#include "readahead.h"
 
 struct node {
 	struct node *next;
@@ -113,6 +114,27 @@ struct page *swapcache_lookup(uint64_t entry, bool count)
 			vmstat_inc(SWAPCACHE_FIND_HIT);
 	}
 	return p;
+}
+
+void swapcache_free_entry(uint64_t entry)
+{
+	swap_free(entry);
+	if (swap_count(entry) != 1)
+		return;
+	struct page *p = swapcache_lookup(entry, false);
+	if (!p)
+		return;
+	if (trylock_page(p)) {
+		if (page_test(p, PG_SWAPCACHE) && p->private == entry && !p->mapcount &&
+		    !page_test(p, PG_WRITEBACK | PG_SHMEM) && swap_count(entry) == 1) {
+			page_clear(p, PG_RA_MARK);
+			if (page_test_clear(p, PG_READAHEAD))
+				ra_waste(entry);
+			swapcache_del(p);
+		}
+		unlock_page(p);
+	}
+	put_page(p);
 }
 
 uint64_t swapcache_size(void) { return sc.n; }

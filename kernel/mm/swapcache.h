@@ -25,6 +25,12 @@ void swapcache_del(struct page *p);
 /* The cached page for entry with a new reference, or NULL.  Counts a find
  * (and a hit) for the statistics when `count` is set. */
 struct page *swapcache_lookup(uint64_t entry, bool count);
+/* Drop a user's count of entry (a PTE or shmem slot going away), and the
+ * cached page with it when the cache's count is all that is left and the
+ * page is idle (unlocked, unmapped): Linux's free_swap_and_cache, so an
+ * exiting task's read-ahead pages go back to the free lists at once rather
+ * than waiting for reclaim.  Never sleeps. */
+void swapcache_free_entry(uint64_t entry);
 uint64_t swapcache_size(void);
 /* Up to max cached pages whose entry lies on `area`, each with a new
  * reference (for swapoff).  Returns how many. */

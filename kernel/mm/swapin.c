@@ -146,6 +146,8 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			continue;
 		}
 		issued++;
+		if (plan->marker)
+			page_set(p, PG_REFERENCED);     /* a confirmed stream's: vouched for (lru_judge_inactive) */
 		if (!marked) {
 			page_set(p, PG_RA_MARK);
 			marked = true;
@@ -306,25 +308,41 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 	return VM_FAULT_OK;
 }
 
-/* The shmem page at idx with a reference, creating or reading it back. */
+/* The shmem page at idx, locked, with a reference, creating or reading it
+ * back.  Locked so that it is mapped before reclaim can take it: reclaim
+ * holds the page lock from unmapping through swap-out, so a page found in
+ * the slot and still there once locked cannot be on its way out (else a
+ * PTE installed after reclaim's unmap would map a page whose slot already
+ * names its swap copy). */
 static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint64_t va, uint64_t idx,
-				       struct fault_stats *st, bool *dropped, struct page **out)
+				       struct fault_stats *st, bool *dropped, struct page **out,
+				       struct ra_plan **async_out)
 {
 	struct shmem *s = v->obj;
+	*async_out = NULL;
 	for (;;) {
 		uint64_t val = shmem_slot_get(s, idx);
 		if (val && !swp_is_entry(val)) {
-			*out = (struct page *)val;      /* referenced by shmem_slot_get */
+			struct page *p = (struct page *)val;    /* referenced by shmem_slot_get */
+			if (!trylock_page(p))
+				return wait_and_retry(mm, p, dropped);
+			if (!shmem_slot_holds(s, idx, val)) {
+				unlock_page(p);         /* reclaimed meanwhile: look again */
+				put_page(p);
+				continue;
+			}
+			*out = p;
 			return VM_FAULT_OK;
 		}
 		if (!val) {
 			struct page *p = alloc_user_page(true);
 			if (!p)
 				return VM_FAULT_OOM;
-			page_set(p, PG_SHMEM);
+			page_set(p, PG_SHMEM | PG_LOCKED);
 			p->mapping = s;
 			p->index = idx;
 			if (!shmem_slot_replace(s, idx, 0, p)) {
+				page_clear(p, PG_LOCKED);       /* nobody else saw it */
 				put_page(p);
 				continue;
 			}
@@ -357,8 +375,7 @@ static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint6
 		swapcache_del(p);
 		lru_del(p);
 		lru_add(p, LRU_SHMEM, false);
-		unlock_page(p);
-		start_async(async, mm);
+		*async_out = async;
 		*out = p;
 		return VM_FAULT_OK;
 	}
@@ -369,13 +386,17 @@ enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t v
 {
 	(void)write;
 	struct page *p;
+	struct ra_plan *async;
 	uint64_t idx = v->pgoff + (va - v->start) / P;
-	enum vm_fault_result r = shmem_page(mm, v, va, idx, st, dropped, &p);
+	enum vm_fault_result r = shmem_page(mm, v, va, idx, st, dropped, &p, &async);
 	if (r != VM_FAULT_OK)
 		return r;
 	page_set(p, PG_REFERENCED);
-	if (!vm_install(mm, va, 0, p, vm_pt_prot(v->prot)))
+	bool installed = vm_install(mm, va, 0, p, vm_pt_prot(v->prot));
+	unlock_page(p);
+	if (!installed)
 		put_page(p);
+	start_async(async, mm);
 	return VM_FAULT_OK;
 }
 

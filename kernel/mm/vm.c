@@ -96,7 +96,7 @@ void mm_activate(struct mm *mm)
 static void release_pte(pte_t e)
 {
 	if (pt_pte_is_swap(e)) {
-		swap_free(pt_pte_swap_entry(e));
+		swapcache_free_entry(pt_pte_swap_entry(e));
 		return;
 	}
 	if (!pt_pte_present(e))

@@ -4,12 +4,16 @@
 
 TEST(lru_verdicts)
 {
-	CHECK_EQ(lru_judge_inactive(0, false, true), LRU_RECLAIM);
-	CHECK_EQ(lru_judge_inactive(0, true, true), LRU_RECLAIM);
-	CHECK_EQ(lru_judge_inactive(1, false, true), LRU_ACTIVATE);     /* swap-backed: promote */
-	CHECK_EQ(lru_judge_inactive(1, false, false), LRU_KEEP);        /* file: second chance */
-	CHECK_EQ(lru_judge_inactive(1, true, false), LRU_ACTIVATE);
-	CHECK_EQ(lru_judge_inactive(2, false, false), LRU_ACTIVATE);
+	CHECK_EQ(lru_judge_inactive(0, false, true, false), LRU_RECLAIM);
+	CHECK_EQ(lru_judge_inactive(0, true, true, false), LRU_RECLAIM);
+	CHECK_EQ(lru_judge_inactive(1, false, true, false), LRU_ACTIVATE);     /* swap-backed: promote */
+	CHECK_EQ(lru_judge_inactive(1, false, false, false), LRU_KEEP);        /* file: second chance */
+	CHECK_EQ(lru_judge_inactive(1, true, false, false), LRU_ACTIVATE);
+	CHECK_EQ(lru_judge_inactive(2, false, false, false), LRU_ACTIVATE);
+	/* Unused readahead: a vouched-for page gets one more trip, no other does. */
+	CHECK_EQ(lru_judge_inactive(0, true, true, true), LRU_KEEP);
+	CHECK_EQ(lru_judge_inactive(0, false, true, true), LRU_RECLAIM);
+	CHECK_EQ(lru_judge_inactive(1, false, true, true), LRU_ACTIVATE);
 	CHECK_EQ(lru_judge_active(0), LRU_DEACTIVATE);
 	CHECK_EQ(lru_judge_active(3), LRU_ROTATE);
 }
@@ -88,7 +92,7 @@ static void reclaim(struct sim *s, int need, int hot)
 		s->accessed[pg] = false;
 		bool was = s->referenced[pg];
 		s->referenced[pg] = false;
-		switch (lru_judge_inactive(refs, was, true)) {
+		switch (lru_judge_inactive(refs, was, true, false)) {
 		case LRU_RECLAIM:
 			s->resident[pg] = false;
 			if (pg < hot)
