@@ -162,10 +162,10 @@ static uint64_t judge(struct page *p, int *nb)
 	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), true,
 						page_test(p, PG_READAHEAD));
 	if (v != LRU_RECLAIM) {
-		if (v == LRU_KEEP && refs)
-			page_set(p, PG_REFERENCED);
-		else
+		if (v == LRU_ACTIVATE)
 			vmstat_inc(PGACTIVATE);
+		else if (refs)
+			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
 		unlock_page(p);
 		putback(p, v == LRU_ACTIVATE);
 		return 0;
