@@ -173,6 +173,21 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead)
 	*state = VST(fpfn, VST_WIN(s), hits);
 }
 
+uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t *out)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t a = sorted[i - 1], b = sorted[i];
+		if (b <= a + 1 || b - a - 1 > RA_FILL_GAP)
+			continue;
+		if (m + (b - a - 1) > max)
+			break;
+		for (uint64_t s = a + 1; s < b; s++)
+			out[m++] = s;
+	}
+	return m;
+}
+
 /* ---------------------------------------------------------------- own */
 
 /* k with idx = pos + k * stride, k >= 0; -1 when there is none. */
@@ -283,6 +298,8 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	}
 	if (best && best_d == best->stride) {
 		best->state = RA_S_STREAM;
+		best->last = idx;
+		best->alt = 0;
 		best->size = clamp_size(RA_OWN_INIT, budget);
 		o->confirmed++;
 		issue(o, best, idx + (uint64_t)best_d, lo, hi, w);
@@ -324,6 +341,30 @@ static struct ra_stream *stream_of(struct ra_own *o, uint64_t idx, bool beyond, 
 	return NULL;
 }
 
+/* The stream's accesses (hits and misses) two steps of d in a row, d
+ * not its stride: its real stride is d (a stride stream confirmed as
+ * sequential by a run of neighbouring faults at its start reads three
+ * pages in four for nothing, and its markers are never reached).  Issues
+ * a window of the new stride from idx and returns true then. */
+static bool restride(struct ra_own *o, struct ra_stream *s, uint64_t idx, uint64_t lo, uint64_t hi,
+		     struct ra_lwin *w)
+{
+	int64_t d = (int64_t)(idx - s->last);
+	s->last = idx;
+	if (d == s->stride || d == 0 || absd(d) > RA_OWN_MAX_STRIDE) {
+		s->alt = 0;
+		return false;
+	}
+	if (d != s->alt) {
+		s->alt = d;
+		return false;
+	}
+	s->stride = d;
+	s->alt = 0;
+	issue(o, s, idx + (uint64_t)d, lo, hi, w);
+	return true;
+}
+
 static void start_event(struct ra_own *o, uint64_t idx, struct ra_lwin *w)
 {
 	*w = (struct ra_lwin){ idx, 1, 0, false };
@@ -339,6 +380,8 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 	int64_t k;
 	struct ra_stream *s = stream_of(o, idx, true, &k);
 	if (s) {
+		if (restride(o, s, idx, lo, hi, w))
+			return;
 		if (k < (int64_t)s->steps && s->size > RA_OWN_MIN) {
 			s->size /= 2;
 			o->shrunk++;
@@ -360,6 +403,8 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 	struct ra_stream *s = stream_of(o, idx, false, &k);
 	if (s) {
 		s->age = o->clock;
+		if (restride(o, s, idx, lo, hi, w))
+			return;
 		if (marker) {           /* the next window, twice as large */
 			uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
 			s->size = clamp_size(s->size * 2, budget);

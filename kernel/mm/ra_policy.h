@@ -139,6 +139,8 @@ enum ra_stream_state { RA_S_FREE, RA_S_CANDIDATE, RA_S_STREAM };
 struct ra_stream {
 	uint64_t pos;           /* candidate: its last miss; stream: first page of its last window */
 	int64_t stride;         /* candidate: 0 after one miss, else the delta seen */
+	uint64_t last;          /* stream: its last access (hit or miss) */
+	int64_t alt;            /* stream: a step other than stride seen last time, or 0 */
 	uint32_t steps;         /* stream: pages in its last window */
 	uint32_t size;          /* stream: pages in its next window */
 	uint32_t age;
@@ -155,6 +157,15 @@ struct ra_own {
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 };
+
+/* Gap filling for logical windows: a window's pages sit in slots that
+ * need not be adjacent (two streams evicted together interleave theirs),
+ * and each run of adjacent slots costs one request.  Given the window's
+ * slot offsets in one area, sorted, the slots between runs no more than
+ * RA_FILL_GAP apart, at most max of them, go to out (ascending): reading
+ * them too turns the runs into one request.  Returns how many. */
+#define RA_FILL_GAP 3
+uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t *out);
 
 /* A major fault at page idx of the space [lo, hi); budget: the largest
  * window.  w gets the pages to read besides idx (count 0: none); the

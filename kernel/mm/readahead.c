@@ -79,6 +79,7 @@ static struct ra_plan *plan_new(uint32_t cap)
 		p->cap = cap;
 		p->has_fault = false;
 		p->marker = false;
+		p->nfill = 0;
 	}
 	return p;
 }
@@ -103,6 +104,33 @@ static void add_slots(struct ra_plan *p, uint64_t entry, const struct ra_slots *
 	}
 }
 
+/* A stream's window whose slots lie in one area, close but not adjacent:
+ * add the slots between them (ra_fill_gaps), up to the window's size, so
+ * the window goes out in one request rather than one per slot. */
+static void fill_gaps(struct ra_plan *p)
+{
+	enum { FILL_MAX = 1 + OWN_BUDGET_MAX };
+	uint32_t n = p->n;
+	if (n < 2 || n > FILL_MAX || p->cap <= n)
+		return;
+	unsigned area = swp_area(p->v[0].entry);
+	uint64_t off[FILL_MAX], gap[FILL_MAX];
+	for (uint32_t i = 0; i < n; i++) {
+		if (swp_area(p->v[i].entry) != area)
+			return;
+		uint64_t x = swp_offset(p->v[i].entry);
+		uint32_t j = i;
+		for (; j > 0 && off[j - 1] > x; j--)
+			off[j] = off[j - 1];
+		off[j] = x;
+	}
+	uint32_t room = p->cap - n < n ? p->cap - n : n;
+	uint32_t m = ra_fill_gaps(off, n, room, gap);
+	for (uint32_t i = 0; i < m; i++)
+		add(p, swp_entry(area, gap[i]));
+	p->nfill = m;
+}
+
 /* The swap entries of a logical window's pages, in window order. */
 static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struct ra_lwin *w)
 {
@@ -122,6 +150,8 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 			add(p, e);
 	}
 	p->marker = w->marker;
+	if (w->marker)
+		fill_gaps(p);
 }
 
 /* The own policy's state for the fault's space, allocated on first use
@@ -206,7 +236,9 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 	/* The fault's page alone needs no plan. */
 	if (sw.count <= 1 && lw.count == 0)
 		return NULL;
-	struct ra_plan *p = plan_new(1 + (sw.count > lw.count ? sw.count : lw.count));
+	/* Room for the gap slots of a stream's window (fill_gaps). */
+	uint32_t lcap = lw.marker ? 2 * lw.count : lw.count;
+	struct ra_plan *p = plan_new(1 + (sw.count > lcap ? sw.count : lcap));
 	if (!p)
 		return NULL;
 	add(p, f->entry);
@@ -258,7 +290,7 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	spin_unlock_irqrestore(&lock, on);
 	if (!w.count)
 		return NULL;
-	struct ra_plan *p = plan_new(w.count);
+	struct ra_plan *p = plan_new(w.marker ? 2 * w.count : w.count);
 	if (p)
 		add_logical(p, f, &w);
 	if (p && !p->n) {

@@ -50,6 +50,8 @@ struct ra_plan {
 	bool marker;            /* a confirmed stream's window: mark the first readahead page
 				 * read (in v[] order) as its trigger, and vouch for its pages
 				 * in reclaim (one more trip round the inactive list) */
+	uint32_t nfill;         /* the last nfill entries only fill gaps between the
+				 * window's slots (ra_fill_gaps): read, not vouched for */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 

@@ -146,7 +146,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			continue;
 		}
 		issued++;
-		if (plan->marker)
+		if (plan->marker && i < plan->n - plan->nfill)
 			page_set(p, PG_REFERENCED);     /* a confirmed stream's: vouched for (lru_judge_inactive) */
 		if (!marked) {
 			page_set(p, PG_RA_MARK);

@@ -195,7 +195,7 @@ static void sim_access(struct sim *s, uint64_t i)
 
 /* ---------------------------------------------------------------- workloads */
 
-enum pattern { SEQ, SEQ_BACK, RANDOM, STRIDE3, STRIDE16, TWO_STREAMS, JUMPS, SHIFTING, MIXED, BUILD };
+enum pattern { SEQ, SEQ_BACK, RANDOM, STRIDE3, STRIDE16, STRIDE4_SEQ_START, TWO_STREAMS, JUMPS, SHIFTING, MIXED, BUILD };
 
 #define NPAGES 4096
 #define CAP 1024
@@ -230,6 +230,15 @@ static void run_pattern(struct sim *s, enum pattern pat)
 			for (uint32_t o = 0; o < 16; o++)
 				for (uint32_t i = o; i < n; i += 16)
 					sim_access(s, i);
+		break;
+	case STRIDE4_SEQ_START:         /* a few neighbouring faults first (as the
+					 * kernel sees at a program's start), then stride 4 */
+		for (int p = 0; p < PASSES; p++) {
+			for (uint32_t i = 0; i < 6; i++)
+				sim_access(s, i);
+			for (uint32_t i = 8; i < n; i += 4)
+				sim_access(s, i);
+		}
 		break;
 	case TWO_STREAMS:
 		for (int p = 0; p < PASSES; p++)
@@ -518,6 +527,8 @@ TEST(ra_own_strided)
 {
 	own_vs_best(STRIDE3, "stride 3", 0.02, 0.98, 0.02);
 	own_vs_best(STRIDE16, "stride 16", 0.05, 0.95, 0.05);
+	/* Confirmed as sequential first, the stream must learn its stride. */
+	own_vs_best(STRIDE4_SEQ_START, "stride 4 after a sequential start", 0.03, 0.97, 0.03);
 }
 
 TEST(ra_own_two_streams)
@@ -638,4 +649,23 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.count, 2);
 	ra_own_hit(&o, lo + 2, true, lo, 10000, 128, &w);
 	CHECK_EQ(w.count, 0);
+}
+
+TEST(ra_fill_gaps_between_slot_runs)
+{
+	uint64_t out[16];
+	const uint64_t two_streams[] = { 10, 12, 14, 16 };     /* every other slot */
+	CHECK_EQ(ra_fill_gaps(two_streams, 4, 16, out), 3u);
+	CHECK_EQ(out[0], 11u);
+	CHECK_EQ(out[2], 15u);
+	CHECK_EQ(ra_fill_gaps(two_streams, 4, 2, out), 2u);    /* at most max */
+	const uint64_t far[] = { 10, 11, 20 };                  /* a gap of 8: left alone */
+	CHECK_EQ(ra_fill_gaps(far, 3, 16, out), 0u);
+	const uint64_t three[] = { 0, 4 }, four[] = { 0, 5 };
+	CHECK_EQ(ra_fill_gaps(three, 2, 16, out), (uint32_t)RA_FILL_GAP);
+	CHECK_EQ(out[0], 1u);
+	CHECK_EQ(ra_fill_gaps(four, 2, 16, out), 0u);
+	const uint64_t adjacent[] = { 5, 6, 7 };
+	CHECK_EQ(ra_fill_gaps(adjacent, 3, 16, out), 0u);
+	CHECK_EQ(ra_fill_gaps(adjacent, 1, 16, out), 0u);
 }
