@@ -395,6 +395,27 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 	block(o, idx, lo, hi, budget, w);
 }
 
+uint32_t ra_own_slot_pages(struct ra_own *o)
+{
+	uint32_t pages;
+	if (o->sw_read < 8)
+		pages = 2;                      /* nothing known yet */
+	else if (o->sw_used * 2 >= o->sw_read)
+		pages = 16;
+	else if (o->sw_used * 8 >= o->sw_read * 3)
+		pages = 8;
+	else if (o->sw_used * 3 >= o->sw_read)
+		pages = 4;
+	else
+		pages = ++o->sw_probe % RA_OWN_PROBE == 0 ? 2 : 1;
+	o->sw_read += pages - 1;
+	if (o->sw_read > 1024) {                /* forget slowly */
+		o->sw_read /= 2;
+		o->sw_used /= 2;
+	}
+	return pages;
+}
+
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
 		struct ra_lwin *w)
 {
@@ -413,6 +434,8 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 		return;
 	}
 	if (o->bhits < 1u << 30)
-		o->bhits++;             /* a page of a block window */
+		o->bhits++;             /* a page of a block or slot window */
+	if (o->sw_used < 1u << 30)
+		o->sw_used++;
 	detect(o, idx, lo, hi, budget, w);
 }

@@ -154,6 +154,9 @@ struct ra_own {
 	uint32_t nhist;         /* misses recorded in hist (ring) */
 	uint32_t bhits;         /* hits on block readahead since the last block */
 	uint32_t blast;         /* the last block window */
+	uint32_t sw_read;       /* slot windows: pages read (decaying) */
+	uint32_t sw_used;       /* ... and used, or other pages used outside streams */
+	uint32_t sw_probe;      /* misses since the last probe */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 };
@@ -171,6 +174,18 @@ uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t
  * window.  w gets the pages to read besides idx (count 0: none); the
  * caller marks the first page it reads of w as the window's marker. */
 void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w);
+/* A miss for which ra_own_miss read nothing (no stream, no cluster): how
+ * many pages of the aligned slot block around its slot to read.  Pages
+ * evicted together sit together in swap, so a working set that comes
+ * back (one that shifts, say) is found there even when it is too sparse
+ * in the address space for streams or blocks.  Sized by the share of such
+ * pages used: 16 at a half, 8 at three eighths, 4 at a third.  Below that
+ * (random access, where a page read ahead is used about as often as the
+ * page it pushed out would have been: no faults saved, only I/O spent)
+ * one page, with a two-page probe every RA_OWN_PROBE misses to notice a
+ * change (random access over a large area pays one page in 64). */
+#define RA_OWN_PROBE 64
+uint32_t ra_own_slot_pages(struct ra_own *o);
 /* A fault used a readahead page at idx (marker: it carried the marker).
  * w: the next window to read, count 0 when none. */
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,

@@ -229,6 +229,8 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 		if (own) {
 			space(f, &idx, &lo, &hi);
 			ra_own_miss(own, idx, lo, hi, budget, &lw);
+			if (!lw.count)
+				slot_window(f, ra_own_slot_pages(own), &sw);
 		}
 		break;
 	}
