@@ -400,20 +400,20 @@ uint32_t ra_own_slot_pages(struct ra_own *o)
 	uint32_t pages;
 	if (o->sw_read < 8)
 		pages = 2;                      /* nothing known yet */
-	else if (o->sw_used * 2 >= o->sw_read)
-		pages = 16;
-	else if (o->sw_used * 8 >= o->sw_read * 3)
-		pages = 8;
 	else if (o->sw_used * 3 >= o->sw_read)
-		pages = 4;
+		pages = 16;
 	else
 		pages = ++o->sw_probe % RA_OWN_PROBE == 0 ? 2 : 1;
-	o->sw_read += pages - 1;
+	return pages;
+}
+
+void ra_own_slot_read(struct ra_own *o, uint32_t read)
+{
+	o->sw_read += read;
 	if (o->sw_read > 1024) {                /* forget slowly */
 		o->sw_read /= 2;
 		o->sw_used /= 2;
 	}
-	return pages;
 }
 
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,

@@ -176,16 +176,20 @@ uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t
 void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w);
 /* A miss for which ra_own_miss read nothing (no stream, no cluster): how
  * many pages of the aligned slot block around its slot to read.  Pages
- * evicted together sit together in swap, so a working set that comes
- * back (one that shifts, say) is found there even when it is too sparse
- * in the address space for streams or blocks.  Sized by the share of such
- * pages used: 16 at a half, 8 at three eighths, 4 at a third.  Below that
- * (random access, where a page read ahead is used about as often as the
- * page it pushed out would have been: no faults saved, only I/O spent)
- * one page, with a two-page probe every RA_OWN_PROBE misses to notice a
- * change (random access over a large area pays one page in 64). */
+ * evicted together sit together in swap, so a working set that comes back
+ * (one that shifts, say, or a build's threads' scattered pages) is found
+ * there even when it is too sparse in the address space for streams or
+ * blocks.  16 while a third of the slot-window pages read get used (a set
+ * that shifts round 72 MiB uses about 40%, a 16-thread build nearly all);
+ * below that one page, with a two-page probe every RA_OWN_PROBE misses to
+ * notice a change.  Random access over a large area uses under a quarter,
+ * and there a page read ahead is used about as often as the page it
+ * pushed out would have been: no faults saved, only I/O spent. */
 #define RA_OWN_PROBE 64
 uint32_t ra_own_slot_pages(struct ra_own *o);
+/* How many pages such a slot window really read (slots in use besides the
+ * fault's: the others - free slots - cost nothing and prove nothing). */
+void ra_own_slot_read(struct ra_own *o, uint32_t read);
 /* A fault used a readahead page at idx (marker: it carried the marker).
  * w: the next window to read, count 0 when none. */
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,

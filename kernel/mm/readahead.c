@@ -249,6 +249,14 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 		add_slots(p, f->entry, &sw);
 	else
 		add_logical(p, f, &lw);
+	if (own && sw.count) {
+		uint32_t used = 0;
+		for (uint32_t i = 1; i < p->n; i++)
+			used += swap_count(p->v[i].entry) > 0;
+		on = spin_lock_irqsave(&lock);
+		ra_own_slot_read(own, used);
+		spin_unlock_irqrestore(&lock, on);
+	}
 	return p;
 }
 

@@ -1032,8 +1032,10 @@ def swap_readahead_policies(ctx):
     for a, b in zip(f3, own):
         expect(b['majflt'] * 10 < a['majflt'], '%s: own %d major faults, fixed:3 %d' % (b['cmdline'], b['majflt'], a['majflt']))
         expect(ra_rate(b) >= 0.99, '%s: own readahead hit rate %.4f' % (b['cmdline'], ra_rate(b)))
+    # Random: own reads ahead only its slot-window probes (fixed:3 reads
+    # about six pages per major fault there).
     rnd = e[6]
-    expect(rnd['ra_issued'] <= rnd['majflt'] // 50, 'random: own read ahead %d pages for %d major faults'
+    expect(rnd['ra_issued'] <= rnd['majflt'] // 5, 'random: own read ahead %d pages for %d major faults'
            % (rnd['ra_issued'], rnd['majflt']))
     seq_f3 = [x for x in e[2:4] if 'seq' in x['cmdline']][0]
     seq_own = [x for x in e[7:9] if 'seq' in x['cmdline']][0]

@@ -189,8 +189,11 @@ static void sim_access(struct sim *s, uint64_t i)
 	case RA_OWN:
 		ra_own_miss(&s->own[r], i, lo, hi, s->budget, &w);
 		read_logical(s, &w, i, r);
-		if (!w.count)
+		if (!w.count) {
+			uint64_t before = s->rs[r].issued;
 			read_slots(s, i, ra_own_slot_pages(&s->own[r]), r);
+			ra_own_slot_read(&s->own[r], (uint32_t)(s->rs[r].issued - before));
+		}
 		break;
 	}
 }
