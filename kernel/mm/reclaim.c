@@ -27,7 +27,6 @@
 #include "rmap.h"
 #include "swap.h"
 #include "swapcache.h"
-#include "readahead.h"
 #include "shmem.h"
 #include "page.h"
 #include "pmm.h"
@@ -136,10 +135,7 @@ static void refill(enum lru_kind kind, int chunk)
  * drop it.  Returns 1 (a page freed). */
 static uint64_t drop_clean(struct page *p)
 {
-	page_clear(p, PG_RA_MARK);
-	if (page_test_clear(p, PG_READAHEAD))
-		ra_waste(p->private);
-	swapcache_del(p);
+	swapcache_drop(p);
 	unlock_page(p);
 	put_page(p);
 	return 1;

@@ -116,6 +116,14 @@ struct page *swapcache_lookup(uint64_t entry, bool count)
 	return p;
 }
 
+void swapcache_drop(struct page *p)
+{
+	page_clear(p, PG_RA_MARK);
+	if (page_test_clear(p, PG_READAHEAD))
+		ra_waste(p->private);
+	swapcache_del(p);
+}
+
 void swapcache_free_entry(uint64_t entry)
 {
 	swap_free(entry);
@@ -127,10 +135,7 @@ void swapcache_free_entry(uint64_t entry)
 	if (trylock_page(p)) {
 		if (page_test(p, PG_SWAPCACHE) && p->private == entry && !p->mapcount &&
 		    !page_test(p, PG_WRITEBACK | PG_SHMEM) && swap_count(entry) == 1) {
-			page_clear(p, PG_RA_MARK);
-			if (page_test_clear(p, PG_READAHEAD))
-				ra_waste(entry);
-			swapcache_del(p);
+			swapcache_drop(p);
 		}
 		unlock_page(p);
 	}

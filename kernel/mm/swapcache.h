@@ -25,6 +25,9 @@ void swapcache_del(struct page *p);
 /* The cached page for entry with a new reference, or NULL.  Counts a find
  * (and a hit) for the statistics when `count` is set. */
 struct page *swapcache_lookup(uint64_t entry, bool count);
+/* swapcache_del for a page leaving memory: one still unused since
+ * readahead brought it in counts as readahead waste. */
+void swapcache_drop(struct page *p);
 /* Drop a user's count of entry (a PTE or shmem slot going away), and the
  * cached page with it when the cache's count is all that is left and the
  * page is idle (unlocked, unmapped): Linux's free_swap_and_cache, so an

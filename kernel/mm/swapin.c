@@ -219,8 +219,20 @@ static enum vm_fault_result wait_and_retry(struct mm *mm, struct page *p, bool *
 	return VM_FAULT_RETRY;
 }
 
-/* The page for entry, locked, with a reference; or a retry/oom verdict.
- * *async: a readahead plan to start once the page is unlocked. */
+/* Data lost: the slot is retired, the page dropped, the caller killed. */
+static enum vm_fault_result read_failed(struct page *p)
+{
+	uint64_t e = p->private;
+	swap_retire(e);
+	swapcache_del(p);
+	unlock_page(p);
+	put_page(p);
+	return VM_FAULT_SIGBUS;
+}
+
+/* The page for entry, locked, with a reference; or a retry/oom verdict, or
+ * SIGBUS when its read failed (read_failed).  *async: a readahead plan to
+ * start once the page is unlocked. */
 static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, struct fault_stats *st,
 				       bool *dropped, struct page **out, struct ra_plan **async)
 {
@@ -250,6 +262,11 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 	}
 	*async = ra_found(f, readahead, marker);
 	st->swapflt++;
+	if (page_test(p, PG_ERROR)) {
+		kfree(*async);
+		*async = NULL;
+		return read_failed(p);
+	}
 	*out = p;
 	return VM_FAULT_OK;
 }
@@ -265,17 +282,6 @@ static void start_async(struct ra_plan *plan, struct mm *mm)
 		put_page(p);
 }
 
-/* Data lost: the slot is retired, the page dropped, the caller killed. */
-static enum vm_fault_result read_failed(struct page *p)
-{
-	uint64_t e = p->private;
-	swap_retire(e);
-	swapcache_del(p);
-	unlock_page(p);
-	put_page(p);
-	return VM_FAULT_SIGBUS;
-}
-
 enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *ra_state, uint64_t va, uint64_t pte,
 				 bool write, struct fault_stats *st, bool *dropped)
 {
@@ -286,10 +292,6 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 	enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p, &async);
 	if (r != VM_FAULT_OK)
 		return r;
-	if (page_test(p, PG_ERROR)) {
-		kfree(async);
-		return read_failed(p);
-	}
 	page_set(p, PG_ANON | PG_REFERENCED);
 	/* Keep the disk copy valid: map read-only unless this is a write. */
 	unsigned prot = vm_pt_prot(write ? v->prot : v->prot & ~(uint32_t)VM_WRITE);
@@ -306,6 +308,20 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 		put_page(p);
 	start_async(async, mm);
 	return VM_FAULT_OK;
+}
+
+/* Page p (locked, read back from entry) has just replaced entry in slot
+ * idx of s: the object owns it now, and shmem keeps no disk copy. */
+static void shmem_adopt(struct shmem *s, uint64_t idx, uint64_t entry, struct page *p)
+{
+	swap_free(entry);
+	page_clear(p, PG_ANON);
+	page_set(p, PG_SHMEM | PG_DIRTY);
+	p->mapping = s;
+	p->index = idx;
+	swapcache_del(p);
+	lru_del(p);
+	lru_add(p, LRU_SHMEM, false);
 }
 
 /* The shmem page at idx, locked, with a reference, creating or reading it
@@ -356,25 +372,14 @@ static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint6
 		enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p, &async);
 		if (r != VM_FAULT_OK)
 			return r;
-		if (page_test(p, PG_ERROR)) {
-			kfree(async);
-			return read_failed(p);
-		}
 		if (!shmem_slot_replace(s, idx, val, p)) {
 			unlock_page(p);
 			put_page(p);
 			kfree(async);
 			continue;
 		}
-		/* The object owns the page now; shmem keeps no disk copy. */
-		swap_free(val);
-		page_clear(p, PG_ANON);
-		page_set(p, PG_SHMEM | PG_DIRTY | PG_REFERENCED);
-		p->mapping = s;
-		p->index = idx;
-		swapcache_del(p);
-		lru_del(p);
-		lru_add(p, LRU_SHMEM, false);
+		shmem_adopt(s, idx, val, p);
+		page_set(p, PG_REFERENCED);
 		*async_out = async;
 		*out = p;
 		return VM_FAULT_OK;
@@ -569,14 +574,7 @@ static void unuse_slot(struct shmem *s, uint64_t idx, uint64_t e, struct unuse_c
 	lock_page(p);
 	if (!page_test(p, PG_ERROR) && page_test(p, PG_SWAPCACHE) && p->private == e &&
 	    shmem_slot_replace(s, idx, e, p)) {
-		swap_free(e);
-		page_clear(p, PG_ANON);
-		page_set(p, PG_SHMEM | PG_DIRTY);
-		p->mapping = s;
-		p->index = idx;
-		swapcache_del(p);
-		lru_del(p);
-		lru_add(p, LRU_SHMEM, false);
+		shmem_adopt(s, idx, e, p);
 		u->back++;
 	}
 	unlock_page(p);
