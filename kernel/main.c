@@ -13,6 +13,7 @@
 #include "console.h"
 #include "panic.h"
 #include "record.h"
+#include "lib/printf.h"
 #include "selftest.h"
 #include "boot/boot_info.h"
 #include "arch/x86_64/x86.h"
@@ -197,6 +198,45 @@ static void report_interrupts(void)
 		(time_lapic_hz() / 1000) % 1000, time_hz(), time_oneshot() ? "one-shot deadlines" : "periodic");
 }
 
+/* The calibration's evidence: each reference's median, the source's
+ * spread over its windows, CPUID's word, and whether they disagree. */
+static void tsc_record(struct json *j)
+{
+	const struct tsc_calibration *c = tsc_calibration();
+	json_u64(j, "tsc_windows", c->windows);
+	json_u64(j, "tsc_outliers", c->outliers);
+	json_u64(j, "tsc_spread_ppm", c->spread_ppm);
+	c->hpet_hz ? json_u64(j, "tsc_hpet_hz", c->hpet_hz) : json_null(j, "tsc_hpet_hz");
+	c->pmtimer_hz ? json_u64(j, "tsc_pmtimer_hz", c->pmtimer_hz) : json_null(j, "tsc_pmtimer_hz");
+	c->cpuid_hz ? json_u64(j, "tsc_cpuid_hz", c->cpuid_hz) : json_null(j, "tsc_cpuid_hz");
+	json_str(j, "tsc_cpuid_leaf", c->cpuid_leaf);
+	json_u64(j, "tsc_disagree_ppm", c->disagree_ppm);
+	json_bool(j, "tsc_warning", c->warn);
+}
+
+static void mhz(char *b, size_t n, uint64_t hz)
+{
+	ksnprintf(b, n, "%lu.%03lu MHz", hz / 1000000, (hz / 1000) % 1000);
+}
+
+static void tsc_report(const char *tsc_src)
+{
+	const struct tsc_calibration *c = tsc_calibration();
+	char a[32], h[32], p[32], q[32];
+	mhz(a, sizeof a, c->hz);
+	kprintf("tsc: %s (median of %u windows against %s, spread %u ppm, %u outliers)\n", a, c->windows,
+		tsc_src, c->spread_ppm, c->outliers);
+	if (!c->warn)
+		return;
+	mhz(h, sizeof h, c->hpet_hz);
+	mhz(p, sizeof p, c->pmtimer_hz);
+	mhz(q, sizeof q, c->cpuid_hz);
+	kprintf("tsc: WARNING: clock sources disagree by %u.%02u%%: hpet %s, pmtimer %s, cpuid %s %s; "
+		"every time and rate reported may be off by as much\n", c->disagree_ppm / 10000,
+		(c->disagree_ppm / 100) % 100, c->hpet_hz ? h : "absent", c->pmtimer_hz ? p : "absent",
+		c->cpuid_leaf ? c->cpuid_leaf : "", c->cpuid_hz ? q : "absent");
+}
+
 static void boot_record(uint64_t boot_ns, const char *tsc_src)
 {
 	char feat[256];
@@ -227,6 +267,7 @@ static void boot_record(uint64_t boot_ns, const char *tsc_src)
 	json_bool(j, "nx", (rdmsr(MSR_EFER) & EFER_NXE) != 0);
 	json_u64(j, "tsc_hz", tsc_hz());
 	json_str(j, "tsc_source", tsc_src);
+	tsc_record(j);
 	json_str(j, "apic", apic_x2() ? "x2apic" : "xapic");
 	json_u64(j, "ioapics", (uint64_t)ioapic_count());
 	json_u64(j, "lapic_timer_hz", time_lapic_hz());
@@ -253,7 +294,7 @@ static void boot_report(const char *tsc_src)
 		(rdmsr(MSR_EFER) & EFER_NXE) ? "on" : "off (CPU lacks it)",
 		(read_cr4() & CR4_SMEP) ? "on" : "off (CPU lacks it)",
 		(read_cr4() & CR4_SMAP) ? "on" : "off (CPU lacks it)");
-	kprintf("tsc: %lu.%03lu MHz (calibrated against %s)\n", tsc_hz() / 1000000, (tsc_hz() / 1000) % 1000, tsc_src);
+	tsc_report(tsc_src);
 	report_interrupts();
 	report_memory();
 	kmem_report();

@@ -61,7 +61,9 @@ void time_init(void)
 	if (t && acpi_parse_hpet(t->virt, t->length, &h) == ACPI_OK)
 		hpet = kmem_ioremap(h.base, 1024, PT_UC);
 	const struct acpi_fadt *f = acpi_fadt();
-	tm.tsc_hz = tsc_calibrate(f ? f->pm_timer : 0, hpet, &tm.tsc_source);
+	const struct tsc_calibration *c = tsc_calibrate(f ? f->pm_timer : 0, hpet);
+	tm.tsc_hz = c->hz;
+	tm.tsc_source = c->source;
 	tm.tsc0 = rdtsc();
 }
 

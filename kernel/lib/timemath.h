@@ -16,4 +16,25 @@ uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz);
 /* ns -> ticks of a hz counter. */
 uint64_t ns_to_ticks(uint64_t ns, uint64_t hz);
 
+/*
+ * Several measurements of one rate (a clock calibrated over several
+ * windows): the median is the answer, because one window stretched by a
+ * stall (an SMI, a host that descheduled the VM) must not move it.  The
+ * spread is reported so a user can see how much the windows agreed.
+ */
+struct rate_summary {
+	uint64_t median;                /* the upper median for even n */
+	uint64_t min, max;
+	uint32_t spread_ppm;            /* (max - min) / median, saturating */
+	unsigned n;
+	unsigned outliers;              /* windows more than RATE_OUTLIER_PPM from the median */
+};
+#define RATE_OUTLIER_PPM 10000u        /* 1% */
+
+/* Sorts v[0..n) in place and fills *out; n == 0 gives all zeros. */
+void rate_summarise(uint64_t *v, unsigned n, struct rate_summary *out);
+/* |a - b| / b in ppm, saturating at UINT32_MAX; b == 0 gives UINT32_MAX
+ * unless a == 0 too. */
+uint32_t rate_diff_ppm(uint64_t a, uint64_t b);
+
 #endif

@@ -25,3 +25,51 @@ TEST(timemath_no_overflow_at_4ghz_over_days)
 	/* The largest tick count: no overflow, monotonic. */
 	CHECK(ticks_to_ns(UINT64_MAX, hz) > ticks_to_ns(UINT64_MAX - hz, hz));
 }
+
+TEST(rate_median_ignores_a_stretched_window)
+{
+	/* Seven 1 ms windows at 2 GHz, one stretched to twice the rate by a
+	 * stall and one squeezed: the median stays on the true rate. */
+	uint64_t v[] = { 2000100000, 4020000000, 1999900000, 2000000000, 2000050000, 1500000000, 2000020000 };
+	struct rate_summary s;
+	rate_summarise(v, 7, &s);
+	CHECK_EQ(s.median, 2000020000);
+	CHECK_EQ(s.min, 1500000000);
+	CHECK_EQ(s.max, 4020000000);
+	CHECK_EQ(s.n, 7);
+	CHECK_EQ(s.outliers, 2);
+	CHECK_EQ(s.spread_ppm, 1259987);                /* 2.52e9 / 2.00002e9 */
+	for (unsigned i = 1; i < 7; i++)
+		CHECK(v[i - 1] <= v[i]);
+}
+
+TEST(rate_median_edge_sizes)
+{
+	struct rate_summary s;
+	rate_summarise(NULL, 0, &s);
+	CHECK_EQ(s.median, 0);
+	CHECK_EQ(s.n, 0);
+	uint64_t one[] = { 3579545 };
+	rate_summarise(one, 1, &s);
+	CHECK_EQ(s.median, 3579545);
+	CHECK_EQ(s.spread_ppm, 0);
+	CHECK_EQ(s.outliers, 0);
+	uint64_t two[] = { 200, 100 };                  /* even n: the upper median */
+	rate_summarise(two, 2, &s);
+	CHECK_EQ(s.median, 200);
+	CHECK_EQ(s.outliers, 1);
+	uint64_t same[] = { 5, 5, 5, 5 };
+	rate_summarise(same, 4, &s);
+	CHECK_EQ(s.median, 5);
+	CHECK_EQ(s.spread_ppm, 0);
+}
+
+TEST(rate_diff_ppm_saturates)
+{
+	CHECK_EQ(rate_diff_ppm(2020000000, 2000000000), 10000);
+	CHECK_EQ(rate_diff_ppm(1980000000, 2000000000), 10000);
+	CHECK_EQ(rate_diff_ppm(0, 0), 0);
+	CHECK_EQ(rate_diff_ppm(1, 0), UINT32_MAX);
+	CHECK_EQ(rate_diff_ppm(UINT64_MAX, 1), UINT32_MAX);
+	CHECK_EQ(rate_diff_ppm(UINT64_MAX, UINT64_MAX - 1), 0);
+}

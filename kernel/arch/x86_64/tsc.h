@@ -6,12 +6,27 @@
 #ifndef TSC_H
 #define TSC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-/* Returns the measured frequency in Hz; source names what it was measured
- * against ("hpet", "pmtimer", "pit").  hpet: the mapped HPET registers or
- * NULL; pm_timer_port: 0 when absent. */
-uint64_t tsc_calibrate(uint32_t pm_timer_port, void *hpet, const char **source);
+/* What calibration found; rates in Hz, 0 where a reference is absent. */
+struct tsc_calibration {
+	uint64_t hz;                    /* the answer: the source's median */
+	const char *source;             /* "hpet", "pmtimer" or "pit" */
+	unsigned windows, outliers;     /* the source's windows, and those >1% off its median */
+	uint32_t spread_ppm;            /* (max - min) / median over the source's windows */
+	uint64_t hpet_hz, pmtimer_hz;   /* each reference's median */
+	uint64_t cpuid_hz;              /* CPUID's statement of the rate */
+	const char *cpuid_leaf;         /* "0x15", "0x16" or NULL */
+	uint32_t disagree_ppm;          /* largest gap between hz and any other reference */
+	bool warn;                      /* disagree_ppm over 1% */
+};
+
+/* Measures the TSC against every present reference (hpet: the mapped HPET
+ * registers or NULL; pm_timer_port: 0 when absent) and sets the rate the
+ * conversions below use.  Boot CPU, interrupts off, about 10 ms. */
+const struct tsc_calibration *tsc_calibrate(uint32_t pm_timer_port, void *hpet);
+const struct tsc_calibration *tsc_calibration(void);
 uint64_t tsc_hz(void);
 /* ticks -> ns, exact to within 1 ns, no overflow for any 64-bit tick count
  * at any frequency >= 1 MHz. */
