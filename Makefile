@@ -11,7 +11,7 @@
 #
 # Variables: CMDLINE='mem=64M ...' (make run / make image; default: the
 # default script), BOOT=nvme|sata|usb, MEM=<QEMU -m>, PROFILE=none|ssd|hdd
-# (make run's swap disk), DEBUG=1 (poison frames by default).
+# (make run's swap disk).  Frame poisoning is the kernel option poison=on.
 
 BUILD    ?= build
 CMDLINE  ?= quiet mem=48M script=scripts/default.mm
@@ -34,7 +34,7 @@ KCFLAGS  := -std=c11 -O2 -g -ffreestanding -nostdinc -isystem $(shell $(KCC) -pr
 	    -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
 	    -fcf-protection=none -fno-strict-aliasing -Wall -Wextra -Werror -MD -MP \
 	    -I. -Ikernel -Ikernel/lib -I$(BUILD)/gen \
-	    -DGIT_REV='"$(GIT_REV)"' -DBUILD_OPTS='"gcc -O2$(if $(DEBUG), debug)"'
+	    -DGIT_REV='"$(GIT_REV)"' -DBUILD_OPTS='"gcc -O2"'
 KLDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments \
 	    -Wl,-z,noexecstack -Wl,--build-id=none
 NASM     := nasm -f elf64 -g -F dwarf

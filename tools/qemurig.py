@@ -1,5 +1,5 @@
 """QEMU launch rig shared by tools/qemu-run, the QEMU tests and the
-benchmark runners.  See ../shared/qemu-rig.md for why each option is there.
+benchmark runners.  See docs/qemu-rig.md for why each option is there.
 
 A run: copy the image (sparse) when a different command line is wanted,
 start QEMU with the boot disk on NVMe, SATA (q35 AHCI) or USB (xHCI), stream

@@ -1,10 +1,10 @@
 #!/bin/sh
 # host-test.sh - run every workload on this Linux host with small sizes.
 #
-#   tests/workloads/host-test.sh [--no-build] [BUILD_DIR]
+#   tests/workloads/host-test.sh [--no-build] [WORKLOAD_DIR]
 #
-# Builds into BUILD_DIR (default build/workloads) with build.sh unless
-# --no-build, then checks: each program exits 0 and its last stdout line is a
+# Builds with the top-level Makefile (`make workloads`; WORKLOAD_DIR, default
+# build/workloads, must then be BUILD/workloads) unless --no-build, then checks: each program exits 0 and its last stdout line is a
 # JSON workload record with the right name and mismatches 0 (plus a few
 # expected field values); bad arguments exit 2 with one line on stderr; the
 # rt and musl builds of touch touch the same pages; the runtime's unit tests
@@ -86,7 +86,12 @@ field() {
 }
 
 if [ $BUILD -eq 1 ]; then
-	if ! "$HERE/build.sh" "$OUT" >"$TMP/build.log" 2>&1; then
+	if [ "$(basename "$OUT")" != workloads ]; then
+		echo "host-test.sh: $OUT: the Makefile builds workloads into BUILD/workloads"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	if ! make -C "$ROOT" BUILD="$(dirname "$OUT")" workloads >"$TMP/build.log" 2>&1; then
 		cat "$TMP/build.log"
 		echo "0 passed, 1 failed"
 		exit 1

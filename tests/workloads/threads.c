@@ -1,5 +1,5 @@
 /*
- * threads.c - the shape of a parallel build (seeds/000's "make -j16 on
+ * threads.c - the shape of a parallel build (docs/seeds.md, seed 000's "make -j16 on
  * tmpfs"): several threads each computing and touching their own memory.
  *
  *   threads N SIZE_MIB SECONDS [ROUNDS]

@@ -1,5 +1,5 @@
 /*
- * touch.c - Hugh Dickins's swapin-readahead test (seeds/000).
+ * touch.c - Hugh Dickins's swapin-readahead test (seed 000 in docs/seeds.md).
  *
  *   touch SIZE_MIB TOUCHES PATTERN anon|shmem [SEED]
  *

@@ -1,4 +1,4 @@
-# build16.mm: the shape of seeds/000's kernel build ("make -j16 on tmpfs,
+# build16.mm: the shape of seed 000's kernel build (docs/seeds.md) ("make -j16 on tmpfs,
 # 512mb ram") as Konstantin tabled it: 16 threads at once, each with its
 # own share of 72 MiB (1.5x RAM), doing rounds of a sequential burst of
 # 32 pages, 8 random pages and some arithmetic; 300 rounds each, so the

@@ -1,4 +1,4 @@
-# default.mm: what `make run` shows.  Hugh Dickins's touch test (seeds/000)
+# default.mm: what `make run` shows.  Hugh Dickins's touch test (seed 000 in docs/seeds.md)
 # on 72 MiB in 48 MiB of RAM, sequential and random, with swap-in
 # readahead off, at Linux's default page-cluster 3, and under this
 # kernel's own policy; two runs each, then the table.  Swaps to every

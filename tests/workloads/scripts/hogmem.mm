@@ -1,4 +1,4 @@
-# hogmem.mm: Zlatko Calusic's benchmark (seeds/004) - "hogmem 100 3" and
+# hogmem.mm: Zlatko Calusic's benchmark (seed 004 in docs/seeds.md) - "hogmem 100 3" and
 # "2 x hogmem 50 3" on a 64 MB machine, before and after he raised the
 # swap cluster from 128 KiB to 256 pages.  Here: 72 MiB (1.5x RAM) swept
 # three times, alone and as two 36 MiB hogs at once, with clusters of 32

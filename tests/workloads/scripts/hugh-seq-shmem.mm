@@ -1,4 +1,4 @@
-# hugh-seq-shmem.mm: one quarter of Hugh's matrix (seeds/000): seq touches
+# hugh-seq-shmem.mm: one quarter of Hugh's matrix (seed 000 in docs/seeds.md): seq touches
 # of a 72 MiB shared (shmem) mapping in 48 MiB of RAM under every
 # readahead policy: off and fixed:1..4 (Linux's page-cluster),
 # Hugh's and Shaohua's adaptive windows and Linux 4.14's VMA-based

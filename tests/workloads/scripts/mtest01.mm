@@ -1,4 +1,4 @@
-# mtest01.mm: seeds/002's memory fill ("mtest01 -w -p 80": allocate and
+# mtest01.mm: seed 002 in docs/seeds.md's memory fill ("mtest01 -w -p 80": allocate and
 # write 80% of RAM + swap, then check it) with the latency probe standing
 # in for the mp3 player that had to keep playing.  Here RAM is 48 MiB and
 # the fill is 80% of 176 MiB (48 MiB + 128 MiB of swap; give the swap

@@ -1,4 +1,4 @@
-# seed000.mm: Konstantin's readahead table (../shared/seeds/000), ten runs
+# seed000.mm: Konstantin's readahead table (docs/seeds.md, seed 000), ten runs
 # per column, with Hugh's sequential touch test as the workload: 72 MiB
 # touched in 48 MiB of RAM, swapping to one mkswap'ed NVMe disk.
 #
