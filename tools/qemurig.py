@@ -80,7 +80,15 @@ def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icoun
                  smp=1, extra=(), cpu='max', serial_out=None, direct=None):
     """direct: {'kernel', 'initrd', 'append'} boots a Linux kernel with
     -kernel/-initrd/-append (no firmware, no boot disk; image unused) in
-    the same machine otherwise (tools/linux-peer)."""
+    the same machine otherwise (tools/linux-peer).
+
+    icount: True counts guest time in instructions (-icount shift=0); time
+    the guest spends idle still passes in host time, and a timer that ends
+    an idle spell is delivered up to about a millisecond late (a 1000 Hz
+    tick measured 535 Hz).  'exact' adds sleep=off: idle time jumps straight
+    to the next timer, so guest time is exact even when idle (and idle
+    waits cost no host time); use it to judge timing logic.  Throttled disks
+    still run on host time either way."""
     cmd = ['qemu-system-x86_64', '-machine', 'q35', '-cpu', cpu, '-m', str(mem), '-smp', str(smp),
            '-nodefaults', '-display', 'none', '-no-reboot']
     if direct:
@@ -93,7 +101,7 @@ def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icoun
     cmd += ['-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
             '-chardev', 'stdio,id=ser0,signal=off', '-serial', 'chardev:ser0']
     if icount:
-        cmd += ['-icount', 'shift=0']
+        cmd += ['-icount', 'shift=0,sleep=off' if icount == 'exact' else 'shift=0']
     cmd += list(extra)
     return cmd
 

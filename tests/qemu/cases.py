@@ -81,7 +81,8 @@ def check_boot_report(r):
     expect(b['usable_bytes'] > 100 << 20, 'usable_bytes %d too small for -m 256' % b['usable_bytes'])
     expect(b['total_bytes'] >= b['usable_bytes'], 'total < usable')
     expect(b['mem_cap_bytes'] is None, 'mem_cap_bytes should be null without mem=')
-    expect(b['boot_ms'] < 50, 'kernel entry to boot report took %s ms (limit 50)' % b['boot_ms'])
+    # boot_ms is host time under plain TCG: judged under -icount only
+    # (cases_tsc.boot_clock_icount).
     expect(b['nx'] and b['smep'] and b['smap'], 'NX/SMEP/SMAP not all on with -cpu max')
     for text in ('kernel: image', '.text', 'r-x', '.rodata', 'r-- nx', 'direct map', 'memory map:'):
         expect_in_log(r, text)
@@ -279,21 +280,7 @@ def threads_interleave(ctx):
     expect(d['busy_switches'] >= 20, 'busy threads not preempted: %r' % d)
 
 
-@case
-def sleep_accuracy(ctx):
-    for mode in ('oneshot', 'periodic'):
-        d, _ = selftest(ctx, 'sleep', 'timer=' + mode)
-        for ns in d['sleep_100ms_ns']:
-            expect(95000000 <= ns <= 105000000, 'sleep(100 ms) took %d ns (%s)' % (ns, mode))
-
-
-@case
-def timer_rate(ctx):
-    for hz, mode in ((1000, 'oneshot'), (250, 'periodic')):
-        d, r = selftest(ctx, 'timer', 'hz=%d timer=%s' % (hz, mode))
-        expect(abs(d['measured_hz'] - hz) <= hz * 0.05, 'tick rate %s for hz=%d' % (d['measured_hz'], hz))
-        cpu = r.find('cpu')[0]
-        expect(cpu['ticks'] > 0 and cpu['ctx_switches'] > 0, 'cpu record %r' % cpu)
+# The timing self-tests (sleep, timer) are in cases_time.py, under -icount.
 
 
 @case
