@@ -64,8 +64,9 @@ static long sys_read(struct trap_frame *f)
 static long sys_write(struct trap_frame *f) { return do_write((int)ARG0, ARG1, ARG2); }
 
 /* Linux checks the whole vector before writing a byte (import_iovec):
- * more than IOV_MAX entries, a length that is negative as a ssize_t or a
- * total past SSIZE_MAX is -EINVAL, an unreadable vector -EFAULT. */
+ * more than IOV_MAX entries or a length negative as a ssize_t is -EINVAL,
+ * an unreadable vector or a range outside user space -EFAULT.  So no
+ * total can overflow: each length is below USER_TOP, at most 1024 of them. */
 #define WRITEV_IOV_MAX 1024
 
 static long writev_total(uint64_t iov, uint64_t cnt, uint64_t *total)
@@ -75,8 +76,10 @@ static long writev_total(uint64_t iov, uint64_t cnt, uint64_t *total)
 		uint64_t v[2];
 		if (copy_from_user(v, iov + 16 * i, sizeof v))
 			return -EFAULT;
-		if (v[1] > (uint64_t)INT64_MAX - *total)
+		if ((int64_t)v[1] < 0)
 			return -EINVAL;
+		if (v[1] && !user_range_ok(v[0], v[1]))
+			return -EFAULT;
 		*total += v[1];
 	}
 	return 0;
