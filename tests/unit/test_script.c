@@ -183,6 +183,7 @@ TEST(script_error_messages)
 	CHECK_STR(error_of("swap nvme1n1 cluster=100000\n"),
 		  "t.mm:1:22: cluster: '100000' is not a power of two in 8..65536");
 	/* Knob values are checked against the knob table when parsed. */
+	CHECK_STR(error_of("set swap_clster 256\n"), "t.mm:1:5: unknown knob 'swap_clster' (did you mean swap_cluster?)");
 	CHECK_STR(error_of("set reclaim_batch 0\n"), "t.mm:1:19: reclaim_batch: '0' is not a number in 1..256");
 	CHECK_STR(error_of("set swap_cluster 7\n"), "t.mm:1:18: swap_cluster: '7' is not a power of two in 8..65536");
 	CHECK_STR(error_of("set swapcrc maybe\n"), "t.mm:1:13: swapcrc: 'maybe' is not on or off");
