@@ -59,6 +59,12 @@ static int builtin(char *step)
 		}
 		return swapoff(a) ? 1 : 0;
 	}
+	/* swapon() itself would add the device a second time, as a second
+	 * area over the same slots: refuse here, as scripts do. */
+	if (swap_area_of(b.a) >= 0) {
+		kprintf("run: @swapon %s: already a swap area\n", b.a);
+		return 1;
+	}
 	struct blk_dev *d = blk_find(b.a);
 	if (!d) {
 		kprintf("run: @swapon %s: no such block device\n", b.a);

@@ -69,9 +69,13 @@ def cmdline_bad_hz_keeps_swap_cluster_and_dev_cluster_checked(ctx):
 
 @case
 def cmdline_run_builtins_named_errors(ctx):
-    # @sleepy used to run as @sleep; @swapon of nothing printed nothing.
-    r = ctx.boot('quiet run="@sleepy 5 ; @swapon ; @swapon nvme9n9 ; @sleep ; @set swappiness 60 ; hello"')
+    # @sleepy used to run as @sleep; @swapon of nothing printed nothing;
+    # @swapon of an active area added it again, over the same slots.
+    r = ctx.boot('quiet run="@sleepy 5 ; @swapon ; @swapon nvme9n9 ; @sleep ; @set swappiness 60 ; '
+                 '@swapon nvme1n1 ; hello"', disks=[{'file': swap_image(ctx), 'bus': 'nvme'}])
     expect_ok(r)
+    expect_in_log(r, 'run: @swapon nvme1n1: already a swap area')
+    expect(len(re.findall(r'swap: nvme1n1: \d+ MiB', r.log)) == 1, 'nvme1n1 added as a swap area twice')
     expect_in_log(r, "run: @sleepy 5: unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)")
     expect_in_log(r, 'run: @swapon: missing argument (usage: @swapon DEV)')
     expect_in_log(r, 'run: @swapon nvme9n9: no such block device')
