@@ -201,6 +201,14 @@ static const char *type_hint(enum cmdline_type t)
 	}
 }
 
+static bool refused(const struct cmdline_arg *a, const struct cmdline_option *o, const char *why,
+		    cmdline_report_fn rep, void *ctx)
+{
+	report(rep, ctx, "cmdline: %s%s%s: %s; %s", a->key, a->has_val ? "=" : "", a->val, why,
+	       o->dst ? "default kept" : "ignored");
+	return false;
+}
+
 /* Convert one arg for its option; returns false after reporting.  The
  * option's own check (a range, say) runs first, so a value it refuses
  * never reaches dst and the default stays. */
@@ -209,15 +217,15 @@ static bool apply_one(const struct cmdline_arg *a, const struct cmdline_option *
 {
 	char why[160];
 	bool ok = true;
-	if (o->type != CMDLINE_BOOL && !a->has_val) {
+	/* No dst: an option known only to say why it is refused, value or not. */
+	if (o->type != CMDLINE_BOOL && !a->has_val && o->dst) {
 		report(rep, ctx, "cmdline: option '%s' needs a value (%s); default kept", a->key, type_hint(o->type));
 		return false;
 	}
-	if (check && !check(o, a->has_val ? a->val : "on", why, sizeof why)) {
-		report(rep, ctx, "cmdline: %s=%s: %s; %s", a->key, a->has_val ? a->val : "", why,
-		       o->dst ? "default kept" : "ignored");
-		return false;
-	}
+	if (check && !check(o, a->has_val ? a->val : "on", why, sizeof why))
+		return refused(a, o, why, rep, ctx);
+	if (!o->dst)
+		return refused(a, o, "not supported", rep, ctx);
 	switch (o->type) {
 	case CMDLINE_BOOL:
 		if (!a->has_val) *(bool *)o->dst = true;

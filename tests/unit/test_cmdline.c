@@ -165,7 +165,7 @@ TEST(cmdline_checked_values_keep_the_default_and_nothing_else_changes)
 	CHECK_EQ(mem, 16ull << 20);
 	CHECK_STR(msgs[0], "cmdline: hz=5: '5' is not a number in 10..10000; default kept");
 	CHECK_STR(msgs[1], "cmdline: missing=3: not implemented yet; ignored");
-	CHECK_CONTAINS(msgs[2], "'missing' needs a value");
+	CHECK_STR(msgs[2], "cmdline: missing: not implemented yet; ignored");
 	CHECK_EQ(cmdline_apply("hz=250", checked, 3, check, rep, NULL), 0);
 	CHECK_EQ(hz, 250);
 }
