@@ -1,13 +1,32 @@
 /*
  * The command-line option table.  Adding an option: a field in struct
- * kconfig, a row here, a line in README.md.
+ * kconfig, a row here, a line in README.md.  A memory-management knob is
+ * checked against the one knob table (knob_table.h), so the command line
+ * and a script's `set` accept the same values; its help is there too.
  */
 #include <string.h>
 #include "config.h"
 #include "console.h"
+#include "knob_table.h"
 #include "lib/cmdline.h"
+#include "lib/printf.h"
 
 struct kconfig kcfg;
+
+/* Values checked before they are stored, so a refused one changes
+ * nothing else: the knobs against the knob table; hz= (no knob, it cannot
+ * change after boot) against its own range. */
+static bool check_value(const struct cmdline_option *o, const char *val, char *why, size_t n)
+{
+	const struct knob_def *k = knob_find(o->name);
+	uint64_t hz;
+	if (k)
+		return !knob_check(k, val, NULL, why, n);
+	if (strcmp(o->name, "hz") || (cmdline_parse_u64(val, &hz) && hz >= 10 && hz <= 10000))
+		return true;
+	ksnprintf(why, n, "'%s' is not a number in 10..10000", val);
+	return false;
+}
 
 static const struct cmdline_option options[] = {
 	{ "mem", CMDLINE_SIZE, &kcfg.mem_cap, 0, &kcfg.mem_cap_set,
@@ -25,15 +44,14 @@ static const struct cmdline_option options[] = {
 	{ "swapformat", CMDLINE_STR, kcfg.swapformat, sizeof kcfg.swapformat, NULL,
 	  "DEV,...: write a fresh swap header on these devices (destroys their contents)" },
 	{ "swapcrc", CMDLINE_BOOL, &kcfg.swapcrc, 0, NULL, "crc32 of every page at swap-out, checked at swap-in" },
-	{ "swap_cluster", CMDLINE_U64, &kcfg.swap_cluster, 0, NULL, "swap slots per cluster (default 256)" },
-	{ "swappiness", CMDLINE_U64, &kcfg.swappiness, 0, NULL, "0..200 (default 60)" },
-	{ "wm_min", CMDLINE_U64, &kcfg.wm_min, 0, NULL, "min free-page watermark (default: Linux's formula)" },
-	{ "wm_low", CMDLINE_U64, &kcfg.wm_low, 0, NULL, "kswapd wakes below this many free pages" },
-	{ "wm_high", CMDLINE_U64, &kcfg.wm_high, 0, NULL, "kswapd sleeps above this many free pages" },
-	{ "reclaim_batch", CMDLINE_U64, &kcfg.reclaim_batch, 0, NULL, "pages per swap-out batch (default 64)" },
+	{ "swap_cluster", CMDLINE_U64, &kcfg.swap_cluster, 0, NULL, NULL },
+	{ "swappiness", CMDLINE_U64, NULL, 0, NULL, NULL },
+	{ "wm_min", CMDLINE_U64, &kcfg.wm_min, 0, NULL, NULL },
+	{ "wm_low", CMDLINE_U64, &kcfg.wm_low, 0, NULL, NULL },
+	{ "wm_high", CMDLINE_U64, &kcfg.wm_high, 0, NULL, NULL },
+	{ "reclaim_batch", CMDLINE_U64, &kcfg.reclaim_batch, 0, NULL, NULL },
 	{ "ra", CMDLINE_STR, kcfg.ra, sizeof kcfg.ra, NULL, "swap-in readahead: off, fixed:N, hugh, shaohua, vma, own (default fixed:3)" },
-	{ "page_cluster", CMDLINE_U64, &kcfg.page_cluster, 0, &kcfg.page_cluster_set,
-	  "0..8: Linux's vm.page-cluster, the bound of ra=hugh|shaohua|vma (default 3)" },
+	{ "page_cluster", CMDLINE_U64, &kcfg.page_cluster, 0, &kcfg.page_cluster_set, NULL },
 	{ "hangcheck", CMDLINE_U64, &kcfg.hangcheck, 0, NULL,
 	  "dump every thread (state, wait channel, backtrace) when nothing ran for N s" },
 	{ "vmstat", CMDLINE_U64, &kcfg.vmstat_ms, 0, NULL, "print a vmstat line every N ms (0: off)" },
@@ -56,18 +74,10 @@ int config_parse(const char *line)
 {
 	kcfg.hz = 1000;
 	kcfg.swap_cluster = 256;
-	kcfg.swappiness = 60;
-	int problems = cmdline_apply(line, options, sizeof options / sizeof options[0], report, NULL);
+	int problems = cmdline_apply(line, options, sizeof options / sizeof options[0], check_value, report, NULL);
 	if (kcfg.timer[0] && strcmp(kcfg.timer, "oneshot") && strcmp(kcfg.timer, "periodic")) {
 		kprintf("cmdline: timer=%s: expected oneshot or periodic; using oneshot\n", kcfg.timer);
 		kcfg.timer[0] = 0;
-		problems++;
-	}
-	if (kcfg.hz < 10 || kcfg.hz > 10000) {
-		kprintf("cmdline: hz=%lu out of range 10..10000; using 1000\n", kcfg.hz);
-		kcfg.hz = 1000;
-	kcfg.swap_cluster = 256;
-	kcfg.swappiness = 60;
 		problems++;
 	}
 	return problems;
@@ -75,6 +85,8 @@ int config_parse(const char *line)
 
 void config_print_help(void)
 {
-	for (unsigned i = 0; i < sizeof options / sizeof options[0]; i++)
-		kprintf("  %-8s %s\n", options[i].name, options[i].help);
+	for (unsigned i = 0; i < sizeof options / sizeof options[0]; i++) {
+		const struct knob_def *k = knob_find(options[i].name);
+		kprintf("  %-8s %s\n", options[i].name, k ? k->help : options[i].help);
+	}
 }

@@ -22,7 +22,6 @@ struct kconfig {
 	char swapformat[128];   /* swapformat=DEV,...: write fresh swap headers */
 	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
 	uint64_t swap_cluster;  /* swap_cluster=: slots per cluster (256) */
-	uint64_t swappiness;    /* swappiness=: 0..200 (60) */
 	uint64_t wm_min, wm_low, wm_high;       /* watermarks in pages (0: computed) */
 	uint64_t reclaim_batch; /* reclaim_batch=: pages per swap-out batch (64) */
 	char ra[24];            /* ra=off|fixed:N|...: swap-in readahead policy */

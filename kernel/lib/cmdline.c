@@ -2,7 +2,9 @@
  * Command-line parsing.  cmdline_next takes the next (key, value)
  * pair off the line, checking only syntax; cmdline_apply matches them to the
  * caller's option table and converts values.  Later duplicates win, as on
- * Linux.  Every problem produces exactly one message naming the option.
+ * Linux.  Every problem produces exactly one message naming the option (or
+ * quoting the malformed token) and skips only that token: a typo early on
+ * the line must not silently drop every option after it.
  */
 #include <string.h>
 #include "cmdline.h"
@@ -21,6 +23,8 @@ static void report(cmdline_report_fn rep, void *ctx, const char *fmt, ...)
 		rep(ctx, msg);
 }
 
+_Static_assert(CMDLINE_KEY_MAX == 32 && CMDLINE_VAL_MAX == 512, "the messages below name these limits");
+
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 static bool key_char(char c)
@@ -29,9 +33,40 @@ static bool key_char(char c)
 	       c == '_' || c == '-' || c == '.';
 }
 
-/* Read one value starting at s; returns the position after it or NULL. */
-static const char *read_value(const char *line, const char *s, struct cmdline_arg *a,
-			      cmdline_report_fn rep, void *ctx)
+/* The end of the bad token at s: the next blank, except that a quoted
+ * value (a quote right after the key's '=') with its closing quote is
+ * skipped whole, blanks inside included.  Any other quote is an ordinary
+ * character here, so a stray one never swallows the options after it. */
+static const char *token_end(const char *s)
+{
+	while (key_char(*s))
+		s++;
+	if (s[0] == '=' && s[1] == '"') {
+		const char *close = strchr(s + 2, '"');
+		if (close)
+			s = close + 1;
+	}
+	while (*s && !is_blank(*s))
+		s++;
+	return s;
+}
+
+/* Report a syntax error in the token starting at tok (column col), quoting
+ * it, and skip it: *pos moves past it so the caller can go on. */
+static int bad_token(const char *line, const char *tok, const char **pos, const char *what,
+		     cmdline_report_fn rep, void *ctx)
+{
+	const char *end = token_end(tok);
+	int n = (int)(end - tok);
+	report(rep, ctx, "cmdline: column %d: %s in '%.*s%s'; ignored", (int)(tok - line) + 1, what,
+	       n > 60 ? 60 : n, tok, n > 60 ? "..." : "");
+	*pos = end;
+	return -1;
+}
+
+/* Read one value starting at s; returns the position after it, or NULL
+ * with what naming the problem. */
+static const char *read_value(const char *s, struct cmdline_arg *a, const char **what)
 {
 	size_t n = 0;
 	bool quoted = *s == '"';
@@ -39,8 +74,7 @@ static const char *read_value(const char *line, const char *s, struct cmdline_ar
 		s++;
 	for (; *s && (quoted ? *s != '"' : !is_blank(*s)); s++) {
 		if (n + 1 >= CMDLINE_VAL_MAX) {
-			report(rep, ctx, "cmdline: column %d: value of '%s' longer than %d characters",
-			       a->col, a->key, CMDLINE_VAL_MAX - 1);
+			*what = "value longer than 511 characters";
 			return NULL;
 		}
 		a->val[n++] = *s;
@@ -48,8 +82,7 @@ static const char *read_value(const char *line, const char *s, struct cmdline_ar
 	a->val[n] = 0;
 	if (quoted) {
 		if (*s != '"') {
-			report(rep, ctx, "cmdline: column %d: unterminated quote in value of '%s'",
-			       (int)(s - line) + 1, a->key);
+			*what = "unterminated quote";
 			return NULL;
 		}
 		s++;
@@ -60,36 +93,32 @@ static const char *read_value(const char *line, const char *s, struct cmdline_ar
 int cmdline_next(const char *line, const char **pos, struct cmdline_arg *a,
 		 cmdline_report_fn rep, void *ctx)
 {
-	const char *s = *pos;
+	const char *s = *pos, *tok, *what = NULL;
 	while (is_blank(*s))
 		s++;
-	*pos = s;
+	*pos = tok = s;
 	if (!*s)
 		return 0;
 	memset(a, 0, sizeof *a);
 	a->col = (int)(s - line) + 1;
 	size_t k = 0;
 	for (; key_char(*s); s++) {
-		if (k + 1 >= CMDLINE_KEY_MAX) {
-			report(rep, ctx, "cmdline: column %d: option name longer than %d characters", a->col, CMDLINE_KEY_MAX - 1);
-			return -1;
-		}
+		if (k + 1 >= CMDLINE_KEY_MAX)
+			return bad_token(line, tok, pos, "option name longer than 31 characters",
+					 rep, ctx);
 		a->key[k++] = *s;
 	}
 	a->key[k] = 0;
-	if (k == 0 || (*s && *s != '=' && !is_blank(*s))) {
-		report(rep, ctx, "cmdline: column %d: unexpected character '%c'", (int)(s - line) + 1, *s ? *s : '=');
-		return -1;
-	}
+	if (k == 0 || (*s && *s != '=' && !is_blank(*s)))
+		return bad_token(line, tok, pos, *s == '"' ? "a quote outside a value" : "unexpected character",
+				 rep, ctx);
 	if (*s == '=') {
 		a->has_val = true;
-		s = read_value(line, s + 1, a, rep, ctx);
+		s = read_value(s + 1, a, &what);
 		if (!s)
-			return -1;
-		if (*s && !is_blank(*s)) {
-			report(rep, ctx, "cmdline: column %d: junk after the value of '%s'", (int)(s - line) + 1, a->key);
-			return -1;
-		}
+			return bad_token(line, tok, pos, what, rep, ctx);
+		if (*s && !is_blank(*s))
+			return bad_token(line, tok, pos, "junk after the value", rep, ctx);
 	}
 	*pos = s;
 	return 1;
@@ -172,15 +201,31 @@ static const char *type_hint(enum cmdline_type t)
 	}
 }
 
-/* Convert one arg for its option; returns false after reporting. */
-static bool apply_one(const struct cmdline_arg *a, const struct cmdline_option *o,
+static bool refused(const struct cmdline_arg *a, const struct cmdline_option *o, const char *why,
+		    cmdline_report_fn rep, void *ctx)
+{
+	report(rep, ctx, "cmdline: %s%s%s: %s; %s", a->key, a->has_val ? "=" : "", a->val, why,
+	       o->dst ? "default kept" : "ignored");
+	return false;
+}
+
+/* Convert one arg for its option; returns false after reporting.  The
+ * option's own check (a range, say) runs first, so a value it refuses
+ * never reaches dst and the default stays. */
+static bool apply_one(const struct cmdline_arg *a, const struct cmdline_option *o, cmdline_check_fn check,
 		      cmdline_report_fn rep, void *ctx)
 {
+	char why[160];
 	bool ok = true;
-	if (o->type != CMDLINE_BOOL && !a->has_val) {
+	/* No dst: an option known only to say why it is refused, value or not. */
+	if (o->type != CMDLINE_BOOL && !a->has_val && o->dst) {
 		report(rep, ctx, "cmdline: option '%s' needs a value (%s); default kept", a->key, type_hint(o->type));
 		return false;
 	}
+	if (check && !check(o, a->has_val ? a->val : "on", why, sizeof why))
+		return refused(a, o, why, rep, ctx);
+	if (!o->dst)
+		return refused(a, o, "not supported", rep, ctx);
 	switch (o->type) {
 	case CMDLINE_BOOL:
 		if (!a->has_val) *(bool *)o->dst = true;
@@ -205,24 +250,27 @@ static bool apply_one(const struct cmdline_arg *a, const struct cmdline_option *
 	return true;
 }
 
-int cmdline_apply(const char *line, const struct cmdline_option *opts, size_t nopts,
+int cmdline_apply(const char *line, const struct cmdline_option *opts, size_t nopts, cmdline_check_fn check,
 		  cmdline_report_fn rep, void *ctx)
 {
 	struct cmdline_arg a;
 	const char *pos = line;
 	int r, problems = 0;
-	while ((r = cmdline_next(line, &pos, &a, rep, ctx)) > 0) {
+	while ((r = cmdline_next(line, &pos, &a, rep, ctx)) != 0) {
 		const struct cmdline_option *o = NULL;
+		if (r < 0) {            /* reported and skipped: go on with the next */
+			problems++;
+			continue;
+		}
 		for (size_t j = 0; j < nopts && !o; j++)
 			if (!strcmp(opts[j].name, a.key))
 				o = &opts[j];
 		if (!o) {
 			report(rep, ctx, "cmdline: unknown option '%s' ignored", a.key);
 			problems++;
-		} else if (!apply_one(&a, o, rep, ctx)) {
+		} else if (!apply_one(&a, o, check, rep, ctx)) {
 			problems++;
 		}
 	}
-	/* A syntax error ends parsing: what follows cannot be trusted. */
-	return problems + (r < 0);
+	return problems;
 }

@@ -1,6 +1,8 @@
 /*
- * Knob table: each knob parses its value, checks its range, and applies it
- * to the subsystem that owns it.
+ * Knob setters: each knob's value is checked against the one knob table
+ * (knob_table.h: names, kinds, ranges, knobs not implemented yet), then
+ * applied to the subsystem that owns it.  Every row of knob_defs that is
+ * implemented has exactly one setter here (a unit test reads both).
  */
 #include <string.h>
 #include "knobs.h"
@@ -9,64 +11,39 @@
 #include "swap.h"
 #include "swapcache.h"
 #include "config.h"
-#include "lib/cmdline.h"
+#include "knob_table.h"
 #include "lib/printf.h"
 #include "lib/json.h"
 #include "lib/errno.h"
 
 struct knob {
 	const char *name;
-	int (*set)(const char *v, char *err, size_t n);
+	/* x: the checked number (KNOB_U64) or 0/1 (KNOB_BOOL); v: the text */
+	int (*set)(const char *v, uint64_t x, char *err, size_t n);
 	void (*get)(char *buf, size_t n);
 };
 
-static int bad(char *err, size_t n, const char *what, const char *v)
+static int set_ra(const char *v, uint64_t x, char *err, size_t n)
 {
-	ksnprintf(err, n, "%s: '%s' is not %s", what, v, what[0] == 'r' && what[1] == 'a' ? "a readahead policy" : "valid");
+	(void)x;
+	if (ra_set_policy(v))
+		return 0;
+	ksnprintf(err, n, "ra: '%s' is not a readahead policy", v);
 	return -EINVAL;
 }
-
-static int u64_in(const char *v, uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t n, const char *name)
-{
-	if (!cmdline_parse_u64(v, out) || *out < lo || *out > hi) {
-		ksnprintf(err, n, "%s: '%s' is not a number in %lu..%lu", name, v, lo, hi);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int set_ra(const char *v, char *err, size_t n) { return ra_set_policy(v) ? 0 : bad(err, n, "ra", v); }
 static void get_ra(char *b, size_t n) { ksnprintf(b, n, "%s", ra_policy_name()); }
 
-static int set_page_cluster(const char *v, char *err, size_t n)
+static int set_page_cluster(const char *v, uint64_t x, char *err, size_t n)
 {
-	uint64_t x;
-	if (u64_in(v, 0, 8, &x, err, n, "page_cluster"))
-		return -EINVAL;
+	(void)v; (void)err; (void)n;
 	ra_set_page_cluster((unsigned)x);
 	return 0;
 }
 static void get_page_cluster(char *b, size_t n) { ksnprintf(b, n, "%u", ra_page_cluster()); }
 
-static int set_swappiness(const char *v, char *err, size_t n)
+static int set_cluster(const char *v, uint64_t x, char *err, size_t n)
 {
-	uint64_t x;
-	if (u64_in(v, 0, 200, &x, err, n, "swappiness"))
-		return -EINVAL;
-	reclaim_knobs.swappiness = (unsigned)x;
-	return 0;
-}
-static void get_swappiness(char *b, size_t n) { ksnprintf(b, n, "%u", reclaim_knobs.swappiness); }
-
-static int set_cluster(const char *v, char *err, size_t n)
-{
-	uint64_t x;
-	if (u64_in(v, 8, 65536, &x, err, n, "swap_cluster"))
-		return -EINVAL;
-	if (x & (x - 1)) {
-		ksnprintf(err, n, "swap_cluster: %lu is not a power of two", x);
-		return -EINVAL;
-	}
+	(void)v;
 	int r = swap_set_cluster((uint32_t)x);
 	if (r)
 		ksnprintf(err, n, "swap_cluster: cannot change it while swap slots are in use");
@@ -74,36 +51,24 @@ static int set_cluster(const char *v, char *err, size_t n)
 }
 static void get_cluster(char *b, size_t n) { ksnprintf(b, n, "%u", swap_cluster_size()); }
 
-static int set_wm(uint64_t *dst, const char *name, const char *v, char *err, size_t n)
-{
-	uint64_t x;
-	if (u64_in(v, 16, 1u << 30, &x, err, n, name))
-		return -EINVAL;
-	*dst = x;
-	return 0;
-}
-static int set_wm_min(const char *v, char *e, size_t n) { return set_wm(&reclaim_knobs.wm_min, "wm_min", v, e, n); }
-static int set_wm_low(const char *v, char *e, size_t n) { return set_wm(&reclaim_knobs.wm_low, "wm_low", v, e, n); }
-static int set_wm_high(const char *v, char *e, size_t n) { return set_wm(&reclaim_knobs.wm_high, "wm_high", v, e, n); }
+static int set_wm_min(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.wm_min = x; return 0; }
+static int set_wm_low(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.wm_low = x; return 0; }
+static int set_wm_high(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.wm_high = x; return 0; }
 static void get_wm_min(char *b, size_t n) { ksnprintf(b, n, "%lu", reclaim_knobs.wm_min); }
 static void get_wm_low(char *b, size_t n) { ksnprintf(b, n, "%lu", reclaim_knobs.wm_low); }
 static void get_wm_high(char *b, size_t n) { ksnprintf(b, n, "%lu", reclaim_knobs.wm_high); }
 
-static int set_batch(const char *v, char *err, size_t n)
+static int set_batch(const char *v, uint64_t x, char *err, size_t n)
 {
-	uint64_t x;
-	if (u64_in(v, 1, 256, &x, err, n, "reclaim_batch"))
-		return -EINVAL;
+	(void)v; (void)err; (void)n;
 	reclaim_knobs.batch = (unsigned)x;
 	return 0;
 }
 static void get_batch(char *b, size_t n) { ksnprintf(b, n, "%u", reclaim_knobs.batch); }
 
-static int set_crc(const char *v, char *err, size_t n)
+static int set_crc(const char *v, uint64_t on, char *err, size_t n)
 {
-	bool on;
-	if (!cmdline_parse_bool(v, &on))
-		return bad(err, n, "swapcrc", v);
+	(void)v;
 	if (on && !kcfg.swapcrc && swap_enabled()) {
 		ksnprintf(err, n, "swapcrc: can only be turned on at boot (swapcrc=on) while swap is active");
 		return -EINVAL;
@@ -116,7 +81,6 @@ static void get_crc(char *b, size_t n) { ksnprintf(b, n, "%s", kcfg.swapcrc ? "o
 static const struct knob knobs[] = {
 	{ "ra", set_ra, get_ra },
 	{ "page_cluster", set_page_cluster, get_page_cluster },
-	{ "swappiness", set_swappiness, get_swappiness },
 	{ "swap_cluster", set_cluster, get_cluster },
 	{ "wm_min", set_wm_min, get_wm_min },
 	{ "wm_low", set_wm_low, get_wm_low },
@@ -127,23 +91,38 @@ static const struct knob knobs[] = {
 
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 
-int vm_set_knob(const char *name, const char *value, char *err, size_t n)
+static const struct knob *setter(const char *name)
 {
 	for (size_t i = 0; i < NKNOBS; i++)
 		if (!strcmp(knobs[i].name, name))
-			return knobs[i].set(value, err, n);
-	ksnprintf(err, n, "no knob named '%s'", name);
-	return -EINVAL;
+			return &knobs[i];
+	return NULL;
+}
+
+int vm_set_knob(const char *name, const char *value, char *err, size_t n)
+{
+	const struct knob_def *d = knob_find(name);
+	const struct knob *k = setter(name);
+	char why[128];
+	uint64_t x = 0;
+	if (!d || (!k && !d->missing)) {
+		ksnprintf(err, n, "no knob named '%s'", name);
+		return -EINVAL;
+	}
+	if (knob_check(d, value, &x, why, sizeof why)) {
+		ksnprintf(err, n, "%s: %s", name, why);
+		return -EINVAL;
+	}
+	return k->set(value, x, err, n);
 }
 
 const char *vm_get_knob(const char *name, char *buf, size_t n)
 {
-	for (size_t i = 0; i < NKNOBS; i++)
-		if (!strcmp(knobs[i].name, name)) {
-			knobs[i].get(buf, n);
-			return buf;
-		}
-	return NULL;
+	const struct knob *k = setter(name);
+	if (!k)
+		return NULL;
+	k->get(buf, n);
+	return buf;
 }
 
 void vm_knobs_json(struct json *j)

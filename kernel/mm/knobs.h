@@ -6,11 +6,14 @@
  *                 own (ra_policy.h); fixed:N also sets page_cluster to N
  *   page_cluster  Linux's vm.page-cluster (0..8): the bound of hugh, shaohua
  *                 and vma, and N of fixed:N while that policy is on
- *   swappiness    0..200
- *   swap_cluster  slots per swap cluster, every area (areas must be empty)
- *   wm_min, wm_low, wm_high   free-page watermarks, in pages
+ *   swap_cluster  slots per swap cluster, every area (areas must be empty),
+ *                 a power of two in 8..65536
+ *   wm_min, wm_low, wm_high   free-page watermarks, in pages (16..2^30)
  *   reclaim_batch pages per swap-out batch (1..256)
  *   swapcrc       on/off: checksum swapped pages
+ *
+ * Names and valid ranges are in the one knob table (knob_table.h), which
+ * the command line and the script parser check too.
  */
 #ifndef KNOBS_H
 #define KNOBS_H

@@ -575,7 +575,6 @@ void reclaim_init(void)
 	reclaim_knobs.wm_min = kcfg.wm_min ? kcfg.wm_min : min;
 	reclaim_knobs.wm_low = kcfg.wm_low ? kcfg.wm_low : reclaim_knobs.wm_min * 5 / 4;
 	reclaim_knobs.wm_high = kcfg.wm_high ? kcfg.wm_high : reclaim_knobs.wm_min * 3 / 2;
-	reclaim_knobs.swappiness = (unsigned)kcfg.swappiness;
 	reclaim_knobs.batch = kcfg.reclaim_batch ? (unsigned)kcfg.reclaim_batch : 64;
 	if (reclaim_knobs.batch > MAX_BATCH)
 		reclaim_knobs.batch = MAX_BATCH;

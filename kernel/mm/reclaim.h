@@ -29,7 +29,6 @@ void reclaim_unlock(void);
 
 struct reclaim_knobs {
 	uint64_t wm_min, wm_low, wm_high;       /* pages */
-	unsigned swappiness;                    /* 0..200, Linux's meaning */
 	unsigned batch;                         /* pages per swap-out batch */
 };
 extern struct reclaim_knobs reclaim_knobs;

@@ -24,6 +24,7 @@
 #include "console.h"
 #include "record.h"
 #include "config.h"
+#include "knob_table.h"
 #include "lib/crc32.h"
 #include "lib/errno.h"
 #include "lib/json.h"
@@ -264,6 +265,7 @@ static void swapon_spec(char *item, int default_prio)
 {
 	int prio = default_prio;
 	uint64_t v;
+	char why[128];
 	uint32_t cluster = (uint32_t)kcfg.swap_cluster;
 	char *opt = strchr(item, ':');
 	if (opt)
@@ -274,8 +276,10 @@ static void swapon_spec(char *item, int default_prio)
 			*next++ = 0;
 		if (!strncmp(opt, "prio=", 5) && cmdline_parse_u64(opt + 5, &v))
 			prio = (int)v;
-		else if (!strncmp(opt, "cluster=", 8) && cmdline_parse_u64(opt + 8, &v))
+		else if (!strncmp(opt, "cluster=", 8) && !knob_check(knob_find("swap_cluster"), opt + 8, &v, why, sizeof why))
 			cluster = (uint32_t)v;
+		else if (!strncmp(opt, "cluster=", 8))
+			kprintf("swap: %s: %s: %s; using %u\n", item, opt, why, cluster);
 		else
 			kprintf("swap: %s: unknown option '%s' ignored\n", item, opt);
 		opt = next;

@@ -63,22 +63,51 @@ static long sys_read(struct trap_frame *f)
 
 static long sys_write(struct trap_frame *f) { return do_write((int)ARG0, ARG1, ARG2); }
 
-static long sys_writev(struct trap_frame *f)
+/* Linux checks the whole vector before writing a byte (import_iovec):
+ * more than IOV_MAX entries or a length negative as a ssize_t is -EINVAL,
+ * an unreadable vector or a range outside user space -EFAULT.  So no
+ * total can overflow: each length is below USER_TOP, at most 1024 of them. */
+#define WRITEV_IOV_MAX 1024
+
+static long writev_total(uint64_t iov, uint64_t cnt, uint64_t *total)
 {
-	uint64_t iov = ARG1, cnt = ARG2;
-	long total = 0;
-	if (cnt > 1024)
-		return -EINVAL;
+	*total = 0;
 	for (uint64_t i = 0; i < cnt; i++) {
 		uint64_t v[2];
 		if (copy_from_user(v, iov + 16 * i, sizeof v))
-			return total ? total : -EFAULT;
+			return -EFAULT;
+		if ((int64_t)v[1] < 0)
+			return -EINVAL;
+		if (v[1] && !user_range_ok(v[0], v[1]))
+			return -EFAULT;
+		*total += v[1];
+	}
+	return 0;
+}
+
+static long sys_writev(struct trap_frame *f)
+{
+	uint64_t iov = ARG1, cnt = ARG2, total;
+	long done = 0;
+	if (cnt > WRITEV_IOV_MAX)
+		return -EINVAL;
+	long err = writev_total(iov, cnt, &total);
+	if (err)
+		return err;
+	for (uint64_t i = 0; i < cnt; i++) {
+		uint64_t v[2];
+		if (copy_from_user(v, iov + 16 * i, sizeof v))
+			return done ? done : -EFAULT;
+		/* Another thread may change the vector meanwhile: never write
+		 * more than was checked. */
+		if (v[1] > total - (uint64_t)done)
+			return done ? done : -EINVAL;
 		long r = do_write((int)ARG0, v[0], v[1]);
 		if (r < 0)
-			return total ? total : r;
-		total += r;
+			return done ? done : r;
+		done += r;
 	}
-	return total;
+	return done;
 }
 
 static long sys_ioctl(struct trap_frame *f) { (void)f; return -ENOTTY; }
@@ -394,19 +423,44 @@ static const struct {
 
 #define NSYS (sizeof table / sizeof table[0])
 
+/* True the first time this task calls syscall nr (racing threads: one
+ * wins).  Numbers past the bitmap take a slot of a small set; when that
+ * is full, *full says whether this is the first number left out. */
+static bool enosys_first(struct task *k, uint64_t nr, bool *full)
+{
+	*full = false;
+	if (nr < SYSCALL_LOG_BITS) {
+		uint64_t bit = 1ull << (nr % 64);
+		return !(__atomic_fetch_or(&k->enosys_bits[nr / 64], bit, __ATOMIC_RELAXED) & bit);
+	}
+	for (int i = 0; i < SYSCALL_LOG_BIG; i++) {
+		uint64_t seen = 0;
+		if (__atomic_compare_exchange_n(&k->enosys_big[i], &seen, nr, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+		if (seen == nr)
+			return false;
+	}
+	*full = !__atomic_exchange_n(&k->enosys_big_full, true, __ATOMIC_RELAXED);
+	return false;
+}
+
 static long unknown(struct trap_frame *f, uint64_t nr)
 {
 	struct task *k = T();
-	if (nr < sizeof k->logged_enosys && k->logged_enosys[nr])
+	bool full;
+	(void)f;
+	if (!enosys_first(k, nr, &full)) {
+		if (full)
+			kprintf("task: %s (pid %d): unknown syscall %lu: -ENOSYS; %d large numbers were logged, "
+				"further ones are not\n", k->name, k->pid, nr, SYSCALL_LOG_BIG);
 		return -ENOSYS;
-	if (nr < sizeof k->logged_enosys)
-		k->logged_enosys[nr] = true;
+	}
 	const char *name = nr < NSYS && table[nr].name ? table[nr].name : NULL;
 	if (name)
 		kprintf("task: %s (pid %d): syscall %s (%lu) not implemented: -ENOSYS\n", k->name, k->pid, name, nr);
 	else
 		kprintf("task: %s (pid %d): unknown syscall %lu: -ENOSYS\n", k->name, k->pid, nr);
-	(void)f;
 	return -ENOSYS;
 }
 

@@ -23,6 +23,10 @@ struct trap_frame;
 
 #define TASK_NAME_MAX 32
 #define TASK_LINE_MAX 1024
+/* Unknown syscalls logged once each: a bitmap over every x86-64 number
+ * (the table ends near 460), plus a few larger numbers. */
+#define SYSCALL_LOG_BITS 1024
+#define SYSCALL_LOG_BIG 8
 
 struct task {
 	int pid, ppid;
@@ -45,7 +49,13 @@ struct task {
 	struct completion done;         /* completed when the task has ended */
 	char line[2][TASK_LINE_MAX];    /* stdout, stderr partial lines */
 	uint32_t linelen[2];
-	bool logged_enosys[512];        /* one log line per unknown syscall */
+	/* One log line per unknown syscall number (syscall.c), set with
+	 * atomic ops since the task's threads may race: a bit per number
+	 * below SYSCALL_LOG_BITS, a few larger numbers (x32's, garbage),
+	 * then a flag for "the rest are not logged". */
+	uint64_t enosys_bits[SYSCALL_LOG_BITS / 64];
+	uint64_t enosys_big[SYSCALL_LOG_BIG];
+	bool enosys_big_full;
 	struct list_node all;
 	int refs;
 };

@@ -12,7 +12,7 @@
 #include "mm/swap.h"
 #include "mm/knobs.h"
 #include "drivers/blk.h"
-#include "lib/cmdline.h"
+#include "script.h"
 #include "proc/sched.h"
 
 #define MAX_PARALLEL 16
@@ -29,49 +29,51 @@ static char *trim(char *s)
 }
 
 /* Built-in steps: "@swapoff DEV", "@swapon DEV", "@sleep MS", "@set KNOB
- * VALUE" (knobs.h).  Within a concurrent step they run in order after its
- * programs have started. */
+ * VALUE" (knobs.h), parsed by script_builtin_parse (pure, unit-tested).
+ * Within a concurrent step they run in order after its programs have
+ * started.  Every failure prints one line naming the step. */
 static int builtin(char *step)
 {
-	if (!strncmp(step, "@set ", 5)) {
-		char *name = trim(step + 5), *val = name;
-		while (*val && *val != ' ')
-			val++;
-		if (*val)
-			*val++ = 0;
-		char err[128];
-		if (vm_set_knob(name, trim(val), err, sizeof err)) {
+	struct script_builtin b;
+	char err[SCRIPT_ERR_MAX];
+	if (script_builtin_parse(step, &b, err, sizeof err)) {
+		kprintf("run: %s\n", err);
+		return 1;
+	}
+	if (b.op == SCRIPT_SET) {
+		if (vm_set_knob(b.a, b.b, err, sizeof err)) {
 			kprintf("run: @set: %s\n", err);
 			return 1;
 		}
 		return 0;
 	}
-	char *dev = step + 8;
-	while (*dev == ' ')
-		dev++;
-	if (!strncmp(step, "@sleep", 6)) {
-		uint64_t ms;
-		if (!cmdline_parse_u64(trim(step + 6), &ms)) {
-			kprintf("run: @sleep: '%s' is not a number of ms\n", step + 6);
-			return 1;
-		}
-		sleep_ms(ms);
+	if (b.op == SCRIPT_SLEEP) {
+		sleep_ms(b.n);
 		return 0;
 	}
-	if (!strncmp(step, "@swapoff", 8)) {
-		int a = swap_area_of(dev);
+	if (b.op == SCRIPT_SWAPOFF) {
+		int a = swap_area_of(b.a);
 		if (a < 0) {
-			kprintf("run: @swapoff %s: not a swap area\n", dev);
+			kprintf("run: @swapoff %s: not a swap area\n", b.a);
 			return 1;
 		}
 		return swapoff(a) ? 1 : 0;
 	}
-	if (!strncmp(step, "@swapon", 7)) {
-		struct blk_dev *d = blk_find(trim(step + 7));
-		return d && swapon(d, 0, 0) >= 0 ? 0 : 1;
+	/* swapon() itself would add the device a second time, as a second
+	 * area over the same slots: refuse here, as scripts do. */
+	if (swap_area_of(b.a) >= 0) {
+		kprintf("run: @swapon %s: already a swap area\n", b.a);
+		return 1;
 	}
-	kprintf("run: unknown built-in '%s'\n", step);
-	return 1;
+	struct blk_dev *d = blk_find(b.a);
+	if (!d) {
+		kprintf("run: @swapon %s: no such block device\n", b.a);
+		return 1;
+	}
+	int a = swapon(d, 0, 0);
+	if (a < 0)
+		kprintf("run: @swapon %s: failed (%d)\n", b.a, a);
+	return a < 0;
 }
 
 static int run_step(char *step)

@@ -12,22 +12,20 @@
  *   - declarations (mem, swap) come before every other statement;
  *   - blocks nest at most SCRIPT_MAX_DEPTH deep and each has its `end`;
  *   - a parallel group holds only run, sleep and swapoff, and >= 1 run;
- *   - `set` names a knob the kernel has (values are checked when the
- *     statement runs, by vm_set_knob, whose message names the line).
+ *   - `set` names a knob the kernel has and implements, with a value in
+ *     its range (knob_table.h, the table the command line checks too);
+ *     what only the running kernel knows (ra's policy names, whether swap
+ *     slots are in use) is checked when the statement runs, by
+ *     vm_set_knob, whose message names the line.
  * The first problem stops parsing with one message: FILE:LINE:COL: what.
  */
 #include <stdarg.h>
 #include <string.h>
 #include "script.h"
+#include "knob_table.h"
 #include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/errno.h"
-
-const char *const script_knob_names[] = {
-	"ra", "page_cluster", "swappiness", "swap_cluster", "wm_min", "wm_low", "wm_high",
-	"reclaim_batch", "swapcrc",
-};
-const int script_nknobs = sizeof script_knob_names / sizeof script_knob_names[0];
 
 struct script_tok {
 	const char *s;          /* NUL-terminated, quotes and escapes removed */
@@ -287,11 +285,10 @@ static int swap_option(struct parser *p, const struct script_tok *t, struct scri
 		return 0;
 	}
 	if (!strncmp(t->s, "cluster=", 8)) {
-		struct script_tok num = { t->s + 8, t->col + 8, false };
-		if (number(p, &num, 8, 65536, "cluster", &v))
-			return -EINVAL;
-		if (v & (v - 1))
-			return fail(p, num.col, "cluster: %llu is not a power of two", (unsigned long long)v);
+		char why[128];
+		/* The range of the swap_cluster knob: one check for both. */
+		if (knob_check(knob_find("swap_cluster"), t->s + 8, &v, why, sizeof why))
+			return fail(p, t->col + 8, "cluster: %s", why);
 		st->cluster = (uint32_t)v;
 		return 0;
 	}
@@ -330,19 +327,32 @@ static int parse_swap(struct parser *p, struct script_stmt *st)
 	return device(p, t, st);
 }
 
-static int parse_set(struct parser *p, struct script_stmt *st)
+static int unknown_knob(struct parser *p, const struct script_tok *k)
 {
-	const struct script_tok *k = &p->tok[1], *v = &p->tok[2];
-	for (int i = 0; i < script_nknobs; i++)
-		if (!strcmp(k->s, script_knob_names[i])) {
-			st->a = script_knob_names[i];
-			st->b = pool_add(p, v->s, strlen(v->s), v->col);
-			return st->b ? 0 : -EINVAL;
-		}
-	const char *near = suggest(k->s, script_knob_names, script_nknobs);
+	const char *names[32];
+	int n = 0;
+	for (int i = 0; i < knob_ndefs && n < 32; i++)
+		names[n++] = knob_defs[i].name;
+	const char *near = suggest(k->s, names, n);
 	if (near)
 		return fail(p, k->col, "unknown knob '%s' (did you mean %s?)", k->s, near);
 	return fail(p, k->col, "unknown knob '%s'", k->s);
+}
+
+static int parse_set(struct parser *p, struct script_stmt *st)
+{
+	const struct script_tok *k = &p->tok[1], *v = &p->tok[2];
+	const struct knob_def *d = knob_find(k->s);
+	char why[128];
+	if (!d)
+		return unknown_knob(p, k);
+	if (d->missing)
+		return fail(p, k->col, "%s: %s", d->name, d->missing);
+	if (knob_check(d, v->s, NULL, why, sizeof why))
+		return fail(p, v->col, "%s: %s", d->name, why);
+	st->a = d->name;
+	st->b = pool_add(p, v->s, strlen(v->s), v->col);
+	return st->b ? 0 : -EINVAL;
 }
 
 static int parse_column(struct parser *p, struct script_stmt *st)
@@ -657,6 +667,94 @@ int script_parse(const char *name, const char *text, size_t len, struct script *
 		pos = e + 1;
 	}
 	return p.depth ? unclosed(&p) : 0;
+}
+
+/* ------------------------------------------------------------ run= built-ins */
+
+static const struct {
+	const char *name;
+	enum script_op op;
+	const char *usage;
+} builtins[] = {
+	{ "@set", SCRIPT_SET, "@set KNOB VALUE" },
+	{ "@sleep", SCRIPT_SLEEP, "@sleep MS" },
+	{ "@swapon", SCRIPT_SWAP, "@swapon DEV" },
+	{ "@swapoff", SCRIPT_SWAPOFF, "@swapoff DEV" },
+};
+
+#define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
+
+/* Split s in place into at most max blank-separated words; returns how
+ * many there were (more than max: max + 1). */
+static int split_step(char *s, char **w, int max)
+{
+	int n = 0;
+	for (;;) {
+		while (is_blank(*s))
+			*s++ = 0;
+		if (!*s)
+			return n;
+		if (n == max)
+			return max + 1;
+		w[n++] = s;
+		while (*s && !is_blank(*s))
+			s++;
+	}
+}
+
+static int builtin_fail(char *err, size_t n, const char *step, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int builtin_fail(char *err, size_t n, const char *step, const char *fmt, ...)
+{
+	int k = ksnprintf(err, n, "%s: ", step);
+	if (k >= 0 && (size_t)k < n) {
+		va_list ap;
+		va_start(ap, fmt);
+		kvsnprintf(err + k, n - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* The arguments of a known built-in, checked. */
+static int builtin_args(const char *step, int i, char **w, int nw, struct script_builtin *b, char *err, size_t n)
+{
+	int want = builtins[i].op == SCRIPT_SET ? 3 : 2;
+	char why[128];
+	if (nw != want)
+		return builtin_fail(err, n, step, "%s (usage: %s)", nw < want ? "missing argument" : "too many arguments",
+				    builtins[i].usage);
+	b->op = builtins[i].op;
+	b->a = w[1];
+	b->b = nw > 2 ? w[2] : NULL;
+	if (b->op == SCRIPT_SLEEP && (!cmdline_parse_u64(w[1], &b->n) || b->n > SCRIPT_MS_MAX))
+		return builtin_fail(err, n, step, "'%s' is not a number of ms in 0..%llu", w[1], SCRIPT_MS_MAX);
+	if ((b->op == SCRIPT_SWAP || b->op == SCRIPT_SWAPOFF) && strlen(w[1]) >= SCRIPT_DEV_MAX)
+		return builtin_fail(err, n, step, "'%s' is not a device name (1..%d characters)", w[1], SCRIPT_DEV_MAX - 1);
+	if (b->op == SCRIPT_SET) {
+		const struct knob_def *d = knob_find(w[1]);
+		if (!d)
+			return builtin_fail(err, n, step, "unknown knob '%s'", w[1]);
+		if (knob_check(d, w[2], NULL, why, sizeof why))
+			return builtin_fail(err, n, step, "%s: %s", d->name, why);
+	}
+	return 0;
+}
+
+int script_builtin_parse(char *step, struct script_builtin *b, char *err, size_t errlen)
+{
+	char copy[SCRIPT_CMD_MAX], *w[4];
+	size_t len = bounded_len(step, sizeof copy - 1);
+	memcpy(copy, step, len);        /* the step as given, for messages */
+	copy[len] = 0;
+	memset(b, 0, sizeof *b);
+	int nw = split_step(step, w, 3);
+	for (int i = 0; nw > 0 && i < NBUILTINS; i++)
+		if (!strcmp(w[0], builtins[i].name))
+			return builtin_args(copy, i, w, nw, b, err, errlen);
+	return builtin_fail(err, errlen, copy, "unknown built-in '%s' (expected @set, @sleep, @swapon or @swapoff)",
+			    nw > 0 ? w[0] : "");
 }
 
 /* ------------------------------------------------------------ workload lines */

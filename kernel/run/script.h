@@ -7,8 +7,8 @@
  *
  * This is the pure half: script_parse() turns the text into a flat,
  * checked program (struct script) or one error naming file, line and
- * column, e.g. `seq.mm:7:12: unknown knob 'swapines' (did you mean
- * swappiness?)`.  It touches no kernel service, so the host tests and the
+ * column, e.g. `seq.mm:7:12: unknown knob 'swap_clster' (did you mean
+ * swap_cluster?)`.  It touches no kernel service, so the host tests and the
  * fuzzer build it as is.  script_run.c executes a program in the kernel.
  *
  * A program is the statements in text order.  Blocks (repeat, parallel)
@@ -88,9 +88,23 @@ struct script {
  * s->err_line, s->err_col); the program in *s is then unusable. */
 int script_parse(const char *name, const char *text, size_t len, struct script *s, char *err, size_t errlen);
 
-/* The knob names `set` accepts (kernel/mm/knobs.c's table). */
-extern const char *const script_knob_names[];
-extern const int script_nknobs;
+/* A built-in step of run= (runner.c): "@set KNOB VALUE", "@sleep MS",
+ * "@swapon DEV" or "@swapoff DEV".  op is SCRIPT_SET (a = knob, b =
+ * value), SCRIPT_SLEEP (n = ms), SCRIPT_SWAP (a = device to turn on) or
+ * SCRIPT_SWAPOFF (a = device). */
+struct script_builtin {
+	enum script_op op;
+	const char *a, *b;
+	uint64_t n;
+};
+
+/* Parse one built-in step, splitting it in place: the name must match
+ * exactly (so "@sleepy 5" is an error, not "@sleep"), the arguments be
+ * complete and the values in range.  Returns 0 with *b filled (pointing
+ * into step), or -EINVAL with one line in err: "@sleepy 5: unknown
+ * built-in '@sleepy' (...)". */
+int script_builtin_parse(char *step, struct script_builtin *b, char *err, size_t errlen);
+
 /* The statement keyword of an op ("run", "repeat", ...). */
 const char *script_op_name(enum script_op op);
 

@@ -2,10 +2,12 @@
  * libFuzzer target: the workload script parser on arbitrary bytes.  A
  * parse either fails with one "f.mm:LINE:COL: ..." message or yields a
  * program whose blocks, columns and strings are consistent; the workload
- * line scanner and the statistics run on the same bytes.
+ * line scanner, run='s built-in step parser and the statistics run on the
+ * same bytes.
  */
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "run/script.h"
 #include "run/stats.h"
@@ -65,6 +67,28 @@ static void check_stats(const uint8_t *data, size_t size)
 		__builtin_trap();
 }
 
+/* The step in a heap buffer of exactly its size, so ASan sees any read
+ * past its end (the old runner read step + 8 of "@sleep"). */
+static void check_builtin(const uint8_t *data, size_t size)
+{
+	size_t max = size < 300 ? size : 300;
+	const uint8_t *nul = memchr(data, 0, max);
+	size_t n = nul ? (size_t)(nul - data) : max;
+	char *step = malloc(n + 1), err[SCRIPT_ERR_MAX];
+	struct script_builtin b;
+	memcpy(step, data, n);
+	step[n] = 0;
+	if (script_builtin_parse(step, &b, err, sizeof err) == 0) {
+		bool inside = b.a >= step && b.a < step + n && (!b.b || (b.b >= step && b.b < step + n));
+		bool op_ok = b.op == SCRIPT_SET || b.op == SCRIPT_SLEEP || b.op == SCRIPT_SWAP || b.op == SCRIPT_SWAPOFF;
+		if (!inside || !op_ok || (b.op == SCRIPT_SET) != (b.b != NULL))
+			__builtin_trap();
+	} else if (!err[0] || !memchr(err, 0, sizeof err)) {
+		__builtin_trap();
+	}
+	free(step);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[SCRIPT_ERR_MAX];
@@ -75,5 +99,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t m;
 	script_workload_mismatches((const char *)data, size, &m);
 	check_stats(data, size);
+	check_builtin(data, size);
 	return 0;
 }

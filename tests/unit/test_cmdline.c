@@ -27,7 +27,7 @@ static const struct cmdline_option opts[] = {
 static int apply(const char *line)
 {
 	mem = 0; mem_seen = verbose = false; run[0] = 0; hz = 100; nmsgs = 0;
-	return cmdline_apply(line, opts, sizeof opts / sizeof opts[0], rep, NULL);
+	return cmdline_apply(line, opts, sizeof opts / sizeof opts[0], NULL, rep, NULL);
 }
 
 TEST(cmdline_parses_known_options)
@@ -69,29 +69,105 @@ TEST(cmdline_malformed_values_keep_default)
 	CHECK_CONTAINS(msgs[3], "'mem' needs a value");
 }
 
-TEST(cmdline_syntax_errors_stop_with_column)
+TEST(cmdline_syntax_errors_name_the_token_and_parsing_goes_on)
 {
-	CHECK(apply("mem=64M run=\"unterminated") > 0);
+	/* Each bad token: one message quoting it, and the options after it
+	 * still apply. */
+	CHECK_EQ(apply("junk\" mem=32M run=\"hello\""), 1);
+	CHECK_EQ(nmsgs, 1);
+	CHECK_STR(msgs[0], "cmdline: column 1: a quote outside a value in 'junk\"'; ignored");
+	CHECK_EQ(mem, 32ull << 20);
+	CHECK_STR(run, "hello");
+
+	CHECK_EQ(apply("run=\"unterminated mem=64M"), 1);
+	CHECK_STR(msgs[0], "cmdline: column 1: unterminated quote in 'run=\"unterminated'; ignored");
 	CHECK_EQ(mem, 64ull << 20);
-	CHECK_CONTAINS(msgs[0], "unterminated quote");
-	CHECK(apply("=5") > 0);
-	CHECK_CONTAINS(msgs[0], "column 1");
-	CHECK(apply("a=\"x\"y") > 0);
-	CHECK_CONTAINS(msgs[0], "junk after the value of 'a'");
-	CHECK(apply("mem=1M !") > 0);
+	CHECK_STR(run, "");
+
+	CHECK_EQ(apply("mem=64M run=\"unterminated"), 1);
+	CHECK_EQ(mem, 64ull << 20);
+
+	CHECK_EQ(apply("=5 hz=7"), 1);
+	CHECK_CONTAINS(msgs[0], "column 1: unexpected character in '=5'");
+	CHECK_EQ(hz, 7);
+
+	/* Junk after a quoted value: the whole token goes, quotes and all. */
+	CHECK_EQ(apply("run=\"x y\"z verbose"), 1);
+	CHECK_STR(msgs[0], "cmdline: column 1: junk after the value in 'run=\"x y\"z'; ignored");
+	CHECK(verbose);
+	CHECK_STR(run, "");
+
+	CHECK_EQ(apply("mem=1M ! hz=9"), 1);
 	CHECK_CONTAINS(msgs[0], "column 8");
+	CHECK_EQ(mem, 1ull << 20);
+	CHECK_EQ(hz, 9);
+
+	/* Several in one line: each counted and named. */
+	CHECK_EQ(apply("a\"b c=\"d\"e f=\"g verbose"), 3);
+	CHECK_EQ(nmsgs, 3);
+	CHECK(verbose);
 }
 
-TEST(cmdline_long_values_rejected)
+TEST(cmdline_long_values_rejected_and_the_rest_applies)
 {
-	char line[600];
+	char line[700];
 	memset(line, 'x', sizeof line);
 	memcpy(line, "run=", 4);
-	line[sizeof line - 1] = 0;
-	CHECK(apply(line) > 0);
-	CHECK_CONTAINS(msgs[0], "longer than");
+	strcpy(line + 600, " mem=48M");
+	CHECK_EQ(apply(line), 1);
+	CHECK_CONTAINS(msgs[0], "xxx...'; ignored");
+	CHECK_CONTAINS(msgs[0], "cmdline: column 1: value longer than 511 characters in 'run=xxx");
+	CHECK_EQ(mem, 48ull << 20);
+	CHECK_STR(run, "");
+	/* The same, quoted and with blanks inside: skipped to its closing quote. */
+	memset(line, 'y', sizeof line);
+	memcpy(line, "run=\"", 5);
+	line[300] = ' ';
+	strcpy(line + 598, "\" mem=40M");
+	CHECK_EQ(apply(line), 1);
+	CHECK_EQ(mem, 40ull << 20);
+	/* Option names too. */
+	CHECK_EQ(apply("abcdefghijabcdefghijabcdefghijabcdefghij=\"1 2\" mem=8M"), 1);
+	CHECK_CONTAINS(msgs[0], "option name longer than 31 characters");
+	CHECK_EQ(mem, 8ull << 20);
+	CHECK_EQ(nmsgs, 1);
+	/* A value longer than its option's buffer: named, default kept. */
 	CHECK(apply("run=0123456789012345678901234567890123456789012345678901234567890123456789") > 0);
 	CHECK_STR(run, "");
+}
+
+/* A check as config.c has: hz in 10..10000, "missing" always refused. */
+static bool check(const struct cmdline_option *o, const char *val, char *why, size_t n)
+{
+	if (!strcmp(o->name, "missing")) {
+		snprintf(why, n, "not implemented yet");
+		return false;
+	}
+	if (strcmp(o->name, "hz"))
+		return true;
+	uint64_t v;
+	if (cmdline_parse_u64(val, &v) && v >= 10 && v <= 10000)
+		return true;
+	snprintf(why, n, "'%s' is not a number in 10..10000", val);
+	return false;
+}
+
+TEST(cmdline_checked_values_keep_the_default_and_nothing_else_changes)
+{
+	static const struct cmdline_option checked[] = {
+		{ "mem", CMDLINE_SIZE, &mem, 0, &mem_seen, "" },
+		{ "hz", CMDLINE_U64, &hz, 0, NULL, "" },
+		{ "missing", CMDLINE_U64, NULL, 0, NULL, "" },
+	};
+	mem = 0; hz = 100; nmsgs = 0;
+	CHECK_EQ(cmdline_apply("mem=16M hz=5 missing=3 missing", checked, 3, check, rep, NULL), 3);
+	CHECK_EQ(hz, 100);
+	CHECK_EQ(mem, 16ull << 20);
+	CHECK_STR(msgs[0], "cmdline: hz=5: '5' is not a number in 10..10000; default kept");
+	CHECK_STR(msgs[1], "cmdline: missing=3: not implemented yet; ignored");
+	CHECK_STR(msgs[2], "cmdline: missing: not implemented yet; ignored");
+	CHECK_EQ(cmdline_apply("hz=250", checked, 3, check, rep, NULL), 0);
+	CHECK_EQ(hz, 250);
 }
 
 TEST(cmdline_sizes)

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include "test.h"
 #include "run/script.h"
+#include "knob_table.h"
+#include "mm/swapalloc.h"
+#include "mm/ra_policy.h"
+#include "lib/errno.h"
 
 static struct script prog;
 static char err[SCRIPT_ERR_MAX];
@@ -123,7 +127,7 @@ TEST(script_statements_and_arguments)
 {
 	const char *text =
 		"vmstat 1000\nvmstat 0\nprobe on\nprobe off\nsleep 0\ndrop_caches\n"
-		"set swapcrc on\nset swappiness \"100\"\n"
+		"set swapcrc on\nset reclaim_batch \"100\"\n"
 		"run fill 50 \"two words\" \"\"\n"
 		"repeat 3 # three times\nrun hello\nend\n";
 	CHECK_EQ(parse(text), 0);
@@ -175,7 +179,16 @@ TEST(script_error_messages)
 	CHECK_STR(error_of("run hello\nmem 48M\n"),
 		  "t.mm:2:1: 'mem' must come before other statements (line 1 has 'run')");
 	CHECK_STR(error_of("swap nvme1n1 prio=x\n"), "t.mm:1:19: prio: 'x' is not a number in 0..32767");
-	CHECK_STR(error_of("swap nvme1n1 cluster=100\n"), "t.mm:1:22: cluster: 100 is not a power of two");
+	CHECK_STR(error_of("swap nvme1n1 cluster=100\n"), "t.mm:1:22: cluster: '100' is not a power of two in 8..65536");
+	CHECK_STR(error_of("swap nvme1n1 cluster=100000\n"),
+		  "t.mm:1:22: cluster: '100000' is not a power of two in 8..65536");
+	/* Knob values are checked against the knob table when parsed. */
+	CHECK_STR(error_of("set swap_clster 256\n"), "t.mm:1:5: unknown knob 'swap_clster' (did you mean swap_cluster?)");
+	CHECK_STR(error_of("set reclaim_batch 0\n"), "t.mm:1:19: reclaim_batch: '0' is not a number in 1..256");
+	CHECK_STR(error_of("set swap_cluster 7\n"), "t.mm:1:18: swap_cluster: '7' is not a power of two in 8..65536");
+	CHECK_STR(error_of("set swapcrc maybe\n"), "t.mm:1:13: swapcrc: 'maybe' is not on or off");
+	CHECK_STR(error_of("set swappiness 60\n"),
+		  "t.mm:1:5: swappiness: not implemented yet (no file pages to balance against)");
 	CHECK_STR(error_of("swap nvme1n1 speed=9\n"),
 		  "t.mm:1:14: unknown swap option 'speed=9' (expected prio=N or cluster=N)");
 	CHECK_STR(error_of("swap auto prio=1\n"), "t.mm:1:11: 'swap auto' takes no options");
@@ -251,10 +264,11 @@ TEST(script_group_label_too_long_needs_a_column)
 	CHECK_EQ(parse(with), 0);
 }
 
-TEST(script_knob_names_match_the_kernel)
+TEST(script_knob_table_matches_the_kernel_setters)
 {
-	/* Every knob in kernel/mm/knobs.c's table is one `set` accepts, and
-	 * the other way round.  The unit tests run from the source tree. */
+	/* Every implemented knob of the table has a setter in
+	 * kernel/mm/knobs.c, and every setter a row; the unit tests run from
+	 * the source tree. */
 	FILE *f = fopen("kernel/mm/knobs.c", "r");
 	if (!f) {
 		printf("skip: kernel/mm/knobs.c not found (run from the source tree)\n");
@@ -268,18 +282,105 @@ TEST(script_knob_names_match_the_kernel)
 	CHECK(table != NULL);
 	if (!table)
 		return;
-	int found = 0;
+	int found = 0, implemented = 0;
 	for (const char *p = table; (p = strstr(p, "{ \"")) && p < strstr(table, "};"); p += 3) {
 		char name[32];
 		CHECK_EQ(sscanf(p + 3, "%31[a-z_]", name), 1);
-		bool known = false;
-		for (int i = 0; i < script_nknobs; i++)
-			known |= !strcmp(name, script_knob_names[i]);
-		if (!known)
-			test_fail(__FILE__, __LINE__, "knob '%s' of knobs.c is missing from script_knob_names", name);
+		const struct knob_def *d = knob_find(name);
+		if (!d || d->missing)
+			test_fail(__FILE__, __LINE__, "knobs.c sets '%s', which the knob table lacks or marks missing", name);
 		found++;
 	}
-	CHECK_EQ(found, script_nknobs);
+	for (int i = 0; i < knob_ndefs; i++)
+		implemented += !knob_defs[i].missing;
+	CHECK_EQ(found, implemented);
+}
+
+TEST(knob_table_ranges)
+{
+	char why[128];
+	uint64_t v = 0;
+	const struct knob_def *c = knob_find("swap_cluster");
+	CHECK(c != NULL);
+	/* The limits swapalloc itself accepts. */
+	CHECK_EQ(c->min, SWAP_CLUSTER_MIN);
+	CHECK_EQ(c->max, SWAP_CLUSTER_MAX);
+	CHECK_EQ(knob_check(c, "512", &v, why, sizeof why), 0);
+	CHECK_EQ(v, 512);
+	CHECK_EQ(knob_check(c, "0x100", &v, why, sizeof why), 0);
+	CHECK_EQ(v, 256);
+	CHECK_EQ(knob_check(c, "100", &v, why, sizeof why), -EINVAL);
+	CHECK_STR(why, "'100' is not a power of two in 8..65536");
+	CHECK_EQ(knob_check(c, "1", &v, why, sizeof why), -EINVAL);
+	CHECK_EQ(knob_check(c, "100000", &v, why, sizeof why), -EINVAL);
+	CHECK_STR(why, "'100000' is not a power of two in 8..65536");
+	CHECK_EQ(knob_check(c, "", &v, why, sizeof why), -EINVAL);
+	CHECK_EQ(v, 256);                       /* untouched on refusal */
+	const struct knob_def *pc = knob_find("page_cluster");
+	CHECK_EQ(pc->max, RA_MAX_ORDER);
+	CHECK_EQ(knob_check(knob_find("reclaim_batch"), "0", NULL, why, sizeof why), -EINVAL);
+	CHECK_STR(why, "'0' is not a number in 1..256");
+	CHECK_EQ(knob_check(knob_find("reclaim_batch"), "256", NULL, why, sizeof why), 0);
+	CHECK_EQ(knob_check(knob_find("reclaim_batch"), "257", NULL, why, sizeof why), -EINVAL);
+	CHECK_EQ(knob_check(knob_find("wm_low"), "15", NULL, why, sizeof why), -EINVAL);
+	CHECK_EQ(knob_check(knob_find("swapcrc"), "on", &v, why, sizeof why), 0);
+	CHECK_EQ(v, 1);
+	CHECK_EQ(knob_check(knob_find("swapcrc"), "maybe", &v, why, sizeof why), -EINVAL);
+	CHECK_EQ(knob_check(knob_find("ra"), "own", NULL, why, sizeof why), 0);
+	/* A knob that does nothing yet is refused whatever the value, saying so. */
+	const struct knob_def *sw = knob_find("swappiness");
+	CHECK(sw != NULL && sw->missing != NULL);
+	CHECK_EQ(knob_check(sw, "60", NULL, why, sizeof why), -EINVAL);
+	CHECK_STR(why, "not implemented yet (no file pages to balance against)");
+	CHECK(knob_find("hz") == NULL);
+	CHECK(knob_find("") == NULL);
+}
+
+static int builtin(const char *step, struct script_builtin *b)
+{
+	static char buf[SCRIPT_CMD_MAX];
+	snprintf(buf, sizeof buf, "%s", step);
+	return script_builtin_parse(buf, b, err, sizeof err);
+}
+
+TEST(script_run_builtins_exact_names_and_arguments)
+{
+	struct script_builtin b;
+	CHECK_EQ(builtin("@sleep 250", &b), 0);
+	CHECK_EQ(b.op, SCRIPT_SLEEP);
+	CHECK_EQ(b.n, 250);
+	CHECK_EQ(builtin("  @set   ra  own ", &b), 0);
+	CHECK_EQ(b.op, SCRIPT_SET);
+	CHECK_STR(b.a, "ra");
+	CHECK_STR(b.b, "own");
+	CHECK_EQ(builtin("@swapon nvme1n1", &b), 0);
+	CHECK_EQ(b.op, SCRIPT_SWAP);
+	CHECK_STR(b.a, "nvme1n1");
+	CHECK_EQ(builtin("@swapoff nvme1n1", &b), 0);
+	CHECK_EQ(b.op, SCRIPT_SWAPOFF);
+
+	CHECK_EQ(builtin("@sleepy 5", &b), -EINVAL);
+	CHECK_STR(err, "@sleepy 5: unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)");
+	CHECK_EQ(builtin("@swaponx nvme1n1", &b), -EINVAL);
+	CHECK_EQ(builtin("@", &b), -EINVAL);
+	/* Short steps: nothing read past their end (ASan watches). */
+	CHECK_EQ(builtin("@sleep", &b), -EINVAL);
+	CHECK_STR(err, "@sleep: missing argument (usage: @sleep MS)");
+	CHECK_EQ(builtin("@swapon", &b), -EINVAL);
+	CHECK_STR(err, "@swapon: missing argument (usage: @swapon DEV)");
+	CHECK_EQ(builtin("@swapoff", &b), -EINVAL);
+	CHECK_EQ(builtin("@set ra", &b), -EINVAL);
+	CHECK_EQ(builtin("@sleep 5 6", &b), -EINVAL);
+	CHECK_STR(err, "@sleep 5 6: too many arguments (usage: @sleep MS)");
+	CHECK_EQ(builtin("@sleep soon", &b), -EINVAL);
+	CHECK_STR(err, "@sleep soon: 'soon' is not a number of ms in 0..86400000");
+	CHECK_EQ(builtin("@set reclaim_batch 0", &b), -EINVAL);
+	CHECK_STR(err, "@set reclaim_batch 0: reclaim_batch: '0' is not a number in 1..256");
+	CHECK_EQ(builtin("@set swappiness 60", &b), -EINVAL);
+	CHECK_STR(err, "@set swappiness 60: swappiness: not implemented yet (no file pages to balance against)");
+	CHECK_EQ(builtin("@set nosuch 1", &b), -EINVAL);
+	CHECK_STR(err, "@set nosuch 1: unknown knob 'nosuch'");
+	CHECK_EQ(builtin("@swapon abcdefghijabcdefghijabcdefghij", &b), -EINVAL);
 }
 
 TEST(script_workload_line_scan)

@@ -40,6 +40,16 @@ static void test_io(void)
 	EXPECT(rt_write(99, msg, 4), == -EBADF);
 	struct { const void *base; size_t len; } iov[2] = { { "systest: ", 9 }, { "writev ok\n", 10 } };
 	EXPECT(sys(RT_SYS_writev, 1, (long)iov, 2, 0, 0, 0), == 19);
+	/* Linux checks the whole vector first: a length negative as ssize_t
+	 * is -EINVAL, a range past user space -EFAULT (so no total can pass
+	 * SSIZE_MAX), and nothing is written. */
+	struct { const void *base; size_t len; } bad[2] = { { "systest: FAIL writev wrote\n", (size_t)-1 },
+							     { "x", 1 } };
+	EXPECT(sys(RT_SYS_writev, 1, (long)bad, 2, 0, 0, 0), == -RT_EINVAL);
+	bad[0].len = 27;
+	bad[1].len = ~(size_t)0 >> 1;           /* SSIZE_MAX: the total would overflow */
+	EXPECT(sys(RT_SYS_writev, 1, (long)bad, 2, 0, 0, 0), == -EFAULT);
+	EXPECT(sys(RT_SYS_writev, 1, (long)iov, 1025, 0, 0, 0), == -RT_EINVAL);  /* > IOV_MAX */
 	char buf[8];
 	EXPECT(rt_read(0, buf, sizeof buf), == 0);
 	EXPECT(sys(RT_SYS_ioctl, 1, 0x5401, (long)buf, 0, 0, 0), == -ENOTTY);
@@ -220,6 +230,16 @@ static void test_futex_and_threads(void)
 	check(res == 42, "thread result comes back through join", res);
 }
 
+/* Unknown numbers called again and again, below and far above the
+ * syscall table: -ENOSYS every time (the kernel logs each number once). */
+static void test_enosys_repeated(void)
+{
+	int wrong = 0;
+	for (int i = 0; i < 200; i++)
+		wrong += sys(500, 0, 0, 0, 0, 0, 0) != -RT_ENOSYS || sys(100000, 0, 0, 0, 0, 0, 0) != -RT_ENOSYS;
+	check(wrong == 0, "unknown syscalls 500 and 100000 called 200 times: -ENOSYS", wrong);
+}
+
 int main(void)
 {
 	test_io();
@@ -231,6 +251,7 @@ int main(void)
 	test_signals_and_tls();
 	test_futex_and_threads();
 	EXPECT(sys(500, 0, 0, 0, 0, 0, 0), == -RT_ENOSYS);     /* unassigned on x86-64 (335 is uretprobe since Linux 6.11) */
+	test_enosys_repeated();
 	struct rt_json j;
 	rt_report_begin(&j, "systest");
 	rt_json_u64(&j, "checks", (uint64_t)checks);

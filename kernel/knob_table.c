@@ -1,0 +1,94 @@
+/*
+ * The knob table (see knob_table.h).  Adding a knob: a row here, its
+ * setter in mm/knobs.c (a unit test checks both name the same knobs), a
+ * line in README.md.  Ranges say what the owning code can take, not what
+ * is sensible: the experiments want to explore the edges.
+ */
+#include <string.h>
+#include "knob_table.h"
+#include "lib/cmdline.h"
+#include "lib/printf.h"
+#include "lib/errno.h"
+
+const struct knob_def knob_defs[] = {
+	{ "ra", KNOB_WORD, 0, 0, false, NULL,
+	  "swap-in readahead: off, fixed:N, hugh, shaohua, vma, own (default fixed:3)" },
+	/* RA_MAX_ORDER (mm/ra_policy.h): a window of at most 2^8 pages. */
+	{ "page_cluster", KNOB_U64, 0, 8, false, NULL,
+	  "0..8: Linux's vm.page-cluster, the bound of ra=hugh|shaohua|vma (default 3)" },
+	/* Reclaim has only anon and shmem pages, both swap-backed: there is
+	 * no file LRU for swappiness to weigh them against. */
+	{ "swappiness", KNOB_U64, 0, 200, false, "not implemented yet (no file pages to balance against)",
+	  "not implemented yet" },
+	/* SWAP_CLUSTER_MIN..MAX (mm/swapalloc.h), what swapalloc accepts;
+	 * this layer may not include mm/, a unit test keeps them equal. */
+	{ "swap_cluster", KNOB_U64, 8, 65536, true, NULL,
+	  "swap slots per cluster, a power of two in 8..65536 (default 256)" },
+	{ "wm_min", KNOB_U64, 16, 1ull << 30, false, NULL,
+	  "min free-page watermark in pages, 16..2^30 (default: Linux's formula)" },
+	{ "wm_low", KNOB_U64, 16, 1ull << 30, false, NULL,
+	  "kswapd wakes below this many free pages, 16..2^30 (default wm_min*5/4)" },
+	{ "wm_high", KNOB_U64, 16, 1ull << 30, false, NULL,
+	  "kswapd sleeps above this many free pages, 16..2^30 (default wm_min*3/2)" },
+	/* reclaim.c's MAX_BATCH: its victim array holds 256 pages. */
+	{ "reclaim_batch", KNOB_U64, 1, 256, false, NULL, "pages per swap-out batch, 1..256 (default 64)" },
+	{ "swapcrc", KNOB_BOOL, 0, 1, false, NULL, "crc32 of every page at swap-out, checked at swap-in" },
+};
+
+const int knob_ndefs = sizeof knob_defs / sizeof knob_defs[0];
+
+const struct knob_def *knob_find(const char *name)
+{
+	for (int i = 0; i < knob_ndefs; i++)
+		if (!strcmp(knob_defs[i].name, name))
+			return &knob_defs[i];
+	return NULL;
+}
+
+static int refuse(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int refuse(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (n)
+		kvsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int check_u64(const struct knob_def *k, const char *val, uint64_t *out, char *why, size_t n)
+{
+	uint64_t x;
+	if (!cmdline_parse_u64(val, &x) || x < k->min || x > k->max)
+		return refuse(why, n, "'%s' is not %s in %llu..%llu", val, k->pow2 ? "a power of two" : "a number",
+			      (unsigned long long)k->min, (unsigned long long)k->max);
+	if (k->pow2 && (x & (x - 1)))
+		return refuse(why, n, "'%s' is not a power of two in %llu..%llu", val, (unsigned long long)k->min,
+			      (unsigned long long)k->max);
+	if (out)
+		*out = x;
+	return 0;
+}
+
+int knob_check(const struct knob_def *k, const char *val, uint64_t *out, char *why, size_t n)
+{
+	bool b;
+	if (k->missing)
+		return refuse(why, n, "%s", k->missing);
+	switch (k->kind) {
+	case KNOB_U64:
+		return check_u64(k, val, out, why, n);
+	case KNOB_BOOL:
+		if (!cmdline_parse_bool(val, &b))
+			return refuse(why, n, "'%s' is not on or off", val);
+		if (out)
+			*out = b;
+		return 0;
+	case KNOB_WORD:
+		if (!*val)
+			return refuse(why, n, "an empty value");
+		return 0;
+	}
+	return refuse(why, n, "unknown kind of knob");
+}

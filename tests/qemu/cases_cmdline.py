@@ -1,0 +1,117 @@
+"""Command line, run= built-ins, knob ranges and small Linux-ABI cases:
+every bad input gives one line naming the option and value, the rest of the
+line still applies, the default stays (README: Command line)."""
+import re
+
+from cases import (case, expect, expect_ok, expect_in_log, boot_record, task_exits, one_record, swap_image,
+                   vm_final, script_text_image, script_error_case)
+
+
+def ran(r, cmdline):
+    return [e for e in task_exits(r) if e['cmdline'] == cmdline and e['exit_code'] == 0]
+
+
+@case
+def cmdline_stray_quote_keeps_later_options(ctx):
+    # The issue's reproducer: a stray quote used to drop everything after it.
+    r = ctx.boot('junk" mem=32M run="hello"')
+    expect_ok(r)
+    expect_in_log(r, "cmdline: column 1: a quote outside a value in 'junk\"'; ignored")
+    expect(boot_record(r)['mem_cap_bytes'] == 32 << 20, 'mem=32M after the bad token was lost')
+    expect(ran(r, 'hello'), 'run="hello" after the bad token did not run')
+
+
+@case
+def cmdline_syntax_errors_each_skip_one_token(ctx):
+    # Junk after a quoted value, a value over 511 characters, an
+    # unterminated quote: three messages, and mem= and run= after them apply.
+    long_value = 'y' * 600
+    r = ctx.boot('a="x y"z run=%s b="open mem=40M run=hello' % long_value)
+    expect_ok(r)
+    expect_in_log(r, "cmdline: column 1: junk after the value in 'a=\"x y\"z'; ignored")
+    expect_in_log(r, "cmdline: column 10: value longer than 511 characters in 'run=yyyy")
+    expect_in_log(r, "cmdline: column 615: unterminated quote in 'b=\"open'; ignored")
+    expect(boot_record(r)['mem_cap_bytes'] == 40 << 20, 'mem=40M after the bad tokens was lost')
+    expect(ran(r, 'hello'), 'run=hello after the bad tokens did not run')
+
+
+@case
+def cmdline_knob_ranges_keep_defaults_and_swap_works(ctx):
+    # Out-of-range knobs used to be taken as given (swap_cluster=100000
+    # turned all swap off, then OOM kills) and a bad hz= reset swap_cluster.
+    r = ctx.boot('quiet mem=48M hz=5 swap_cluster=100000 reclaim_batch=0 swappiness=60 page_cluster=9 '
+                 'run="touch 72 20000 seq anon"', disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=600)
+    expect_ok(r)
+    expect_in_log(r, "cmdline: hz=5: '5' is not a number in 10..10000; default kept")
+    expect_in_log(r, "cmdline: swap_cluster=100000: '100000' is not a power of two in 8..65536; default kept")
+    expect_in_log(r, "cmdline: reclaim_batch=0: '0' is not a number in 1..256; default kept")
+    expect_in_log(r, 'cmdline: swappiness=60: not implemented yet (no file pages to balance against); ignored')
+    expect_in_log(r, "cmdline: page_cluster=9: '9' is not a number in 0..8; default kept")
+    expect(re.search(r'swap: nvme1n1: \d+ MiB .* cluster 256 slots', r.log), 'swap area not added with cluster 256')
+    expect('cannot add area' not in r.log, 'swap area refused')
+    e = task_exits(r)
+    expect(len(e) == 1 and e[0]['exit_code'] == 0, 'touch: %r' % e)
+    v = vm_final(r)
+    expect(v['pswpout'] > 1000, 'swap not used: pswpout %d' % v['pswpout'])
+
+
+@case
+def cmdline_bad_hz_keeps_swap_cluster_and_dev_cluster_checked(ctx):
+    r = ctx.boot('quiet hz=5 swap_cluster=512 swap=nvme1n1:cluster=7 run=hello',
+                 disks=[{'file': swap_image(ctx), 'bus': 'nvme'}])
+    expect_ok(r)
+    expect_in_log(r, "cmdline: hz=5: '5' is not a number in 10..10000; default kept")
+    expect_in_log(r, "swap: nvme1n1: cluster=7: '7' is not a power of two in 8..65536; using 512")
+    expect(re.search(r'swap: nvme1n1: \d+ MiB .* cluster 512 slots', r.log),
+           'swap_cluster=512 lost after the bad hz= (or the area not added)')
+    expect(ran(r, 'hello'), 'hello did not run')
+
+
+@case
+def cmdline_run_builtins_named_errors(ctx):
+    # @sleepy used to run as @sleep; @swapon of nothing printed nothing;
+    # @swapon of an active area added it again, over the same slots.
+    r = ctx.boot('quiet run="@sleepy 5 ; @swapon ; @swapon nvme9n9 ; @sleep ; @set swappiness 60 ; '
+                 '@swapon nvme1n1 ; hello"', disks=[{'file': swap_image(ctx), 'bus': 'nvme'}])
+    expect_ok(r)
+    expect_in_log(r, 'run: @swapon nvme1n1: already a swap area')
+    expect(len(re.findall(r'swap: nvme1n1: \d+ MiB', r.log)) == 1, 'nvme1n1 added as a swap area twice')
+    expect_in_log(r, "run: @sleepy 5: unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)")
+    expect_in_log(r, 'run: @swapon: missing argument (usage: @swapon DEV)')
+    expect_in_log(r, 'run: @swapon nvme9n9: no such block device')
+    expect_in_log(r, 'run: @sleep: missing argument (usage: @sleep MS)')
+    expect_in_log(r, 'run: @set swappiness 60: swappiness: not implemented yet (no file pages to balance against)')
+    expect(ran(r, 'hello'), 'hello after the bad built-ins did not run')
+
+
+@case
+def user_syscalls_writev_einval_and_enosys_logged_once(ctx):
+    # systest checks writev's -EINVAL/-EFAULT for a bad vector and calls
+    # syscalls 500 and 100000 200 times each.
+    r = ctx.boot('quiet run="systest"')
+    expect_ok(r)
+    w = [x for x in r.find('workload') if x['name'] == 'systest']
+    expect(w and w[0]['failed'] == 0, 'systest: %r (see the log for FAIL lines)' % w)
+    expect('FAIL writev wrote' not in r.log, 'writev wrote part of a vector it refused')
+    for nr in (500, 100000):
+        n = r.log.count('unknown syscall %d: -ENOSYS' % nr)
+        expect(n == 1, 'unknown syscall %d logged %d times, expected once' % (nr, n))
+
+
+@case
+def script_knob_records_lack_swappiness(ctx):
+    r = ctx.boot(None, image=script_text_image(ctx, 'set reclaim_batch 32\nrun hello\n'))
+    expect_ok(r)
+    res = r.find('result')
+    expect(res, 'no result record')
+    k = res[0]['knobs']
+    expect('swappiness' not in k, 'result record still advertises swappiness: %r' % k)
+    expect(k.get('reclaim_batch') == '32', 'knobs %r' % k)
+
+
+script_error_case('swappiness_not_implemented', 'run hello\nset swappiness 60\n',
+                  'scripts/bad.mm:2:5: swappiness: not implemented yet (no file pages to balance against)')
+script_error_case('knob_out_of_range', 'run hello\nset reclaim_batch 0\n',
+                  "scripts/bad.mm:2:19: reclaim_batch: '0' is not a number in 1..256")
+script_error_case('swap_cluster_out_of_range', 'swap auto\nrun hello\nset swap_cluster 100000\n',
+                  "scripts/bad.mm:3:18: swap_cluster: '100000' is not a power of two in 8..65536")
