@@ -155,11 +155,11 @@ static bool boot_disk_missing(void)
 static const char *write_refusal(const struct blk_dev *d)
 {
 	if (d->boot_part)
-		return "holds the boot partition: it is never written";
+		return " holds the boot partition: it is never written";
 	if (d->boot_disk && !d->parent)
-		return "is the boot disk: the whole disk is never written (only its swap partitions may be)";
+		return " is the boot disk: the whole disk is never written (only its swap partitions may be)";
 	if ((d->parent ? d->parent : d)->gpt_unknown && boot_disk_missing())
-		return "partition table unreadable and the boot disk not found: it may be the boot disk, "
+		return ": partition table unreadable and the boot disk not found: it may be the boot disk, "
 		       "so it is not written";
 	return NULL;
 }
@@ -168,7 +168,7 @@ bool blk_set_writable(struct blk_dev *d, bool w)
 {
 	const char *why = w ? write_refusal(d) : NULL;
 	if (why) {
-		kprintf("blk: %s %s\n", d->name, why);
+		kprintf("blk: %s%s\n", d->name, why);
 		return false;
 	}
 	d->writable = w;
