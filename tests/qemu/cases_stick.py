@@ -16,7 +16,7 @@ import subprocess
 
 import qemurig
 from cases import case, expect, expect_ok, expect_in_log, one_record, disks_by_name, vm_final, \
-    expect_clean_exits, hmp_after, boot_record
+    expect_clean_exits, blkdebug_nvme, scratch_disk
 
 SECTOR = 512
 ESP_START = 2048
@@ -79,7 +79,7 @@ def boot_stick(ctx, img, boot, disks=(), timeout=600, extra=()):
                        disks=disks, extra=extra)
 
 
-def swap_on_stick(ctx, boot, disk, swap_opt, disks=()):
+def swap_on_stick(ctx, boot, disk, swap_opt, disks=(), extra=()):
     """Boot the stick from boot, swap on its partition 2, and check the
     stick afterwards.  Returns the Result."""
     cmdline = 'quiet mem=48M swapcrc=on %s run="%s"' % (swap_opt, WORK)
@@ -89,7 +89,7 @@ def swap_on_stick(ctx, boot, disk, swap_opt, disks=()):
     esp_before = esp_files(ctx, img, 'before')
     outside = hash_outside(img, *p2)
     swap_before = hashlib.sha256(open(img, 'rb').read()[p2[0] * SECTOR:(p2[1] + 1) * SECTOR]).hexdigest()
-    r = boot_stick(ctx, img, boot, disks)
+    r = boot_stick(ctx, img, boot, disks, extra=extra)
     expect_ok(r)
     expect_clean_exits(r, 1)
     v = vm_final(r)
@@ -129,11 +129,17 @@ def bad_header_disk(ctx):
 @case
 def stick_swap_auto_nvme(ctx):
     # swap=auto (the default): the ESP is skipped with a line, the signed
-    # partition 2 is used, a signed but bad header elsewhere says why not.
-    r = swap_on_stick(ctx, 'nvme', 'nvme0n1', '', disks=[{'file': bad_header_disk(ctx), 'bus': 'nvme'}])
+    # partition 2 is used, a signed but bad header (nvme1n1) and a first
+    # page that cannot be read (nvme2n1, blkdebug) each say why not.
+    unreadable = blkdebug_nvme(scratch_disk(ctx, 'unreadable.img', 16 << 20), 'unread', 'read', 0)
+    r = swap_on_stick(ctx, 'nvme', 'nvme0n1', '', disks=[{'file': bad_header_disk(ctx), 'bus': 'nvme'}],
+                      extra=unreadable)
     expect_in_log(r, 'swap: nvme0n1p1: skipped: the boot partition (ESP) is never written')
-    expect(re.search(r'swap: nvme1n1: skipped: .*version', r.log), 'no line about nvme1n1\'s bad header')
-    expect(one_record(r, 'blk', name='nvme1n1')['writes'] == 0, 'the bad-header disk was written')
+    expect(re.search(r'^swap: nvme1n1: skipped: .*version', r.log, re.M), 'no line about nvme1n1\'s bad header')
+    expect(re.search(r'^swap: nvme2n1: skipped: header unreadable: read failed$', r.log, re.M),
+           'no line about nvme2n1\'s unreadable header')
+    for d in ('nvme1n1', 'nvme2n1'):
+        expect(one_record(r, 'blk', name=d)['writes'] == 0, '%s was written' % d)
 
 
 @case
