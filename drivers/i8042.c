@@ -33,10 +33,8 @@
 #define DRAIN_MAX       64      /* a controller that never empties is broken */
 #define IBF_SPINS       100000
 
-static bool present;
+static bool probed, present;
 static bool after_release;      /* the last keyboard byte was set 2's release prefix */
-
-bool i8042_present(void) { return present; }
 
 static bool wait_input_empty(void)
 {
@@ -59,29 +57,33 @@ static bool drain(void)
 	return false;
 }
 
-void i8042_flush(void)
-{
-	if (present)
-		(void)drain();
-	after_release = false;
-}
-
-void i8042_init(void)
+static bool probe(void)
 {
 	int fadt = acpi_has_8042();
 	if (fadt == 0) {
 		kprintf("i8042: the ACPI FADT says there is no PS/2 controller: no keyboard at halt\n");
-		return;
+		return false;
 	}
 	uint8_t st = inb(I8042_STATUS);
 	if (st == 0xff || !drain()) {
 		kprintf("i8042: no PS/2 controller answers at 0x64 (status %02x): no keyboard at halt\n", st);
-		return;
+		return false;
 	}
-	present = true;
 	if (wait_input_empty())
 		outb(I8042_CMD, CMD_KBD_ENABLE);
-	(void)drain();
+	return true;
+}
+
+bool i8042_init(void)
+{
+	if (!probed) {
+		probed = true;
+		present = probe();
+	}
+	if (present)
+		(void)drain();
+	after_release = false;
+	return present;
 }
 
 /* A keyboard byte that means a key went down. */

@@ -10,12 +10,11 @@
 
 #include <stdbool.h>
 
-/* Look for the controller (after acpi_init: the FADT may say there is
- * none) and drain what it holds.  Says in one line when it is absent. */
-void i8042_init(void);
-bool i8042_present(void);
-/* Drop whatever bytes are waiting (keys pressed before the question). */
-void i8042_flush(void);
+/* The first call looks for the controller (after acpi_init: the FADT may
+ * say there is none) and says in one line when it is absent; every call
+ * then drops the bytes waiting (keys pressed before the question).
+ * Returns whether the controller is there.  Any context. */
+bool i8042_init(void);
 /* Non-blocking: true when a key press arrived since the last call.  Any
  * context, interrupts on or off. */
 bool i8042_key_pressed(void);

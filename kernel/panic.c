@@ -49,7 +49,6 @@ static const char *const mode_names[] = { "wait", "poweroff", "reboot" };
 static halt_hook_fn hooks[MAX_HOOKS];
 static int nhooks;
 static volatile int panicking;
-static bool keyboard_probed;
 
 /* halt= when given and valid (config.c checked it), else by hypervisor.
  * Read when needed, so a panic before halt_init still gets it right. */
@@ -68,10 +67,8 @@ void halt_init(void)
 	enum halt_mode m = halt_mode();
 	kprintf("halt: %s at the end and on panic (%s)\n", mode_names[m],
 		kcfg.halt[0] ? "halt=" : cpu.hypervisor_bit ? "default under a hypervisor" : "default on bare metal");
-	if (m == HALT_WAIT) {
-		i8042_init();
-		keyboard_probed = true;
-	}
+	if (m == HALT_WAIT)
+		(void)i8042_init();     /* says now, not at the end, when there is no keyboard */
 }
 
 void halt_register_hook(halt_hook_fn fn)
@@ -115,14 +112,10 @@ static __attribute__((noreturn)) void reboot(void)
  * Interrupts off. */
 static void wait_for_key(void)
 {
-	if (!keyboard_probed) {
-		keyboard_probed = true;
-		i8042_init();
-	}
-	i8042_flush();
+	bool keyboard = i8042_init();   /* also drops keys pressed before the question */
 	while (serial_getc() >= 0)
 		;
-	if (!i8042_present() && !serial_present()) {
+	if (!keyboard && !serial_present()) {
 		kprintf("halt: no keyboard and no serial port: the machine stays on; switch it off by hand\n");
 		for (;;)
 			hlt();

@@ -59,7 +59,9 @@ def boot_interactive(ctx, cmdline, on_line=None, timeout=180, extra=()):
     each console line; returns (rc, log)."""
     img = qemurig.set_cmdline(ctx.image, cmdline, ctx.outdir)
     cmd = qemurig.qemu_command(img, extra=list(extra))
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # stdin is COM1's input (the rig's -chardev stdio): a pipe nobody
+    # writes to unless a case does.
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     timer = threading.Timer(timeout, proc.kill)
     timer.start()
     lines = []
@@ -79,24 +81,32 @@ def boot_interactive(ctx, cmdline, on_line=None, timeout=180, extra=()):
     return rc, log
 
 
-def wait_then_key(ctx, cmdline):
+def wait_then_key(ctx, cmdline, serial=False, extra=()):
     """Boot with halt=wait; once the prompt is out, check QEMU is still up
-    a few seconds later, then send a key through the monitor.  Returns
+    a few seconds later, then press a key: through the monitor's sendkey
+    (the PS/2 keyboard), or with serial a byte on COM1.  Returns
     (rc, log, still_up)."""
     sock = ctx.path('mon.sock')
     if os.path.exists(sock):
         os.unlink(sock)
     state = {'still_up': None}
 
+    def press(proc):
+        if serial:
+            proc.stdin.write(b'x')
+            proc.stdin.flush()
+        else:
+            monitor_cmd(sock, 'sendkey a')
+
     def on_line(line, proc):
         if PROMPT in line and state['still_up'] is None:
             def later():
                 time.sleep(3)
                 state['still_up'] = proc.poll() is None
-                monitor_cmd(sock, 'sendkey a')
+                press(proc)
             threading.Thread(target=later, daemon=True).start()
     rc, log = boot_interactive(ctx, cmdline, on_line,
-                               extra=['-monitor', 'unix:%s,server=on,wait=off' % sock])
+                               extra=['-monitor', 'unix:%s,server=on,wait=off' % sock] + list(extra))
     return rc, log, state['still_up']
 
 
@@ -124,6 +134,19 @@ def halt_wait_on_panic(ctx):
     expect_panic(r, 'Page fault (#PF), vector 14')
     expect(after(log, '{"type":"halt","status":"panic"', PROMPT), 'no prompt after the panic')
     expect(still_up is True, 'QEMU did not stay up after the panic prompt (still_up=%r)' % still_up)
+    expect(after(log, PROMPT, 'halt: key pressed'), 'no "key pressed" after the prompt')
+
+
+@case
+def halt_wait_without_keyboard(ctx):
+    # No 8042 (QEMU's FADT then clears IAPC_BOOT_ARCH's 8042 flag): the
+    # kernel says so at boot, and a byte on COM1 ends the wait instead.
+    rc, log, still_up = wait_then_key(ctx, 'quiet halt=wait', serial=True, extra=['-machine', 'i8042=off'])
+    r = qemurig.Result(rc, log, qemurig.parse_records(log), False, 0)
+    expect_ok(r)
+    expect(re.search(r'^i8042: (the ACPI FADT says there is no PS/2 controller|no PS/2 controller answers)', log,
+                     re.M), 'no line saying the keyboard controller is absent')
+    expect(still_up is True, 'QEMU did not stay up after the prompt (still_up=%r)' % still_up)
     expect(after(log, PROMPT, 'halt: key pressed'), 'no "key pressed" after the prompt')
 
 
