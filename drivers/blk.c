@@ -157,7 +157,7 @@ static const char *write_refusal(const struct blk_dev *d)
 	if (d->boot_part)
 		return " holds the boot partition: it is never written";
 	if (d->boot_disk && !d->parent)
-		return " is the boot disk: the whole disk is never written (only its swap partitions may be)";
+		return " is the boot disk: the whole disk is never written (only partitions other than the ESP may be)";
 	if ((d->parent ? d->parent : d)->gpt_unknown && boot_disk_missing())
 		return ": partition table unreadable and the boot disk not found: it may be the boot disk, "
 		       "so it is not written";

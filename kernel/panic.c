@@ -113,8 +113,8 @@ static __attribute__((noreturn)) void reboot(void)
 static void wait_for_key(void)
 {
 	bool keyboard = i8042_init();   /* also drops keys pressed before the question */
-	while (serial_getc() >= 0)
-		;
+	for (int i = 0; i < 64 && serial_getc() >= 0; i++)
+		;                       /* the same on COM1 (bounded: a line may babble) */
 	if (!keyboard && !serial_present()) {
 		kprintf("halt: no keyboard and no serial port: the machine stays on; switch it off by hand\n");
 		for (;;)
