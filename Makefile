@@ -6,6 +6,7 @@
 #                   swapping to a fresh build/run-swap.img, prints the table
 #   make test       unit tests, fuzz smoke runs, workload host tests, QEMU tests
 #   make image      build/disk.img only
+#   make stick-image build/stick.img: disk.img plus a swap partition (SWAP=MiB)
 #   make deps       install (as root) or list the Debian packages needed
 #   make clean
 #
@@ -200,6 +201,15 @@ $(BUILD)/disk.img: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(WBINS) tools/mkima
 
 image: $(BUILD)/disk.img
 
+# The default image plus a mkswap'ed Linux swap partition 2 of SWAP MiB
+# after the ESP: make stick-image SWAP=4096 gives build/stick.img, which
+# swaps on the stick itself under swap=auto (README: "Booting a real PC
+# from USB").
+SWAP     ?= 1024
+stick-image: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(WBINS) tools/mkimage
+	tools/mkimage -o $(BUILD)/stick.img -l $(BUILD)/BOOTX64.EFI -k $(BUILD)/kernel.elf -c '$(CMDLINE)' \
+		--swap-part $(SWAP) $(IMAGE_FILES)
+
 # An image that runs one workload script: make script-image SCRIPT=path.mm
 script-image: loader kernel workloads
 	tools/mkscript-image $(SCRIPT) --build $(BUILD)
@@ -249,7 +259,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image script-image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest linux-peer FORCE
+.PHONY: all kernel loader image stick-image script-image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

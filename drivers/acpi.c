@@ -18,6 +18,7 @@ static struct {
 	struct acpi_fadt fadt;
 	bool have_fadt, have_s5;
 	uint8_t slp_typa, slp_typb;
+	volatile uint8_t *reset_mmio;   /* the reset register when it is in memory, mapped at init */
 } acpi;
 
 static const void *map_table(uint64_t phys, uint32_t *len)
@@ -70,6 +71,9 @@ static void parse_fadt(void)
 		return;
 	}
 	acpi.have_fadt = true;
+	/* Mapped now: the reset happens with interrupts off, maybe in a panic. */
+	if (acpi.fadt.reset_supported && acpi.fadt.reset_space == ACPI_SPACE_MEMORY && acpi.fadt.reset_addr)
+		acpi.reset_mmio = kmem_map_phys(acpi.fadt.reset_addr, 1);
 	if (acpi.fadt.dsdt)
 		add_table(acpi.fadt.dsdt, "DSDT");
 	const struct acpi_table *d = acpi_find("DSDT", 0);
@@ -135,4 +139,39 @@ void acpi_poweroff(void)
 	 * stream a little); give it a moment before reporting failure. */
 	for (volatile int i = 0; i < 10000000; i++)
 		cpu_relax();
+}
+
+int acpi_has_8042(void)
+{
+	if (!acpi.have_fadt || !acpi.fadt.boot_flags_valid)
+		return -1;
+	return (acpi.fadt.boot_flags & ACPI_BOOT_8042) != 0;
+}
+
+/* The reset register in PCI configuration space: bus 0, device and
+ * function in the address's upper words (ACPI 6.5 section 5.2.3.2),
+ * reached through the legacy 0xcf8/0xcfc mechanism. */
+static void reset_pci(uint64_t addr, uint8_t v)
+{
+	uint32_t dev = (uint32_t)(addr >> 32) & 0x1f, fn = (uint32_t)(addr >> 16) & 7, off = (uint32_t)addr & 0xff;
+	outl(0xcf8, 0x80000000u | dev << 11 | fn << 8 | (off & 0xfc));
+	outb((uint16_t)(0xcfc + (off & 3)), v);
+}
+
+const char *acpi_reset(void)
+{
+	const struct acpi_fadt *f = &acpi.fadt;
+	if (!acpi.have_fadt || !f->reset_supported)
+		return NULL;
+	if (f->reset_space == ACPI_SPACE_IO && f->reset_addr <= 0xffff)
+		outb((uint16_t)f->reset_addr, f->reset_value);
+	else if (f->reset_space == ACPI_SPACE_MEMORY && acpi.reset_mmio)
+		*acpi.reset_mmio = f->reset_value;
+	else if (f->reset_space == ACPI_SPACE_PCI)
+		reset_pci(f->reset_addr, f->reset_value);
+	else
+		return NULL;
+	for (volatile int i = 0; i < 10000000; i++)
+		cpu_relax();
+	return "the ACPI reset register";
 }

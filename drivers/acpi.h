@@ -28,5 +28,12 @@ const struct acpi_table *acpi_table_at(int i);
 const struct acpi_fadt *acpi_fadt(void);
 /* ACPI S5.  Returns only when power-off did not happen. */
 void acpi_poweroff(void);
+/* Write the FADT's reset register (ACPI 2.0+, when the FADT says it is
+ * supported).  Returns only when no reset happened: NULL when there is
+ * no usable register, else what was tried. */
+const char *acpi_reset(void);
+/* The FADT's IAPC_BOOT_ARCH "8042" flag: 1 an 8042 is there, 0 none,
+ * -1 unknown (no FADT, or one older than ACPI 2.0). */
+int acpi_has_8042(void);
 
 #endif

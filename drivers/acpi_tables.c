@@ -126,8 +126,10 @@ int acpi_parse_fadt(const void *buf, size_t len, struct acpi_fadt *f)
 		f->reset_addr = le64(p + 120);
 		f->reset_value = p[128];
 	}
-	if (n >= 111)
+	if (n >= 111 && h.revision >= 3) {
 		f->boot_flags = le16(p + 109);
+		f->boot_flags_valid = true;
+	}
 	if (n >= 148 && le64(p + 140))
 		f->dsdt = le64(p + 140);
 	if (n >= 184 && gas_io(p + 172))

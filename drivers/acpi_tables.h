@@ -47,10 +47,20 @@ struct acpi_fadt {
 	uint64_t reset_addr;
 	uint8_t reset_value;
 	bool reset_supported;
-	uint16_t boot_flags;            /* IA-PC boot architecture flags */
+	uint16_t boot_flags;            /* IA-PC boot architecture flags (ACPI_BOOT_*) */
+	bool boot_flags_valid;          /* revision >= 3 (ACPI 2.0): before that the field was reserved */
 	uint8_t sci_irq;
 };
 int acpi_parse_fadt(const void *buf, size_t len, struct acpi_fadt *f);
+
+/* IAPC_BOOT_ARCH bits (ACPI 6.5 section 5.2.9.3). */
+#define ACPI_BOOT_LEGACY_DEVICES (1u << 0)
+#define ACPI_BOOT_8042           (1u << 1)      /* an 8042 (or an emulation of one) at 0x60/0x64 */
+
+/* Reset register address spaces (Generic Address Structure, 5.2.3.2). */
+#define ACPI_SPACE_MEMORY 0
+#define ACPI_SPACE_IO     1
+#define ACPI_SPACE_PCI    2
 
 #define ACPI_MAX_CPUS 64
 #define ACPI_MAX_IOAPICS 8

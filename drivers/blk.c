@@ -139,22 +139,44 @@ static bool boot_disk_missing(void)
 	return !gpt_guid_is_zero(boot_guid) && !__atomic_load_n(&boot_found, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The write rule, in one place: why d may not be written, or NULL.
+ *  - The boot partition (the ESP the loader ran from, by its GUID) never.
+ *  - The boot disk as a whole never: its partition table and the ESP lie
+ *    in it.  Its other partitions are devices like any other.
+ *  - A disk whose partition table could not be read, while the boot disk
+ *    has not turned up elsewhere: it may be the boot disk (fail closed).
+ * Callers ask only for devices that carry a swap signature or that the
+ * command line names (swap.c, the block self-tests); a device nobody
+ * asked for is never writable.  A later, narrower permission (a file's
+ * extents inside the ESP) belongs in check_req, beside d->writable, not
+ * here: this rule is about whole devices.
+ */
+static const char *write_refusal(const struct blk_dev *d)
+{
+	if (d->boot_part)
+		return " holds the boot partition: it is never written";
+	if (d->boot_disk && !d->parent)
+		return " is the boot disk: the whole disk is never written (only partitions other than the ESP may be)";
+	if ((d->parent ? d->parent : d)->gpt_unknown && boot_disk_missing())
+		return ": partition table unreadable and the boot disk not found: it may be the boot disk, "
+		       "so it is not written";
+	return NULL;
+}
+
 bool blk_set_writable(struct blk_dev *d, bool w)
 {
-	if (w && d->boot_disk) {
-		kprintf("blk: %s holds the boot partition: it is never written\n", d->name);
-		return false;
-	}
-	/* Fail closed: a disk whose table could not be read may be the boot
-	 * disk as long as the boot disk has not turned up elsewhere. */
-	if (w && disk_of(d)->gpt_unknown && boot_disk_missing()) {
-		kprintf("blk: %s: partition table unreadable and the boot disk not found: it may be the boot disk, "
-			"so it is not written\n", d->name);
+	const char *why = w ? write_refusal(d) : NULL;
+	if (why) {
+		kprintf("blk: %s%s\n", d->name, why);
 		return false;
 	}
 	d->writable = w;
 	return true;
 }
+
+bool blk_is_boot_partition(const struct blk_dev *d) { return d->boot_part; }
+bool blk_on_boot_disk(const struct blk_dev *d) { return d->boot_disk; }
 
 /* ------------------------------------------------------------ submit */
 
@@ -555,6 +577,7 @@ static void add_partition(struct blk_dev *disk, const struct gpt_part *gp)
 	memcpy(p->part_uuid, gp->uuid, 16);
 	memcpy(p->part_label, gp->name, sizeof p->part_label - 1);
 	p->boot_disk = disk->boot_disk;
+	p->boot_part = !gpt_guid_is_zero(boot_guid) && !memcmp(gp->uuid, boot_guid, 16);
 	if (add_dev(p))
 		kfree(p);
 }
@@ -650,6 +673,7 @@ static void dev_json(struct json *j, const struct blk_dev *d)
 	json_u64(j, "bytes", d->nblocks * d->block_size);
 	json_bool(j, "boot_disk", d->boot_disk);
 	if (d->parent) {
+		json_bool(j, "boot_partition", d->boot_part);
 		json_str(j, "disk", d->parent->name);
 		json_u64(j, "start_lba", d->part_start);
 		gpt_guid_str(d->part_type, guid);
@@ -676,11 +700,17 @@ void blk_list(void)
 		uint64_t mib = d->nblocks * d->block_size >> 20;
 		if (d->parent)
 			kprintf("  %-12s %8lu MiB  %s \"%s\"%s\n", d->name, mib, gpt_type_name(d->part_type), d->part_label,
-				d->boot_disk ? " (boot disk)" : "");
+				d->boot_part ? " (boot partition)" : d->boot_disk ? " (boot disk)" : "");
 		else
 			kprintf("disk %-12s %8lu MiB  %u-byte blocks, queue depth %u, %u KiB per command  %s%s\n",
 				d->name, mib, d->block_size, d->queue_depth, d->max_blocks * d->block_size / 1024,
 				d->model, d->boot_disk ? " (boot disk)" : "");
+	}
+	if (boot_disk_missing()) {
+		char guid[GPT_GUID_STR_LEN];
+		gpt_guid_str(boot_guid, guid);
+		kprintf("blk: the boot disk (ESP %s) is not reachable: no driver here for the device the machine "
+			"booted from (USB?); nothing on it is used, swap partitions included\n", guid);
 	}
 	struct json *j = rec_begin("disks");
 	json_arr_begin(j, "devices");

@@ -24,9 +24,11 @@
  * see an error; one bad block does not fail its neighbours.
  *
  * Safety: a device accepts writes only after blk_set_writable(), which
- * refuses the disk the system booted from and its partitions, and, while
- * the boot disk has not been found, any disk whose partition table could
- * not be read (it might be the boot disk).
+ * refuses the boot partition (the ESP the loader ran from), the boot disk
+ * as a whole, and, while the boot disk has not been found, any disk whose
+ * partition table could not be read (it might be the boot disk).  The boot
+ * disk's other partitions are ordinary devices; callers ask only for
+ * swap-signed or explicitly named ones.
  */
 #ifndef BLK_H
 #define BLK_H
@@ -98,11 +100,15 @@ bool blk_has_partitions(const struct blk_dev *d);
 /* GPT type GUID (on-disk bytes) of a partition; NULL for a whole disk. */
 const uint8_t *blk_part_type(const struct blk_dev *d);
 
-/* Allow writes (false + a message when refused: the boot disk, or a disk
- * whose partition table could not be read while the boot disk is not
- * found). */
+/* Allow writes (false + a message naming the device when refused: the
+ * boot partition, the boot disk as a whole, or a disk whose partition
+ * table could not be read while the boot disk is not found). */
 bool blk_set_writable(struct blk_dev *d, bool writable);
 bool blk_writable(const struct blk_dev *d);
+/* The ESP the loader ran from (matched by its partition GUID). */
+bool blk_is_boot_partition(const struct blk_dev *d);
+/* The boot disk or one of its partitions. */
+bool blk_on_boot_disk(const struct blk_dev *d);
 
 /* One {"type":"blk",...} record per device (halt hook). */
 void blk_report(void);

@@ -65,7 +65,9 @@ struct blk_dev {
 	int plugged;
 	bool dispatching;               /* someone is running the queue and will look again before leaving */
 	struct blk_merge_scratch *merge; /* build_cmd/blk_complete work space (off the interrupt stack) */
-	bool writable, boot_disk;
+	bool writable;                  /* write_refusal() said nothing when it was set */
+	bool boot_disk;                 /* the disk holding the boot partition, or one of its partitions */
+	bool boot_part;                 /* partitions: the boot partition itself (the ESP, by GUID) */
 	bool gpt_unknown;               /* disks: the partition table could not be read */
 	uint32_t gpt_reads;             /* disks: device reads the GPT scan took */
 	uint64_t gpt_scan_ns;

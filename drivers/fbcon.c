@@ -7,8 +7,16 @@
  * one redraw per rows/2 lines and the framebuffer (uncached or
  * write-combined memory) is never read.
  *
+ * Records ({"type":...} lines, kernel/record.c) are not drawn: they are
+ * for machines and reach them through COM1; on the screen a few hundred
+ * characters of JSON per record would scroll the human text away, above
+ * all the final table, which halt=wait keeps on screen after the halt
+ * hooks have printed their records.  A line is a record when it starts
+ * with {"type": (record.c writes each one whole, in one call).
+ *
  * Locking: called only under the console lock (see console.c).
  */
+#include <stdbool.h>
 #include <string.h>
 #include "fbcon.h"
 #include "font8x16.h"
@@ -24,8 +32,12 @@ static struct {
 	uint32_t fg, bg;
 	uint32_t cols, rows;
 	uint32_t x, y;
+	bool line_start;                /* the next character begins a line */
+	bool in_record;                 /* skipping a record up to its newline */
 	char grid[MAX_ROWS][MAX_COLS];
 } con;
+
+#define RECORD_PREFIX "{\"type\":"
 
 static uint32_t pack(const struct boot_framebuffer *fb, uint8_t r, uint8_t g, uint8_t b)
 {
@@ -101,6 +113,7 @@ void fbcon_init(const struct boot_framebuffer *fb, void *virt)
 	con.cols = fb->width / GLYPH_W < MAX_COLS ? fb->width / GLYPH_W : MAX_COLS;
 	con.rows = fb->height / GLYPH_H < MAX_ROWS ? fb->height / GLYPH_H : MAX_ROWS;
 	memset(con.grid, ' ', sizeof con.grid);
+	con.line_start = true;
 	clear_screen();
 }
 
@@ -123,6 +136,14 @@ void fbcon_write(const char *s, size_t n)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		if (con.line_start && n - i >= sizeof RECORD_PREFIX - 1 &&
+		    !memcmp(s + i, RECORD_PREFIX, sizeof RECORD_PREFIX - 1))
+			con.in_record = true;
+		con.line_start = c == '\n';
+		if (con.in_record) {
+			con.in_record = c != '\n';
+			continue;
+		}
 		if (c == '\n') {
 			newline();
 		} else if (c == '\r') {

@@ -60,6 +60,9 @@ static const struct cmdline_option options[] = {
 	{ "blktest_mib", CMDLINE_U64, &kcfg.blktest_mib, 0, NULL, "MiB of blkdev the block tests use (default 64)" },
 	{ "run", CMDLINE_STR, kcfg.run, sizeof kcfg.run, NULL,
 	  "workload program and its arguments, e.g. run=\"touch 64 100000 seq anon\"" },
+	{ "halt", CMDLINE_STR, kcfg.halt, sizeof kcfg.halt, NULL,
+	  "at the end and on panic: wait (for a key, then power off), poweroff, reboot "
+	  "(default wait on bare metal, poweroff under a hypervisor)" },
 	{ "script", CMDLINE_STR, kcfg.script, sizeof kcfg.script, NULL,
 	  "workload script to run (a boot file, e.g. scripts/seq.mm; README: Workload scripts)" },
 };
@@ -78,6 +81,11 @@ int config_parse(const char *line)
 	if (kcfg.timer[0] && strcmp(kcfg.timer, "oneshot") && strcmp(kcfg.timer, "periodic")) {
 		kprintf("cmdline: timer=%s: expected oneshot or periodic; using oneshot\n", kcfg.timer);
 		kcfg.timer[0] = 0;
+		problems++;
+	}
+	if (kcfg.halt[0] && strcmp(kcfg.halt, "wait") && strcmp(kcfg.halt, "poweroff") && strcmp(kcfg.halt, "reboot")) {
+		kprintf("cmdline: halt=%s: expected wait, poweroff or reboot; using the default\n", kcfg.halt);
+		kcfg.halt[0] = 0;
 		problems++;
 	}
 	return problems;

@@ -31,6 +31,7 @@ struct kconfig {
 	uint64_t vmstat_ms;     /* vmstat=: sampler interval in ms (0: off) */
 	char blkdev[24];        /* blkdev=: scratch device for test=blk|blkbench */
 	uint64_t blktest_mib;   /* blktest_mib=: how much of it to use */
+	char halt[16];          /* halt=wait|poweroff|reboot ("": by hypervisor, kernel/panic.c) */
 };
 
 extern struct kconfig kcfg;

@@ -279,6 +279,7 @@ static void boot_record(uint64_t boot_ns, const char *tsc_src)
 	json_u64(j, "files", bootinfo.file_count);
 	json_bool(j, "framebuffer", bootinfo.fb.format != BOOT_FB_NONE);
 	json_str(j, "cmdline", bootinfo.cmdline);
+	json_str(j, "halt", halt_mode_name());
 	rec_end();
 }
 
@@ -319,6 +320,7 @@ void kmain(const struct boot_info *bi)
 	setup_memory();
 	setup_framebuffer();
 	acpi_init(bootinfo.rsdp_phys);
+	halt_init();
 	setup_interrupts();
 	time_init();
 	sched_init();

@@ -3,7 +3,9 @@
  * "status":"ok"} record and powers off (QEMU exits 0).  panic() prints the
  * reason, registers and a backtrace, a {"type":"panic"} record and a
  * {"type":"halt","status":"panic"} record, then powers off with a failure
- * status (QEMU with isa-debug-exit exits 3).
+ * status (QEMU with isa-debug-exit exits 3).  Either way halt= decides
+ * what "powers off" means: wait for a key first (the default on bare
+ * metal), power off (the default under a hypervisor), or reboot.
  */
 #ifndef PANIC_H
 #define PANIC_H
@@ -17,6 +19,11 @@ struct trap_frame;
 typedef void (*halt_hook_fn)(void);
 void halt_register_hook(halt_hook_fn fn);
 
+/* Decide the halt mode (halt=, else by hypervisor), say it, and find the
+ * keyboard when it will be waited for.  After acpi_init. */
+void halt_init(void);
+/* "wait", "poweroff" or "reboot" (for the boot record). */
+const char *halt_mode_name(void);
 __attribute__((noreturn)) void halt_ok(void);
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 __attribute__((noreturn)) void panic_exception(const struct trap_frame *f, uint64_t cr2);

@@ -29,7 +29,8 @@
 #include "lib/errno.h"
 #include "lib/json.h"
 #include "lib/printf.h"
-#include "drivers/blk_driver.h"
+#include "drivers/blk.h"
+#include "drivers/gpt.h"
 #include "proc/spinlock.h"
 #include "proc/wait.h"
 #include "lib/cmdline.h"
@@ -193,26 +194,39 @@ bool swap_crc_check(uint64_t e, const struct page *p)
 
 /* ------------------------------------------------------------ areas */
 
-static int read_header(struct blk_dev *d, struct swaphdr *h, bool quiet)
+/* Read and parse d's first page.  Returns 0, a negative errno from the
+ * read (*io set), or a negative enum swaphdr_err (*io clear). */
+static int read_header(struct blk_dev *d, struct swaphdr *h, bool *io)
 {
 	struct page *pg = pmm_alloc(0, PMM_KERNEL);
+	*io = true;
 	if (!pg)
 		return -ENOMEM;
 	int err = blk_rw(d, BLK_READ, 0, page_address(pg), PAGE);
-	if (!err)
+	if (!err) {
+		*io = false;
 		err = swaphdr_parse(page_address(pg), PAGE, blk_blocks(d) * blk_block_size(d) / PAGE, h);
+	}
 	pmm_free(pg, 0);
-	if (err && !quiet)
-		kprintf("swap: %s: %s\n", blk_name(d), err < -100 ? "read failed" : swaphdr_strerror(err));
 	return err;
+}
+
+static const char *header_problem(int err, bool io)
+{
+	if (!io)
+		return swaphdr_strerror(err);
+	return err == -ENOMEM ? "header not read: out of memory" : "header unreadable: read failed";
 }
 
 int swapon(struct blk_dev *d, int prio, uint32_t cluster)
 {
 	static struct swaphdr h;
-	int err = read_header(d, &h, false);
-	if (err)
+	bool io;
+	int err = read_header(d, &h, &io);
+	if (err) {
+		kprintf("swap: %s: %s\n", blk_name(d), header_problem(err, io));
 		return -EINVAL;
+	}
 	if (h.clamped)
 		kprintf("swap: %s: header claims %u pages, the device has fewer; using %u\n", blk_name(d),
 			h.hdr_last_page, h.last_page);
@@ -324,20 +338,39 @@ static void swapon_item(char *item, int idx)
 	swapon_spec(item, 0);
 }
 
-/* swap=auto: every device that carries a swap header and is not part of
- * a disk whose partitions were found (the partitions are probed). */
+/* swap=auto: every device that carries a valid swap header, except the
+ * boot partition and whole disks whose partitions were found (their
+ * partitions are probed, the boot disk's included).  One line for every
+ * device left out that might have been meant as swap: the ESP, a signed
+ * but bad header, an unreadable first page, a partition typed Linux swap
+ * without the signature.  Devices with no signature and another type say
+ * nothing (a PC's Windows and data partitions are not swap). */
+static void autodetect_one(struct blk_dev *d)
+{
+	static struct swaphdr h;
+	bool io;
+	if (blk_is_boot_partition(d)) {
+		kprintf("swap: %s: skipped: the boot partition (ESP) is never written\n", blk_name(d));
+		return;
+	}
+	if (!blk_is_partition(d) && blk_has_partitions(d))
+		return;         /* its partitions follow in the list */
+	int err = read_header(d, &h, &io);
+	const uint8_t *type = blk_part_type(d);
+	bool swap_typed = type && !memcmp(type, GPT_TYPE_LINUX_SWAP, 16);
+	if (!err)
+		swapon(d, 0, (uint32_t)kcfg.swap_cluster);
+	else if (io || err != SWAPHDR_ENOMAGIC)
+		kprintf("swap: %s: skipped: %s\n", blk_name(d), header_problem(err, io));
+	else if (swap_typed)
+		kprintf("swap: %s: skipped: typed Linux swap but no swap signature (run mkswap on it)\n",
+			blk_name(d));
+}
+
 static void autodetect(void)
 {
-	for (int i = 0; i < blk_count(); i++) {
-		struct blk_dev *d = blk_at(i);
-		struct swaphdr h;
-		if (d->boot_disk)
-			continue;
-		if (!d->parent && blk_has_partitions(d))
-			continue;
-		if (!read_header(d, &h, true))
-			swapon(d, 0, (uint32_t)kcfg.swap_cluster);
-	}
+	for (int i = 0; i < blk_count(); i++)
+		autodetect_one(blk_at(i));
 }
 
 void swap_init(void)

@@ -79,6 +79,18 @@ TEST(acpi_fadt_fields)
 	CHECK_EQ(f.pm1a_cnt, 0x604);
 	CHECK_EQ(f.pm_timer, 0x608);
 	CHECK(f.pm_timer_32bit);
+	CHECK(!f.boot_flags_valid);     /* revision 2: IAPC_BOOT_ARCH was reserved */
+	CHECK(!f.reset_supported);
+	t[8] = 3;                       /* ACPI 2.0 */
+	t[109] = ACPI_BOOT_LEGACY_DEVICES;      /* no 8042 */
+	put32(t + 112, 1u << 10);       /* RESET_REG_SUP */
+	t[116] = ACPI_SPACE_IO;
+	put64(t + 120, 0xcf9);
+	t[128] = 6;
+	fix_sum(t, sizeof t, 9);
+	CHECK_EQ(acpi_parse_fadt(t, sizeof t, &f), ACPI_OK);
+	CHECK(f.boot_flags_valid && !(f.boot_flags & ACPI_BOOT_8042));
+	CHECK(f.reset_supported && f.reset_space == ACPI_SPACE_IO && f.reset_addr == 0xcf9 && f.reset_value == 6);
 	uint8_t small[100];
 	make_header(small, "FACP", sizeof small);
 	CHECK_EQ(acpi_parse_fadt(small, sizeof small, &f), ACPI_EBAD);

@@ -106,6 +106,7 @@ void cpu_detect(void)
 	cpu.rdrand = r[2] & (1u << 30);
 	cpu.pcid = r[2] & (1u << 17);
 	bool hv = r[2] & (1u << 31);
+	cpu.hypervisor_bit = hv;
 	if (cpu.max_leaf >= 7) {
 		cpuid(7, 0, r);
 		cpu.fsgsbase = r[1] & (1u << 0);

@@ -23,6 +23,7 @@ struct cpu_features {
 	char vendor[13];
 	char brand[49];
 	char hypervisor[13];            /* "" on bare metal */
+	bool hypervisor_bit;            /* CPUID.1:ECX[31]: running under a hypervisor */
 	uint32_t family, model, stepping;
 	uint32_t max_leaf, max_ext_leaf;
 	uint8_t phys_addr_bits, virt_addr_bits;
