@@ -26,7 +26,8 @@
  * Safety: a device accepts writes only after blk_set_writable(), which
  * refuses the disk the system booted from and its partitions, and, while
  * the boot disk has not been found, any disk whose partition table could
- * not be read (it might be the boot disk).
+ * not be read (it might be the boot disk).  The one exception: the blocks
+ * of the loader's results file, named by blk_allow_results().
  */
 #ifndef BLK_H
 #define BLK_H
@@ -103,6 +104,18 @@ const uint8_t *blk_part_type(const struct blk_dev *d);
  * found). */
 bool blk_set_writable(struct blk_dev *d, bool writable);
 bool blk_writable(const struct blk_dev *d);
+
+/* The loader's results file on the boot partition: writes to the whole
+ * disk holding it are let through when they lie inside one of these runs
+ * of disk blocks, and nowhere else.  Once.  Returns 0 and the disk, or
+ * -ENODEV (no registered disk holds the boot partition), -ERANGE (a run
+ * outside it), -EINVAL. */
+#define BLK_RESULTS_MAX 32
+struct blk_extent {
+	uint64_t lba;
+	uint64_t blocks;
+};
+int blk_allow_results(const struct blk_extent *ext, int n, struct blk_dev **disk);
 
 /* One {"type":"blk",...} record per device (halt hook). */
 void blk_report(void);

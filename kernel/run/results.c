@@ -1,0 +1,326 @@
+/*
+ * The results file: the kernel's records kept on the ESP it booted from,
+ * for machines without a serial port.
+ *
+ * Model.  The loader pre-allocated results/NNNN.jsonl, full of newlines,
+ * and handed over the disk blocks that hold it (boot_info).  record.c
+ * keeps every record line in memory as it is printed; this writer takes
+ * the kept lines at safe points and writes them after those already in
+ * the file:
+ *   - at once, in the emitting thread, after a record that closes a unit
+ *     of work (a run's result, a table, the end of a script or self-test),
+ *     when that thread may sleep; so a run's records are on disk before
+ *     the next run starts, and no write overlaps a measurement;
+ *   - at halt, from a halt hook registered before the disk drivers' (the
+ *     NVMe driver shuts its controllers down in its own hook): the last
+ *     write, with "final":true.  The reports later hooks print (the NVMe,
+ *     AHCI, swap and final vmstat records) and the halt record itself are
+ *     on the console only;
+ *   - from the "results" thread when the kept lines pass half the buffer
+ *     (a records-heavy run, or a unit record emitted where no one may
+ *     sleep).
+ * Each write covers the blocks from the one holding the end of the
+ * records so far to the new end, plus a trailer record
+ * {"type":"results_file","valid_bytes":N,...} that the next write
+ * overwrites; the rest of the last block is newlines.  So the file is
+ * valid JSONL at every moment: records, one trailer, blank lines.  N
+ * counts the record bytes before the trailer; "final":true marks the
+ * trailer written at halt.
+ *
+ * Safety.  Writes go only to the loader's runs, mapped piece by piece,
+ * and the block layer checks every request against the same list
+ * (blk_allow_results): the ESP's other blocks are never written.  When
+ * the file is full, one line says so and writing stops.
+ *
+ * Panic.  Nothing is written: the block layer completes requests by
+ * interrupt and has no polled path, and a panic runs with interrupts off
+ * and the machine in an unknown state.  The records since the last write
+ * (at most those of the unit that was running) are then only on the
+ * console; one line says so.
+ *
+ * Locking: R.lock (a mutex) serialises writers and guards off, head and
+ * the stage buffer; the rest is set once in results_init.
+ */
+#include <string.h>
+#include "results.h"
+#include "record.h"
+#include "console.h"
+#include "panic.h"
+#include "lib/errno.h"
+#include "lib/json.h"
+#include "drivers/blk.h"
+#include "mm/pmm.h"
+#include "proc/sched.h"
+#include "proc/wait.h"
+#include "arch/x86_64/x86.h"
+#include "arch/x86_64/percpu.h"
+
+#define STAGE_ORDER 6                   /* 256 KiB: as much as record.c keeps */
+#define STAGE_BYTES (4096u << STAGE_ORDER)
+#define TRAILER_MAX 256
+#define PAGE 4096u
+
+static struct {
+	struct blk_dev *disk;
+	struct blk_extent ext[BLK_RESULTS_MAX];
+	int next;
+	uint32_t bs;                    /* bytes per LBA */
+	uint64_t bytes;                 /* file size */
+	char name[BOOT_RESULTS_NAME_MAX];
+	struct mutex lock;
+	struct thread *owner;           /* writing now (lock), to ignore its own records */
+	uint64_t off;                   /* lock: record bytes in the file */
+	char *stage;                    /* lock: file bytes from off - head on */
+	size_t head;                    /* lock: off % bs, the bytes of the last block already written */
+	bool stopped;                   /* lock: full or failed; atomic reads */
+	uint64_t writes;                /* lock */
+	struct waitq wq;
+	volatile bool wanted;           /* the thread should write */
+} R;
+
+/* Block LBA and the bytes left in its run, for file offset off. */
+static uint64_t map_off(uint64_t off, uint64_t *run_left)
+{
+	uint64_t blk = off / R.bs;
+	for (int i = 0; i < R.next; i++) {
+		if (blk < R.ext[i].blocks) {
+			*run_left = (R.ext[i].blocks - blk) * R.bs;
+			return R.ext[i].lba + blk;
+		}
+		blk -= R.ext[i].blocks;
+	}
+	*run_left = 0;
+	return 0;
+}
+
+/* Write stage[0..len) at file offset off (both multiples of bs), split at
+ * run ends and at the device's largest request.  Sleeps. */
+static int write_out(uint64_t off, size_t len)
+{
+	uint64_t max = (uint64_t)blk_max_pages(R.disk) * PAGE;
+	for (size_t done = 0; done < len;) {
+		uint64_t left;
+		uint64_t lba = map_off(off + done, &left);
+		uint64_t n = len - done;
+		if (!left)
+			return -ERANGE;         /* never past the file's last block */
+		if (n > left)
+			n = left;
+		if (n > max)
+			n = max;
+		int err = blk_rw(R.disk, BLK_WRITE, lba, R.stage + done, (size_t)n);
+		if (err)
+			return err;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static size_t trailer(char *at, uint64_t valid, bool final)
+{
+	struct json j;
+	json_init(&j, at, TRAILER_MAX - 1);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "type", "results_file");
+	json_str(&j, "file", R.name);
+	json_u64(&j, "valid_bytes", valid);
+	json_u64(&j, "file_bytes", R.bytes);
+	json_u64(&j, "lost_records", rec_keep_lost());
+	json_bool(&j, "final", final);
+	json_obj_end(&j);
+	at[j.len] = '\n';
+	return j.len + 1;
+}
+
+/* Full or failed: say so once and keep nothing more. */
+static void stop(long err)
+{
+	R.stopped = true;
+	rec_keep_stop();
+	if (err)
+		kprintf("results: %s: write failed (error %ld): later records are on the console only\n", R.name, err);
+	else
+		kprintf("results: %s is full (%lu KiB): later records are on the console only\n", R.name,
+			R.bytes >> 10);
+}
+
+/* One write: as many kept lines as fit.  Returns true when more remain.
+ * R.lock held. */
+static bool write_some(bool final)
+{
+	uint64_t base = R.off - R.head;
+	uint64_t room = R.bytes - base;
+	size_t cap = room < STAGE_BYTES ? (size_t)room : STAGE_BYTES;
+	if (cap < R.head + TRAILER_MAX) {
+		stop(0);
+		return false;
+	}
+	bool more;
+	size_t n = rec_keep_take(R.stage + R.head, cap - R.head - TRAILER_MAX, &more);
+	if (more && !n) {
+		stop(0);
+		return false;
+	}
+	size_t end = R.head + n;
+	end += trailer(R.stage + end, R.off + n, final && !more);
+	size_t len = (end + R.bs - 1) / R.bs * R.bs;
+	memset(R.stage + end, '\n', len - end);
+	int err = write_out(base, len);
+	R.writes++;
+	if (err) {
+		stop(err);
+		return false;
+	}
+	R.off += n;
+	size_t keep = (R.head + n) % R.bs;
+	memmove(R.stage, R.stage + R.head + n - keep, keep);
+	R.head = keep;
+	return more;
+}
+
+static void flush(bool final)
+{
+	mutex_lock(&R.lock);
+	R.owner = current_thread();
+	while (!R.stopped && write_some(final))
+		;
+	R.owner = NULL;
+	mutex_unlock(&R.lock);
+}
+
+static bool may_sleep(void)
+{
+	return irqs_enabled() && !this_cpu()->preempt_count && !this_cpu()->irq_depth && !panic_in_progress();
+}
+
+static void wake_writer(void)
+{
+	R.wanted = true;
+	waitq_wake_all(&R.wq);
+}
+
+/* rec_end's notification: in the emitter's context, lock dropped. */
+static void on_record(enum rec_event ev)
+{
+	if (__atomic_load_n(&R.stopped, __ATOMIC_RELAXED) || R.owner == current_thread())
+		return;
+	if (ev == REC_EVENT_HALT) {     /* only a panic gets here: results_halt stops keeping */
+		kprintf("results: panic: records since the last write are not in %s (no polled disk path)\n", R.name);
+		return;
+	}
+	if (ev == REC_EVENT_UNIT && may_sleep())
+		flush(false);
+	else
+		wake_writer();
+}
+
+void results_halt(void)
+{
+	if (!R.disk || __atomic_load_n(&R.stopped, __ATOMIC_RELAXED))
+		return;
+	if (!may_sleep()) {
+		kprintf("results: halted where the disk cannot be written: %s lacks the last records\n", R.name);
+		return;
+	}
+	flush(true);
+	mutex_lock(&R.lock);
+	if (!R.stopped)
+		kprintf("results: %s: %lu bytes of records; the reports below are on the console only\n", R.name,
+			R.off);
+	R.stopped = true;
+	mutex_unlock(&R.lock);
+	rec_keep_stop();
+}
+
+static void writer_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		WAIT_EVENT(&R.wq, R.wanted);
+		R.wanted = false;
+		if (!R.stopped)
+			flush(false);
+	}
+}
+
+/* The loader's runs, checked: they must cover exactly the file. */
+static int take_runs(const struct boot_info *bi)
+{
+	uint64_t blocks = 0;
+	uint32_t n = bi->results_extent_count;
+	if (n < 1 || n > BOOT_RESULTS_MAX_EXTENTS || n > BLK_RESULTS_MAX || !bi->results_block_size ||
+	    bi->results_block_size & (bi->results_block_size - 1) || bi->results_block_size > PAGE)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		R.ext[i].lba = bi->results_extents[i].lba;
+		R.ext[i].blocks = bi->results_extents[i].blocks;
+		blocks += R.ext[i].blocks;
+	}
+	R.next = (int)n;
+	R.bs = bi->results_block_size;
+	R.bytes = bi->results_bytes;
+	return blocks * R.bs == R.bytes && R.bytes ? 0 : -EINVAL;
+}
+
+static const char *allow_error(int err)
+{
+	if (err == -ENODEV)
+		return "no disk driver here reaches the boot disk (a USB stick?): the results file is not reachable";
+	if (err == -ERANGE)
+		return "its blocks are not inside the boot partition; not written";
+	return "the loader's block list is malformed; not written";
+}
+
+static int setup(const struct boot_info *bi)
+{
+	struct blk_dev *disk = NULL;
+	int err = take_runs(bi);
+	if (!err)
+		err = blk_allow_results(R.ext, R.next, &disk);
+	if (err) {
+		kprintf("results: %s: %s\n", R.name, allow_error(err));
+		return err;
+	}
+	if (blk_block_size(disk) != R.bs) {
+		kprintf("results: %s: the loader counted %u-byte blocks, %s has %u; not written\n", R.name, R.bs,
+			blk_name(disk), blk_block_size(disk));
+		return -EINVAL;
+	}
+	struct page *pg = pmm_alloc(STAGE_ORDER, PMM_KERNEL);
+	if (!pg) {
+		kprintf("results: %s: no memory for the write buffer; not written\n", R.name);
+		return -ENOMEM;
+	}
+	R.stage = page_address(pg);
+	mutex_init(&R.lock, "results");
+	waitq_init(&R.wq, "results");
+	if (!thread_create("results", writer_thread, NULL, SCHED_NORMAL)) {
+		kprintf("results: %s: no memory for the writer thread; not written\n", R.name);
+		pmm_free(pg, STAGE_ORDER);
+		return -ENOMEM;
+	}
+	R.disk = disk;
+	return 0;
+}
+
+void results_init(const struct boot_info *bi)
+{
+	memcpy(R.name, bi->results_name, sizeof R.name);
+	R.name[sizeof R.name - 1] = 0;
+	if (!bi->results_valid) {
+		char why[BOOT_RESULTS_WHY_MAX];
+		memcpy(why, bi->results_why, sizeof why);
+		why[sizeof why - 1] = 0;
+		kprintf("results: no results file: %s\n", why[0] ? why : "the loader made none");
+		rec_keep_stop();
+		return;
+	}
+	if (setup(bi)) {
+		rec_keep_stop();
+		return;
+	}
+	kprintf("results: records also go to %s on %s (%lu KiB in %d piece%s)\n", R.name, blk_name(R.disk),
+		R.bytes >> 10, R.next, R.next == 1 ? "" : "s");
+	rec_keep_notify(on_record);
+	flush(false);                   /* the boot's records so far */
+}
