@@ -93,6 +93,20 @@ void rec_end(void)
 		fn((enum rec_event)ev);
 }
 
+void rec_keep_line(const char *s, size_t n)
+{
+	static const char head[] = "{\"type\":";
+	if (n < sizeof head || memcmp(s, head, sizeof head - 1) || s[n - 1] != '\n')
+		return;
+	bool on = spin_lock_irqsave(&rec_lock);
+	rec_type[0] = 0;                /* someone else's record: never closes a unit */
+	int ev = keep_line(s, n);
+	rec_notify_fn fn = rec_notify;
+	spin_unlock_irqrestore(&rec_lock, on);
+	if (ev >= 0 && fn)
+		fn((enum rec_event)ev);
+}
+
 void rec_keep_notify(rec_notify_fn fn)
 {
 	bool on = spin_lock_irqsave(&rec_lock);

@@ -34,6 +34,10 @@ enum rec_event {
 };
 typedef void (*rec_notify_fn)(enum rec_event ev);
 
+/* Keep a record line printed by someone else (a workload's own
+ * {"type":...} lines on stdout): whole lines starting with {"type": only.
+ * Any context. */
+void rec_keep_line(const char *s, size_t n);
 /* Set once, by the results writer. */
 void rec_keep_notify(rec_notify_fn fn);
 /* Move the longest run of whole kept lines that fits in cap bytes to dst;

@@ -1,0 +1,137 @@
+"""QEMU cases for the results file on the ESP (README, "Results file"):
+the loader pre-allocates results/NNNN.jsonl, the kernel writes its records
+into it through NVMe or AHCI, and tools/results reads it back."""
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+
+import qemurig
+from cases import case, expect, expect_ok, expect_in_log
+
+SCRIPT = '''# results-file test: two short runs, one table
+mem 48M
+column "touch"
+repeat 2
+    run touch 8 1000 seq anon
+end
+'''
+
+# Records the halt hooks print after the results file's last write (the
+# NVMe driver shuts its controllers down in its hook): console only.
+AFTER_LAST_WRITE = {'nvme_stats', 'ahci_port', 'ahci', 'swap', 'vmstat', 'halt'}
+
+
+def script_image(ctx):
+    path = ctx.path('mm')
+    with open(path, 'w') as f:
+        f.write(SCRIPT)
+    files = [path + ':scripts/tiny.mm', '%s/workloads/touch:bin/touch' % ctx.build]
+    return ctx.make_image(files=files, cmdline='mem=48M script=scripts/tiny.mm')
+
+
+def boot_as_is(ctx, image, boot, tag):
+    """Boot image itself (no copy: the results file must land in it)."""
+    return qemurig.run(image, cmdline=None, boot=boot, timeout=240, log_path=ctx.path(tag + '.log'))
+
+
+def esp_files(ctx, image, tag):
+    """Copy the whole ESP out of image; returns the directory."""
+    out = ctx.path(tag + '.esp')
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    subprocess.run(['mcopy', '-s', '-n', '-i', image + '@@1M', '::*', out], check=True, capture_output=True)
+    return out
+
+
+def same_tree(a, b, skip=()):
+    """Paths (relative) whose bytes differ or that exist on one side only."""
+    diffs = []
+    for root, dirs, files in os.walk(a):
+        rel = os.path.relpath(root, a)
+        dirs[:] = [d for d in dirs if os.path.normpath(os.path.join(rel, d)) not in skip]
+        for f in files:
+            p = os.path.normpath(os.path.join(rel, f))
+            q = os.path.join(b, p)
+            if not os.path.isfile(q) or not filecmp.cmp(os.path.join(a, p), q, shallow=False):
+                diffs.append(p)
+    return diffs
+
+
+def file_records(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    lines = [ln for ln in data.split(b'\n') if ln.strip()]
+    return data, [json.loads(ln) for ln in lines]
+
+
+def check_results_file(r, path, disk):
+    """The file holds the console's records, in order, up to the last write."""
+    expect_ok(r)
+    expect_in_log(r, 'results: records also go to ')
+    expect_in_log(r, ' on %s ' % disk)
+    data, recs = file_records(path)
+    expect(len(data) == 4 << 20, '%s: %d bytes, not the 4 MiB the loader made' % (path, len(data)))
+    expect(recs and recs[-1]['type'] == 'results_file', 'the file does not end with its results_file trailer')
+    trailer, body = recs[-1], recs[:-1]
+    expect(all(x['type'] != 'results_file' for x in body), 'more than one trailer')
+    expect(trailer['final'] is True, 'trailer not final: %r' % trailer)
+    valid = data[:trailer['valid_bytes']]
+    expect(valid.endswith(b'\n') and len([ln for ln in valid.split(b'\n') if ln.strip()]) == len(body),
+           'valid_bytes %d does not end right after the %d records' % (trailer['valid_bytes'], len(body)))
+    expect(data[len(valid):].lstrip(b'\n').startswith(b'{"type":"results_file"'),
+           'the trailer does not follow the valid bytes')
+    console = [x for x in r.records if x.get('type') != 'unparsable']
+    expect(body == console[:len(body)], 'the file\'s records differ from the console\'s first %d' % len(body))
+    later = {x['type'] for x in console[len(body):]}
+    expect(later <= AFTER_LAST_WRITE, 'records missing from the file: %s' % sorted(later - AFTER_LAST_WRITE))
+    kinds = [x['type'] for x in body]
+    for t in ('boot', 'disks', 'script', 'result', 'table', 'script_end', 'blk'):
+        expect(t in kinds, 'the file has no %s record' % t)
+    res_console = [x for x in console if x['type'] == 'result']
+    res_file = [x for x in body if x['type'] == 'result']
+    expect(len(res_file) == 2 and [x['elapsed_ns'] for x in res_file] == [x['elapsed_ns'] for x in res_console],
+           'result records differ between file and console')
+
+
+@case
+def results_file_nvme_then_sata(ctx):
+    image = script_image(ctx)
+    before = esp_files(ctx, image, 'before')
+    r = boot_as_is(ctx, image, 'nvme', 'nvme')
+    expect_in_log(r, 'boot: results file \\results/0001.jsonl: 4096 KiB')
+    first = esp_files(ctx, image, 'first')
+    check_results_file(r, os.path.join(first, 'results', '0001.jsonl'), 'nvme0n1')
+    expect(not os.path.exists(os.path.join(first, 'results', '0002.jsonl')), '0002 after one boot')
+
+    r2 = boot_as_is(ctx, image, 'sata', 'sata')
+    expect_in_log(r2, 'boot: results file \\results/0002.jsonl: 4096 KiB')
+    second = esp_files(ctx, image, 'second')
+    check_results_file(r2, os.path.join(second, 'results', '0002.jsonl'), 'sata0')
+    expect(filecmp.cmp(os.path.join(first, 'results', '0001.jsonl'), os.path.join(second, 'results', '0001.jsonl'),
+                       shallow=False), 'the second boot changed results/0001.jsonl')
+    diffs = same_tree(before, second, skip=('results',)) + same_tree(second, before, skip=('results',))
+    expect(not diffs, 'ESP files changed by two boots: %s' % sorted(set(diffs)))
+
+    out = subprocess.run([os.path.join('tools', 'results'), os.path.join(second, 'results', '0002.jsonl')],
+                         capture_output=True, text=True)
+    expect(out.returncode == 0, 'tools/results failed: %s' % out.stderr.strip())
+    for text in ('script scripts/tiny.mm (from the table record)', 'real time', 'pgmajfault',
+                 'touch #1:', 'kernel reached halt'):
+        expect(text in out.stdout, 'tools/results output lacks %r:\n%s' % (text, out.stdout))
+
+
+@case
+def results_file_usb_not_reachable(ctx):
+    # No USB storage driver in the kernel: the loader still makes the file,
+    # the kernel says once that it cannot reach it and writes nothing.
+    image = script_image(ctx)
+    r = boot_as_is(ctx, image, 'usb', 'usb')
+    expect_ok(r)
+    expect(r.log.count('the results file is not reachable') == 1, 'expected one "not reachable" line')
+    d = esp_files(ctx, image, 'after')
+    with open(os.path.join(d, 'results', '0001.jsonl'), 'rb') as f:
+        data = f.read()
+    expect(data == b'\n' * (4 << 20), 'results/0001.jsonl was written although the disk is not reachable')
+    expect(any(x['type'] == 'result' for x in r.records), 'the script did not run')
