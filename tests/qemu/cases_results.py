@@ -135,3 +135,27 @@ def results_file_usb_not_reachable(ctx):
         data = f.read()
     expect(data == b'\n' * (4 << 20), 'results/0001.jsonl was written although the disk is not reachable')
     expect(any(x['type'] == 'result' for x in r.records), 'the script did not run')
+
+
+@case
+def results_file_after_panic(ctx):
+    # A panic writes nothing (no polled disk path): the file keeps what the
+    # last write put there, a valid JSONL file whose trailer is not final,
+    # and the console says which records are missing from it.
+    image = ctx.make_image(cmdline='quiet test=panic')
+    r = boot_as_is(ctx, image, 'nvme', 'panic')
+    expect(r.status == 'panic', 'expected a panic, got %s' % r.status)
+    expect(r.log.count('results: panic: records since the last write are not in results/0001.jsonl') == 1,
+           'no single line about the records lost from the file')
+    d = esp_files(ctx, image, 'after')
+    data, recs = file_records(os.path.join(d, 'results', '0001.jsonl'))
+    expect(recs and recs[-1]['type'] == 'results_file' and recs[-1]['final'] is False,
+           'trailer %r' % (recs[-1] if recs else None))
+    body = recs[:-1]
+    console = [x for x in r.records if x.get('type') != 'unparsable']
+    expect(body and body == console[:len(body)], 'the file\'s records are not the console\'s first ones')
+    expect('disks' in [x['type'] for x in body] and 'panic' not in [x['type'] for x in body],
+           'file records %r' % [x['type'] for x in body])
+    out = subprocess.run([os.path.join('tools', 'results'), os.path.join(d, 'results', '0001.jsonl')],
+                         capture_output=True, text=True)
+    expect(out.returncode == 0 and 'no halt recorded' in out.stdout, 'tools/results: %s%s' % (out.stdout, out.stderr))
