@@ -4,6 +4,7 @@ into it through NVMe or AHCI, and tools/results reads it back."""
 import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -159,3 +160,69 @@ def results_file_after_panic(ctx):
     out = subprocess.run([os.path.join('tools', 'results'), os.path.join(d, 'results', '0001.jsonl')],
                          capture_output=True, text=True)
     expect(out.returncode == 0 and 'no halt recorded' in out.stdout, 'tools/results: %s%s' % (out.stdout, out.stderr))
+
+
+def fill(spec, blob, prefix):
+    """Copy blob as PREFIXnnn.bin until the ESP is full; the names copied."""
+    names = []
+    for i in range(1000):
+        name = '::/%s%03d.bin' % (prefix, i)
+        if subprocess.run(['mcopy', '-i', spec, blob, name], capture_output=True).returncode:
+            subprocess.run(['mdel', '-i', spec, name], capture_output=True)     # a partial copy
+            break
+        names.append(name)
+    return names
+
+
+def fragment_esp(image):
+    """Fill the ESP: a 4 KiB file first, then 1 MiB files, then smaller ones
+    until no space is left; delete the first and the odd 1 MiB files.
+    The loader's 4 MiB file must go into the holes, in pieces, the first
+    a few clusters (the firmware's search wraps round to the start)."""
+    spec = image + '@@1M'
+    blobs = {}
+    try:
+        for name, size in (('small', 4096), ('big', 1 << 20), ('mid', 64 << 10)):
+            blobs[name] = image + '.' + name
+            with open(blobs[name], 'wb') as f:
+                f.write(b'\xa5' * size)
+        subprocess.run(['mcopy', '-i', spec, blobs['small'], '::/small.bin'], check=True, capture_output=True)
+        big = fill(spec, blobs['big'], 'big')
+        fill(spec, blobs['mid'], 'mid')
+        fill(spec, blobs['small'], 'tail')
+    finally:
+        for b in blobs.values():
+            os.unlink(b)
+    subprocess.run(['mdel', '-i', spec, '::/small.bin'] + big[1::2], check=True, capture_output=True)
+    return len(big)
+
+
+def cluster_runs(image, path):
+    """The file's cluster runs as mshowfat prints them: [(first, last)]."""
+    out = subprocess.run(['mshowfat', '-i', image + '@@1M', path], check=True, capture_output=True,
+                         text=True).stdout
+    return [(int(a), int(b)) for a, b in re.findall(r'<(\d+)-(\d+)>', out)]
+
+
+@case
+def results_file_fragmented_esp(ctx):
+    # The file lands in several runs of blocks; the kernel maps its records
+    # across them (and only them: the filler files in between stay intact).
+    image = script_image(ctx)
+    expect(fragment_esp(image) >= 10, 'could not fill the ESP with filler files')
+    before = esp_files(ctx, image, 'before')
+    r = boot_as_is(ctx, image, 'nvme', 'nvme')
+    m = re.search(r'boot: results file \\results/0001\.jsonl: 4096 KiB in (\d+) piece', r.log)
+    expect(m and int(m.group(1)) >= 3, 'the results file is not in pieces: %s' % (m.group(0) if m else 'no line'))
+    after = esp_files(ctx, image, 'after')
+    path = os.path.join(after, 'results', '0001.jsonl')
+    check_results_file(r, path, 'nvme0n1')
+    runs = cluster_runs(image, '::/results/0001.jsonl')
+    with open(path, 'rb') as f:
+        valid = json.loads([ln for ln in f.read().split(b'\n') if ln.strip()][-1])['valid_bytes']
+    info = subprocess.run(['minfo', '-i', image + '@@1M'], check=True, capture_output=True, text=True).stdout
+    cluster = 512 * int(re.search(r'cluster size: (\d+) sectors', info).group(1))
+    expect(len(runs) >= 3 and (runs[0][1] - runs[0][0] + 1) * cluster < valid,
+           'the records do not span the first runs %r (%d bytes)' % (runs[:3], valid))
+    diffs = same_tree(before, after, skip=('results',)) + same_tree(after, before, skip=('results',))
+    expect(not diffs, 'ESP files changed: %s' % sorted(set(diffs)))
