@@ -527,6 +527,15 @@ static int results_create(EFI_FILE_HANDLE root, CHAR16 *fname, UINTN cap)
 		results_fail(L"cannot open or create \\results (%r)", st);
 		return -1;
 	}
+	EFI_FILE_INFO *di = LibFileInfo(dir);
+	int is_dir = di && (di->Attribute & EFI_FILE_DIRECTORY);
+	if (di)
+		FreePool(di);
+	if (!is_dir) {
+		uefi_call_wrapper(dir->Close, 1, dir);
+		results_fail(L"\\results on the ESP is not a directory");
+		return -1;
+	}
 	UINTN num = results_next(dir);
 	if (num == 0 || num > RESULTS_LAST) {
 		uefi_call_wrapper(dir->Close, 1, dir);

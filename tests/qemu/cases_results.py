@@ -226,3 +226,25 @@ def results_file_fragmented_esp(ctx):
            'the records do not span the first runs %r (%d bytes)' % (runs[:3], valid))
     diffs = same_tree(before, after, skip=('results',)) + same_tree(after, before, skip=('results',))
     expect(not diffs, 'ESP files changed: %s' % sorted(set(diffs)))
+
+
+@case
+def results_file_refused_by_loader(ctx):
+    # A plain file named results where the directory should be: the loader
+    # makes no results file and says why in one line, the kernel repeats it
+    # and runs as before.
+    blob = ctx.path('blob')
+    with open(blob, 'w') as f:
+        f.write('not a directory\n')
+    image = ctx.make_image(files=[blob + ':results'], cmdline='quiet')
+    r = boot_as_is(ctx, image, 'nvme', 'nvme')
+    expect_ok(r)
+    expect(r.log.count('boot: no results file: \\results on the ESP is not a directory') == 1, 'loader line missing')
+    expect_in_log(r, 'results: no results file: \\results on the ESP is not a directory')
+    expect(one_blk(r, 'nvme0n1')['writes'] == 0, 'the boot disk was written without a results file')
+
+
+def one_blk(r, name):
+    recs = [x for x in r.find('blk') if x.get('name') == name]
+    expect(len(recs) == 1, 'expected one blk record for %s, found %d' % (name, len(recs)))
+    return recs[0]
