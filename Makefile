@@ -111,7 +111,7 @@ HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -
 PURE_SRC := kernel/mm/lru_policy.c drivers/blk_merge.c kernel/mm/vma.c kernel/proc/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
 	    kernel/mm/buddy.c drivers/acpi_tables.c kernel/lib/crc32.c drivers/gpt.c kernel/mm/swaphdr.c \
 	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c kernel/mm/swapalloc.c kernel/mm/ra_policy.c kernel/run/script.c kernel/run/stats.c \
-	    boot/fat.c
+	    boot/fat.c kernel/run/results_log.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 

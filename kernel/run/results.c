@@ -19,13 +19,10 @@
  *   - from the "results" thread when the kept lines pass half the buffer
  *     (a records-heavy run, or a unit record emitted where no one may
  *     sleep).
- * Each write covers the blocks from the one holding the end of the
- * records so far to the new end, plus a trailer record
- * {"type":"results_file","valid_bytes":N,...} that the next write
- * overwrites; the rest of the last block is newlines.  So the file is
- * valid JSONL at every moment: records, one trailer, blank lines.  N
- * counts the record bytes before the trailer; "final":true marks the
- * trailer written at halt.
+ * The file's layout (records, one trailer {"type":"results_file",
+ * "valid_bytes":N,...,"final":...}, newlines; valid JSONL at every moment)
+ * and what each write covers are pure logic in results_log.c, which the
+ * host tests replay against a fake disk.
  *
  * Safety.  Writes go only to the loader's runs, mapped piece by piece,
  * and the block layer checks every request against the same list
@@ -38,8 +35,9 @@
  * (at most those of the unit that was running) are then only on the
  * console; one line says so.
  *
- * Locking: R.lock (a mutex) serialises writers and guards off, head and
- * the stage buffer; the rest is set once in results_init.
+ * Locking: R.lock (a mutex) serialises writers and guards R.log (offsets
+ * and the stage buffer) and R.stopped; the rest is set once in
+ * results_init.
  */
 #include <string.h>
 #include "results.h"
@@ -47,7 +45,7 @@
 #include "console.h"
 #include "panic.h"
 #include "lib/errno.h"
-#include "lib/json.h"
+#include "results_log.h"
 #include "drivers/blk.h"
 #include "mm/pmm.h"
 #include "proc/sched.h"
@@ -57,50 +55,29 @@
 
 #define STAGE_ORDER 6                   /* 256 KiB: as much as record.c keeps */
 #define STAGE_BYTES (4096u << STAGE_ORDER)
-#define TRAILER_MAX 256
 #define PAGE 4096u
 
 static struct {
 	struct blk_dev *disk;
-	struct blk_extent ext[BLK_RESULTS_MAX];
+	struct boot_extent ext[BOOT_RESULTS_MAX_EXTENTS];
 	int next;
-	uint32_t bs;                    /* bytes per LBA */
-	uint64_t bytes;                 /* file size */
 	char name[BOOT_RESULTS_NAME_MAX];
 	struct mutex lock;
 	struct thread *owner;           /* writing now (lock), to ignore its own records */
-	uint64_t off;                   /* lock: record bytes in the file */
-	char *stage;                    /* lock: file bytes from off - head on */
-	size_t head;                    /* lock: off % bs, the bytes of the last block already written */
+	struct rlog log;                /* lock: the file's layout and the stage buffer */
 	bool stopped;                   /* lock: full or failed; atomic reads */
-	uint64_t writes;                /* lock */
 	struct waitq wq;
 	volatile bool wanted;           /* the thread should write */
 } R;
 
-/* Block LBA and the bytes left in its run, for file offset off. */
-static uint64_t map_off(uint64_t off, uint64_t *run_left)
-{
-	uint64_t blk = off / R.bs;
-	for (int i = 0; i < R.next; i++) {
-		if (blk < R.ext[i].blocks) {
-			*run_left = (R.ext[i].blocks - blk) * R.bs;
-			return R.ext[i].lba + blk;
-		}
-		blk -= R.ext[i].blocks;
-	}
-	*run_left = 0;
-	return 0;
-}
-
-/* Write stage[0..len) at file offset off (both multiples of bs), split at
- * run ends and at the device's largest request.  Sleeps. */
+/* Write stage[0..len) at file offset off (both multiples of the block
+ * size), split at run ends and at the device's largest request.  Sleeps. */
 static int write_out(uint64_t off, size_t len)
 {
 	uint64_t max = (uint64_t)blk_max_pages(R.disk) * PAGE;
 	for (size_t done = 0; done < len;) {
 		uint64_t left;
-		uint64_t lba = map_off(off + done, &left);
+		uint64_t lba = rlog_map(R.ext, R.next, R.log.bs, off + done, &left);
 		uint64_t n = len - done;
 		if (!left)
 			return -ERANGE;         /* never past the file's last block */
@@ -108,28 +85,12 @@ static int write_out(uint64_t off, size_t len)
 			n = left;
 		if (n > max)
 			n = max;
-		int err = blk_rw(R.disk, BLK_WRITE, lba, R.stage + done, (size_t)n);
+		int err = blk_rw(R.disk, BLK_WRITE, lba, R.log.stage + done, (size_t)n);
 		if (err)
 			return err;
 		done += (size_t)n;
 	}
 	return 0;
-}
-
-static size_t trailer(char *at, uint64_t valid, bool final)
-{
-	struct json j;
-	json_init(&j, at, TRAILER_MAX - 1);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "type", "results_file");
-	json_str(&j, "file", R.name);
-	json_u64(&j, "valid_bytes", valid);
-	json_u64(&j, "file_bytes", R.bytes);
-	json_u64(&j, "lost_records", rec_keep_lost());
-	json_bool(&j, "final", final);
-	json_obj_end(&j);
-	at[j.len] = '\n';
-	return j.len + 1;
 }
 
 /* Full or failed: say so once and keep nothing more. */
@@ -141,41 +102,31 @@ static void stop(long err)
 		kprintf("results: %s: write failed (error %ld): later records are on the console only\n", R.name, err);
 	else
 		kprintf("results: %s is full (%lu KiB): later records are on the console only\n", R.name,
-			R.bytes >> 10);
+			R.log.file_bytes >> 10);
 }
 
-/* One write: as many kept lines as fit.  Returns true when more remain.
- * R.lock held. */
+static size_t take_kept(void *ctx, char *dst, size_t cap, bool *more)
+{
+	(void)ctx;
+	return rec_keep_take(dst, cap, more);
+}
+
+/* One write.  Returns true when more lines remain.  R.lock held. */
 static bool write_some(bool final)
 {
-	uint64_t base = R.off - R.head;
-	uint64_t room = R.bytes - base;
-	size_t cap = room < STAGE_BYTES ? (size_t)room : STAGE_BYTES;
-	if (cap < R.head + TRAILER_MAX) {
+	struct rlog_write w;
+	R.log.lost = rec_keep_lost();
+	if (rlog_prepare(&R.log, take_kept, NULL, final, &w)) {
 		stop(0);
 		return false;
 	}
-	bool more;
-	size_t n = rec_keep_take(R.stage + R.head, cap - R.head - TRAILER_MAX, &more);
-	if (more && !n) {
-		stop(0);
-		return false;
-	}
-	size_t end = R.head + n;
-	end += trailer(R.stage + end, R.off + n, final && !more);
-	size_t len = (end + R.bs - 1) / R.bs * R.bs;
-	memset(R.stage + end, '\n', len - end);
-	int err = write_out(base, len);
-	R.writes++;
+	int err = write_out(w.base, w.len);
 	if (err) {
 		stop(err);
 		return false;
 	}
-	R.off += n;
-	size_t keep = (R.head + n) % R.bs;
-	memmove(R.stage, R.stage + R.head + n - keep, keep);
-	R.head = keep;
-	return more;
+	rlog_commit(&R.log, &w);
+	return w.more;
 }
 
 static void flush(bool final)
@@ -226,7 +177,7 @@ void results_halt(void)
 	mutex_lock(&R.lock);
 	if (!R.stopped)
 		kprintf("results: %s: %lu bytes of records; the reports below are on the console only\n", R.name,
-			R.off);
+			R.log.off);
 	R.stopped = true;
 	mutex_unlock(&R.lock);
 	rec_keep_stop();
@@ -244,22 +195,21 @@ static void writer_thread(void *arg)
 }
 
 /* The loader's runs, checked: they must cover exactly the file. */
-static int take_runs(const struct boot_info *bi)
+static int take_runs(const struct boot_info *bi, struct blk_extent *ext)
 {
 	uint64_t blocks = 0;
-	uint32_t n = bi->results_extent_count;
-	if (n < 1 || n > BOOT_RESULTS_MAX_EXTENTS || n > BLK_RESULTS_MAX || !bi->results_block_size ||
-	    bi->results_block_size & (bi->results_block_size - 1) || bi->results_block_size > PAGE)
+	uint32_t n = bi->results_extent_count, bs = bi->results_block_size;
+	if (n < 1 || n > BOOT_RESULTS_MAX_EXTENTS || n > BLK_RESULTS_MAX || !bs || (bs & (bs - 1)) || bs > PAGE)
 		return -EINVAL;
 	for (uint32_t i = 0; i < n; i++) {
-		R.ext[i].lba = bi->results_extents[i].lba;
-		R.ext[i].blocks = bi->results_extents[i].blocks;
+		R.ext[i] = bi->results_extents[i];
+		ext[i] = (struct blk_extent){ R.ext[i].lba, R.ext[i].blocks };
 		blocks += R.ext[i].blocks;
 	}
 	R.next = (int)n;
-	R.bs = bi->results_block_size;
-	R.bytes = bi->results_bytes;
-	return blocks * R.bs == R.bytes && R.bytes ? 0 : -EINVAL;
+	R.log.bs = bs;
+	R.log.file_bytes = bi->results_bytes;
+	return blocks * bs == bi->results_bytes && bi->results_bytes > RLOG_TRAILER_MAX ? 0 : -EINVAL;
 }
 
 static const char *allow_error(int err)
@@ -274,15 +224,16 @@ static const char *allow_error(int err)
 static int setup(const struct boot_info *bi)
 {
 	struct blk_dev *disk = NULL;
-	int err = take_runs(bi);
+	struct blk_extent ext[BLK_RESULTS_MAX];
+	int err = take_runs(bi, ext);
 	if (!err)
-		err = blk_allow_results(R.ext, R.next, &disk);
+		err = blk_allow_results(ext, R.next, &disk);
 	if (err) {
 		kprintf("results: %s: %s\n", R.name, allow_error(err));
 		return err;
 	}
-	if (blk_block_size(disk) != R.bs) {
-		kprintf("results: %s: the loader counted %u-byte blocks, %s has %u; not written\n", R.name, R.bs,
+	if (blk_block_size(disk) != R.log.bs) {
+		kprintf("results: %s: the loader counted %u-byte blocks, %s has %u; not written\n", R.name, R.log.bs,
 			blk_name(disk), blk_block_size(disk));
 		return -EINVAL;
 	}
@@ -291,7 +242,9 @@ static int setup(const struct boot_info *bi)
 		kprintf("results: %s: no memory for the write buffer; not written\n", R.name);
 		return -ENOMEM;
 	}
-	R.stage = page_address(pg);
+	R.log.stage = page_address(pg);
+	R.log.stage_cap = STAGE_BYTES;
+	R.log.name = R.name;
 	mutex_init(&R.lock, "results");
 	waitq_init(&R.wq, "results");
 	if (!thread_create("results", writer_thread, NULL, SCHED_NORMAL)) {
@@ -320,7 +273,7 @@ void results_init(const struct boot_info *bi)
 		return;
 	}
 	kprintf("results: records also go to %s on %s (%lu KiB in %d piece%s)\n", R.name, blk_name(R.disk),
-		R.bytes >> 10, R.next, R.next == 1 ? "" : "s");
+		R.log.file_bytes >> 10, R.next, R.next == 1 ? "" : "s");
 	rec_keep_notify(on_record);
 	flush(false);                   /* the boot's records so far */
 }
