@@ -244,6 +244,32 @@ def results_file_refused_by_loader(ctx):
     expect(one_blk(r, 'nvme0n1')['writes'] == 0, 'the boot disk was written without a results file')
 
 
+@case
+def results_file_esp_full(ctx):
+    # No room on the ESP: the loader's partial file is deleted again, it
+    # says why, and the kernel runs without a results file.
+    image = ctx.make_image(cmdline='quiet')
+    spec = image + '@@1M'
+    blob = ctx.path('blob')
+    with open(blob, 'wb') as f:
+        f.write(b'\xa5' * (1 << 20))
+    expect(len(fill(spec, blob, 'big')) >= 10, 'could not fill the ESP')
+    with open(blob, 'wb') as f:
+        f.write(b'\xa5' * 2048)
+    fill(spec, blob, 'tail')
+    before = esp_files(ctx, image, 'before')
+    r = boot_as_is(ctx, image, 'nvme', 'nvme')
+    expect_ok(r)
+    expect(r.log.count('boot: no results file: cannot write 4096 KiB to \\results\\0001.jsonl') == 1,
+           'no loader line about the full ESP')
+    expect_in_log(r, 'results: no results file: cannot write 4096 KiB')
+    after = esp_files(ctx, image, 'after')
+    expect(not os.path.exists(os.path.join(after, 'results', '0001.jsonl')), 'the partial file was left behind')
+    diffs = same_tree(before, after, skip=('results',)) + same_tree(after, before, skip=('results',))
+    expect(not diffs, 'ESP files changed: %s' % sorted(set(diffs)))
+    expect(one_blk(r, 'nvme0n1')['writes'] == 0, 'the boot disk was written without a results file')
+
+
 def one_blk(r, name):
     recs = [x for x in r.find('blk') if x.get('name') == name]
     expect(len(recs) == 1, 'expected one blk record for %s, found %d' % (name, len(recs)))
