@@ -43,10 +43,12 @@ struct json *rec_begin(const char *type)
 	return &rec_json;
 }
 
-/* Records after which the results file should be brought up to date. */
+/* Records after which the results file should be brought up to date: a
+ * script run's result, its table and end, a self-test's verdict, a run=
+ * step's vmstat record. */
 static bool closes_unit(const char *type)
 {
-	static const char *const units[] = { "result", "table", "script_end", "selftest" };
+	static const char *const units[] = { "result", "table", "script_end", "selftest", "vmstat" };
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
 		if (!strcmp(type, units[i]))
 			return true;
@@ -121,6 +123,8 @@ size_t rec_keep_take(char *dst, size_t cap, bool *more)
 	while (n && rec_keep[n - 1] != '\n')
 		n--;                    /* whole lines only */
 	memcpy(dst, rec_keep, n);
+	/* Interrupts are off for this copy: at most REC_KEEP_MAX bytes, tens
+	 * of microseconds, and only when the writer could not take it all. */
 	memmove(rec_keep, rec_keep + n, rec_keep_len - n);
 	rec_keep_len -= n;
 	*more = rec_keep_len != 0;

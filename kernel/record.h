@@ -28,7 +28,7 @@ void rec_end(void);
 /* What rec_end tells the results writer, after the record is out and the
  * lock dropped, in the context of whoever emitted the record. */
 enum rec_event {
-	REC_EVENT_UNIT,         /* a record closing a unit of work: result, table, script_end, selftest */
+	REC_EVENT_UNIT,         /* a record closing a unit of work: result, table, script_end, selftest, vmstat */
 	REC_EVENT_HALF_FULL,    /* the kept lines fill half the buffer */
 	REC_EVENT_HALT,         /* the halt record: nothing follows */
 };

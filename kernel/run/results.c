@@ -8,7 +8,8 @@
  * the kept lines at safe points and writes them after those already in
  * the file:
  *   - at once, in the emitting thread, after a record that closes a unit
- *     of work (a run's result, a table, the end of a script or self-test),
+ *     of work (a run's result, a table, the end of a script or self-test,
+ *     a run= step's vmstat record),
  *     when that thread may sleep; so a run's records are on disk before
  *     the next run starts, and no write overlaps a measurement;
  *   - at halt, from a halt hook registered before the disk drivers' (the

@@ -67,7 +67,8 @@ def file_records(path):
     return data, [json.loads(ln) for ln in lines]
 
 
-def check_results_file(r, path, disk):
+def check_results_file(r, path, disk, kinds=('boot', 'disks', 'script', 'result', 'table', 'script_end', 'blk'),
+                       results=2):
     """The file holds the console's records, in order, up to the last write."""
     expect_ok(r)
     expect_in_log(r, 'results: records also go to ')
@@ -87,12 +88,12 @@ def check_results_file(r, path, disk):
     expect(body == console[:len(body)], 'the file\'s records differ from the console\'s first %d' % len(body))
     later = {x['type'] for x in console[len(body):]}
     expect(later <= AFTER_LAST_WRITE, 'records missing from the file: %s' % sorted(later - AFTER_LAST_WRITE))
-    kinds = [x['type'] for x in body]
-    for t in ('boot', 'disks', 'script', 'result', 'table', 'script_end', 'blk'):
-        expect(t in kinds, 'the file has no %s record' % t)
+    have = [x['type'] for x in body]
+    for t in kinds:
+        expect(t in have, 'the file has no %s record' % t)
     res_console = [x for x in console if x['type'] == 'result']
     res_file = [x for x in body if x['type'] == 'result']
-    expect(len(res_file) == 2 and [x['elapsed_ns'] for x in res_file] == [x['elapsed_ns'] for x in res_console],
+    expect(len(res_file) == results and [x['elapsed_ns'] for x in res_file] == [x['elapsed_ns'] for x in res_console],
            'result records differ between file and console')
 
 
@@ -121,6 +122,23 @@ def results_file_nvme_then_sata(ctx):
     for text in ('script scripts/tiny.mm (from the table record)', 'real time', 'pgmajfault',
                  'touch #1:', 'kernel reached halt'):
         expect(text in out.stdout, 'tools/results output lacks %r:\n%s' % (text, out.stdout))
+
+
+@case
+def results_file_run_steps(ctx):
+    # run= steps: each step's vmstat record and the programs' own records
+    # (hello's) reach the file.
+    image = ctx.make_image(files=['%s/workloads/hello:bin/hello' % ctx.build], cmdline='quiet run="hello a ; hello b"')
+    r = boot_as_is(ctx, image, 'sata', 'sata')
+    d = esp_files(ctx, image, 'after')
+    check_results_file(r, os.path.join(d, 'results', '0001.jsonl'), 'sata0', kinds=('boot', 'workload', 'vmstat', 'blk'),
+                       results=0)
+    _, recs = file_records(os.path.join(d, 'results', '0001.jsonl'))
+    expect(len([x for x in recs if x['type'] == 'workload' and x.get('name') == 'hello']) == 2,
+           'the file lacks a hello record')
+    # Written after each step, not only at halt: the boot's records, then
+    # one write per step, all before the halt reports.
+    expect(one_blk(r, 'sata0')['writes'] == 3, 'sata0 writes before halt: %d, not 3' % one_blk(r, 'sata0')['writes'])
 
 
 @case
