@@ -163,22 +163,32 @@ bool blk_set_writable(struct blk_dev *d, bool w)
 	return true;
 }
 
-/* The boot partition: a partition whose unique GUID is the loader's. */
-static struct blk_dev *boot_partition(void)
+/* The boot partition: the one partition whose unique GUID is the
+ * loader's.  NULL when none, or (*twice set) when two carry it (an image
+ * written to two disks: which one was booted is unknown). */
+static struct blk_dev *boot_partition(bool *twice)
 {
+	struct blk_dev *p = NULL;
+	*twice = false;
 	if (gpt_guid_is_zero(boot_guid))
 		return NULL;
-	for (int i = 0, n = dev_count(); i < n; i++)
-		if (devs[i]->parent && !memcmp(devs[i]->part_uuid, boot_guid, 16))
-			return devs[i];
-	return NULL;
+	for (int i = 0, n = dev_count(); i < n; i++) {
+		if (!devs[i]->parent || memcmp(devs[i]->part_uuid, boot_guid, 16))
+			continue;
+		*twice = p != NULL;
+		if (p)
+			return NULL;
+		p = devs[i];
+	}
+	return p;
 }
 
 int blk_allow_results(const struct blk_extent *ext, int n, struct blk_dev **disk)
 {
-	struct blk_dev *p = boot_partition();
+	bool twice;
+	struct blk_dev *p = boot_partition(&twice);
 	if (!p)
-		return -ENODEV;
+		return twice ? -EEXIST : -ENODEV;
 	if (n < 1 || n > BLK_RESULTS_MAX || __atomic_load_n(&results_disk, __ATOMIC_ACQUIRE))
 		return -EINVAL;
 	for (int i = 0; i < n; i++) {

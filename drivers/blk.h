@@ -108,8 +108,8 @@ bool blk_writable(const struct blk_dev *d);
 /* The loader's results file on the boot partition: writes to the whole
  * disk holding it are let through when they lie inside one of these runs
  * of disk blocks, and nowhere else.  Once.  Returns 0 and the disk, or
- * -ENODEV (no registered disk holds the boot partition), -ERANGE (a run
- * outside it), -EINVAL. */
+ * -ENODEV (no registered disk holds the boot partition), -EEXIST (two
+ * do), -ERANGE (a run outside it), -EINVAL. */
 #define BLK_RESULTS_MAX 32
 struct blk_extent {
 	uint64_t lba;

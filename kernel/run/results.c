@@ -27,8 +27,11 @@
  *
  * Safety.  Writes go only to the loader's runs, mapped piece by piece,
  * and the block layer checks every request against the same list
- * (blk_allow_results): the ESP's other blocks are never written.  When
- * the file is full, one line says so and writing stops.
+ * (blk_allow_results): the ESP's other blocks are never written.  Before
+ * the first write the runs are read back and must hold nothing but the
+ * newlines the loader wrote (a wrong partition start, a misread FAT or
+ * another disk with the same partition GUID would show here).  When the
+ * file is full, one line says so and writing stops.
  *
  * Panic.  Nothing is written: the block layer completes requests by
  * interrupt and has no polled path, and a panic runs with interrupts off
@@ -71,9 +74,10 @@ static struct {
 	volatile bool wanted;           /* the thread should write */
 } R;
 
-/* Write stage[0..len) at file offset off (both multiples of the block
- * size), split at run ends and at the device's largest request.  Sleeps. */
-static int write_out(uint64_t off, size_t len)
+/* Move stage[0..len) to or from file offset off (both multiples of the
+ * block size), split at run ends and at the device's largest request.
+ * Sleeps. */
+static int file_io(enum blk_op op, uint64_t off, size_t len)
 {
 	uint64_t max = (uint64_t)blk_max_pages(R.disk) * PAGE;
 	for (size_t done = 0; done < len;) {
@@ -86,10 +90,27 @@ static int write_out(uint64_t off, size_t len)
 			n = left;
 		if (n > max)
 			n = max;
-		int err = blk_rw(R.disk, BLK_WRITE, lba, R.log.stage + done, (size_t)n);
+		int err = blk_rw(R.disk, op, lba, R.log.stage + done, (size_t)n);
 		if (err)
 			return err;
 		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* The blocks must hold what the loader wrote, newlines only: proof that
+ * they are this boot's file on this disk before anything is written
+ * there.  Returns 0, or -EIO (unreadable), or the first offset + 1 of a
+ * byte that is not a newline. */
+static int64_t check_fresh(void)
+{
+	for (uint64_t off = 0; off < R.log.file_bytes; off += STAGE_BYTES) {
+		uint64_t n = R.log.file_bytes - off < STAGE_BYTES ? R.log.file_bytes - off : STAGE_BYTES;
+		if (file_io(BLK_READ, off, (size_t)n))
+			return -EIO;
+		for (uint64_t i = 0; i < n; i++)
+			if (R.log.stage[i] != '\n')
+				return (int64_t)(off + i + 1);
 	}
 	return 0;
 }
@@ -121,7 +142,7 @@ static bool write_some(bool final)
 		stop(0);
 		return false;
 	}
-	int err = write_out(w.base, w.len);
+	int err = file_io(BLK_WRITE, w.base, w.len);
 	if (err) {
 		stop(err);
 		return false;
@@ -219,6 +240,9 @@ static const char *allow_error(int err)
 		return "no disk driver here reaches the boot disk (a USB stick?): the results file is not reachable";
 	if (err == -ERANGE)
 		return "its blocks are not inside the boot partition; not written";
+	if (err == -EEXIST)
+		return "two disks hold a partition with the boot partition's GUID (one image written twice?); "
+		       "which one was booted is unknown, so neither is written";
 	return "the loader's block list is malformed; not written";
 }
 
@@ -246,6 +270,18 @@ static int setup(const struct boot_info *bi)
 	R.log.stage = page_address(pg);
 	R.log.stage_cap = STAGE_BYTES;
 	R.log.name = R.name;
+	R.disk = disk;
+	int64_t bad = check_fresh();
+	R.disk = NULL;
+	if (bad) {
+		if (bad < 0)
+			kprintf("results: %s on %s: cannot read it back; not written\n", R.name, blk_name(disk));
+		else
+			kprintf("results: %s on %s: byte %ld is not what the loader wrote; not written\n", R.name,
+				blk_name(disk), (long)(bad - 1));
+		pmm_free(pg, STAGE_ORDER);
+		return -EIO;
+	}
 	mutex_init(&R.lock, "results");
 	waitq_init(&R.wq, "results");
 	if (!thread_create("results", writer_thread, NULL, SCHED_NORMAL)) {

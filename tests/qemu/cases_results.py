@@ -288,6 +288,26 @@ def results_file_esp_full(ctx):
     expect(one_blk(r, 'nvme0n1')['writes'] == 0, 'the boot disk was written without a results file')
 
 
+@case
+def results_file_image_on_two_disks(ctx):
+    # The same image on two disks: both carry the boot partition's GUID, so
+    # the kernel cannot tell which one the loader wrote to and writes
+    # neither.
+    image = ctx.make_image(cmdline='quiet')
+    twin = ctx.path('twin.img')
+    subprocess.run(['cp', '--sparse=always', image, twin], check=True)
+    r = qemurig.run(image, cmdline=None, boot='nvme', timeout=240, log_path=ctx.path('nvme.log'),
+                    disks=[{'file': twin, 'bus': 'nvme'}])
+    expect_ok(r)
+    expect(r.log.count('two disks hold a partition with the boot partition\'s GUID') == 1,
+           'no single line about the ambiguous boot partition')
+    d = esp_files(ctx, image, 'after')
+    with open(os.path.join(d, 'results', '0001.jsonl'), 'rb') as f:
+        expect(f.read() == b'\n' * (4 << 20), 'the results file was written')
+    for name in ('nvme0n1', 'nvme1n1'):
+        expect(one_blk(r, name)['writes'] == 0, '%s was written' % name)
+
+
 def one_blk(r, name):
     recs = [x for x in r.find('blk') if x.get('name') == name]
     expect(len(recs) == 1, 'expected one blk record for %s, found %d' % (name, len(recs)))
