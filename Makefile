@@ -90,13 +90,13 @@ EFI_LIB  := /usr/lib
 ECFLAGS  := -std=gnu11 -O2 -fpic -fshort-wchar -mno-red-zone -fno-stack-protector -ffreestanding \
 	    -fno-strict-aliasing -Wall -Wextra -Werror -Wno-unused-parameter -MD -MP \
 	    -I$(EFI_INC) -I$(EFI_INC)/x86_64 -Iboot
-$(BUILD)/boot/loader.o: boot/loader.c boot/boot_info.h
+$(BUILD)/boot/%.o: boot/%.c
 	@mkdir -p $(dir $@)
 	@echo '  EFICC $<'
 	$(Q)gcc $(ECFLAGS) -c $< -o $@
-$(BUILD)/boot/loader.so: $(BUILD)/boot/loader.o
+$(BUILD)/boot/loader.so: $(BUILD)/boot/loader.o $(BUILD)/boot/fat.o
 	ld -nostdlib -znocombreloc -T $(EFI_LIB)/elf_x86_64_efi.lds -shared -Bsymbolic -L$(EFI_LIB) \
-	   $(EFI_LIB)/crt0-efi-x86_64.o $< -o $@ -lefi -lgnuefi
+	   $(EFI_LIB)/crt0-efi-x86_64.o $^ -o $@ -lefi -lgnuefi
 $(BUILD)/BOOTX64.EFI: $(BUILD)/boot/loader.so
 	objcopy -j .text -j .sdata -j .data -j .rodata -j .dynamic -j .dynsym -j .rel -j .rela \
 		-j '.rel.*' -j '.rela.*' -j .reloc --target efi-app-x86_64 $< $@
@@ -111,7 +111,8 @@ HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -
 	    -fno-omit-frame-pointer -I. -Ikernel -Idrivers -MD -MP
 PURE_SRC := kernel/mm/lru_policy.c drivers/blk_merge.c kernel/mm/vma.c kernel/proc/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
 	    kernel/mm/buddy.c drivers/acpi_tables.c kernel/lib/crc32.c drivers/gpt.c kernel/mm/swaphdr.c \
-	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c kernel/mm/swapalloc.c kernel/mm/ra_policy.c kernel/run/script.c kernel/run/stats.c
+	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c kernel/mm/swapalloc.c kernel/mm/ra_policy.c kernel/run/script.c kernel/run/stats.c \
+	    boot/fat.c kernel/run/results_log.c
 # The knob table: the command line, scripts and mm/knobs.c check values there.
 PURE_SRC += kernel/knob_table.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
@@ -131,9 +132,12 @@ $(FIXTURES)/gpt.stamp: tests/unit/gen-gpt-fixture.sh
 	tests/unit/gen-gpt-fixture.sh $(FIXTURES) && touch $@
 $(FIXTURES)/swap.stamp: tests/unit/gen-swap-fixture.sh
 	tests/unit/gen-swap-fixture.sh $(FIXTURES) && touch $@
+$(FIXTURES)/fat.stamp: tests/unit/gen-fat-fixture.sh
+	tests/unit/gen-fat-fixture.sh $(FIXTURES)/fat && touch $@
 
-unit: $(BUILD)/unit-tests $(FIXTURES)/gpt.stamp $(FIXTURES)/swap.stamp workloads
-	GPT_FIXTURE_DIR=$(FIXTURES) SWAP_FIXTURE_DIR=$(FIXTURES) WORKLOAD_DIR=$(WOUT) $(BUILD)/unit-tests
+unit: $(BUILD)/unit-tests $(FIXTURES)/gpt.stamp $(FIXTURES)/swap.stamp $(FIXTURES)/fat.stamp workloads
+	GPT_FIXTURE_DIR=$(FIXTURES) SWAP_FIXTURE_DIR=$(FIXTURES) FAT_FIXTURE_DIR=$(FIXTURES)/fat WORKLOAD_DIR=$(WOUT) \
+	    $(BUILD)/unit-tests
 
 # Fuzz targets: clang + libFuzzer; `make fuzz FUZZ_SECONDS=600` for long runs.
 FUZZ_SECONDS ?= 10

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define BOOT_INFO_MAGIC   0x4f464e49544f4f42ull   /* "BOOTINFO" */
-#define BOOT_INFO_VERSION 2
+#define BOOT_INFO_VERSION 3
 
 /* Memory types, our own, translated from UEFI's by the loader. */
 enum boot_mem_type {
@@ -71,6 +71,18 @@ struct boot_framebuffer {
 
 #define BOOT_CMDLINE_MAX 1024
 
+/* The results file the loader pre-allocates on the ESP (version 3): where
+ * its bytes sit on the disk, so the kernel can write its records there and
+ * nowhere else.  LBAs count the disk's blocks from the start of the whole
+ * disk (the partition's start added). */
+#define BOOT_RESULTS_MAX_EXTENTS 32
+#define BOOT_RESULTS_NAME_MAX 32
+#define BOOT_RESULTS_WHY_MAX 96
+struct boot_extent {
+	uint64_t lba;
+	uint64_t blocks;
+};
+
 struct boot_info {
 	uint64_t magic;
 	uint32_t version;
@@ -104,6 +116,18 @@ struct boot_info {
 	uint32_t firmware_revision;
 	uint32_t boot_part_valid;       /* 1: boot_part_guid holds the ESP's GPT unique GUID */
 	uint8_t boot_part_guid[16];     /* on-disk byte order, as in the GPT entry */
+
+	/* Version 3: the results file.  results_valid 0: none, and
+	 * results_why says why (the loader printed the same line). */
+	uint32_t results_valid;
+	uint32_t results_block_size;    /* bytes per LBA of the extents */
+	uint64_t results_bytes;         /* file size, a multiple of the block size */
+	uint64_t results_part_start;    /* the ESP's first LBA on its disk */
+	char results_name[BOOT_RESULTS_NAME_MAX];       /* "results/0001.jsonl" */
+	char results_why[BOOT_RESULTS_WHY_MAX];
+	uint32_t results_extent_count;
+	uint32_t pad2;
+	struct boot_extent results_extents[BOOT_RESULTS_MAX_EXTENTS];
 };
 
 #endif

@@ -8,11 +8,15 @@
  *   2. read \cmdline.txt (absent = defaults) and every other file of the ESP
  *      (except the \EFI tree, which holds this loader) as named blobs;
  *   3. find the ACPI RSDP and the GOP framebuffer;
+ *   3b. create the results file \results\NNNN.jsonl (RESULTS_BYTES of
+ *      newlines) and find its sectors by reading the FAT ourselves
+ *      (fat.c), so the kernel can write its records there;
  *   4. build page tables: identity map of low memory and all RAM with 2 MiB
  *      pages, plus the kernel's higher-half link address;
  *   5. ExitBootServices, translate the memory map, switch CR3, jump.
  * Every failure before step 5 prints one line naming what failed and returns
- * to the firmware.  Nothing after ExitBootServices can fail.
+ * to the firmware, except the results file's: the kernel then runs without
+ * one, and boot_info says why.  Nothing after ExitBootServices can fail.
  *
  * All memory handed to the kernel is allocated with OS-loader memory types
  * (0x80000000 and up) so the kernel can tell it from free memory.
@@ -21,6 +25,7 @@
 #include <efilib.h>
 #include <elf.h>
 #include "boot_info.h"
+#include "fat.h"
 
 #define EFI_TYPE_KERNEL   ((EFI_MEMORY_TYPE)0x80000001)
 #define EFI_TYPE_BOOTDATA ((EFI_MEMORY_TYPE)0x80000002)
@@ -33,6 +38,11 @@
 #define PTE_P  1ull
 #define PTE_W  2ull
 #define PTE_PS 0x80ull
+/* The results file: fixed at 4 MiB, over 100 times what make run's
+ * default script (12 runs, a table) writes: 35842 bytes of records. */
+#define RESULTS_BYTES (4ull << 20)
+#define RESULTS_CHUNK (64u << 10)
+#define RESULTS_LAST 9999
 
 static struct boot_info *bi;
 static struct boot_file *files;
@@ -194,6 +204,8 @@ static EFI_STATUS load_entry(EFI_FILE_HANDLE dir, EFI_FILE_INFO *fi, CHAR16 *pat
 	if (fi->Attribute & EFI_FILE_DIRECTORY) {
 		if (depth == 0 && name_is(fi->FileName, L"EFI"))
 			return EFI_SUCCESS;     /* the loader's own tree */
+		if (depth == 0 && name_is(fi->FileName, L"results"))
+			return EFI_SUCCESS;     /* earlier runs' results files */
 		if (depth + 1 >= MAX_DEPTH)
 			return EFI_SUCCESS;
 		EFI_FILE_HANDLE sub;
@@ -310,7 +322,9 @@ static void find_framebuffer(void)
 }
 
 /* The GPT unique GUID of the partition we were loaded from, so the kernel
- * can recognise (and never write) the boot disk. */
+ * can recognise (and never write) the boot disk; and its first LBA, which
+ * turns the results file's partition-relative sectors into disk LBAs. */
+static int boot_part_start_known;
 static void find_boot_partition(EFI_HANDLE device)
 {
 	EFI_DEVICE_PATH *dp = DevicePathFromHandle(device);
@@ -322,6 +336,8 @@ static void find_boot_partition(EFI_HANDLE device)
 			CopyMem(bi->boot_part_guid, hd->Signature, 16);
 			bi->boot_part_valid = 1;
 		}
+		bi->results_part_start = hd->PartitionStart;
+		boot_part_start_known = 1;
 		return;
 	}
 }
@@ -434,6 +450,194 @@ static EFI_STATUS exit_boot(EFI_HANDLE image, UINT64 **pml4_out)
 	return EFI_SUCCESS;
 }
 
+/* ------------------------------------------------------------ results file */
+
+/* The kernel runs without a results file: say why, here and in boot_info. */
+static void results_fail(const CHAR16 *fmt, ...)
+{
+	CHAR16 msg[BOOT_RESULTS_WHY_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	VSPrint(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	Print(L"boot: no results file: %s\r\n", msg);
+	to_ascii(bi->results_why, sizeof bi->results_why, msg);
+	bi->results_valid = 0;
+}
+
+/* NNNN of a name "NNNN.jsonl", or 0. */
+static UINTN results_number(const CHAR16 *name)
+{
+	UINTN n = 0;
+	for (int i = 0; i < 4; i++) {
+		if (name[i] < L'0' || name[i] > L'9')
+			return 0;
+		n = n * 10 + (UINTN)(name[i] - L'0');
+	}
+	return name_is(name + 4, L".jsonl") ? n : 0;
+}
+
+/* The next free number: one past the highest results\NNNN.jsonl. */
+static UINTN results_next(EFI_FILE_HANDLE dir)
+{
+	UINTN cap = SIZE_OF_EFI_FILE_INFO + 512 * sizeof(CHAR16), last = 0;
+	EFI_FILE_INFO *fi = AllocatePool(cap);
+	if (!fi)
+		return 0;
+	for (;;) {
+		UINTN n = cap;
+		if (uefi_call_wrapper(dir->Read, 3, dir, &n, fi) != EFI_SUCCESS || n == 0)
+			break;
+		UINTN k = results_number(fi->FileName);
+		if (k > last)
+			last = k;
+	}
+	FreePool(fi);
+	return last + 1;
+}
+
+/* Fill fh with RESULTS_BYTES of newlines (a valid, empty JSONL file). */
+static EFI_STATUS results_fill(EFI_FILE_HANDLE fh)
+{
+	char *buf = AllocatePool(RESULTS_CHUNK);
+	if (!buf)
+		return EFI_OUT_OF_RESOURCES;
+	SetMem(buf, RESULTS_CHUNK, '\n');
+	EFI_STATUS st = EFI_SUCCESS;
+	for (UINT64 done = 0; done < RESULTS_BYTES && st == EFI_SUCCESS; done += RESULTS_CHUNK) {
+		UINTN n = RESULTS_CHUNK;
+		st = uefi_call_wrapper(fh->Write, 3, fh, &n, buf);
+		if (st == EFI_SUCCESS && n != RESULTS_CHUNK)
+			st = EFI_VOLUME_FULL;
+	}
+	if (st == EFI_SUCCESS)
+		st = uefi_call_wrapper(fh->Flush, 1, fh);
+	FreePool(buf);
+	return st;
+}
+
+/* Create results\NNNN.jsonl at its full size.  Returns 0 and the name, or
+ * -1 after saying why (a partial file is deleted again). */
+static int results_create(EFI_FILE_HANDLE root, CHAR16 *fname, UINTN cap)
+{
+	EFI_FILE_HANDLE dir, fh;
+	UINT64 rw = EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE;
+	EFI_STATUS st = uefi_call_wrapper(root->Open, 5, root, &dir, L"results", rw, EFI_FILE_DIRECTORY);
+	if (st != EFI_SUCCESS) {
+		results_fail(L"cannot open or create \\results (%r)", st);
+		return -1;
+	}
+	EFI_FILE_INFO *di = LibFileInfo(dir);
+	int is_dir = di && (di->Attribute & EFI_FILE_DIRECTORY);
+	if (di)
+		FreePool(di);
+	if (!is_dir) {
+		uefi_call_wrapper(dir->Close, 1, dir);
+		results_fail(L"\\results on the ESP is not a directory");
+		return -1;
+	}
+	UINTN num = results_next(dir);
+	if (num == 0 || num > RESULTS_LAST) {
+		uefi_call_wrapper(dir->Close, 1, dir);
+		results_fail(num ? L"\\results already holds %04d.jsonl" : L"out of memory", RESULTS_LAST);
+		return -1;
+	}
+	SPrint(fname, cap, L"%04d.jsonl", num);
+	st = uefi_call_wrapper(dir->Open, 5, dir, &fh, fname, rw, 0ULL);
+	if (st == EFI_SUCCESS) {
+		st = results_fill(fh);
+		if (st != EFI_SUCCESS)
+			uefi_call_wrapper(fh->Delete, 1, fh);   /* closes it too */
+		else
+			st = uefi_call_wrapper(fh->Close, 1, fh);
+	}
+	uefi_call_wrapper(dir->Close, 1, dir);
+	if (st != EFI_SUCCESS) {
+		results_fail(L"cannot write %ld KiB to \\results\\%s (%r)", RESULTS_BYTES >> 10, fname, st);
+		return -1;
+	}
+	return 0;
+}
+
+/* fat.c's reader: the ESP through its own block I/O, one bounce page
+ * because the firmware may want aligned buffers. */
+struct results_io {
+	EFI_BLOCK_IO *bio;
+	void *bounce;
+};
+
+static int results_read(void *ctx, uint64_t lba, uint32_t count, void *buf)
+{
+	struct results_io *io = ctx;
+	UINTN bytes = (UINTN)count * io->bio->Media->BlockSize;
+	if (bytes > PAGE_SIZE)
+		return -1;
+	EFI_STATUS st = uefi_call_wrapper(io->bio->ReadBlocks, 5, io->bio, io->bio->Media->MediaId, lba, bytes,
+					  io->bounce);
+	if (st != EFI_SUCCESS)
+		return -1;
+	CopyMem(buf, io->bounce, bytes);
+	return 0;
+}
+
+static struct fat_vol results_vol;      /* a sector cache inside: off the stack */
+static struct fat_extent results_ext[BOOT_RESULTS_MAX_EXTENTS];
+
+/* Find the file's runs on the ESP and hand them over as disk LBAs. */
+static void results_locate(EFI_HANDLE device, const char *path)
+{
+	struct results_io io;
+	EFI_STATUS st = uefi_call_wrapper(BS->HandleProtocol, 3, device, &BlockIoProtocol, (void **)&io.bio);
+	if (st != EFI_SUCCESS) {
+		results_fail(L"the ESP has no block I/O protocol (%r)", st);
+		return;
+	}
+	io.bounce = alloc_pages(EfiLoaderData, PAGE_SIZE, PAGE_SIZE);
+	EFI_BLOCK_IO_MEDIA *m = io.bio->Media;
+	int n = io.bounce ? 0 : FAT_EIO;
+	if (!n)
+		n = fat_mount(&results_vol, results_read, &io, m->BlockSize, m->LastBlock + 1);
+	struct fat_file f;
+	if (!n)
+		n = fat_lookup(&results_vol, path, &f);
+	if (!n)
+		n = fat_extents(&results_vol, &f, results_ext, BOOT_RESULTS_MAX_EXTENTS);
+	if (io.bounce)
+		uefi_call_wrapper(BS->FreePages, 2, (EFI_PHYSICAL_ADDRESS)io.bounce, 1);
+	if (n <= 0 || f.size != RESULTS_BYTES) {
+		results_fail(L"\\%a on the ESP's FAT: %a", path,
+			     n < 0 ? fat_strerror(n) : "size differs from what was written");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		bi->results_extents[i].lba = bi->results_part_start + results_ext[i].lba;
+		bi->results_extents[i].blocks = results_ext[i].blocks;
+	}
+	bi->results_extent_count = (UINT32)n;
+	bi->results_block_size = m->BlockSize;
+	bi->results_bytes = f.size;
+	bi->results_valid = 1;
+	Print(L"boot: results file \\%a: %ld KiB in %d piece(s), first at LBA %ld\r\n", path, f.size >> 10, n,
+	      bi->results_extents[0].lba);
+}
+
+/* Step 3b.  Needs find_boot_partition first (the partition's start). */
+static void results_setup(EFI_FILE_HANDLE root, EFI_HANDLE device)
+{
+	CHAR16 fname[16];
+	if (!boot_part_start_known) {
+		results_fail(L"the ESP's device path names no hard-disk partition");
+		return;
+	}
+	if (results_create(root, fname, sizeof fname))
+		return;
+	char name[BOOT_RESULTS_NAME_MAX];
+	CopyMem(name, "results/", 8);
+	to_ascii(name + 8, sizeof name - 8, fname);
+	CopyMem(bi->results_name, name, sizeof name);
+	results_locate(device, name);
+}
+
 static void jump(UINT64 *pml4, UINT64 entry)
 {
 	bi->exit_tsc = rdtsc();
@@ -496,6 +700,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	find_rsdp();
 	find_framebuffer();
 	find_boot_partition(li->DeviceHandle);
+	results_setup(root, li->DeviceHandle);
 	Print(L"boot: kernel %ld KiB at %lx, %d files, cmdline \"%a\"\r\n",
 	      bi->kernel_size >> 10, bi->kernel_phys, bi->file_count, bi->cmdline);
 

@@ -79,6 +79,13 @@ static struct spinlock devs_lock = SPINLOCK_INIT("blk-devs");
 static uint8_t boot_guid[16];           /* set before the first disk registers */
 static bool boot_found;                 /* a disk holds the boot partition (atomic) */
 
+/* The loader's results file: the only blocks of the boot disk ever
+ * written.  Filled once by blk_allow_results, then published by a release
+ * store of results_disk; read without a lock. */
+static struct blk_extent results_ext[BLK_RESULTS_MAX];
+static int results_n;
+static struct blk_dev *results_disk;
+
 static int dev_count(void) { return __atomic_load_n(&ndevs, __ATOMIC_ACQUIRE); }
 static struct blk_dev *disk_of(struct blk_dev *d) { return d->parent ? d->parent : d; }
 
@@ -178,6 +185,59 @@ bool blk_set_writable(struct blk_dev *d, bool w)
 bool blk_is_boot_partition(const struct blk_dev *d) { return d->boot_part; }
 bool blk_on_boot_disk(const struct blk_dev *d) { return d->boot_disk; }
 
+/* The boot partition: the one partition whose unique GUID is the
+ * loader's.  NULL when none, or (*twice set) when two carry it (an image
+ * written to two disks: which one was booted is unknown). */
+static struct blk_dev *boot_partition(bool *twice)
+{
+	struct blk_dev *p = NULL;
+	*twice = false;
+	if (gpt_guid_is_zero(boot_guid))
+		return NULL;
+	for (int i = 0, n = dev_count(); i < n; i++) {
+		if (!devs[i]->parent || memcmp(devs[i]->part_uuid, boot_guid, 16))
+			continue;
+		*twice = p != NULL;
+		if (p)
+			return NULL;
+		p = devs[i];
+	}
+	return p;
+}
+
+int blk_allow_results(const struct blk_extent *ext, int n, struct blk_dev **disk)
+{
+	bool twice;
+	struct blk_dev *p = boot_partition(&twice);
+	if (!p)
+		return twice ? -EEXIST : -ENODEV;
+	if (n < 1 || n > BLK_RESULTS_MAX || __atomic_load_n(&results_disk, __ATOMIC_ACQUIRE))
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		const struct blk_extent *e = &ext[i];
+		if (e->lba < p->part_start || !e->blocks || e->blocks > p->nblocks ||
+		    e->lba - p->part_start > p->nblocks - e->blocks)
+			return -ERANGE;     /* not inside the boot partition */
+		results_ext[i] = *e;
+	}
+	results_n = n;
+	__atomic_store_n(&results_disk, p->parent, __ATOMIC_RELEASE);
+	*disk = p->parent;
+	return 0;
+}
+
+/* A write to the whole boot disk lying inside one results-file extent. */
+static bool results_write_ok(const struct blk_dev *d, const struct blk_req *r)
+{
+	if (d != __atomic_load_n(&results_disk, __ATOMIC_ACQUIRE))
+		return false;
+	for (int i = 0; i < results_n; i++)
+		if (r->lba >= results_ext[i].lba && r->nblocks <= results_ext[i].blocks &&
+		    r->lba - results_ext[i].lba <= results_ext[i].blocks - r->nblocks)
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------ submit */
 
 static bool whole_pages(const struct blk_req *r)
@@ -212,7 +272,7 @@ static int check_req(struct blk_dev *d, struct blk_req *r)
 			r->nblocks, d->nblocks);
 		return -EINVAL;
 	}
-	if (r->op == BLK_WRITE && !d->writable) {
+	if (r->op == BLK_WRITE && !d->writable && !results_write_ok(d, r)) {
 		kprintf("blk: %s: write to a device not marked writable rejected\n", d->name);
 		return -EROFS;
 	}

@@ -28,7 +28,9 @@
  * as a whole, and, while the boot disk has not been found, any disk whose
  * partition table could not be read (it might be the boot disk).  The boot
  * disk's other partitions are ordinary devices; callers ask only for
- * swap-signed or explicitly named ones.
+ * swap-signed or explicitly named ones.  The one exception to the whole-
+ * disk rule: the blocks of the loader's results file, named by
+ * blk_allow_results(), checked per request.
  */
 #ifndef BLK_H
 #define BLK_H
@@ -109,6 +111,18 @@ bool blk_writable(const struct blk_dev *d);
 bool blk_is_boot_partition(const struct blk_dev *d);
 /* The boot disk or one of its partitions. */
 bool blk_on_boot_disk(const struct blk_dev *d);
+
+/* The loader's results file on the boot partition: writes to the whole
+ * disk holding it are let through when they lie inside one of these runs
+ * of disk blocks, and nowhere else.  Once.  Returns 0 and the disk, or
+ * -ENODEV (no registered disk holds the boot partition), -EEXIST (two
+ * do), -ERANGE (a run outside it), -EINVAL. */
+#define BLK_RESULTS_MAX 32
+struct blk_extent {
+	uint64_t lba;
+	uint64_t blocks;
+};
+int blk_allow_results(const struct blk_extent *ext, int n, struct blk_dev **disk);
 
 /* One {"type":"blk",...} record per device (halt hook). */
 void blk_report(void);

@@ -6,7 +6,7 @@
  *   command line -> memory map -> own page tables -> page allocator ->
  *   framebuffer console -> ACPI -> APIC and interrupts -> clock (TSC) ->
  *   scheduler -> timer tick, interrupts on -> boot report -> PCI and
- *   block devices -> swap -> work -> halt.
+ *   block devices -> results file -> swap -> work -> halt.
  */
 #include <string.h>
 #include "config.h"
@@ -28,6 +28,7 @@
 #include "proc/syscall.h"
 #include "run/runner.h"
 #include "run/script.h"
+#include "run/results.h"
 #include "bootfs.h"
 #include "drivers/rtc.h"
 #include "drivers/blk_driver.h"
@@ -332,6 +333,7 @@ void kmain(const struct boot_info *bi)
 	if (bootinfo.boot_part_valid)
 		blk_set_boot_partition(bootinfo.boot_part_guid);
 	halt_register_hook(blk_report);
+	halt_register_hook(results_halt);       /* before the drivers' hooks: NVMe shuts down in its own */
 	setup_user_mode();
 	irq_enable();
 	boot_report(time_tsc_source());
@@ -341,6 +343,7 @@ void kmain(const struct boot_info *bi)
 	nvme_init();
 	ahci_init();
 	blk_list();
+	results_init(&bootinfo);
 	setup_swap();
 	if (kcfg.test[0])
 		selftest_run(kcfg.test);

@@ -83,6 +83,7 @@ static void emit_line(struct task *k, int fd, const char *s, uint32_t n)
 {
 	if (fd == 1) {
 		console_write(s, n);
+		rec_keep_line(s, n);    /* a workload's own records go to the results file too */
 		task_line_fn hook = __atomic_load_n(&stdout_hook, __ATOMIC_ACQUIRE);
 		if (hook)
 			hook(k, s, n);
