@@ -5,8 +5,10 @@ a serial port).
 The stick image is tools/mkimage --swap-part: partition 1 the ESP,
 partition 2 a mkswap'ed Linux swap partition.  It is booted as it is (the
 command line is baked in), so the very file QEMU wrote can be checked
-afterwards: every ESP file byte-identical, every byte outside partition 2
-unchanged, partition 2 written."""
+afterwards: every ESP file but the results file (results/, which the
+loader creates and the kernel fills: cases_results.py) byte-identical,
+every byte outside both partitions unchanged, partition 2 written, and the
+boot disk written only through partition 2 and inside the results file."""
 import filecmp
 import hashlib
 import os
@@ -58,7 +60,10 @@ def expect_same_esp(before, after):
     files = tree(before)
     expect('EFI/BOOT/BOOTX64.EFI' in files and 'kernel.elf' in files and 'cmdline.txt' in files,
            'ESP listing %r' % files)
-    expect(tree(after) == files, 'ESP file list changed: %r -> %r' % (files, tree(after)))
+    expect(not any(f.startswith('results/') for f in files), 'a fresh stick has results already')
+    got = [f for f in tree(after) if not f.startswith('results/')]
+    expect(got == files, 'ESP file list changed: %r -> %r' % (files, tree(after)))
+    expect('results/0001.jsonl' in tree(after), 'the loader made no results file')
     _, mismatch, errors = filecmp.cmpfiles(before, after, files, shallow=False)
     expect(not mismatch and not errors, 'ESP files changed: %r %r' % (mismatch, errors))
 
@@ -74,6 +79,17 @@ def hash_outside(img, first, last):
     return h.hexdigest()
 
 
+def expect_boot_disk_writes(r, disk, part=None):
+    """The kernel wrote the boot disk only through part (if any) and into
+    the results file (at most its 4 MiB), never through the ESP device."""
+    expect(one_record(r, 'blk', name=disk + 'p1')['writes'] == 0, 'the ESP was written')
+    expect_in_log(r, 'results: records also go to results/0001.jsonl on %s ' % disk)
+    other = one_record(r, 'blk', name=part)['write_bytes'] if part else 0
+    blk = one_record(r, 'blk', name=disk)
+    expect(blk['write_bytes'] - other <= 4 << 20,
+           'writes on %s beyond %s and the results file: %r' % (disk, part, blk))
+
+
 def boot_stick(ctx, img, boot, disks=(), timeout=600, extra=()):
     return qemurig.run(img, cmdline=None, boot=boot, timeout=timeout, log_path=ctx.path('log'),
                        disks=disks, extra=extra)
@@ -87,7 +103,7 @@ def swap_on_stick(ctx, boot, disk, swap_opt, disks=(), extra=()):
     p1, p2 = partition(img, 1), partition(img, 2)
     expect(p1[0] == ESP_START and p2[0] == p1[1] + 1, 'layout %r %r' % (p1, p2))
     esp_before = esp_files(ctx, img, 'before')
-    outside = hash_outside(img, *p2)
+    outside = hash_outside(img, p1[0], p2[1])
     swap_before = hashlib.sha256(open(img, 'rb').read()[p2[0] * SECTOR:(p2[1] + 1) * SECTOR]).hexdigest()
     r = boot_stick(ctx, img, boot, disks, extra=extra)
     expect_ok(r)
@@ -103,12 +119,10 @@ def swap_on_stick(ctx, boot, disk, swap_opt, disks=(), extra=()):
     disks_rec = disks_by_name(r)
     expect(disks_rec[disk]['boot_disk'] and disks_rec[disk + 'p1']['boot_partition'] and
            not disks_rec[part]['boot_partition'], 'disks %r' % disks_rec)
-    expect(one_record(r, 'blk', name=disk + 'p1')['writes'] == 0, 'the ESP was written')
-    blk = one_record(r, 'blk', name=disk)
-    expect(blk['writes'] == one_record(r, 'blk', name=part)['writes'] > 0,
-           'writes on %s not all through %s: %r' % (disk, part, blk))
+    expect(one_record(r, 'blk', name=part)['writes'] > 0, 'no writes through %s' % part)
+    expect_boot_disk_writes(r, disk, part)
     expect_same_esp(esp_before, esp_files(ctx, img, 'after'))
-    expect(hash_outside(img, *p2) == outside, 'the stick changed outside partition 2')
+    expect(hash_outside(img, p1[0], p2[1]) == outside, 'the stick changed outside its two partitions')
     after = hashlib.sha256(open(img, 'rb').read()[p2[0] * SECTOR:(p2[1] + 1) * SECTOR]).hexdigest()
     expect(after != swap_before, 'partition 2 was not written')
     return r
@@ -161,15 +175,22 @@ def stick_swap_named_sata(ctx):
 @case
 def stick_usb_boot_disk_unreachable(ctx):
     # xHCI has no kernel driver yet: the stick boots, the kernel says its
-    # boot disk is out of reach, no swap, nothing on the stick changes.
+    # boot disk is out of reach, no swap, nothing on the stick changes but
+    # the results file the loader made (left empty: all newlines).
     img = stick_image(ctx, 'quiet run="hello"', swap_mib=32, progs=('hello',))
-    before = hashlib.sha256(open(img, 'rb').read()).hexdigest()
+    p1, p2 = partition(img, 1), partition(img, 2)
+    before = hash_outside(img, p1[0], p1[1])
+    esp_before = esp_files(ctx, img, 'before')
     r = boot_stick(ctx, img, 'usb', timeout=120)
     expect_ok(r)
     expect(re.search(r'blk: the boot disk \(ESP [0-9A-F-]{36}\) is not reachable: no driver here', r.log),
            'no "boot disk is not reachable" line')
     expect_in_log(r, 'swap: no swap areas')
-    expect(hashlib.sha256(open(img, 'rb').read()).hexdigest() == before, 'the stick was written')
+    expect(hash_outside(img, p1[0], p1[1]) == before, 'the stick was written outside the ESP')
+    esp_after = esp_files(ctx, img, 'after')
+    expect_same_esp(esp_before, esp_after)
+    with open(os.path.join(esp_after, 'results', '0001.jsonl'), 'rb') as f:
+        expect(f.read().strip(b'\n') == b'', 'the unreachable results file was written')
 
 
 @case
@@ -177,9 +198,12 @@ def stick_whole_boot_disk_refused(ctx):
     # The whole boot disk is never written, even when named as a scratch
     # disk; the refusal names it.
     img = stick_image(ctx, 'quiet test=blk blkdev=nvme0n1', swap_mib=16)
-    before = hashlib.sha256(open(img, 'rb').read()).hexdigest()
+    p1, p2 = partition(img, 1), partition(img, 2)
+    before = hash_outside(img, p1[0], p1[1])
+    esp_before = esp_files(ctx, img, 'before')
     r = boot_stick(ctx, img, 'nvme', timeout=120)
     expect_ok(r)
     expect_in_log(r, 'blk: nvme0n1 is the boot disk: the whole disk is never written')
-    expect(one_record(r, 'blk', name='nvme0n1')['writes'] == 0, 'the boot disk was written')
-    expect(hashlib.sha256(open(img, 'rb').read()).hexdigest() == before, 'the stick was written')
+    expect_boot_disk_writes(r, 'nvme0n1', 'nvme0n1p2')
+    expect(hash_outside(img, p1[0], p1[1]) == before, 'the stick was written outside the ESP')
+    expect_same_esp(esp_before, esp_files(ctx, img, 'after'))
