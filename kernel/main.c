@@ -161,11 +161,15 @@ static void setup_user_mode(void)
 	task_init();
 }
 
-/* Work done, for hangcheck: faults, swap traffic, reclaim scans. */
+/* Work done, for hangcheck: pages swapped in or out, pages reclaimed,
+ * tasks killed, and time tasks spent in user mode.  Not pages scanned,
+ * faults taken or context switches: a livelock (reclaim scanning lists
+ * it cannot free from, a fault retried without end) makes all of those
+ * grow while nothing moves. */
 static uint64_t mm_progress(void)
 {
-	return vmstat_get(PGFAULT) + vmstat_get(PSWPIN) + vmstat_get(PSWPOUT) + vmstat_get(PGSCAN_KSWAPD) +
-	       vmstat_get(PGSCAN_DIRECT) + sched_ctx_switches();
+	return vmstat_get(PSWPIN) + vmstat_get(PSWPOUT) + vmstat_get(PGSTEAL_KSWAPD) + vmstat_get(PGSTEAL_DIRECT) +
+	       vmstat_get(OOM_KILL) + task_user_ns_all();
 }
 
 /* Swap areas, readahead policy and the vmstat sampler: after the block

@@ -293,12 +293,16 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 	if (r != VM_FAULT_OK)
 		return r;
 	page_set(p, PG_ANON | PG_REFERENCED);
-	/* Keep the disk copy valid: map read-only unless this is a write. */
-	unsigned prot = vm_pt_prot(write ? v->prot : v->prot & ~(uint32_t)VM_WRITE);
+	/* Keep the disk copy valid: map read-only unless this is a write, or
+	 * swap is more than half full and this PTE is the slot's only user
+	 * besides the cache (counts 2): then the slot is worth more free than
+	 * as a copy (Linux's vm_swap_full in do_swap_page). */
+	bool drop = write || (swap_count(f.entry) == 2 && reclaim_swap_full());
+	unsigned prot = vm_pt_prot(drop ? v->prot : v->prot & ~(uint32_t)VM_WRITE);
 	bool installed = vm_install(mm, va, pte, p, prot);     /* our reference -> the PTE */
 	if (installed) {
 		swap_free(f.entry);     /* the PTE's count; the cache keeps its own */
-		if (write) {
+		if (drop) {
 			swapcache_del(p);
 			page_set(p, PG_DIRTY);
 		}
