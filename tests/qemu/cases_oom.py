@@ -37,3 +37,52 @@ def oom_swap_full_random_5_boots(ctx):
     # must each end in an OOM kill of touch, then run hello.
     times = [swap_full_boot(ctx, i) for i in range(5)]
     print('%s: guest seconds from touch start to the OOM kill: %s' % (ctx.name, ' '.join('%.2f' % t for t in times)))
+
+
+# Slots whose reads fail, apart from each other so no two share a
+# readahead window.
+RA_BAD_SLOTS = (1001, 2203, 3405)
+
+
+def read_error_boot(ctx, ra, progs):
+    """Boot with RA_BAD_SLOTS unreadable; check that each read error killed
+    its owner and nobody else, and that every task not killed verified
+    all its data.  Returns (swap_read_errors, killed cmdlines)."""
+    c = ctx.for_case('%s-%s-%d' % (ctx.name, ra.replace(':', ''), len(progs)))
+    img = swap_image(c)
+    conf = blkdebug_conf(c, 'badread', 'read', [s * 8 for s in RA_BAD_SLOTS])
+    r = c.boot('quiet mem=48M ra=%s run="%s ; hello after"' % (ra, ' & '.join(progs)),
+               disks=[{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    exits = task_exits(r)
+    expect(sorted(x['cmdline'] for x in exits) == sorted(progs + ['hello after']), '%s: exits %r' % (ra, exits))
+    killed = [x for x in exits if x.get('signal')]
+    for x in killed:
+        expect(x['signal'] == 'SIGBUS' and 'could not be read back' in x['reason'], '%s: %r' % (ra, x))
+    for x in exits:
+        expect(x.get('signal') or x['exit_code'] == 0, '%s: %s did not verify its data: %r' % (ra, x['cmdline'], x))
+    for w in r.find('workload'):
+        expect(w.get('mismatches', 0) == 0, '%s: %s: data mismatches %r' % (ra, w['name'], w))
+    v = vm_final(r)
+    errors, retired = v['swap_read_errors'], v['swap_areas'][0]['retired']
+    expect(errors == len(killed) == retired, '%s: %d read errors, %d slots retired, %d tasks killed (%s): '
+           'one error per owner of a bad slot, nobody else' % (ra, errors, retired, len(killed),
+                                                              ', '.join(x['cmdline'] for x in killed)))
+    return errors, sorted(x['cmdline'] for x in killed)
+
+
+@case
+def oom_readahead_read_error_isolated(ctx):
+    # touch alone: without readahead, the first bad slot it faults on is
+    # retired and kills it (one error).  With fixed:3 (8-slot windows) a
+    # failed window is read again page by page, read-ahead pages that fail
+    # are only dropped, and only the fault's own failed read counts: the
+    # same one error (before: all 8 pages of the window failed).
+    touch = ['touch 60 30000 seq anon']
+    off = read_error_boot(ctx, 'off', touch)
+    f3 = read_error_boot(ctx, 'fixed:3', touch)
+    expect(off[0] == 1, 'ra=off: %r' % (off,))
+    expect(f3 == off, '(read errors, kills): fixed:3 %r, off %r' % (f3, off))
+    # Three tasks at once (which owns a bad slot varies from boot to boot):
+    # each read error kills only its owner, the others verify their data.
+    read_error_boot(ctx, 'fixed:3', ['hold 8 8 anon', 'hold 4 8 shmem'] + touch)
