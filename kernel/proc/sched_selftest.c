@@ -1,6 +1,6 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
- * with test=threads|sleep|timer|ctxsw|mutex|rt.  Each prints a selftest
+ * with test=threads|sleep|timer|ctxsw|mutex|rt|hangcheck.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "record.h"
 #include "time.h"
 #include "arch/x86_64/percpu.h"
+#include "mm/vmstat.h"
 
 static int failures;
 
@@ -286,6 +287,41 @@ static void test_rt(struct json *r)
 	check(p.sum_late_ns / (uint64_t)p.periods < 500000, "RT mean lateness under 0.5 ms");
 }
 
+/* --- hangcheck tells a livelock from progress ------------------------ */
+
+/* For `periods` hangcheck periods: every ms, what a livelocked reclaim
+ * and fault path show (pages scanned, a fault retried, a context switch),
+ * and, when `steal`, a page reclaimed every 100 ms.  Returns the reports
+ * hangcheck made meanwhile. */
+static uint64_t spin_counting(unsigned periods, bool steal)
+{
+	uint64_t before = sched_hangcheck_reports();
+	uint64_t end = time_ns() + (uint64_t)periods * sched_hangcheck_seconds() * 1000000000ull;
+	for (uint64_t i = 0; time_ns() < end; i++) {
+		vmstat_add(PGSCAN_DIRECT, 64);
+		vmstat_inc(PGFAULT);
+		if (steal && i % 100 == 0)
+			vmstat_inc(PGSTEAL_DIRECT);
+		sleep_ms(1);
+	}
+	return sched_hangcheck_reports() - before;
+}
+
+static void test_hangcheck(struct json *r)
+{
+	unsigned s = sched_hangcheck_seconds();
+	check(s > 0, "test=hangcheck needs hangcheck=N");
+	if (!s)
+		return;
+	uint64_t spin = spin_counting(3, false);
+	uint64_t work = spin_counting(3, true);
+	json_u64(r, "seconds", s);
+	json_u64(r, "reports_while_spinning", spin);
+	json_u64(r, "reports_while_reclaiming", work);
+	check(spin >= 1, "hangcheck reported a spin that scans, faults and switches but frees nothing");
+	check(work == 0, "hangcheck stayed quiet while pages were reclaimed");
+}
+
 static const struct selftest tests[] = {
 	{ "threads", test_threads },
 	{ "sleep", test_sleep },
@@ -293,6 +329,7 @@ static const struct selftest tests[] = {
 	{ "ctxsw", test_ctxsw },
 	{ "mutex", test_mutex },
 	{ "rt", test_rt },
+	{ "hangcheck", test_hangcheck },
 };
 
 bool sched_selftest(const char *name)

@@ -86,3 +86,18 @@ def oom_readahead_read_error_isolated(ctx):
     # Three tasks at once (which owns a bad slot varies from boot to boot):
     # each read error kills only its owner, the others verify their data.
     read_error_boot(ctx, 'fixed:3', ['hold 8 8 anon', 'hold 4 8 shmem'] + touch)
+
+
+@case
+def oom_hangcheck_sees_livelock(ctx):
+    # test=hangcheck: three periods of what a livelock looks like (pages
+    # scanned, faults retried, context switches, nothing freed) must be
+    # reported; three periods with a page reclaimed now and then must not.
+    r = ctx.boot('test=hangcheck quiet hangcheck=1', timeout=120)
+    expect_ok(r)
+    s = [x for x in r.find('selftest') if x.get('name') == 'hangcheck']
+    expect(len(s) == 1, 'no selftest record for hangcheck')
+    d = s[0].get('data', {})
+    expect(s[0]['ok'], 'hangcheck selftest failed: %r' % s[0])
+    expect(d['reports_while_spinning'] >= 1 and d['reports_while_reclaiming'] == 0, 'hangcheck %r' % d)
+    expect_in_log(r, 'hangcheck: no progress for 1 s')
