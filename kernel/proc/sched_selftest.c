@@ -12,6 +12,7 @@
 #include "time.h"
 #include "arch/x86_64/percpu.h"
 #include "mm/vmstat.h"
+#include "mm/vm.h"
 
 static int failures;
 
@@ -289,21 +290,31 @@ static void test_rt(struct json *r)
 
 /* --- hangcheck tells a livelock from progress ------------------------ */
 
-/* For `periods` hangcheck periods: every ms, what a livelocked reclaim
- * and fault path show (pages scanned, a fault retried, a context switch),
- * and, when `steal`, a page reclaimed every 100 ms.  Returns the reports
- * hangcheck made meanwhile. */
-static uint64_t spin_counting(unsigned periods, bool steal)
+enum spin_kind { SPIN_LIVELOCK, SPIN_WRITING, SPIN_ASLEEP };
+
+/* For `periods` hangcheck periods, stand in for a thread stuck in a page
+ * fault (except SPIN_ASLEEP: nobody waits for memory) while, every ms,
+ * counting what a livelocked reclaim and fault path show: pages scanned,
+ * a fault retried, a context switch; SPIN_WRITING also writes a page to
+ * swap every 100 ms (real progress).  Returns the reports hangcheck made
+ * meanwhile. */
+static uint64_t spin_counting(unsigned periods, enum spin_kind kind)
 {
 	uint64_t before = sched_hangcheck_reports();
 	uint64_t end = time_ns() + (uint64_t)periods * sched_hangcheck_seconds() * 1000000000ull;
+	if (kind != SPIN_ASLEEP)
+		vm_fault_enter();
 	for (uint64_t i = 0; time_ns() < end; i++) {
-		vmstat_add(PGSCAN_DIRECT, 64);
-		vmstat_inc(PGFAULT);
-		if (steal && i % 100 == 0)
-			vmstat_inc(PGSTEAL_DIRECT);
+		if (kind != SPIN_ASLEEP) {
+			vmstat_add(PGSCAN_DIRECT, 64);
+			vmstat_inc(PGFAULT);
+		}
+		if (kind == SPIN_WRITING && i % 100 == 0)
+			vmstat_inc(PSWPOUT);
 		sleep_ms(1);
 	}
+	if (kind != SPIN_ASLEEP)
+		vm_fault_leave(false);
 	return sched_hangcheck_reports() - before;
 }
 
@@ -313,13 +324,16 @@ static void test_hangcheck(struct json *r)
 	check(s > 0, "test=hangcheck needs hangcheck=N");
 	if (!s)
 		return;
-	uint64_t spin = spin_counting(3, false);
-	uint64_t work = spin_counting(3, true);
+	uint64_t spin = spin_counting(3, SPIN_LIVELOCK);
+	uint64_t work = spin_counting(3, SPIN_WRITING);
+	uint64_t asleep = spin_counting(3, SPIN_ASLEEP);
 	json_u64(r, "seconds", s);
-	json_u64(r, "reports_while_spinning", spin);
-	json_u64(r, "reports_while_reclaiming", work);
-	check(spin >= 1, "hangcheck reported a spin that scans, faults and switches but frees nothing");
-	check(work == 0, "hangcheck stayed quiet while pages were reclaimed");
+	json_u64(r, "reports_livelock", spin);
+	json_u64(r, "reports_writing", work);
+	json_u64(r, "reports_asleep", asleep);
+	check(spin >= 1, "hangcheck reported a fault stuck while pages are scanned but nothing moves");
+	check(work == 0, "hangcheck stayed quiet while pages were written to swap");
+	check(asleep == 0, "hangcheck stayed quiet while nobody waited for memory");
 }
 
 static const struct selftest tests[] = {

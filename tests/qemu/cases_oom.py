@@ -90,14 +90,17 @@ def oom_readahead_read_error_isolated(ctx):
 
 @case
 def oom_hangcheck_sees_livelock(ctx):
-    # test=hangcheck: three periods of what a livelock looks like (pages
-    # scanned, faults retried, context switches, nothing freed) must be
-    # reported; three periods with a page reclaimed now and then must not.
+    # test=hangcheck: three periods of what a livelock looks like (a
+    # thread in a fault; pages scanned, faults retried, context switches,
+    # nothing written or finished) must be reported; three periods with a
+    # page written to swap now and then must not, nor three with nobody
+    # waiting for memory (tasks asleep).
     r = ctx.boot('test=hangcheck quiet hangcheck=1', timeout=120)
     expect_ok(r)
     s = [x for x in r.find('selftest') if x.get('name') == 'hangcheck']
     expect(len(s) == 1, 'no selftest record for hangcheck')
     d = s[0].get('data', {})
     expect(s[0]['ok'], 'hangcheck selftest failed: %r' % s[0])
-    expect(d['reports_while_spinning'] >= 1 and d['reports_while_reclaiming'] == 0, 'hangcheck %r' % d)
+    expect(d['reports_livelock'] >= 1 and d['reports_writing'] == 0 and d['reports_asleep'] == 0,
+           'hangcheck %r' % d)
     expect_in_log(r, 'hangcheck: no progress for 1 s')
