@@ -104,3 +104,18 @@ def oom_hangcheck_sees_livelock(ctx):
     expect(d['reports_livelock'] >= 1 and d['reports_writing'] == 0 and d['reports_asleep'] == 0,
            'hangcheck %r' % d)
     expect_in_log(r, 'hangcheck: no progress for 1 s')
+
+
+@case
+def oom_swap_full_kills_the_largest(ctx):
+    # A small task holding 4 MiB runs beside touch when swap fills: the OOM
+    # killer takes touch (most memory), hold survives and verifies its data.
+    r = ctx.boot('quiet mem=32M run="hold 4 8 anon & %s"' % SWAP_FULL_CMD,
+                 disks=[{'file': swap_image(ctx, mib=8), 'bus': 'nvme'}], timeout=240)
+    expect_ok(r)
+    oom = r.find('oom_kill')
+    expect(len(oom) == 1 and oom[0]['name'] == 'touch', 'oom records %r' % oom)
+    e = {x['name']: x for x in task_exits(r)}
+    expect(e['touch']['signal'] == 'SIGKILL', 'touch %r' % e['touch'])
+    expect(e['hold']['exit_code'] == 0, 'hold (not the largest) %r' % e['hold'])
+    expect(e['hello']['exit_code'] == 0, 'hello %r' % e['hello'])
