@@ -35,6 +35,7 @@
 #include "mm/reclaim.h"
 #include "mm/swap.h"
 #include "mm/vmstat.h"
+#include "mm/vm.h"
 #include "mm/readahead.h"
 #include "mm/memmap.h"
 #include "mm/kmem.h"
@@ -163,11 +164,22 @@ static void setup_user_mode(void)
 	task_init();
 }
 
-/* Work done, for hangcheck: faults, swap traffic, reclaim scans. */
+/* Work done, for hangcheck.  While no thread is inside a page fault,
+ * nobody waits for memory: any state (all tasks asleep) is progress.
+ * Otherwise progress is what tasks get done (faults finished, time in
+ * user mode), pages written to swap and OOM kills.  Not pages scanned,
+ * faults retried, context switches, nor pages read from swap or freed:
+ * at swap full, reclaim used to free pages a fault had just read before
+ * the fault could map them, and all of those kept growing while the
+ * task stood still. */
 static uint64_t mm_progress(void)
 {
-	return vmstat_get(PGFAULT) + vmstat_get(PSWPIN) + vmstat_get(PSWPOUT) + vmstat_get(PGSCAN_KSWAPD) +
-	       vmstat_get(PGSCAN_DIRECT) + sched_ctx_switches();
+	uint64_t done;
+	unsigned inside;
+	vm_fault_counts(&done, &inside);
+	if (!inside)
+		return time_ns();
+	return done + vmstat_get(PSWPOUT) + vmstat_get(OOM_KILL) + task_user_ns_all();
 }
 
 /* Swap areas, readahead policy and the vmstat sampler: after the block

@@ -110,7 +110,7 @@ static void selftest_one(const char *name)
 		heap_test();
 
 	else {
-		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap threads sleep timer ctxsw mutex rt msi intx)\n", name);
+		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap threads sleep timer ctxsw mutex rt hangcheck msi intx)\n", name);
 		failures++;
 	}
 	struct json *j = rec_begin("selftest");

@@ -19,6 +19,18 @@
  * watermark (direct reclaim).  Rounds are serialised by reclaim_lock,
  * which also keeps address spaces and shmem objects from being torn down
  * while a round follows reverse maps into them.
+ *
+ * Swap full: a page without a slot cannot go, so what a round can free is
+ * the clean swap-cache pages nobody is about to use (a swap-cache page
+ * someone holds a reference to, e.g. the page a fault is waiting for, is
+ * never dropped: dropping it would make that fault read it again, and at
+ * swap full that loop was a livelock).  When swap is more than half full
+ * (reclaim_swap_full, Linux's vm_swap_full) a mapped page that stays keeps
+ * no disk copy: its slot is freed for a page that has to go.  When a
+ * round frees nothing, the allocation fails after a few tries and the
+ * largest task is OOM-killed.  kswapd steps back while a direct reclaimer
+ * waits for the lock (the mutex is not fair: kswapd, looping, would take
+ * it again at once).
  */
 #include <string.h>
 #include "reclaim.h"
@@ -48,6 +60,7 @@ static struct {
 	struct mutex mutex;
 	struct thread *owner;
 	int depth;
+	volatile int waiting;   /* threads blocked in reclaim_lock */
 	struct waitq kswapd_wq;
 	volatile bool kswapd_wake;
 	struct thread *kswapd;
@@ -76,7 +89,9 @@ void reclaim_lock(void)
 		R.depth++;
 		return;
 	}
+	__atomic_add_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
 	mutex_lock(&R.mutex);
+	__atomic_sub_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
 	R.owner = me;
 	R.depth = 1;
 }
@@ -87,6 +102,11 @@ void reclaim_unlock(void)
 		R.owner = NULL;
 		mutex_unlock(&R.mutex);
 	}
+}
+
+bool reclaim_swap_full(void)
+{
+	return swap_enabled() && swap_used_slots() * 2 > swap_total_slots();
 }
 
 /* ---------------------------------------------------------------- aging */
@@ -141,6 +161,20 @@ static uint64_t drop_clean(struct page *p)
 	return 1;
 }
 
+/* A locked swap-cache page that stays in memory, mapped, while swap is
+ * more than half full: free its slot for a page that has to go (Linux's
+ * try_to_free_swap on activation).  Its PTEs are read-only (vm.c): a
+ * write now just makes them writable.  Only when the cache holds the
+ * slot's last count (no swap PTE elsewhere still names it). */
+static void free_swap_of_kept(struct page *p)
+{
+	if (page_test(p, PG_SWAPCACHE) && p->mapcount && !page_test(p, PG_WRITEBACK | PG_SHMEM) &&
+	    swap_count(p->private) == 1 && reclaim_swap_full()) {
+		swapcache_del(p);
+		page_set(p, PG_DIRTY);
+	}
+}
+
 /* Judge one isolated page.  Returns pages freed now; queues a page that
  * needs writing in batch[*nb]. */
 static uint64_t judge(struct page *p, int *nb)
@@ -162,12 +196,21 @@ static uint64_t judge(struct page *p, int *nb)
 			vmstat_inc(PGACTIVATE);
 		else if (refs)
 			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
+		free_swap_of_kept(p);
 		unlock_page(p);
 		putback(p, v == LRU_ACTIVATE);
 		return 0;
 	}
-	if (page_test(p, PG_SWAPCACHE) && !p->mapcount && !page_test(p, PG_SHMEM))
+	if (page_test(p, PG_SWAPCACHE) && !p->mapcount && !page_test(p, PG_SHMEM)) {
+		/* References: ours (isolation) and the cache's; any other is
+		 * a fault or swapoff about to map it. */
+		if (__atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) > 2) {
+			unlock_page(p);
+			putback(p, false);
+			return 0;
+		}
 		return drop_clean(p);           /* unused readahead, or its owner unmapped it */
+	}
 	if (!p->mapcount && !page_test(p, PG_SHMEM | PG_SWAPCACHE)) {
 		unlock_page(p);                 /* unmapped while we held it: garbage */
 		put_page(p);
@@ -506,6 +549,8 @@ static void kswapd(void *arg)
 		R.kswapd_wake = false;
 		vmstat_inc(KSWAPD_WAKEUPS);
 		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high && idle < 3;) {
+			while (__atomic_load_n(&R.waiting, __ATOMIC_ACQUIRE))
+				sleep_ms(1);    /* a direct reclaimer goes first */
 			if (shrink(reclaim_knobs.batch, false)) {
 				idle = 0;
 			} else {

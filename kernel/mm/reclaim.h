@@ -33,6 +33,10 @@ struct reclaim_knobs {
 };
 extern struct reclaim_knobs reclaim_knobs;
 
+/* Swap is more than half full (Linux's vm_swap_full): a page brought
+ * back or kept in memory should not also keep its slot. */
+bool reclaim_swap_full(void);
+
 /* Reclaim until `pages` are free (a test and swapoff helper). */
 uint64_t reclaim_pages(uint64_t pages);
 

@@ -43,33 +43,69 @@ struct read_ctx {
 	struct page *pages[];
 };
 
+static void submit_run(struct page **pages, uint64_t entry0, uint32_t n);
+
+/* A page whose read failed on its own: its data is lost for the fault
+ * that wants it (PG_ERROR, counted, read_failed retires the slot).  A
+ * read-ahead page nobody asked for is only dropped from the cache: the
+ * fault that needs its slot, if any, reads it again alone, and only that
+ * read's failure counts and kills.  Interrupt context. */
+static void page_read_failed(struct page *p, uint64_t e)
+{
+	if (page_test(p, PG_READAHEAD)) {
+		kprintf("swap: %s: readahead of slot %lu failed: page dropped (a fault on it reads it again)\n",
+			swap_dev_name(swp_area(e)), swp_offset(e));
+		swapcache_drop(p);
+		unlock_page(p);
+		put_page(p);    /* the reader's reference: the page is free */
+		return;
+	}
+	kprintf("swap: %s: read of slot %lu failed\n", swap_dev_name(swp_area(e)), swp_offset(e));
+	page_set(p, PG_ERROR);
+	vmstat_inc(SWAP_READ_ERRORS);
+	lru_add(p, LRU_ANON, false);
+	unlock_page(p);
+	put_page(p);
+}
+
+/* Completion (interrupt context).  A failed run of several slots is one
+ * bad sector as often as a bad device: each page is read again alone
+ * (swap sends a run as one request, so the block layer's own per-request
+ * retry does not split it), and only the pages that fail alone fail. */
 static void read_done(struct swap_io *io)
 {
 	struct read_ctx *c = io->ctx;
+	if (io->status && c->n > 1) {
+		kprintf("swap: %s: read of slots %lu..%lu failed (error %d): reading each alone\n",
+			swap_dev_name(swp_area(c->entry0)), swp_offset(c->entry0), swp_offset(c->entry0) + c->n - 1,
+			io->status);
+		for (uint32_t i = 0; i < c->n; i++)
+			submit_run(&c->pages[i], c->entry0 + ((uint64_t)i << SWP_OFF_SHIFT), 1);
+		kfree(c);
+		return;
+	}
 	for (uint32_t i = 0; i < c->n; i++) {
 		struct page *p = c->pages[i];
 		uint64_t e = c->entry0 + ((uint64_t)i << SWP_OFF_SHIFT);
 		if (io->status) {
-			page_set(p, PG_ERROR);
-			vmstat_inc(SWAP_READ_ERRORS);
-		} else if (!swap_crc_check(e, p)) {
-			page_set(p, PG_ERROR);
+			page_read_failed(p, e);
+			continue;
 		}
+		if (!swap_crc_check(e, p))
+			page_set(p, PG_ERROR);
 		lru_add(p, LRU_ANON, false);
 		unlock_page(p);
 		put_page(p);            /* the reader's reference; the cache keeps one */
 	}
-	if (io->status)
-		kprintf("swap: %s: read of slots %lu..%lu failed (error %d)\n", swap_dev_name(swp_area(c->entry0)),
-			swp_offset(c->entry0), swp_offset(c->entry0) + c->n - 1, io->status);
-	else {
+	if (!io->status) {
 		vmstat_add(PSWPIN, c->n);
 		vmstat_add(PGPGIN, c->n * 4);
 	}
 	kfree(c);
 }
 
-/* Submit one run of consecutive slots (pages locked, cached). */
+/* Submit one run of consecutive slots (pages locked, cached).  May be
+ * called from read_done (interrupt context): never sleeps. */
 static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 {
 	struct read_ctx *c = kmalloc(sizeof *c + n * sizeof c->pages[0]);
@@ -82,10 +118,16 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 			return;
 		kfree(c);
 	}
-	/* Could not submit: fail the pages so their users see an error. */
+	/* Could not submit: fail the pages so their users see an error (a
+	 * read-ahead page is just dropped). */
 	kprintf("swap: %s: cannot submit a read of %u slots\n", swap_dev_name(swp_area(entry0)), n);
 	for (uint32_t i = 0; i < n; i++) {
-		page_set(pages[i], PG_ERROR);
+		if (page_test(pages[i], PG_READAHEAD)) {
+			swapcache_drop(pages[i]);
+		} else {
+			page_set(pages[i], PG_ERROR);
+			lru_add(pages[i], LRU_ANON, false);
+		}
 		unlock_page(pages[i]);
 		put_page(pages[i]);
 	}
@@ -293,12 +335,16 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 	if (r != VM_FAULT_OK)
 		return r;
 	page_set(p, PG_ANON | PG_REFERENCED);
-	/* Keep the disk copy valid: map read-only unless this is a write. */
-	unsigned prot = vm_pt_prot(write ? v->prot : v->prot & ~(uint32_t)VM_WRITE);
+	/* Keep the disk copy valid: map read-only unless this is a write, or
+	 * swap is more than half full and this PTE is the slot's only user
+	 * besides the cache (counts 2): then the slot is worth more free than
+	 * as a copy (Linux's vm_swap_full in do_swap_page). */
+	bool drop = write || (swap_count(f.entry) == 2 && reclaim_swap_full());
+	unsigned prot = vm_pt_prot(drop ? v->prot : v->prot & ~(uint32_t)VM_WRITE);
 	bool installed = vm_install(mm, va, pte, p, prot);     /* our reference -> the PTE */
 	if (installed) {
 		swap_free(f.entry);     /* the PTE's count; the cache keeps its own */
-		if (write) {
+		if (drop) {
 			swapcache_del(p);
 			page_set(p, PG_DIRTY);
 		}

@@ -243,9 +243,30 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 	return fault_anon_zero(mm, &v, va);
 }
 
+static struct {
+	volatile uint64_t done;
+	volatile unsigned inside;
+} faults;
+
+void vm_fault_enter(void) { __atomic_add_fetch(&faults.inside, 1, __ATOMIC_RELAXED); }
+
+void vm_fault_leave(bool finished)
+{
+	if (finished)
+		__atomic_add_fetch(&faults.done, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&faults.inside, 1, __ATOMIC_RELAXED);
+}
+
+void vm_fault_counts(uint64_t *done, unsigned *inside)
+{
+	*done = __atomic_load_n(&faults.done, __ATOMIC_RELAXED);
+	*inside = __atomic_load_n(&faults.inside, __ATOMIC_RELAXED);
+}
+
 enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st)
 {
 	uint64_t t0 = time_ns(), majflt = st->majflt, swapflt = st->swapflt;
+	vm_fault_enter();
 	for (int tries = 0;; tries++) {
 		bool dropped = false;
 		mutex_lock(&mm->lock);
@@ -254,8 +275,10 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 			mutex_unlock(&mm->lock);
 		if (r == VM_FAULT_OK && st->swapflt != swapflt)
 			swapin_latency_record(time_ns() - t0, st->majflt != majflt);
-		if (r != VM_FAULT_RETRY)
+		if (r != VM_FAULT_RETRY) {
+			vm_fault_leave(true);
 			return r;
+		}
 		if (tries == 1000)
 			panic("vm_fault: no progress at 0x%lx after 1000 retries", addr);
 	}

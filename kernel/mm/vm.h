@@ -63,6 +63,13 @@ struct fault_stats {
 
 /* Resolve a fault at addr.  May sleep.  Counts into *st. */
 enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st);
+/* Faults finished so far (resolved or failed for good; not retries) and
+ * threads inside vm_fault now: hangcheck's view of tasks waiting for
+ * memory.  vm_fault brackets itself with enter/leave; a test standing in
+ * for a stuck fault may too. */
+void vm_fault_counts(uint64_t *done, unsigned *inside);
+void vm_fault_enter(void);
+void vm_fault_leave(bool finished);
 const char *vm_fault_name(enum vm_fault_result r);
 
 /* Linux semantics and error codes (negative errno). */

@@ -449,6 +449,7 @@ void sched_dump_threads(void)
 static struct {
 	unsigned seconds;
 	uint64_t (*progress)(void);
+	volatile uint64_t reports;      /* periods found without progress */
 } hc;
 
 static void hangcheck(void *arg)
@@ -459,6 +460,7 @@ static void hangcheck(void *arg)
 		sleep_ms(hc.seconds * 1000ull);
 		uint64_t now = hc.progress();
 		if (now == last) {
+			hc.reports++;
 			kprintf("hangcheck: no progress for %u s\n", hc.seconds);
 			sched_dump_threads();
 		}
@@ -473,3 +475,7 @@ void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void))
 	if (seconds)
 		thread_create("hangcheck", hangcheck, NULL, SCHED_RT);
 }
+
+unsigned sched_hangcheck_seconds(void) { return hc.seconds; }
+
+uint64_t sched_hangcheck_reports(void) { return hc.reports; }

@@ -111,6 +111,10 @@ void sched_dump_threads(void);
 /* hangcheck=N: dump the threads when progress() (a count of work done)
  * stands still for N seconds. */
 void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void));
+/* hangcheck's period (0: off) and how many periods it found without
+ * progress so far (test=hangcheck). */
+unsigned sched_hangcheck_seconds(void);
+uint64_t sched_hangcheck_reports(void);
 
 /* Print a {"type":"cpu",...} record: switches, ticks, idle time, ... */
 void sched_report(void);

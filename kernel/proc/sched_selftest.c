@@ -1,6 +1,6 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
- * with test=threads|sleep|timer|ctxsw|mutex|rt.  Each prints a selftest
+ * with test=threads|sleep|timer|ctxsw|mutex|rt|hangcheck.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
 #include <string.h>
@@ -11,6 +11,8 @@
 #include "record.h"
 #include "time.h"
 #include "arch/x86_64/percpu.h"
+#include "mm/vmstat.h"
+#include "mm/vm.h"
 
 static int failures;
 
@@ -286,6 +288,54 @@ static void test_rt(struct json *r)
 	check(p.sum_late_ns / (uint64_t)p.periods < 500000, "RT mean lateness under 0.5 ms");
 }
 
+/* --- hangcheck tells a livelock from progress ------------------------ */
+
+enum spin_kind { SPIN_LIVELOCK, SPIN_WRITING, SPIN_ASLEEP };
+
+/* For `periods` hangcheck periods, stand in for a thread stuck in a page
+ * fault (except SPIN_ASLEEP: nobody waits for memory) while, every ms,
+ * counting what a livelocked reclaim and fault path show: pages scanned,
+ * a fault retried, a context switch; SPIN_WRITING also writes a page to
+ * swap every 100 ms (real progress).  Returns the reports hangcheck made
+ * meanwhile. */
+static uint64_t spin_counting(unsigned periods, enum spin_kind kind)
+{
+	uint64_t before = sched_hangcheck_reports();
+	uint64_t end = time_ns() + (uint64_t)periods * sched_hangcheck_seconds() * 1000000000ull;
+	if (kind != SPIN_ASLEEP)
+		vm_fault_enter();
+	for (uint64_t i = 0; time_ns() < end; i++) {
+		if (kind != SPIN_ASLEEP) {
+			vmstat_add(PGSCAN_DIRECT, 64);
+			vmstat_inc(PGFAULT);
+		}
+		if (kind == SPIN_WRITING && i % 100 == 0)
+			vmstat_inc(PSWPOUT);
+		sleep_ms(1);
+	}
+	if (kind != SPIN_ASLEEP)
+		vm_fault_leave(false);
+	return sched_hangcheck_reports() - before;
+}
+
+static void test_hangcheck(struct json *r)
+{
+	unsigned s = sched_hangcheck_seconds();
+	check(s > 0, "test=hangcheck needs hangcheck=N");
+	if (!s)
+		return;
+	uint64_t spin = spin_counting(3, SPIN_LIVELOCK);
+	uint64_t work = spin_counting(3, SPIN_WRITING);
+	uint64_t asleep = spin_counting(3, SPIN_ASLEEP);
+	json_u64(r, "seconds", s);
+	json_u64(r, "reports_livelock", spin);
+	json_u64(r, "reports_writing", work);
+	json_u64(r, "reports_asleep", asleep);
+	check(spin >= 1, "hangcheck reported a fault stuck while pages are scanned but nothing moves");
+	check(work == 0, "hangcheck stayed quiet while pages were written to swap");
+	check(asleep == 0, "hangcheck stayed quiet while nobody waited for memory");
+}
+
 static const struct selftest tests[] = {
 	{ "threads", test_threads },
 	{ "sleep", test_sleep },
@@ -293,6 +343,7 @@ static const struct selftest tests[] = {
 	{ "ctxsw", test_ctxsw },
 	{ "mutex", test_mutex },
 	{ "rt", test_rt },
+	{ "hangcheck", test_hangcheck },
 };
 
 bool sched_selftest(const char *name)

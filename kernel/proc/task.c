@@ -45,12 +45,18 @@ struct task *current_task(void) { return current_thread()->task; }
 
 static uint64_t tsc_ns(uint64_t ticks) { return ticks_to_ns(ticks, tsc_hz()); }
 
+/* User time of every task ever run, for hangcheck's progress count. */
+static uint64_t user_ns_all;
+
 void uacct_enter(struct thread *t)
 {
-	uint64_t now = rdtsc();
-	t->utime_ns += tsc_ns(now - t->acct_mark);
+	uint64_t now = rdtsc(), ns = tsc_ns(now - t->acct_mark);
+	t->utime_ns += ns;
 	t->acct_mark = now;
+	__atomic_add_fetch(&user_ns_all, ns, __ATOMIC_RELAXED);
 }
+
+uint64_t task_user_ns_all(void) { return __atomic_load_n(&user_ns_all, __ATOMIC_RELAXED); }
 
 void uacct_exit(struct thread *t)
 {
@@ -525,6 +531,7 @@ bool task_oom_kill(struct task *asker)
 	json_u64(j, "rss_kib", rss_kib);
 	json_str(j, "asker", asker ? asker->name : NULL);
 	json_u64(j, "swap_free_pages", swap_total_slots() - swap_used_slots());
+	json_u64(j, "t_ns", time_ns());         /* guest time, comparable with task_exit's start_ns */
 	rec_end();
 	task_kill(victim, "SIGKILL", "out of memory: killed to free %lu KiB", rss_kib);
 	task_put(victim);

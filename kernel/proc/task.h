@@ -84,6 +84,8 @@ void task_check_exit(void);
 /* CPU time accounting at the user/kernel boundary. */
 void uacct_enter(struct thread *t);
 void uacct_exit(struct thread *t);
+/* User-mode time of all tasks so far (ns): work done by tasks. */
+uint64_t task_user_ns_all(void);
 /* utime/stime in ns of the task (all threads, live and exited). */
 void task_cpu_times(struct task *t, uint64_t *utime, uint64_t *stime);
 

@@ -1,0 +1,121 @@
+"""Edge cases that must end cleanly: swap full under random swap-in (an
+OOM kill, not a livelock), hangcheck's notion of progress, and swap read
+errors under readahead (only the owners of unreadable slots die)."""
+from cases import case, expect, expect_ok, expect_in_log, swap_image, task_exits, vm_final, blkdebug_conf
+
+SWAP_FULL_CMD = 'touch 64 20000 random anon ; hello after'
+
+
+def swap_full_boot(ctx, i):
+    """One boot of the swap-full case; returns guest seconds from touch's
+    start to the OOM record."""
+    c = ctx.for_case('%s-%d' % (ctx.name, i))
+    # hangcheck=5: a livelock also leaves a thread dump in the log.
+    r = c.boot('quiet mem=32M hangcheck=5 run="%s"' % SWAP_FULL_CMD,
+               disks=[{'file': swap_image(c, mib=8), 'bus': 'nvme'}], timeout=240)
+    expect_ok(r)
+    oom = r.find('oom_kill')
+    expect(len(oom) == 1 and oom[0]['name'] == 'touch', 'boot %d: oom records %r' % (i, oom))
+    expect(oom[0]['swap_free_pages'] == 0, 'boot %d: OOM kill with swap left: %r' % (i, oom[0]))
+    e = task_exits(r)
+    expect([x['name'] for x in e] == ['touch', 'hello'], 'boot %d: exits %r' % (i, [x['name'] for x in e]))
+    expect(e[0]['signal'] == 'SIGKILL' and 'out of memory' in e[0]['reason'], 'boot %d: touch exit %r' % (i, e[0]))
+    expect(e[1]['exit_code'] == 0, 'boot %d: hello exit %r' % (i, e[1]))
+    log = r.log
+    at = log.find('oom: out of memory and swap: killing touch')
+    expect(0 <= at < log.find('hello from hello'), 'boot %d: no OOM line before hello\'s output' % i)
+    expect('hangcheck: no progress' not in log, 'boot %d: hangcheck saw no progress' % i)
+    return (oom[0]['t_ns'] - e[0]['start_ns']) / 1e9
+
+
+@case
+def oom_swap_full_random_5_boots(ctx):
+    # 32 MiB of RAM and 8 MiB of swap cannot hold touch's 64 MiB; random
+    # swap-in with readahead at swap full used to livelock (4 boots in 5):
+    # the fault's page was dropped from the swap cache before the fault
+    # could map it, and kswapd kept the reclaim lock.  Five boots in a row
+    # must each end in an OOM kill of touch, then run hello.
+    times = [swap_full_boot(ctx, i) for i in range(5)]
+    print('%s: guest seconds from touch start to the OOM kill: %s' % (ctx.name, ' '.join('%.2f' % t for t in times)))
+
+
+# Slots whose reads fail, apart from each other so no two share a
+# readahead window.
+RA_BAD_SLOTS = (1001, 2203, 3405)
+
+
+def read_error_boot(ctx, ra, progs):
+    """Boot with RA_BAD_SLOTS unreadable; check that each read error killed
+    its owner and nobody else, and that every task not killed verified
+    all its data.  Returns (swap_read_errors, killed cmdlines)."""
+    c = ctx.for_case('%s-%s-%d' % (ctx.name, ra.replace(':', ''), len(progs)))
+    img = swap_image(c)
+    conf = blkdebug_conf(c, 'badread', 'read', [s * 8 for s in RA_BAD_SLOTS])
+    r = c.boot('quiet mem=48M ra=%s run="%s ; hello after"' % (ra, ' & '.join(progs)),
+               disks=[{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    exits = task_exits(r)
+    expect(sorted(x['cmdline'] for x in exits) == sorted(progs + ['hello after']), '%s: exits %r' % (ra, exits))
+    killed = [x for x in exits if x.get('signal')]
+    for x in killed:
+        expect(x['signal'] == 'SIGBUS' and 'could not be read back' in x['reason'], '%s: %r' % (ra, x))
+    for x in exits:
+        expect(x.get('signal') or x['exit_code'] == 0, '%s: %s did not verify its data: %r' % (ra, x['cmdline'], x))
+    for w in r.find('workload'):
+        expect(w.get('mismatches', 0) == 0, '%s: %s: data mismatches %r' % (ra, w['name'], w))
+    v = vm_final(r)
+    errors, retired = v['swap_read_errors'], v['swap_areas'][0]['retired']
+    expect(errors == len(killed) == retired, '%s: %d read errors, %d slots retired, %d tasks killed (%s): '
+           'one error per owner of a bad slot, nobody else' % (ra, errors, retired, len(killed),
+                                                              ', '.join(x['cmdline'] for x in killed)))
+    return errors, sorted(x['cmdline'] for x in killed)
+
+
+@case
+def oom_readahead_read_error_isolated(ctx):
+    # touch alone: without readahead, the first bad slot it faults on is
+    # retired and kills it (one error).  With fixed:3 (8-slot windows) a
+    # failed window is read again page by page, read-ahead pages that fail
+    # are only dropped, and only the fault's own failed read counts: the
+    # same one error (before: all 8 pages of the window failed).
+    touch = ['touch 60 30000 seq anon']
+    off = read_error_boot(ctx, 'off', touch)
+    f3 = read_error_boot(ctx, 'fixed:3', touch)
+    expect(off[0] == 1, 'ra=off: %r' % (off,))
+    expect(f3 == off, '(read errors, kills): fixed:3 %r, off %r' % (f3, off))
+    # Three tasks at once (which owns a bad slot varies from boot to boot):
+    # each read error kills only its owner, the others verify their data.
+    read_error_boot(ctx, 'fixed:3', ['hold 8 8 anon', 'hold 4 8 shmem'] + touch)
+
+
+@case
+def oom_hangcheck_sees_livelock(ctx):
+    # test=hangcheck: three periods of what a livelock looks like (a
+    # thread in a fault; pages scanned, faults retried, context switches,
+    # nothing written or finished) must be reported; three periods with a
+    # page written to swap now and then must not, nor three with nobody
+    # waiting for memory (tasks asleep).
+    r = ctx.boot('test=hangcheck quiet hangcheck=1', timeout=120)
+    expect_ok(r)
+    s = [x for x in r.find('selftest') if x.get('name') == 'hangcheck']
+    expect(len(s) == 1, 'no selftest record for hangcheck')
+    d = s[0].get('data', {})
+    expect(s[0]['ok'], 'hangcheck selftest failed: %r' % s[0])
+    expect(d['reports_livelock'] >= 1 and d['reports_writing'] == 0 and d['reports_asleep'] == 0,
+           'hangcheck %r' % d)
+    expect_in_log(r, 'hangcheck: no progress for 1 s')
+
+
+@case
+def oom_swap_full_kills_the_largest(ctx):
+    # A small task holding 4 MiB runs beside touch when swap fills: the OOM
+    # killer takes touch (most memory), hold survives and verifies its data.
+    r = ctx.boot('quiet mem=32M run="hold 4 8 anon & %s"' % SWAP_FULL_CMD,
+                 disks=[{'file': swap_image(ctx, mib=8), 'bus': 'nvme'}], timeout=240)
+    expect_ok(r)
+    oom = r.find('oom_kill')
+    expect(len(oom) == 1 and oom[0]['name'] == 'touch', 'oom records %r' % oom)
+    e = {x['name']: x for x in task_exits(r)}
+    expect(e['touch']['signal'] == 'SIGKILL', 'touch %r' % e['touch'])
+    expect(e['hold']['exit_code'] == 0, 'hold (not the largest) %r' % e['hold'])
+    expect(e['hello']['exit_code'] == 0, 'hello %r' % e['hello'])
