@@ -50,14 +50,21 @@ static struct {
 bool kmem_nx_enabled(void) { return cpu.nx; }
 uint64_t kmem_kernel_pml4(void) { return km.pml4; }
 
-uint64_t kmem_early_alloc(uint64_t pages)
+uint64_t kmem_early_alloc_raw(uint64_t pages)
 {
 	uint64_t bytes = pages * PAGE_SIZE;
-	if (km.early_done || km.early_lo - km.early_floor < bytes)
-		panic("kmem: early allocator exhausted (%lu pages wanted)", pages);
+	if (km.early_done || pages > (km.early_lo - km.early_floor) / PAGE_SIZE)
+		panic("kmem: early allocator exhausted (%lu pages wanted, %lu left)", pages,
+		      (km.early_lo - km.early_floor) / PAGE_SIZE);
 	km.early_lo -= bytes;
-	memset(phys_to_virt(km.early_lo), 0, bytes);
 	return km.early_lo;
+}
+
+uint64_t kmem_early_alloc(uint64_t pages)
+{
+	uint64_t pa = kmem_early_alloc_raw(pages);
+	memset(phys_to_virt(pa), 0, pages * PAGE_SIZE);
+	return pa;
 }
 
 void kmem_early_window(uint64_t *lo, uint64_t *hi)

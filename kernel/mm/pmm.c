@@ -6,6 +6,13 @@
  * descriptors.  The array and the early page tables come from the early
  * allocator's window, which the buddy allocator never sees.
  *
+ * Boot cost does not grow with RAM: the array is NOT zeroed (1/64 of RAM,
+ * 16 GiB at 1 TiB), and the buddy initialises descriptors one 4 MiB chunk
+ * at a time, when it first hands out a page of that chunk (buddy.h).  A
+ * chunk without any usable page (holes, firmware, the array itself) never
+ * gets descriptors: phys_to_page returns NULL there, as for any address
+ * the allocator does not manage.
+ *
  * With poisoning on (poison=on, the debug setting), freed frames are filled
  * with POISON_FREE and fresh ones with POISON_NEW, so use-after-free and
  * uninitialised reads show up as recognisable junk.
@@ -38,7 +45,7 @@ static struct {
 struct page *phys_to_page(uint64_t pa)
 {
 	uint64_t pfn = pa >> PAGE_SHIFT;
-	return pfn < pmm.max_pfn ? &pmm.map[pfn] : NULL;
+	return pfn < pmm.max_pfn && buddy_pfn_ready(&pmm.buddy, pfn) ? &pmm.map[pfn] : NULL;
 }
 
 uint64_t page_to_phys(const struct page *p) { return (uint64_t)(p - pmm.map) << PAGE_SHIFT; }
@@ -73,9 +80,11 @@ void pmm_init(const struct memmap *m, bool poison)
 	pmm.max_pfn = top >> PAGE_SHIFT;
 	uint64_t bytes = pmm.max_pfn * sizeof(struct page);
 	uint64_t pages = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
-	pmm.map = phys_to_virt(kmem_early_alloc(pages));
+	uint64_t words = buddy_ready_words(0, pmm.max_pfn);
+	uint64_t *ready = phys_to_virt(kmem_early_alloc((words * 8 + PAGE_SIZE - 1) / PAGE_SIZE));
+	pmm.map = phys_to_virt(kmem_early_alloc_raw(pages));
 	pmm.poison = poison;
-	buddy_init(&pmm.buddy, pmm.map, 0, pmm.max_pfn);
+	buddy_init(&pmm.buddy, pmm.map, ready, 0, pmm.max_pfn);
 	uint64_t elo, ehi;
 	kmem_early_window(&elo, &ehi);
 	for (int i = 0; i < m->n; i++)
@@ -115,7 +124,7 @@ struct page *pmm_alloc(unsigned order, unsigned flags)
 void pmm_free(struct page *p, unsigned order)
 {
 	uint64_t pfn = (uint64_t)(p - pmm.map);
-	if (pfn >= pmm.max_pfn || (p->flags & (PG_BUDDY | PG_RESERVED)))
+	if (pfn >= pmm.max_pfn || !buddy_pfn_ready(&pmm.buddy, pfn) || (p->flags & (PG_BUDDY | PG_RESERVED)))
 		panic("pmm: bad free of pfn 0x%lx order %u (double free or never allocated)", pfn, order);
 	if (pmm.poison)
 		memset(page_address(p), POISON_FREE, PAGE_SIZE << order);
@@ -140,6 +149,7 @@ void pmm_get_stats(struct pmm_stats *s)
 	bool on = spin_lock_irqsave(&pmm.lock);
 	*s = pmm.st;
 	s->free_pages = pmm.buddy.free_pages;
+	s->deferred_pages = pmm.buddy.deferred_pages;
 	spin_unlock_irqrestore(&pmm.lock, on);
 }
 

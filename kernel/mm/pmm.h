@@ -20,6 +20,7 @@ struct pmm_stats {
 	uint64_t free_pages;
 	uint64_t reserved_pages;/* RAM the allocator never manages (kernel, firmware, low 1 MiB) */
 	uint64_t memmap_pages;  /* the struct page array itself */
+	uint64_t deferred_pages;/* free pages whose descriptors are not yet initialised */
 	uint64_t allocs, frees, failures;
 	uint64_t max_pfn;
 };

@@ -15,6 +15,10 @@
 
 struct page;
 
+/* pages: the most pages the cache could ever hold (RAM pages); it only
+ * caps how far the hash table may grow.  The table starts at one page of
+ * buckets and doubles as entries arrive, so boot cost does not depend on
+ * RAM.  Panics when not even that page is available. */
 void swapcache_init(uint64_t pages);
 /* Insert p (locked by the caller) for entry.  Takes a page reference and
  * a slot count.  -EEXIST if the entry is already cached. */
