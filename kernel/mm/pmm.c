@@ -27,6 +27,7 @@
 #include "proc/spinlock.h"
 #include "proc/wait.h"
 #include "lru.h"
+#include "lib/errno.h"
 
 #define LOW_RESERVE (1ull << 20)
 #define LOCK_WAITQS 64
@@ -144,12 +145,83 @@ void pmm_free(struct page *p, unsigned order)
 		panic("pmm: bad free of pfn 0x%lx order %u (double free or never allocated)", pfn, order);
 }
 
+/* ------------------------------------------------------------ run-time limit
+ *
+ * pmm_set_limit: frames beyond the limit are taken from the free lists in
+ * 1 MiB blocks and held, never written, until the limit is raised again,
+ * so a 16 GiB machine can be squeezed to a few hundred MiB for a swap test
+ * without touching 16 GiB.  Held blocks are allocated (the free counters
+ * stay exact).  They go back without poisoning: nobody but this list ever
+ * had their address, so there is no use-after-free to catch, and poisoning
+ * would write every held byte.
+ */
+
+#define HOLD_ORDER 8            /* 1 MiB: the limit's granularity */
+
+static struct {
+	struct list_node blocks;        /* head pages, via lru; guarded by pmm.lock */
+	uint64_t pages, limit;          /* guarded by pmm.lock */
+} held = { .blocks = LIST_INIT(held.blocks) };
+
+static bool hold_one(void)
+{
+	bool on = spin_lock_irqsave(&pmm.lock);
+	int64_t pfn = buddy_alloc(&pmm.buddy, HOLD_ORDER);
+	if (pfn >= 0) {
+		struct page *p = &pmm.map[pfn];
+		p->flags = PG_HEAD | PG_KERNEL;
+		p->order = HOLD_ORDER;
+		p->refcount = 1;
+		list_add(&p->lru, &held.blocks);
+		held.pages += 1ull << HOLD_ORDER;
+	}
+	spin_unlock_irqrestore(&pmm.lock, on);
+	return pfn >= 0;
+}
+
+static void release_one(void)
+{
+	bool on = spin_lock_irqsave(&pmm.lock);
+	struct page *p = list_first(&held.blocks, struct page, lru);
+	list_del(&p->lru);
+	held.pages -= 1ull << HOLD_ORDER;
+	*p = (struct page){ .flags = 0 };
+	list_init(&p->lru);
+	bool ok = buddy_free(&pmm.buddy, (uint64_t)(p - pmm.map), HOLD_ORDER);
+	spin_unlock_irqrestore(&pmm.lock, on);
+	if (!ok)
+		panic("pmm: held block at pfn 0x%lx was not allocated", (uint64_t)(p - pmm.map));
+}
+
+/* One block per lock hold: taking 16 GiB opens thousands of chunks, and
+ * interrupts must not stay off for all of it.  Callers are serialised by
+ * the knob layer (one script or run= line at a time). */
+int pmm_set_limit(uint64_t pages)
+{
+	uint64_t total = pmm.st.total_pages, want = 0, before = held.pages;
+	if (pages && pages < total)
+		want = (total - pages + (1ull << HOLD_ORDER) - 1) & ~((1ull << HOLD_ORDER) - 1);
+	while (held.pages < want)
+		if (!hold_one()) {
+			while (held.pages > before)
+				release_one();
+			return -ENOMEM;
+		}
+	while (held.pages > want)
+		release_one();
+	held.limit = pages;
+	return 0;
+}
+
+uint64_t pmm_limit(void) { return held.limit; }
+
 void pmm_get_stats(struct pmm_stats *s)
 {
 	bool on = spin_lock_irqsave(&pmm.lock);
 	*s = pmm.st;
 	s->free_pages = pmm.buddy.free_pages;
 	s->deferred_pages = pmm.buddy.deferred_pages;
+	s->held_pages = held.pages;
 	spin_unlock_irqrestore(&pmm.lock, on);
 }
 

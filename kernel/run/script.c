@@ -25,7 +25,7 @@
 
 const char *const script_knob_names[] = {
 	"ra", "page_cluster", "swappiness", "swap_cluster", "wm_min", "wm_low", "wm_high",
-	"reclaim_batch", "swapcrc",
+	"reclaim_batch", "swapcrc", "mem_limit_mib",
 };
 const int script_nknobs = sizeof script_knob_names / sizeof script_knob_names[0];
 
