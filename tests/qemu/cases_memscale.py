@@ -31,11 +31,12 @@ def report_boot_ms(name, b):
 
 @case
 def memscale_16g_swap(ctx):
-    # 16 GiB without mem=; squeezed to 128 MiB at run time, then 2 x 160 MiB
-    # touched (anon seq: every page, twice over in part; shmem random)
-    # against a 512 MiB swap disk: both must swap out and read back
-    # verified data, and lifting the limit gives every held frame back.
-    progs = ['@set mem_limit_mib 128', 'touch 160 50000 seq anon', 'touch 160 30000 random shmem',
+    # 16 GiB without mem=; squeezed to 128 MiB at run time, then 160 MiB of
+    # anon (seq: every page, part of it twice) and 192 MiB of shmem (random)
+    # touched against a 512 MiB swap disk: each must fault pages back from
+    # swap and verify its data, and lifting the limit gives every held
+    # frame back.
+    progs = ['@set mem_limit_mib 128', 'touch 160 50000 seq anon', 'touch 192 60000 random shmem',
              '@set mem_limit_mib 0']
     r = ctx.boot('quiet run="%s"' % ' ; '.join(progs), mem='16G', timeout=900,
                  disks=[{'file': swap_image(ctx, mib=512), 'bus': 'nvme'}])
@@ -45,8 +46,10 @@ def memscale_16g_swap(ctx):
     expect('run: @set' not in r.log, 'a mem_limit_mib step failed: %s' %
            [x for x in r.log.splitlines() if 'run: @set' in x])
     expect_clean_exits(r, 2)
-    for w in r.find('workload'):
-        expect(w.get('mismatches') == 0, '%s: %r' % (w['name'], w))
+    w = r.find('workload')
+    expect(len(w) == 2, 'expected two workload records, got %d' % len(w))
+    for x in w:
+        expect(x.get('mismatches') == 0 and x['majflt'] > 0, '%s %s: %r' % (x['name'], x['mapping'], x))
     v = vm_final(r)
     expect(v['pswpout'] > 0 and v['pswpin'] > 0, 'no swapping at 16 GiB: %r' %
            {k: v[k] for k in ('pswpout', 'pswpin', 'nr_free_pages')})
