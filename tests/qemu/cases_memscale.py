@@ -92,3 +92,15 @@ def memscale_boot_16g_icount(ctx):
     b = expect_big_guest(r, 16)
     report_boot_ms('memscale_boot_16g_icount', b)
     expect(b['boot_ms'] < 50, 'kernel entry to boot report took %s ms of guest time at 16 GiB (limit 50)' % b['boot_ms'])
+
+
+@case
+def memscale_shmem_object_beyond_2g(ctx):
+    # A 4 GiB shared mapping needs 1 Mi slots (8 MiB of them): more than
+    # one heap allocation can hold, so they sit in 4 KiB leaves.  Only a
+    # few thousand pages are touched; they must read back verified.
+    r = ctx.boot('quiet run="touch 4096 3000 random shmem"', mem='2G', timeout=300)
+    expect_ok(r)
+    expect_clean_exits(r, 1)
+    w = r.find('workload')
+    expect(len(w) == 1 and w[0]['mismatches'] == 0 and w[0]['pages'] == 4096 * 256, 'workload: %r' % w)
