@@ -31,14 +31,15 @@ def report_boot_ms(name, b):
 
 @case
 def memscale_16g_swap(ctx):
-    # 16 GiB without mem=; squeezed to 128 MiB at run time, then 160 MiB of
+    # 16 GiB without mem=, debug poisoning on; squeezed to 128 MiB at run
+    # time (held frames are never written, not even poisoned), then 160 MiB of
     # anon (seq: every page, part of it twice) and 192 MiB of shmem (random)
     # touched against a 512 MiB swap disk: each must fault pages back from
     # swap and verify its data, and lifting the limit gives every held
     # frame back.
     progs = ['@set mem_limit_mib 128', 'touch 160 50000 seq anon', 'touch 192 60000 random shmem',
              '@set mem_limit_mib 0']
-    r = ctx.boot('quiet run="%s"' % ' ; '.join(progs), mem='16G', timeout=900,
+    r = ctx.boot('quiet poison=on run="%s"' % ' ; '.join(progs), mem='16G', timeout=900,
                  disks=[{'file': swap_image(ctx, mib=512), 'bus': 'nvme'}])
     expect_ok(r)
     b = expect_big_guest(r, 16)
