@@ -160,7 +160,8 @@ void pmm_free(struct page *p, unsigned order)
 
 static struct {
 	struct list_node blocks;        /* head pages, via lru; guarded by pmm.lock */
-	uint64_t pages, limit;          /* guarded by pmm.lock */
+	uint64_t pages;                 /* written under pmm.lock */
+	uint64_t limit;                 /* only pmm_set_limit, one caller at a time */
 } held = { .blocks = LIST_INIT(held.blocks) };
 
 static bool hold_one(void)

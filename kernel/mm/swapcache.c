@@ -14,7 +14,8 @@
  * tries again once it has doubled again.
  *
  * Invariant: every cached entry is in exactly one of the tables: in `old`
- * at a bucket >= migrated, or in `cur`.
+ * at a bucket >= migrated, or in `cur`; and on its area's by_area list, so
+ * swapoff's collect costs what it returns, not the table's size.
  *
  * Locking: sc_lock (irqsave) guards the tables; it nests inside page locks
  * and page-table locks and outside the swap allocator's lock.  Tables are
@@ -40,6 +41,7 @@ struct node {
 	struct node *next;
 	uint64_t entry;
 	struct page *page;
+	struct list_node area_link;     /* on sc.by_area[swp_area(entry)] */
 };
 
 struct table {
@@ -55,6 +57,7 @@ static struct {
 	uint64_t n;                     /* entries cached */
 	uint64_t max_buckets;           /* growth cap, from RAM pages */
 	uint64_t next_grow;             /* n at which to try growing next */
+	struct list_node by_area[SWAP_MAX_AREAS];       /* nodes per area, oldest first */
 } sc = { .lock = SPINLOCK_INIT("swapcache") };
 
 static void table_free(struct table *t)
@@ -100,6 +103,8 @@ void swapcache_init(uint64_t pages)
 	if (!sc.cur.dir)
 		panic("swapcache: no memory for %lu buckets", (uint64_t)MIN_BUCKETS);
 	sc.next_grow = 2 * MIN_BUCKETS;
+	for (int a = 0; a < SWAP_MAX_AREAS; a++)
+		list_init(&sc.by_area[a]);
 }
 
 /* Move up to MIGRATE_STEP old buckets into cur.  Lock held.  Returns the
@@ -176,8 +181,9 @@ int swapcache_add(struct page *p, uint64_t entry)
 		kfree(n);
 		return -EEXIST;
 	}
-	*n = (struct node){ NULL, entry, p };
+	*n = (struct node){ NULL, entry, p, { NULL, NULL } };
 	*x = n;
+	list_add_tail(&n->area_link, &sc.by_area[swp_area(entry)]);
 	sc.n++;
 	get_page(p);
 	p->private = entry;
@@ -200,6 +206,7 @@ void swapcache_del(struct page *p)
 	if (*x && (*x)->page == p) {
 		gone = *x;
 		*x = gone->next;
+		list_del(&gone->area_link);
 		sc.n--;
 		page_clear(p, PG_SWAPCACHE);
 	}
@@ -260,25 +267,19 @@ void swapcache_free_entry(uint64_t entry)
 
 uint64_t swapcache_size(void) { return sc.n; }
 
-/* Add t's pages on `area` from bucket `from` on to out[n..max).  Lock held. */
-static int collect_from(const struct table *t, uint64_t from, unsigned area, struct page **out, int n, int max)
-{
-	for (uint64_t b = from; b < t->nbuckets && n < max; b++)
-		for (struct node *x = *bucket_at(t, b); x && n < max; x = x->next)
-			if (swp_area(x->entry) == area) {
-				get_page(x->page);
-				out[n++] = x->page;
-			}
-	return n;
-}
-
 int swapcache_collect(unsigned area, struct page **out, int max)
 {
 	int n = 0;
+	if (area >= SWAP_MAX_AREAS)
+		return 0;
 	bool on = spin_lock_irqsave(&sc.lock);
-	n = collect_from(&sc.cur, 0, area, out, n, max);
-	if (sc.old.dir)
-		n = collect_from(&sc.old, sc.migrated, area, out, n, max);
+	list_for_each(it, &sc.by_area[area]) {
+		if (n == max)
+			break;
+		struct node *x = list_entry(it, struct node, area_link);
+		get_page(x->page);
+		out[n++] = x->page;
+	}
 	spin_unlock_irqrestore(&sc.lock, on);
 	return n;
 }

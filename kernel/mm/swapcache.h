@@ -39,8 +39,9 @@ void swapcache_drop(struct page *p);
  * than waiting for reclaim.  Never sleeps. */
 void swapcache_free_entry(uint64_t entry);
 uint64_t swapcache_size(void);
-/* Up to max cached pages whose entry lies on `area`, each with a new
- * reference (for swapoff).  Returns how many. */
+/* Up to max cached pages whose entry lies on `area`, oldest first, each
+ * with a new reference (for swapoff and dropping unused cache).  Costs
+ * O(max), whatever the cache's size.  Returns how many. */
 int swapcache_collect(unsigned area, struct page **out, int max);
 
 #endif
