@@ -127,8 +127,9 @@ static void report_memory(void)
 	kprintf("memory: %lu MiB total RAM, %lu MiB usable%s, %lu MiB reserved/MMIO\n",
 		memmap.total_ram >> 20, memmap.usable >> 20, kcfg.mem_cap_set ? " (capped by mem=)" : "",
 		memmap.reserved >> 20);
-	kprintf("page allocator: %lu pages managed, %lu free, struct page array %lu KiB\n",
-		st.total_pages, st.free_pages, st.memmap_pages * 4);
+	kprintf("page allocator: %lu pages managed, %lu free, struct page array %lu KiB"
+		" (%lu free pages not yet initialised)\n",
+		st.total_pages, st.free_pages, st.memmap_pages * 4, st.deferred_pages);
 }
 
 static void report_files(void)

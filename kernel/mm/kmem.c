@@ -6,8 +6,9 @@
  * largest usable range, builds a fresh PML4 with
  *   - every kernel-half PML4 slot the kernel will ever use (so process page
  *     tables can share them by copying PML4 entries once),
- *   - the direct map of RAM: NX, writable, global, 2 MiB pages where a
- *     whole aligned 2 MiB chunk lies in one RAM range, 4 KiB elsewhere,
+ *   - the direct map of RAM: NX, writable, global, 1 GiB pages (when the
+ *     CPU has them) or 2 MiB pages where a whole aligned chunk of that size
+ *     lies in one RAM range, 4 KiB elsewhere,
  *   - the kernel image: text RX, rodata R+NX, data/bss RW+NX, the stack
  *     guard pages left out,
  * then loads CR3.  From that moment the loader's tables and its identity
@@ -30,6 +31,7 @@
 #include "arch/x86_64/entry.h"
 
 #define MB2 (2ull << 20)
+#define GB1 (1ull << 30)
 
 
 uint64_t kmem_phys_offset;
@@ -43,21 +45,28 @@ static struct {
 	bool early_done;
 	uint64_t iomap_next;            /* guarded by lock */
 	uint64_t kstack_next;           /* guarded by lock */
-	uint64_t direct_2m, direct_4k;  /* direct-map pages, for the report */
+	uint64_t direct_1g, direct_2m, direct_4k;      /* direct-map pages, for the report */
 	const struct memmap *map;
 } km = { .lock = SPINLOCK_INIT("kmem") };
 
 bool kmem_nx_enabled(void) { return cpu.nx; }
 uint64_t kmem_kernel_pml4(void) { return km.pml4; }
 
-uint64_t kmem_early_alloc(uint64_t pages)
+uint64_t kmem_early_alloc_raw(uint64_t pages)
 {
 	uint64_t bytes = pages * PAGE_SIZE;
-	if (km.early_done || km.early_lo - km.early_floor < bytes)
-		panic("kmem: early allocator exhausted (%lu pages wanted)", pages);
+	if (km.early_done || pages > (km.early_lo - km.early_floor) / PAGE_SIZE)
+		panic("kmem: early allocator exhausted (%lu pages wanted, %lu left)", pages,
+		      (km.early_lo - km.early_floor) / PAGE_SIZE);
 	km.early_lo -= bytes;
-	memset(phys_to_virt(km.early_lo), 0, bytes);
 	return km.early_lo;
+}
+
+uint64_t kmem_early_alloc(uint64_t pages)
+{
+	uint64_t pa = kmem_early_alloc_raw(pages);
+	memset(phys_to_virt(pa), 0, pages * PAGE_SIZE);
+	return pa;
 }
 
 void kmem_early_window(uint64_t *lo, uint64_t *hi)
@@ -102,11 +111,17 @@ static void map_or_die(int rc, uint64_t va)
 		panic("kmem: cannot map %016lx (error %d)", va, rc);
 }
 
+/* 1 GiB pages where the CPU has them: a terabyte then takes 1024 entries
+ * and no page directories, instead of 512 Ki entries in 512 tables. */
 static void map_direct_range(uint64_t s, uint64_t e)
 {
 	unsigned f = PT_WRITE | PT_GLOBAL;
 	while (s < e) {
-		if (!(s & (MB2 - 1)) && e - s >= MB2) {
+		if (cpu.pdpe1gb && !(s & (GB1 - 1)) && e - s >= GB1) {
+			map_or_die(pt_map_1g(km.pml4, DIRECT_MAP + s, s, f), DIRECT_MAP + s);
+			s += GB1;
+			km.direct_1g++;
+		} else if (!(s & (MB2 - 1)) && e - s >= MB2) {
 			map_or_die(pt_map_2m(km.pml4, DIRECT_MAP + s, s, f), DIRECT_MAP + s);
 			s += MB2;
 			km.direct_2m++;
@@ -273,7 +288,7 @@ void kmem_report(void)
 	kprintf("  .rodata  %016lx-%016lx  r-- nx\n", (uint64_t)_rodata_start, (uint64_t)_rodata_end);
 	kprintf("  .data/.bss %016lx-%016lx  rw- nx (stack guard pages unmapped)\n", (uint64_t)_data_start,
 		(uint64_t)_kernel_end);
-	kprintf("  direct map at %016lx: %lu x 2 MiB + %lu x 4 KiB pages, rw- nx\n", DIRECT_MAP,
-		km.direct_2m, km.direct_4k);
+	kprintf("  direct map at %016lx: %lu x 1 GiB + %lu x 2 MiB + %lu x 4 KiB pages, rw- nx\n", DIRECT_MAP,
+		km.direct_1g, km.direct_2m, km.direct_4k);
 	kprintf("  early allocator used %lu KiB\n", (km.early_hi - km.early_lo) >> 10);
 }

@@ -26,6 +26,9 @@ void kmem_init(const struct memmap *m, const struct boot_info *bi);
 /* Early page allocator (before pmm): zeroed pages from the top of the
  * largest usable range.  kmem_early_window tells pmm what was taken. */
 uint64_t kmem_early_alloc(uint64_t pages);
+/* The same without zeroing, for tables that are initialised piecemeal
+ * later (the struct page array: zeroing it would touch 1/64 of RAM). */
+uint64_t kmem_early_alloc_raw(uint64_t pages);
 void kmem_early_window(uint64_t *lo, uint64_t *hi);
 /* From now on page tables come from the page allocator. */
 void kmem_early_done(void);

@@ -10,6 +10,7 @@
 #include "readahead.h"
 #include "swap.h"
 #include "swapcache.h"
+#include "pmm.h"
 #include "config.h"
 #include "knob_table.h"
 #include "lib/printf.h"
@@ -78,6 +79,20 @@ static int set_crc(const char *v, uint64_t on, char *err, size_t n)
 }
 static void get_crc(char *b, size_t n) { ksnprintf(b, n, "%s", kcfg.swapcrc ? "on" : "off"); }
 
+static int set_mem_limit(const char *v, uint64_t x, char *err, size_t n)
+{
+	(void)v;
+	if (pmm_set_limit(x << 8)) {
+		struct pmm_stats st;
+		pmm_get_stats(&st);
+		ksnprintf(err, n, "mem_limit_mib: %lu MiB is less than is in use (%lu of %lu MiB free)", x,
+			  st.free_pages >> 8, st.total_pages >> 8);
+		return -ENOMEM;
+	}
+	return 0;
+}
+static void get_mem_limit(char *b, size_t n) { ksnprintf(b, n, "%lu", pmm_limit() >> 8); }
+
 static const struct knob knobs[] = {
 	{ "ra", set_ra, get_ra },
 	{ "page_cluster", set_page_cluster, get_page_cluster },
@@ -87,6 +102,7 @@ static const struct knob knobs[] = {
 	{ "wm_high", set_wm_high, get_wm_high },
 	{ "reclaim_batch", set_batch, get_batch },
 	{ "swapcrc", set_crc, get_crc },
+	{ "mem_limit_mib", set_mem_limit, get_mem_limit },
 };
 
 #define NKNOBS (sizeof knobs / sizeof knobs[0])

@@ -11,6 +11,9 @@
  *   wm_min, wm_low, wm_high   free-page watermarks, in pages (16..2^30)
  *   reclaim_batch pages per swap-out batch (1..256)
  *   swapcrc       on/off: checksum swapped pages
+ *   mem_limit_mib run-time mem=: the page allocator hands out at most this
+ *                 many MiB, the rest held untouched (0: no limit), so a big
+ *                 machine can be squeezed for a swap test (pmm_set_limit)
  *
  * Names and valid ranges are in the one knob table (knob_table.h), which
  * the command line and the script parser check too.

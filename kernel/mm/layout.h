@@ -3,7 +3,7 @@
  *
  *   0x0000000000000000 .. 0x00007fffffffffff  user space (128 TiB), per process
  *   0xffff800000000000 .. 0xffffbfffffffffff  direct map of physical RAM (64 TiB),
- *                                             phys P at DIRECT_MAP + P, NX, 2 MiB
+ *                                             phys P at DIRECT_MAP + P, NX, 1 GiB/2 MiB
  *                                             pages where alignment allows
  *   0xffffc00000000000 .. 0xffffc07fffffffff  kernel stacks, each with an unmapped
  *                                             guard page below it (512 GiB)

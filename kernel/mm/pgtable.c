@@ -98,6 +98,18 @@ int pt_map_2m(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
 	return 0;
 }
 
+int pt_map_1g(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
+{
+	pte_t *e = walk(pml4, va, 2, true);
+	if (!e)
+		return -ENOMEM;
+	if (*e & P_PRESENT)
+		return -EEXIST;
+	/* As for 2 MiB pages, the PAT bit sits at bit 12; we never set it. */
+	*e = (pa & P_ADDR & ~0x3fffffffull) | leaf_bits(flags) | P_PS;
+	return 0;
+}
+
 pte_t pt_unmap(uint64_t pml4, uint64_t va)
 {
 	pte_t *e = walk(pml4, va, 0, false);

@@ -29,10 +29,12 @@ typedef uint64_t (*pt_alloc_fn)(void);
 void pt_set_table_allocator(pt_alloc_fn fn);
 void pt_set_table_free(void (*fn)(uint64_t phys));
 
-/* Map one 4 KiB page / one 2 MiB page.  -ENOMEM when a table cannot be
- * allocated, -EEXIST when something is already mapped there. */
+/* Map one 4 KiB page / one 2 MiB page / one 1 GiB page (only when the
+ * CPU has pdpe1gb).  -ENOMEM when a table cannot be allocated, -EEXIST
+ * when something is already mapped there. */
 int pt_map(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags);
 int pt_map_2m(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags);
+int pt_map_1g(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags);
 /* Clear va's 4 KiB PTE; returns the old value (0 if none; it may be a
  * swap PTE, see below).  No TLB flush. */
 pte_t pt_unmap(uint64_t pml4, uint64_t va);

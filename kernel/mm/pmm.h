@@ -20,6 +20,8 @@ struct pmm_stats {
 	uint64_t free_pages;
 	uint64_t reserved_pages;/* RAM the allocator never manages (kernel, firmware, low 1 MiB) */
 	uint64_t memmap_pages;  /* the struct page array itself */
+	uint64_t deferred_pages;/* free pages whose descriptors are not yet initialised */
+	uint64_t held_pages;    /* taken by pmm_set_limit */
 	uint64_t allocs, frees, failures;
 	uint64_t max_pfn;
 };
@@ -57,6 +59,14 @@ struct page *phys_to_page(uint64_t pa);
 uint64_t page_to_phys(const struct page *p);
 void *page_address(const struct page *p);
 struct page *virt_to_page(const void *va);
+
+/* Run-time mem=: let the allocator hand out at most `pages` of the pages
+ * it manages (0: no limit) by holding the rest, untouched, in 1 MiB
+ * blocks.  Raising or lifting the limit gives them back.  -ENOMEM (and
+ * nothing changes) when too few pages are free to hold.  Never sleeps;
+ * takes the pmm lock once per block; one caller at a time. */
+int pmm_set_limit(uint64_t pages);
+uint64_t pmm_limit(void);
 
 void pmm_get_stats(struct pmm_stats *s);
 uint64_t pmm_free_pages(void);

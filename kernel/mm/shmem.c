@@ -1,8 +1,9 @@
 /*
  * Shared anonymous memory objects.
  *
- * Slots are a flat array sized at creation (8 bytes per page: 2 MiB for a
- * 1 GiB object).  A resident page has refcount 1 for its slot plus
+ * Slots are 8 bytes per page, sized at creation, in leaves of 512 (one
+ * 4 KiB kmalloc each) under a directory, so no allocation exceeds what the
+ * heap can give (4 MiB of directory: a 1 TiB object).  A resident page has refcount 1 for its slot plus
  * mapcount for the PTEs that map it; PG_SHMEM, mapping = the object,
  * index = the slot.  The object dies with its last VMA reference; then all
  * its pages are freed (no PTE can still map them: a VMA's pages are
@@ -27,18 +28,46 @@
 static struct spinlock all_lock = SPINLOCK_INIT("shmem-all");
 static struct list_node all_objects = LIST_INIT(all_objects);
 
+#define LEAF_SLOTS (PAGE_SIZE / sizeof(uint64_t))
+
+static uint64_t *slot(struct shmem *s, uint64_t idx) { return &s->slots[idx / LEAF_SLOTS][idx % LEAF_SLOTS]; }
+
+static uint64_t leaves(uint64_t npages) { return (npages + LEAF_SLOTS - 1) / LEAF_SLOTS; }
+
+static void slots_free(struct shmem *s)
+{
+	for (uint64_t i = 0; s->slots && i < leaves(s->npages); i++)
+		kfree(s->slots[i]);
+	kfree(s->slots);
+}
+
+/* The directory and its leaves, zeroed; the last leaf only as long as it
+ * needs to be (a one-page object costs 8 bytes, not 4 KiB). */
+static bool slots_alloc(struct shmem *s)
+{
+	uint64_t n = leaves(s->npages);
+	if (!(s->slots = kzalloc((n ? n : 1) * sizeof *s->slots)))
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t len = s->npages - i * LEAF_SLOTS;
+		if (!(s->slots[i] = kzalloc((len < LEAF_SLOTS ? len : LEAF_SLOTS) * sizeof(uint64_t))))
+			return false;
+	}
+	return true;
+}
+
 struct shmem *shmem_create(uint64_t npages)
 {
 	struct shmem *s = kzalloc(sizeof *s);
 	if (!s)
 		return NULL;
-	s->slots = kzalloc(npages * sizeof *s->slots);
-	if (!s->slots) {
+	s->npages = npages;
+	if (!slots_alloc(s)) {
+		slots_free(s);
 		kfree(s);
 		return NULL;
 	}
 	spin_init(&s->lock, "shmem");
-	s->npages = npages;
 	list_init(&s->mappers);
 	bool on = spin_lock_irqsave(&all_lock);
 	list_add_tail(&s->all, &all_objects);
@@ -84,7 +113,7 @@ static void destroy(struct shmem *s)
 	spin_unlock_irqrestore(&all_lock, on);
 	reclaim_lock();
 	for (uint64_t i = 0; i < s->npages; i++) {
-		uint64_t v = s->slots[i];
+		uint64_t v = *slot(s, i);
 		if (!v)
 			continue;
 		if (swp_is_entry(v)) {
@@ -99,7 +128,7 @@ static void destroy(struct shmem *s)
 	}
 	reclaim_unlock();
 	ra_state_free(s->ra);
-	kfree(s->slots);
+	slots_free(s);
 	kfree(s);
 }
 
@@ -125,7 +154,7 @@ uint64_t shmem_slot_get(struct shmem *s, uint64_t idx)
 	if (idx >= s->npages)
 		return 0;
 	bool on = spin_lock_irqsave(&s->lock);
-	uint64_t v = s->slots[idx];
+	uint64_t v = *slot(s, idx);
 	if (v && !swp_is_entry(v))
 		get_page((struct page *)v);
 	spin_unlock_irqrestore(&s->lock, on);
@@ -136,14 +165,14 @@ uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx)
 {
 	if (idx >= s->npages)
 		return 0;
-	uint64_t v = __atomic_load_n(&s->slots[idx], __ATOMIC_RELAXED);
+	uint64_t v = __atomic_load_n(slot(s, idx), __ATOMIC_RELAXED);
 	return swp_is_entry(v) ? v : 0;
 }
 
 bool shmem_slot_holds(struct shmem *s, uint64_t idx, uint64_t val)
 {
 	bool on = spin_lock_irqsave(&s->lock);
-	bool ok = idx < s->npages && s->slots[idx] == val;
+	bool ok = idx < s->npages && *slot(s, idx) == val;
 	spin_unlock_irqrestore(&s->lock, on);
 	return ok;
 }
@@ -151,9 +180,9 @@ bool shmem_slot_holds(struct shmem *s, uint64_t idx, uint64_t val)
 bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p)
 {
 	bool on = spin_lock_irqsave(&s->lock);
-	bool ok = idx < s->npages && s->slots[idx] == old;
+	bool ok = idx < s->npages && *slot(s, idx) == old;
 	if (ok) {
-		s->slots[idx] = (uint64_t)p;
+		*slot(s, idx) = (uint64_t)p;
 		get_page(p);
 		s->resident++;
 	}
@@ -164,9 +193,9 @@ bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page
 bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t entry)
 {
 	bool on = spin_lock_irqsave(&s->lock);
-	bool ok = idx < s->npages && s->slots[idx] == (uint64_t)p;
+	bool ok = idx < s->npages && *slot(s, idx) == (uint64_t)p;
 	if (ok) {
-		s->slots[idx] = entry;
+		*slot(s, idx) = entry;
 		s->resident--;
 	}
 	spin_unlock_irqrestore(&s->lock, on);

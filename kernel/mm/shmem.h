@@ -25,7 +25,7 @@ struct shmem_mapper {
 struct shmem {
 	struct spinlock lock;           /* guards slots, mappers, refs, resident */
 	uint64_t npages;
-	uint64_t *slots;                /* struct page * or swap entry (bit 0 set) */
+	uint64_t **slots;               /* leaves of 512: struct page * or swap entry (bit 0 set) */
 	struct list_node mappers;       /* struct shmem_mapper */
 	uint32_t refs;                  /* VMAs referring to the object, all mms */
 	uint64_t resident;

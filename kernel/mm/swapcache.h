@@ -15,6 +15,10 @@
 
 struct page;
 
+/* pages: the most pages the cache could ever hold (RAM pages); it only
+ * caps how far the hash table may grow.  The table starts at one page of
+ * buckets and doubles as entries arrive, so boot cost does not depend on
+ * RAM.  Panics when not even that page is available. */
 void swapcache_init(uint64_t pages);
 /* Insert p (locked by the caller) for entry.  Takes a page reference and
  * a slot count.  -EEXIST if the entry is already cached. */
@@ -35,8 +39,9 @@ void swapcache_drop(struct page *p);
  * than waiting for reclaim.  Never sleeps. */
 void swapcache_free_entry(uint64_t entry);
 uint64_t swapcache_size(void);
-/* Up to max cached pages whose entry lies on `area`, each with a new
- * reference (for swapoff).  Returns how many. */
+/* Up to max cached pages whose entry lies on `area`, oldest first, each
+ * with a new reference (for swapoff and dropping unused cache).  Costs
+ * O(max), whatever the cache's size.  Returns how many. */
 int swapcache_collect(unsigned area, struct page **out, int max);
 
 #endif

@@ -631,8 +631,8 @@ static void unuse_object(struct shmem *s, void *ctx)
 {
 	struct unuse_ctx *u = ctx;
 	for (uint64_t i = 0; i < s->npages; i++) {
-		uint64_t v = s->slots[i];       /* racy read; unuse_slot re-checks */
-		if (v && swp_is_entry(v) && swp_area(v) == u->area)
+		uint64_t v = shmem_slot_peek(s, i);     /* racy read; unuse_slot re-checks */
+		if (v && swp_area(v) == u->area)
 			unuse_slot(s, i, v, u);
 	}
 }
