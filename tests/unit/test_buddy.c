@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include "test.h"
-#include "mm/buddy.h"
+#include "mem/buddy.h"
 
 #define NPAGES 4096
 static struct page map[NPAGES];

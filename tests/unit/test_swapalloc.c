@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include "test.h"
-#include "mm/swapalloc.h"
+#include "swap/swapalloc.h"
 
 /* Counting allocator: tests end with no live block (leak check) and can
  * make the n-th allocation fail. */

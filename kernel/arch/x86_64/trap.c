@@ -15,13 +15,13 @@
  */
 #include "trap.h"
 #include "x86.h"
-#include "console.h"
-#include "ksyms.h"
-#include "panic.h"
-#include "mm/kmem.h"
+#include "core/console.h"
+#include "core/ksyms.h"
+#include "core/panic.h"
+#include "mem/kmem.h"
 #include "irq.h"
 #include "percpu.h"
-#include "proc/sched.h"
+#include "core/sched.h"
 #include "proc/task.h"
 
 static const char *const names[32] = {
