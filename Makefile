@@ -224,8 +224,12 @@ run: deps-check all
 		--disk $(BUILD)/run-swap.img:nvme --profile $(PROFILE) --summary
 
 # ---------------------------------------------------------------- tests
-test: deps-check unit fuzz-smoke workload-tests matrix-selftest all
+test: deps-check layers unit fuzz-smoke workload-tests matrix-selftest all
 	tests/qemu/run-tests --build $(BUILD)
+
+# No folder includes a higher layer's (tools/check-layers lists the layers).
+layers:
+	tools/check-layers
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5

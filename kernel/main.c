@@ -32,6 +32,7 @@
 #include "core/bootfs.h"
 #include "platform/rtc.h"
 #include "drivers/blk_driver.h"
+#include "vm/page_ref.h"
 #include "vm/reclaim.h"
 #include "swap/swap.h"
 #include "vm/vmstat.h"
@@ -341,6 +342,7 @@ void kmain(const struct boot_info *bi)
 	halt_register_hook(sched_report);
 	halt_register_hook(irq_report);
 	bootfs_init(&bootinfo);
+	page_ref_init();
 	reclaim_init();
 	if (bootinfo.boot_part_valid)
 		blk_set_boot_partition(bootinfo.boot_part_guid);

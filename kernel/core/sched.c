@@ -28,7 +28,6 @@
 #include "lib/timemath.h"
 #include "mem/kmalloc.h"
 #include "mem/kmem.h"
-#include "vm/vm.h"
 #include "spinlock.h"
 
 #define SLICE_NS 10000000ull
@@ -201,8 +200,8 @@ static void switch_user_context(struct thread *prev, struct thread *next)
 		fxsave_area(prev->fpu);
 	if (next->fpu)
 		fxrstor_area(next->fpu);
-	if (next->mm)
-		mm_activate(next->mm);
+	if (next->pt_root && (read_cr3() & ~0xfffull) != next->pt_root)
+		write_cr3(next->pt_root);
 	if (next->task)
 		wrmsr(MSR_FS_BASE, next->fs_base);
 }

@@ -50,7 +50,7 @@ struct thread {
 	uint64_t nvcsw, nivcsw;         /* voluntary / involuntary switches */
 	/* User threads (task.c); all zero for kernel threads. */
 	struct task *task;              /* the process this thread belongs to */
-	struct mm *mm;                  /* its address space, loaded on switch-in */
+	uint64_t pt_root;               /* physical page-table root loaded on switch-in; 0: keep */
 	uint64_t fs_base;               /* TLS base, restored on switch-in */
 	uint64_t clear_child_tid;       /* CLONE_CHILD_CLEARTID / set_tid_address */
 	struct list_node task_link;     /* guarded by the task's lock */

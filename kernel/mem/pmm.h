@@ -33,19 +33,7 @@ void pmm_init(const struct memmap *m, bool poison);
 struct page *pmm_alloc(unsigned order, unsigned flags);
 void pmm_free(struct page *p, unsigned order);
 
-/* References (see page.h for who holds them).  put_page frees the page
- * when the last reference goes, taking it off its LRU list first. */
-void get_page(struct page *p);
-bool get_page_unless_zero(struct page *p);
-void put_page(struct page *p);
-
-/* The page lock (PG_LOCKED): held across I/O and while reclaim or a fault
- * changes the page's identity.  lock_page sleeps; trylock never does. */
-void lock_page(struct page *p);
-bool trylock_page(struct page *p);
-void unlock_page(struct page *p);
-/* Sleep until the page is unlocked (without taking the lock). */
-void wait_on_page(struct page *p);
+/* References and the page lock live one layer up: vm/page_ref.h. */
 
 /* Atomic flag updates for pages in use. */
 static inline void page_set(struct page *p, uint32_t f) { __atomic_or_fetch(&p->flags, f, __ATOMIC_ACQ_REL); }

@@ -19,6 +19,7 @@
 #include "core/time.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "mem/kmalloc.h"
 #include "vm/vmstat.h"
 #include "core/console.h"

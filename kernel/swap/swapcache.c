@@ -11,6 +11,7 @@
 #include "swap.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "vm/vmstat.h"
 #include "mem/kmalloc.h"
 #include "core/panic.h"

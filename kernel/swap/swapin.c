@@ -24,6 +24,7 @@
 #include "vm/lru.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "mem/pgtable.h"
 #include "mem/kmalloc.h"
 #include "vm/vmstat.h"

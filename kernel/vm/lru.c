@@ -10,6 +10,7 @@
  */
 #include "lru.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "vmstat.h"
 #include "core/spinlock.h"
 

@@ -42,13 +42,13 @@
 #include "shmem.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "vmstat.h"
 #include "core/console.h"
 #include "core/record.h"
 #include "core/config.h"
 #include "core/panic.h"
 #include "core/sched.h"
-#include "proc/task.h"
 #include "core/wait.h"
 #include "lib/errno.h"
 
@@ -571,6 +571,10 @@ static void wake_kswapd(void)
 
 /* ---------------------------------------------------------------- alloc */
 
+static struct reclaim_oom_policy oom;
+
+void reclaim_set_oom_policy(const struct reclaim_oom_policy *p) { oom = *p; }
+
 struct page *alloc_user_page(bool zero)
 {
 	unsigned flags = zero ? PMM_ZERO : 0;
@@ -578,11 +582,10 @@ struct page *alloc_user_page(bool zero)
 		uint64_t free = pmm_free_pages();
 		if (free < reclaim_knobs.wm_low)
 			wake_kswapd();
-		struct task *me = current_task();
-		/* Kernel threads and tasks already dying may use the reserve. */
-		if (free > reclaim_knobs.wm_min || !me || me->exiting) {
+		bool reserve = !oom.may_use_reserve || oom.may_use_reserve();
+		if (free > reclaim_knobs.wm_min || reserve) {
 			struct page *p = pmm_alloc(0, flags);
-			if (p || !me || me->exiting)
+			if (p || reserve)
 				return p;
 		}
 		vmstat_inc(ALLOCSTALL);
@@ -592,7 +595,7 @@ struct page *alloc_user_page(bool zero)
 			sleep_ms(2);            /* writes may be completing */
 			continue;
 		}
-		if (task_oom_kill(me)) {
+		if (oom.kill()) {
 			tries = 0;
 			sleep_ms(10);           /* let the victim go */
 			continue;

@@ -19,6 +19,17 @@ void reclaim_init(void);
 /* A page for user memory (zeroed when zero is set).  May sleep and
  * reclaim; NULL only when the OOM killer chose the caller's task or
  * nothing at all can be freed. */
+/* The process layer's OOM policy, registered at boot (the VM layer knows
+ * no tasks): may_use_reserve says whether the current thread may take
+ * frames below wm_min (kernel threads, tasks already dying: they free
+ * memory soon); kill picks and kills a task to free memory, false when
+ * nobody is left to kill (the allocation then takes the reserve).  Both
+ * run in thread context and may sleep. */
+struct reclaim_oom_policy {
+	bool (*may_use_reserve)(void);
+	bool (*kill)(void);
+};
+void reclaim_set_oom_policy(const struct reclaim_oom_policy *p);
 struct page *alloc_user_page(bool zero);
 
 /* Reclaim and teardown exclusion: held by reclaim while it follows

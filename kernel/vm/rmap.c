@@ -6,6 +6,7 @@
 #include "rmap.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "mem/pgtable.h"
 #include "shmem.h"
 #include "vm.h"

@@ -16,6 +16,7 @@
 #include "shmem.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "mem/kmalloc.h"
 #include "core/panic.h"
 #include "swap/swap.h"

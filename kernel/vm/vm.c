@@ -33,6 +33,7 @@
 #include "vm.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
+#include "vm/page_ref.h"
 #include "mem/pgtable.h"
 #include "mem/kmem.h"
 #include "mem/kmalloc.h"
