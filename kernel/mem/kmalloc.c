@@ -11,7 +11,7 @@
  * Requests over 2048 bytes take 2^k whole pages; their head page has
  * PG_HEAD and order = k, which is how kfree tells the two apart.
  *
- * Locking: heap_lock (irqsave) guards the class lists and the counters.
+ * Locking: heap.lock ("kmalloc", irqsave) guards the class lists and the counters.
  */
 #include <string.h>
 #include "kmalloc.h"

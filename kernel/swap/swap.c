@@ -7,7 +7,7 @@
  * writes only to devices it found that header on, or that the command line
  * named in swapformat= (DESIGN.md: the rule that never bends).
  *
- * Locking: pool_lock (irqsave) guards the slot allocator; it is the
+ * Locking: S.lock ("swap", irqsave) guards the slot allocator; it is the
  * innermost lock of the swap code (taken inside the swap cache's).
  */
 #include <string.h>

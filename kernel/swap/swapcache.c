@@ -3,7 +3,7 @@
  * (struct page has no spare link while it sits on an LRU list).  Buckets
  * are sized at boot from the number of RAM pages, so chains stay short.
  *
- * Locking: sc_lock (irqsave) guards the table; it nests inside page locks
+ * Locking: sc.lock ("swapcache", irqsave) guards the table; it nests inside page locks
  * and page-table locks and outside the swap allocator's lock.
  */
 #include <string.h>
