@@ -32,6 +32,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/trap.h"
 #include "config.h"
+#include "spinlock.h"
 #include "platform/acpi.h"
 #include "platform/i8042.h"
 #include "platform/serial.h"
@@ -224,4 +225,9 @@ void panic_exception(const struct trap_frame *f, uint64_t cr2)
 		ksnprintf(reason, sizeof reason, "%s in kernel mode, rip %s+0x%lx",
 			  trap_vector_name((unsigned)f->vector), sym ? sym : "?", off);
 	panic_common(reason, f->rip, f->rbp, f, cr2, NULL);
+}
+
+void lock_assert_failed(const char *lock, const char *fn)
+{
+	panic("%s: requires lock '%s' held, and it is not", fn, lock ? lock : "?");
 }

@@ -74,4 +74,14 @@ static inline void spin_unlock_irqrestore(struct spinlock *l, bool on)
 
 static inline bool spin_is_locked(const struct spinlock *l) { return l->locked != 0; }
 
+/* A function that requires l held says so in code: a broken caller panics
+ * naming the lock and the function.  With one CPU, held by anyone means
+ * held by this thread (preemption is off while a spinlock is held); SMP
+ * will compare the owning CPU too. */
+__attribute__((noreturn)) void lock_assert_failed(const char *lock, const char *fn);
+#define spin_assert_held(l) do {                                        \
+	if (!spin_is_locked(l))                                         \
+		lock_assert_failed((l)->name, __func__);               \
+} while (0)
+
 #endif

@@ -86,6 +86,7 @@ void ktimer_init(struct ktimer *t, void (*fn)(void *), void *arg)
  * comes first.  timer_lock held. */
 static void program_next(uint64_t now)
 {
+	spin_assert_held(&tm.lock);
 	uint64_t next = tm.next_tick_ns;
 	if (!list_empty(&tm.pending)) {
 		uint64_t first = list_first(&tm.pending, struct ktimer, link)->expires_ns;

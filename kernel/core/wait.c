@@ -117,6 +117,7 @@ void complete_all(struct completion *c)
 /* Take one completion if there is one.  wq.lock held. */
 static bool take(struct completion *c)
 {
+	spin_assert_held(&c->wq.lock);
 	if (!c->done)
 		return false;
 	if (c->done != UINT32_MAX / 2)

@@ -76,6 +76,11 @@ struct mutex {
 };
 
 void mutex_init(struct mutex *m, const char *name);
+/* Panics unless the calling thread holds m (see spin_assert_held). */
+#define mutex_assert_held(m) do {                                       \
+	if (__atomic_load_n(&(m)->owner, __ATOMIC_ACQUIRE) != current_thread()) \
+		lock_assert_failed((m)->name, __func__);               \
+} while (0)
 void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);

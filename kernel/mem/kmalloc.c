@@ -49,6 +49,7 @@ static void lazy_init(void)
 /* A fresh slab for class c, threaded into a free list.  Lock held. */
 static struct page *new_slab(unsigned c)
 {
+	spin_assert_held(&heap.lock);
 	struct page *p = pmm_alloc(0, PMM_KERNEL);
 	if (!p)
 		return NULL;

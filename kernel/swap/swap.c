@@ -83,32 +83,43 @@ int swap_count(uint64_t e)
 	return r;
 }
 
+/* The area's shape under the lock; false when it is not present. */
+static bool area_shape(unsigned a, struct swap_area_shape *sh)
+{
+	bool on = spin_lock_irqsave(&S.lock);
+	bool present = swapalloc_area_shape(&S.pool, (int)a, sh);
+	spin_unlock_irqrestore(&S.lock, on);
+	return present;
+}
+
 bool swap_entry_valid(uint64_t e)
 {
-	unsigned a = swp_area(e);
-	return swp_is_entry(e) && a < SWAP_MAX_AREAS && S.pool.area[a].present && swp_offset(e) &&
-	       swp_offset(e) < S.pool.area[a].nslots;
+	struct swap_area_shape sh;
+	return swp_is_entry(e) && area_shape(swp_area(e), &sh) && swp_offset(e) && swp_offset(e) < sh.nslots;
 }
 
-uint64_t swap_area_slots(unsigned a) { return a < SWAP_MAX_AREAS ? S.pool.area[a].nslots : 0; }
+uint64_t swap_area_slots(unsigned a)
+{
+	struct swap_area_shape sh;
+	return area_shape(a, &sh) ? sh.nslots : 0;
+}
 
-uint64_t swap_total_slots(void)
+/* Usable (used) slots over every present area. */
+static uint64_t sum_slots(bool used)
 {
 	uint64_t n = 0;
-	for (int a = 0; a < SWAP_MAX_AREAS; a++)
-		if (S.pool.area[a].present)
-			n += S.pool.area[a].nslots - S.pool.area[a].nbad;
+	bool on = spin_lock_irqsave(&S.lock);
+	for (int a = 0; a < SWAP_MAX_AREAS; a++) {
+		struct swap_area_stats st;
+		if (!swapalloc_area_stats(&S.pool, a, &st))
+			n += used ? st.used_slots : st.free_slots + st.used_slots;
+	}
+	spin_unlock_irqrestore(&S.lock, on);
 	return n;
 }
 
-uint64_t swap_used_slots(void)
-{
-	uint64_t n = 0;
-	for (int a = 0; a < SWAP_MAX_AREAS; a++)
-		if (S.pool.area[a].present)
-			n += S.pool.area[a].nused;
-	return n;
-}
+uint64_t swap_total_slots(void) { return sum_slots(false); }
+uint64_t swap_used_slots(void) { return sum_slots(true); }
 
 /* ------------------------------------------------------------ I/O */
 
@@ -247,8 +258,9 @@ int swapon(struct blk_dev *d, int prio, uint32_t cluster)
 	if (kcfg.swapcrc)
 		S.crc[a] = kzalloc((h.last_page + 1ull) * sizeof(uint32_t));
 	memcpy(S.label[a], h.label, sizeof S.label[a] - 1);
+	struct swap_area_shape sh;
 	kprintf("swap: %s: %lu MiB (%lu slots, %u bad), priority %d, cluster %u slots%s%s\n", blk_name(d),
-		h.usable * PAGE >> 20, h.usable, h.nr_badpages, prio, S.pool.area[a].cluster,
+		h.usable * PAGE >> 20, h.usable, h.nr_badpages, prio, area_shape((unsigned)a, &sh) ? sh.cluster : 0,
 		h.label[0] ? ", label " : "", h.label);
 	return a;
 }
@@ -412,8 +424,9 @@ int swap_set_cluster(uint32_t cluster)
 {
 	int err = 0;
 	bool on = spin_lock_irqsave(&S.lock);
+	struct swap_area_shape sh;
 	for (int a = 0; a < SWAP_MAX_AREAS && !err; a++)
-		if (S.pool.area[a].present)
+		if (swapalloc_area_shape(&S.pool, a, &sh))
 			err = swapalloc_area_set_cluster(&S.pool, a, cluster, 0);
 	spin_unlock_irqrestore(&S.lock, on);
 	if (!err)
@@ -471,7 +484,8 @@ static void drop_orphans(unsigned a)
 
 int swapoff(int a)
 {
-	if (a < 0 || a >= SWAP_MAX_AREAS || !S.pool.area[a].present)
+	struct swap_area_shape sh;
+	if (a < 0 || a >= SWAP_MAX_AREAS || !area_shape((unsigned)a, &sh))
 		return -EINVAL;
 	const char *name = swap_dev_name((unsigned)a);
 	bool on = spin_lock_irqsave(&S.lock);
@@ -528,13 +542,17 @@ void swap_json(struct json *j)
 	json_arr_begin(j, "swap_areas");
 	for (int a = 0; a < SWAP_MAX_AREAS; a++) {
 		struct swap_area_stats st;
-		if (!S.pool.area[a].present || swapalloc_area_stats(&S.pool, a, &st))
+		struct swap_area_shape sh;
+		bool on = spin_lock_irqsave(&S.lock);
+		bool present = swapalloc_area_shape(&S.pool, a, &sh) && !swapalloc_area_stats(&S.pool, a, &st);
+		spin_unlock_irqrestore(&S.lock, on);
+		if (!present)
 			continue;
 		json_obj_begin(j, NULL);
 		json_str(j, "device", swap_dev_name((unsigned)a));
-		json_i64(j, "prio", S.pool.area[a].prio);
-		json_u64(j, "cluster", S.pool.area[a].cluster);
-		json_u64(j, "slots", S.pool.area[a].nslots);
+		json_i64(j, "prio", sh.prio);
+		json_u64(j, "cluster", sh.cluster);
+		json_u64(j, "slots", sh.nslots);
 		json_u64(j, "used", st.used_slots);
 		json_u64(j, "free", st.free_slots);
 		json_u64(j, "bad", st.bad_slots);

@@ -634,6 +634,16 @@ void swapalloc_destroy(struct swap_pool *p)
 			area_drop(p, i);
 }
 
+bool swapalloc_area_shape(const struct swap_pool *p, int area, struct swap_area_shape *out)
+{
+	const struct swap_area *a = area_get(p, area);
+	if (!a)
+		return false;
+	*out = (struct swap_area_shape){ .prio = a->prio, .enabled = a->enabled, .nslots = a->nslots,
+					 .cluster = a->cluster };
+	return true;
+}
+
 int swapalloc_area_stats(const struct swap_pool *p, int area, struct swap_area_stats *out)
 {
 	const struct swap_area *a = area_get(p, area);

@@ -205,6 +205,15 @@ int64_t swapalloc_area_used(const struct swap_pool *p, int area);
 int swapalloc_area_remove(struct swap_pool *p, int area);
 
 int swapalloc_area_stats(const struct swap_pool *p, int area, struct swap_area_stats *out);
+/* An area's configuration, for callers outside the allocator (they never
+ * read struct swap_area's fields).  false for an absent area. */
+struct swap_area_shape {
+	int prio;
+	bool enabled;
+	uint64_t nslots;
+	uint32_t cluster;
+};
+bool swapalloc_area_shape(const struct swap_pool *p, int area, struct swap_area_shape *out);
 /* Free slots in enabled areas: 0 means reclaim cannot swap anything out. */
 uint64_t swapalloc_free_slots(const struct swap_pool *p);
 

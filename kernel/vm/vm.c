@@ -290,6 +290,7 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 /* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held. */
 static void zap(struct mm *mm, uint64_t start, uint64_t end)
 {
+	mutex_assert_held(&mm->lock);
 	bool active = vm_is_active(mm);
 	for (uint64_t va = start; va < end; va += P) {
 		bool on = spin_lock_irqsave(&mm->ptl);
@@ -343,6 +344,7 @@ static int check_range(uint64_t addr, uint64_t len, uint64_t *end)
 /* Remove [start, end) from the VMA set and its pages.  mm->lock held. */
 static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
 {
+	mutex_assert_held(&mm->lock);
 	struct removed *r = kmalloc(sizeof *r);
 	if (!r)
 		return -ENOMEM;
@@ -378,6 +380,7 @@ static uint32_t vm_prot(int prot)
 /* Choose the address for a new mapping.  mm->lock held. */
 static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 {
+	mutex_assert_held(&mm->lock);
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & (P - 1))
 			return -EINVAL;
@@ -549,6 +552,7 @@ out:
 /* mm->lock held; mm not yet running. */
 int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
 {
+	mutex_assert_held(&mm->lock);
 	const uint8_t *s = src;
 	while (n) {
 		uint64_t off = va & (P - 1), chunk = P - off < n ? P - off : n;
