@@ -40,7 +40,7 @@ KLDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=4096
 	    -Wl,-z,noexecstack -Wl,--build-id=none
 NASM     := nasm -f elf64 -g -F dwarf
 
-KSRC     := $(shell find kernel drivers -name '*.c' | sort)
+KSRC     := $(shell find kernel drivers tests/kernel -name '*.c' | sort)
 KASM     := $(shell find kernel -name '*.asm' | sort)
 KOBJ     := $(KSRC:%.c=$(BUILD)/k/%.o) $(KASM:%.asm=$(BUILD)/k/%.o)
 
@@ -50,7 +50,7 @@ $(BUILD)/gen/font8x16.h: tools/psf2c.py
 	@mkdir -p $(dir $@)
 	python3 tools/psf2c.py $(FONT) $@
 
-$(BUILD)/k/drivers/fbcon.o: $(BUILD)/gen/font8x16.h
+$(BUILD)/k/kernel/platform/fbcon.o: $(BUILD)/gen/font8x16.h
 
 $(BUILD)/k/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -109,12 +109,12 @@ loader: $(BUILD)/BOOTX64.EFI
 HCC      := gcc
 HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer -I. -Ikernel -Idrivers -MD -MP
-PURE_SRC := kernel/mm/lru_policy.c drivers/blk_merge.c kernel/mm/vma.c kernel/proc/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mm/memmap.c \
-	    kernel/mm/buddy.c drivers/acpi_tables.c kernel/lib/crc32.c drivers/gpt.c kernel/mm/swaphdr.c \
-	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c kernel/mm/swapalloc.c kernel/mm/ra_policy.c kernel/run/script.c kernel/run/stats.c \
+PURE_SRC := kernel/vm/lru_policy.c drivers/blk_merge.c kernel/vm/vma.c kernel/core/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mem/memmap.c \
+	    kernel/mem/buddy.c kernel/platform/acpi_tables.c kernel/lib/crc32.c drivers/gpt.c kernel/swap/swaphdr.c \
+	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c kernel/swap/swapalloc.c kernel/swap/ra_policy.c kernel/run/script.c kernel/lib/stats.c \
 	    boot/fat.c kernel/run/results_log.c
 # The knob table: the command line, scripts and mm/knobs.c check values there.
-PURE_SRC += kernel/knob_table.c
+PURE_SRC += kernel/core/knob_table.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 
@@ -224,8 +224,12 @@ run: deps-check all
 		--disk $(BUILD)/run-swap.img:nvme --profile $(PROFILE) --summary
 
 # ---------------------------------------------------------------- tests
-test: deps-check unit fuzz-smoke workload-tests matrix-selftest all
+test: deps-check layers unit fuzz-smoke workload-tests matrix-selftest all
 	tests/qemu/run-tests --build $(BUILD)
+
+# No folder includes a higher layer's (tools/check-layers lists the layers).
+layers:
+	tools/check-layers
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
@@ -263,7 +267,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image stick-image script-image run test unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest linux-peer FORCE
+.PHONY: all kernel loader image stick-image script-image run test layers unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

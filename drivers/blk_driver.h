@@ -11,7 +11,7 @@
 #define BLK_DRIVER_H
 
 #include "blk.h"
-#include "proc/spinlock.h"
+#include "core/spinlock.h"
 
 /* One device command: consecutive blocks, possibly several requests. */
 struct blk_cmd {

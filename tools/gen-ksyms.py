@@ -13,7 +13,7 @@ import sys
 
 # Section boundaries from linker.ld would shadow the real function names.
 LINKER = re.compile(r'^_(kernel|text|rodata|data|bss)_(start|end)$')
-HEAD = '#include "ksyms.h"\n#define KSYMS __attribute__((section(".ksyms"), used))\n'
+HEAD = '#include "core/ksyms.h"\n#define KSYMS __attribute__((section(".ksyms"), used))\n'
 
 
 def symbols(elf):

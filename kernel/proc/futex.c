@@ -13,8 +13,8 @@
  * Lock order: bucket mutex -> mm->lock (through a fault) -> sched_lock.
  */
 #include "futex.h"
-#include "sched.h"
-#include "wait.h"
+#include "core/sched.h"
+#include "core/wait.h"
 #include "task.h"
 #include "lib/errno.h"
 #include "arch/x86_64/uaccess.h"

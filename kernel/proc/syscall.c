@@ -10,14 +10,14 @@
  */
 #include <string.h>
 #include "task.h"
-#include "sched.h"
+#include "core/sched.h"
 #include "futex.h"
 #include "syscall.h"
-#include "console.h"
+#include "core/console.h"
 #include "lib/errno.h"
 #include "lib/timemath.h"
-#include "mm/vm.h"
-#include "mm/layout.h"
+#include "vm/vm.h"
+#include "mem/layout.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/trap.h"

@@ -16,19 +16,20 @@
  */
 #include <string.h>
 #include "task.h"
-#include "sched.h"
+#include "core/sched.h"
 #include "exec.h"
 #include "futex.h"
-#include "console.h"
-#include "record.h"
-#include "bootfs.h"
-#include "mm/vmstat.h"
-#include "mm/swap.h"
+#include "core/console.h"
+#include "core/record.h"
+#include "core/bootfs.h"
+#include "vm/vmstat.h"
+#include "vm/reclaim.h"
+#include "swap/swap.h"
 #include "lib/printf.h"
 #include "lib/errno.h"
 #include "lib/timemath.h"
-#include "mm/kmalloc.h"
-#include "mm/layout.h"
+#include "mem/kmalloc.h"
+#include "mem/layout.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/trap.h"
@@ -139,7 +140,7 @@ static void user_entry(void *arg)
 	struct trap_frame f = *(struct trap_frame *)arg;
 	kfree(arg);
 	struct thread *t = current_thread();
-	mm_activate(t->mm);
+	mm_activate(t->task->mm);
 	wrmsr(MSR_FS_BASE, t->fs_base);
 	fxrstor_area(t->fpu);
 	irq_disable();
@@ -162,7 +163,7 @@ static struct thread *new_user_thread(struct task *k, const struct trap_frame *f
 	fpu_init_state(fpu);
 	t->fpu = fpu;
 	t->task = k;
-	t->mm = k->mm;
+	t->pt_root = k->mm->pml4;
 	t->fs_base = fs_base;
 	bool on = spin_lock_irqsave(&k->lock);
 	list_add_tail(&t->task_link, &k->threads);
@@ -408,7 +409,7 @@ void task_thread_exit(int code, bool whole_group)
 		k->exit_code = code;
 	spin_unlock_irqrestore(&k->lock, on);
 	t->task = NULL;
-	t->mm = NULL;
+	t->pt_root = 0;
 	kfree(t->fpu);
 	t->fpu = NULL;
 	if (last)
@@ -500,9 +501,40 @@ static bool page_fault(struct trap_frame *f, uint64_t addr)
 	task_thread_exit(0, false);
 }
 
+/* reclaim's OOM policy: kernel threads and tasks already dying may use
+ * the reserve below wm_min; otherwise the task with the largest resident
+ * set dies (task_oom_kill). */
+static bool oom_may_use_reserve(void)
+{
+	struct task *me = current_task();
+	return !me || me->exiting;
+}
+
+static bool oom_kill_for_current(void) { return task_oom_kill(current_task()); }
+
+/* trap.c's ring-3 hooks.  A thread of no task falls through to the
+ * exception report. */
+static void user_enter(void) { uacct_enter(current_thread()); }
+
+static void user_exception(struct trap_frame *f, uint64_t cr2)
+{
+	if (current_task())
+		task_user_exception(f, cr2);
+}
+
+static void user_leave(void)
+{
+	task_check_exit();
+	uacct_exit(current_thread());
+}
+
 void task_init(void)
 {
+	static const struct trap_user_hooks hooks = { user_enter, user_exception, user_leave };
+	static const struct reclaim_oom_policy oom = { oom_may_use_reserve, oom_kill_for_current };
 	trap_set_page_fault_handler(page_fault);
+	trap_set_user_hooks(&hooks);
+	reclaim_set_oom_policy(&oom);
 }
 
 /* ------------------------------------------------------------ OOM */

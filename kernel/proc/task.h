@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "lib/list.h"
-#include "proc/spinlock.h"
-#include "proc/wait.h"
-#include "mm/vm.h"
+#include "core/spinlock.h"
+#include "core/wait.h"
+#include "vm/vm.h"
 
 struct thread;
 struct trap_frame;

@@ -12,15 +12,15 @@
  */
 #include <string.h>
 #include "probe.h"
-#include "stats.h"
-#include "console.h"
-#include "record.h"
+#include "lib/stats.h"
+#include "core/console.h"
+#include "core/record.h"
 #include "lib/errno.h"
 #include "lib/json.h"
-#include "mm/pmm.h"
-#include "proc/sched.h"
-#include "proc/spinlock.h"
-#include "proc/wait.h"
+#include "mem/pmm.h"
+#include "core/sched.h"
+#include "core/spinlock.h"
+#include "core/wait.h"
 
 struct probe_figures {
 	uint64_t periods, met, worst_late_ns;

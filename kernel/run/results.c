@@ -45,15 +45,15 @@
  */
 #include <string.h>
 #include "results.h"
-#include "record.h"
-#include "console.h"
-#include "panic.h"
+#include "core/record.h"
+#include "core/console.h"
+#include "core/panic.h"
 #include "lib/errno.h"
 #include "results_log.h"
 #include "drivers/blk.h"
-#include "mm/pmm.h"
-#include "proc/sched.h"
-#include "proc/wait.h"
+#include "mem/pmm.h"
+#include "core/sched.h"
+#include "core/wait.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/percpu.h"
 

@@ -4,16 +4,16 @@
  */
 #include <string.h>
 #include "runner.h"
-#include "console.h"
+#include "core/console.h"
 #include "proc/task.h"
-#include "record.h"
-#include "mm/vmstat.h"
-#include "mm/swapin.h"
-#include "mm/swap.h"
-#include "mm/knobs.h"
+#include "core/record.h"
+#include "vm/vmstat.h"
+#include "swap/swapin.h"
+#include "swap/swap.h"
+#include "vm/knobs.h"
 #include "drivers/blk.h"
 #include "script.h"
-#include "proc/sched.h"
+#include "core/sched.h"
 
 #define MAX_PARALLEL 16
 

@@ -22,7 +22,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "script.h"
-#include "knob_table.h"
+#include "core/knob_table.h"
 #include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/errno.h"

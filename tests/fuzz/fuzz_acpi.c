@@ -1,7 +1,7 @@
 /* libFuzzer target: every ACPI table parser on arbitrary bytes. */
 #include <stdint.h>
 #include <stddef.h>
-#include "acpi_tables.h"
+#include "platform/acpi_tables.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
-#include "mm/memmap.h"
+#include "mem/memmap.h"
 
 static struct memmap m;
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "run/script.h"
-#include "run/stats.h"
+#include "lib/stats.h"
 
 static struct script prog;
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mm/swapalloc.h"
+#include "swap/swapalloc.h"
 
 #define FZ_SLOTS 2048                   /* largest area the fuzzer makes */
 #define FZ_HELD 4096

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
-#include "mm/swaphdr.h"
+#include "swap/swaphdr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

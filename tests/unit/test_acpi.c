@@ -1,5 +1,5 @@
 #include "test.h"
-#include "acpi_tables.h"
+#include "platform/acpi_tables.h"
 
 static void fix_sum(uint8_t *t, size_t len, size_t at)
 {

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test.h"
-#include "mm/buddy.h"
+#include "mem/buddy.h"
 
 #define NPAGES 4096
 static struct page map[NPAGES];

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include "test.h"
-#include "mm/lru_policy.h"
+#include "vm/lru_policy.h"
 
 TEST(lru_verdicts)
 {

@@ -1,5 +1,5 @@
 #include "test.h"
-#include "mm/memmap.h"
+#include "mem/memmap.h"
 
 static struct memmap m;
 static int nrep;

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 #include "test.h"
-#include "mm/ra_policy.h"
+#include "swap/ra_policy.h"
 
 enum { NOT = 0, MAPPED = 1, RA = 2, RA_MARK = 3 };
 

@@ -1,5 +1,5 @@
 #include "test.h"
-#include "proc/runq.h"
+#include "core/runq.h"
 
 static struct runq rq;
 static struct runq_entity e[8];

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include "test.h"
 #include "run/script.h"
-#include "knob_table.h"
-#include "mm/swapalloc.h"
-#include "mm/ra_policy.h"
+#include "core/knob_table.h"
+#include "swap/swapalloc.h"
+#include "swap/ra_policy.h"
 #include "lib/errno.h"
 
 static struct script prog;
@@ -267,11 +267,11 @@ TEST(script_group_label_too_long_needs_a_column)
 TEST(script_knob_table_matches_the_kernel_setters)
 {
 	/* Every implemented knob of the table has a setter in
-	 * kernel/mm/knobs.c, and every setter a row; the unit tests run from
+	 * kernel/vm/knobs.c, and every setter a row; the unit tests run from
 	 * the source tree. */
-	FILE *f = fopen("kernel/mm/knobs.c", "r");
+	FILE *f = fopen("kernel/vm/knobs.c", "r");
 	if (!f) {
-		printf("skip: kernel/mm/knobs.c not found (run from the source tree)\n");
+		printf("skip: kernel/vm/knobs.c not found (run from the source tree)\n");
 		return;
 	}
 	static char src[65536];

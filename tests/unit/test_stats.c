@@ -1,11 +1,11 @@
 /*
- * Integer statistics for result tables (kernel/run/stats.c): mean, sample
+ * Integer statistics for result tables (kernel/lib/stats.c): mean, sample
  * standard deviation and standard error in x100 fixed point against
  * figures computed with floating point, the "mean±stderr" cells, and the
  * latency histogram's percentiles.
  */
 #include "test.h"
-#include "run/stats.h"
+#include "lib/stats.h"
 
 #define ABSDIFF(a, b) ((a) > (b) ? (a) - (b) : (b) - (a))
 

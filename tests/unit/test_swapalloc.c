@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include "test.h"
-#include "mm/swapalloc.h"
+#include "swap/swapalloc.h"
 
 /* Counting allocator: tests end with no live block (leak check) and can
  * make the n-th allocation fail. */
@@ -684,4 +684,24 @@ TEST(swapalloc_stress)
 	}
 	CHECK_POOL();
 	CHECK_EQ(live, 0);
+}
+
+TEST(swapalloc_area_shape_for_outsiders)
+{
+	fresh();
+	struct swap_area_shape sh;
+	CHECK(!swapalloc_area_shape(&P, 0, &sh));
+	CHECK(!swapalloc_area_shape(&P, -1, &sh));
+	CHECK(!swapalloc_area_shape(&P, SWAP_MAX_AREAS, &sh));
+	int a = add(4096, 5, 64);
+	CHECK(swapalloc_area_shape(&P, a, &sh));
+	CHECK_EQ(sh.nslots, 4096);
+	CHECK_EQ(sh.prio, 5);
+	CHECK_EQ(sh.cluster, 64);
+	CHECK(sh.enabled);
+	CHECK_EQ(swapalloc_area_disable(&P, a), 0);
+	CHECK(swapalloc_area_shape(&P, a, &sh) && !sh.enabled);
+	CHECK_EQ(swapalloc_area_remove(&P, a), 0);
+	CHECK(!swapalloc_area_shape(&P, a, &sh));
+	fresh();
 }

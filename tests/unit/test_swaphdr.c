@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 #include "test.h"
-#include "mm/swaphdr.h"
+#include "swap/swaphdr.h"
 
 static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include "test.h"
-#include "mm/vma.h"
+#include "vm/vma.h"
 #include "lib/errno.h"
 
 #define P 4096ull

@@ -15,10 +15,10 @@
 #include "apic.h"
 #include "x86.h"
 #include "cpu.h"
-#include "console.h"
+#include "core/console.h"
 #include "lib/errno.h"
-#include "mm/kmem.h"
-#include "mm/pgtable.h"
+#include "mem/kmem.h"
+#include "mem/pgtable.h"
 
 #define LAPIC_ID       0x020
 #define LAPIC_EOI      0x0b0

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include "drivers/acpi_tables.h"
+#include "platform/acpi_tables.h"
 
 #define VEC_SPURIOUS 0xff
 #define VEC_APIC_ERROR 0xfe

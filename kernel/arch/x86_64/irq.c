@@ -16,10 +16,10 @@
 #include "apic.h"
 #include "x86.h"
 #include "percpu.h"
-#include "console.h"
-#include "record.h"
+#include "core/console.h"
+#include "core/record.h"
 #include "lib/errno.h"
-#include "proc/spinlock.h"
+#include "core/spinlock.h"
 
 static struct {
 	irq_handler_fn fn;

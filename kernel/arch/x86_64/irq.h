@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "trap.h"
-#include "drivers/acpi_tables.h"
+#include "platform/acpi_tables.h"
 
 #define IRQ_VEC_FIRST 0x30      /* dynamic vectors: 0x30 .. 0xee */
 #define IRQ_VEC_LAST  0xee

@@ -15,14 +15,13 @@
  */
 #include "trap.h"
 #include "x86.h"
-#include "console.h"
-#include "ksyms.h"
-#include "panic.h"
-#include "mm/kmem.h"
+#include "core/console.h"
+#include "core/ksyms.h"
+#include "core/panic.h"
+#include "mem/kmem.h"
 #include "irq.h"
 #include "percpu.h"
-#include "proc/sched.h"
-#include "proc/task.h"
+#include "core/sched.h"
 
 static const char *const names[32] = {
 	"Divide error (#DE)", "Debug (#DB)", "NMI", "Breakpoint (#BP)", "Overflow (#OF)",
@@ -101,6 +100,10 @@ void trap_report(const struct trap_frame *f, uint64_t cr2)
 	trap_backtrace(f->rip, f->rbp, false);
 }
 
+static struct trap_user_hooks user;
+
+void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
+
 static void exception(struct trap_frame *f)
 {
 	if (f->vector == 2) {
@@ -114,8 +117,8 @@ static void exception(struct trap_frame *f)
 	uint64_t cr2 = f->vector == 14 ? read_cr2() : 0;
 	if (f->vector == 14 && pf_hook && pf_hook(f, cr2))
 		return;
-	if ((f->cs & 3) && current_thread() && current_thread()->task)
-		task_user_exception(f, cr2);
+	if ((f->cs & 3) && user.exception)
+		user.exception(f, cr2);
 	console_panic_mode();
 	trap_report(f, cr2);
 	panic_exception(f, cr2);
@@ -124,9 +127,9 @@ static void exception(struct trap_frame *f)
 void trap_dispatch(struct trap_frame *f)
 {
 	/* Time in ring 3 ends here; the kernel's share ends on the way out. */
-	struct thread *ut = (f->cs & 3) ? current_thread() : NULL;
-	if (ut)
-		uacct_enter(ut);
+	bool from_user = (f->cs & 3) && user.enter;
+	if (from_user)
+		user.enter();
 	if (f->vector < 32) {
 		exception(f);
 	} else {
@@ -136,8 +139,6 @@ void trap_dispatch(struct trap_frame *f)
 		c->irq_depth--;
 		sched_preempt_point();
 	}
-	if (ut) {
-		task_check_exit();
-		uacct_exit(ut);
-	}
+	if (from_user)
+		user.leave();
 }

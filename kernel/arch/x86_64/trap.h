@@ -28,8 +28,22 @@ typedef void (*irq_handler_fn)(struct trap_frame *f, void *arg);
  * faults it does not resolve end in the exception report and a panic. */
 typedef bool (*page_fault_fn)(struct trap_frame *f, uint64_t addr);
 
+/* Ring-3 hooks, set by the process layer (arch knows no tasks):
+ *   enter: the kernel was entered from user mode (time accounting);
+ *   exception: an exception raised in user mode that the page-fault hook
+ *     did not resolve (kills the task and does not return when the thread
+ *     belongs to one; returns otherwise, to the exception report);
+ *   leave: the last step before returning to user mode (a killed task's
+ *     thread exits there; time accounting). */
+struct trap_user_hooks {
+	void (*enter)(void);
+	void (*exception)(struct trap_frame *f, uint64_t cr2);
+	void (*leave)(void);
+};
+
 void trap_dispatch(struct trap_frame *f);
 void trap_set_page_fault_handler(page_fault_fn fn);
+void trap_set_user_hooks(const struct trap_user_hooks *h);
 const char *trap_vector_name(unsigned v);
 
 /* Print the standard exception report for f (registers, backtrace). */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "uaccess.h"
 #include "lib/errno.h"
-#include "mm/layout.h"
+#include "mem/layout.h"
 #include "x86.h"
 
 struct extable_entry {

@@ -1,0 +1,43 @@
+/*
+ * Boot-time configuration from the kernel command line.  Filled once by
+ * config_parse() before anything reads it; read-only afterwards.
+ */
+#ifndef CONFIG_H
+#define CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kconfig {
+	uint64_t mem_cap;       /* mem=: bytes of usable RAM to manage */
+	bool mem_cap_set;
+	bool poison;            /* poison=: fill freed/new frames with junk */
+	bool quiet;             /* quiet: shorter boot report */
+	uint64_t hz;            /* hz=: scheduler tick rate */
+	char timer[16];         /* timer=oneshot|periodic */
+	char test[32];          /* test=: a built-in test scenario (tests/qemu) */
+	char run[512];          /* run=: workload program and arguments */
+	char script[64];        /* script=: workload script (a boot file) */
+	char swap[128];         /* swap=auto|none|DEV[:prio=N][:cluster=N],... */
+	char swapformat[128];   /* swapformat=DEV,...: write fresh swap headers */
+	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
+	uint64_t swap_cluster;  /* swap_cluster=: slots per cluster (256) */
+	uint64_t wm_min, wm_low, wm_high;       /* watermarks in pages (0: computed) */
+	uint64_t reclaim_batch; /* reclaim_batch=: pages per swap-out batch (64) */
+	char ra[24];            /* ra=off|fixed:N|...: swap-in readahead policy */
+	uint64_t page_cluster;  /* page_cluster=: bound of hugh/shaohua/vma */
+	bool page_cluster_set;
+	uint64_t hangcheck;     /* hangcheck=: seconds without progress before a thread dump */
+	uint64_t vmstat_ms;     /* vmstat=: sampler interval in ms (0: off) */
+	char blkdev[24];        /* blkdev=: scratch device for test=blk|blkbench */
+	uint64_t blktest_mib;   /* blktest_mib=: how much of it to use */
+	char halt[16];          /* halt=wait|poweroff|reboot ("": by hypervisor, kernel/core/panic.c) */
+};
+
+extern struct kconfig kcfg;
+
+/* Parse line; returns the number of problems (each already reported). */
+int config_parse(const char *line);
+void config_print_help(void);
+
+#endif

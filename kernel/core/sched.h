@@ -1,0 +1,123 @@
+/*
+ * Kernel threads and the scheduler.
+ *
+ * Preemptive, round-robin within three classes (RT, NORMAL, IDLE; see
+ * runq.h).  The timer tick ends a NORMAL or RT thread's 10 ms slice when
+ * another thread of its class or better is waiting; a wakeup of a better
+ * class preempts at once.  Preemption happens on return from an interrupt
+ * unless the interrupted code holds a spinlock.
+ *
+ * Blocking protocol (wait.c builds on it):
+ *     sched_set_blocked();           // state = BLOCKED, before checking
+ *     if (!condition) schedule();    // a wake in between makes it RUNNABLE
+ *     sched_set_running();
+ * so a wakeup between the check and schedule() is never lost.
+ */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "runq.h"
+#include "time.h"
+
+enum thread_state {
+	T_RUNNING,              /* on a CPU */
+	T_RUNNABLE,             /* waiting for a CPU */
+	T_BLOCKED,              /* waiting for a wakeup */
+	T_DEAD,                 /* exited; freed after the switch away from it */
+};
+
+struct task;
+
+struct thread {
+	uint64_t rsp;                   /* saved stack pointer while switched out */
+	struct runq_entity rq;          /* guarded by sched_lock */
+	volatile int state;             /* guarded by sched_lock (enum thread_state) */
+	bool on_cpu;                    /* guarded by sched_lock */
+	int tid;
+	char name[24];
+	uint64_t stack_top;
+	size_t stack_size;              /* 0: the boot stack, never freed */
+	struct list_node all;           /* guarded by sched_lock */
+	struct ktimer wake_timer;       /* for timed blocking */
+	const char *wchan;              /* what it last blocked on (for dumps) */
+	bool timed_out;
+	/* Accounting (the thread's own CPU, under sched_lock). */
+	uint64_t run_start_tsc;
+	uint64_t cpu_ns;
+	uint64_t nvcsw, nivcsw;         /* voluntary / involuntary switches */
+	/* User threads (task.c); all zero for kernel threads. */
+	struct task *task;              /* the process this thread belongs to */
+	uint64_t pt_root;               /* physical page-table root loaded on switch-in; 0: keep */
+	uint64_t fs_base;               /* TLS base, restored on switch-in */
+	uint64_t clear_child_tid;       /* CLONE_CHILD_CLEARTID / set_tid_address */
+	struct list_node task_link;     /* guarded by the task's lock */
+	uint64_t acct_mark;             /* TSC at the last user/kernel boundary */
+	uint8_t *fpu;                   /* FXSAVE area (512 bytes, 16-aligned) */
+	uint64_t utime_ns, stime_ns;
+};
+
+#define KSTACK_SIZE 16384
+
+/* Adopt the boot context as thread "kmain" and create the idle thread. */
+void sched_init(void);
+/* NULL when out of memory. */
+struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, enum sched_class cls);
+/* Create without starting, so the creator can finish setting it up. */
+struct thread *thread_alloc(const char *name, void (*fn)(void *), void *arg, enum sched_class cls);
+void thread_start(struct thread *t);
+/* Free a thread from thread_alloc that was never started. */
+void thread_free_unstarted(struct thread *t);
+__attribute__((noreturn)) void thread_exit(void);
+struct thread *current_thread(void);
+
+/* Give up the CPU voluntarily (stay runnable). */
+void sched_yield(void);
+/* Switch to the best runnable thread; blocks if current is T_BLOCKED.
+ * Must not be called holding a spinlock. */
+void schedule(void);
+void sched_set_blocked(void);
+void sched_set_running(void);
+/* Block until woken or until at_ns (0 = no timeout); returns true on timeout. */
+bool sched_block_until(uint64_t at_ns);
+/* Make t runnable if blocked.  Any context.  Returns true if it was blocked.
+ * A woken thread of a better class runs at once when the caller may be
+ * preempted, else at the next preemption point. */
+bool thread_wake(struct thread *t);
+/* Switch now if a wakeup asked for it and this context may switch. */
+void sched_resched_if_needed(void);
+
+void sleep_ns(uint64_t ns);
+void sleep_ms(uint64_t ms);
+void sleep_us(uint64_t us);
+
+/* Hooks for the interrupt path. */
+void sched_tick(uint64_t now_ns);
+void sched_preempt_point(void);
+/* Called by switch.asm for a new thread's first run. */
+__attribute__((noreturn)) void sched_thread_start(void (*fn)(void *), void *arg);
+
+/* For vmstat's r and b columns: threads runnable (or running, idle
+ * excluded) and threads blocked waiting for I/O. */
+void sched_counts(unsigned *runnable, unsigned *io_blocked);
+/* Bracket a wait for disk I/O (it shows in vmstat's b column). */
+void sched_io_wait_begin(void);
+void sched_io_wait_end(void);
+
+/* Print every thread: state, what it waits on, and a backtrace. */
+void sched_dump_threads(void);
+/* hangcheck=N: dump the threads when progress() (a count of work done)
+ * stands still for N seconds. */
+void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void));
+/* hangcheck's period (0: off) and how many periods it found without
+ * progress so far (test=hangcheck). */
+unsigned sched_hangcheck_seconds(void);
+uint64_t sched_hangcheck_reports(void);
+
+/* Print a {"type":"cpu",...} record: switches, ticks, idle time, ... */
+void sched_report(void);
+uint64_t sched_ctx_switches(void);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * Sleeping synchronisation: wait queues, completions, mutexes.
+ *
+ *   WAIT_EVENT(&wq, cond);           // sleep until cond holds
+ *   int r = wait_event_timeout(&wq, pred, arg, ns);   // 0 or -ETIMEDOUT
+ *   waitq_wake_all(&wq);             // any context, after making cond true
+ *
+ * Every waiter re-checks its condition after each wakeup, so spurious
+ * wakeups are harmless and a wakeup can never be lost (see sched.h for the
+ * blocking protocol).  Only threads may wait; interrupt handlers wake.
+ */
+#ifndef WAIT_H
+#define WAIT_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "lib/list.h"
+#include "spinlock.h"
+#include "sched.h"
+
+struct thread;
+
+struct waitq {
+	struct spinlock lock;
+	struct list_node waiters;       /* struct wait_entry, guarded by lock */
+};
+
+struct wait_entry {
+	struct thread *t;
+	struct list_node link;
+	bool queued;
+};
+
+void waitq_init(struct waitq *wq, const char *name);
+/* Enqueue the current thread (once) and mark it blocked. */
+void waitq_prepare(struct waitq *wq, struct wait_entry *w);
+/* Dequeue and mark running again. */
+void waitq_finish(struct waitq *wq, struct wait_entry *w);
+void waitq_wake_all(struct waitq *wq);
+/* Wake the first blocked waiter; returns false when there was none. */
+bool waitq_wake_one(struct waitq *wq);
+bool waitq_has_waiters(struct waitq *wq);
+
+#define WAIT_EVENT(wq, cond) do {                                       \
+		struct wait_entry w_ = { 0 };                                 \
+		waitq_prepare((wq), &w_);                               \
+		while (!(cond)) {                                       \
+			sched_block_until(0);                           \
+			waitq_prepare((wq), &w_);                       \
+		}                                                       \
+		waitq_finish((wq), &w_);                                \
+	} while (0)
+
+/* Sleep until pred(arg) or timeout_ns passes (0: no timeout).
+ * Returns 0, or -ETIMEDOUT (pred still false). */
+int wait_event_timeout(struct waitq *wq, bool (*pred)(void *), void *arg, uint64_t timeout_ns);
+
+struct completion {
+	struct waitq wq;
+	volatile uint32_t done;         /* guarded by wq.lock */
+};
+
+void completion_init(struct completion *c);
+void complete(struct completion *c);            /* any context */
+void complete_all(struct completion *c);
+void completion_wait(struct completion *c);
+/* 0, or -ETIMEDOUT. */
+int completion_wait_timeout(struct completion *c, uint64_t timeout_ns);
+void completion_reinit(struct completion *c);
+
+struct mutex {
+	struct waitq wq;
+	bool locked;                    /* guarded by wq.lock */
+	struct thread *owner;           /* guarded by wq.lock */
+	const char *name;
+};
+
+void mutex_init(struct mutex *m, const char *name);
+/* Panics unless the calling thread holds m (see spin_assert_held). */
+#define mutex_assert_held(m) do {                                       \
+	if (__atomic_load_n(&(m)->owner, __ATOMIC_ACQUIRE) != current_thread()) \
+		lock_assert_failed((m)->name, __func__);               \
+} while (0)
+void mutex_lock(struct mutex *m);
+bool mutex_trylock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+bool mutex_held(struct mutex *m);       /* by the current thread */
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * Kernel page tables.
+ *
+ * kmem_init runs on the loader's tables (identity map + kernel at its link
+ * address).  It takes pages from an early bump allocator at the top of the
+ * largest usable range, builds a fresh PML4 with
+ *   - every kernel-half PML4 slot the kernel will ever use (so process page
+ *     tables can share them by copying PML4 entries once),
+ *   - the direct map of RAM: NX, writable, global, 1 GiB pages (when the
+ *     CPU has them) or 2 MiB pages where a whole aligned chunk of that size
+ *     lies in one RAM range, 4 KiB elsewhere,
+ *   - the kernel image: text RX, rodata R+NX, data/bss RW+NX, the stack
+ *     guard pages left out,
+ * then loads CR3.  From that moment the loader's tables and its identity
+ * map are gone; physical memory is reached only through the direct map.
+ *
+ * Locking: kmem_lock guards the MMIO and stack address-space cursors and
+ * changes to the kernel half of the tables after boot.
+ */
+#include <string.h>
+#include "kmem.h"
+#include "layout.h"
+#include "pgtable.h"
+#include "pmm.h"
+#include "page.h"
+#include "core/console.h"
+#include "core/panic.h"
+#include "core/spinlock.h"
+#include "arch/x86_64/x86.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/entry.h"
+
+#define MB2 (2ull << 20)
+#define GB1 (1ull << 30)
+
+
+uint64_t kmem_phys_offset;
+
+static struct {
+	struct spinlock lock;
+	uint64_t pml4;                  /* physical */
+	uint64_t kernel_phys, kernel_virt;
+	uint64_t early_lo, early_hi;    /* [lo, hi) taken by the early allocator */
+	uint64_t early_floor;           /* start of the range it carves from */
+	bool early_done;
+	uint64_t iomap_next;            /* guarded by lock */
+	uint64_t kstack_next;           /* guarded by lock */
+	uint64_t direct_1g, direct_2m, direct_4k;      /* direct-map pages, for the report */
+	const struct memmap *map;
+} km = { .lock = SPINLOCK_INIT("kmem") };
+
+bool kmem_nx_enabled(void) { return cpu.nx; }
+uint64_t kmem_kernel_pml4(void) { return km.pml4; }
+
+uint64_t kmem_early_alloc_raw(uint64_t pages)
+{
+	uint64_t bytes = pages * PAGE_SIZE;
+	if (km.early_done || pages > (km.early_lo - km.early_floor) / PAGE_SIZE)
+		panic("kmem: early allocator exhausted (%lu pages wanted, %lu left)", pages,
+		      (km.early_lo - km.early_floor) / PAGE_SIZE);
+	km.early_lo -= bytes;
+	return km.early_lo;
+}
+
+uint64_t kmem_early_alloc(uint64_t pages)
+{
+	uint64_t pa = kmem_early_alloc_raw(pages);
+	memset(phys_to_virt(pa), 0, pages * PAGE_SIZE);
+	return pa;
+}
+
+void kmem_early_window(uint64_t *lo, uint64_t *hi)
+{
+	*lo = km.early_lo;
+	*hi = km.early_hi;
+}
+
+static uint64_t early_table(void) { return kmem_early_alloc(1); }
+
+static uint64_t pmm_table(void)
+{
+	struct page *p = pmm_alloc(0, PMM_ZERO | PMM_KERNEL);
+	return p ? page_to_phys(p) : 0;
+}
+
+static void pmm_table_free(uint64_t phys) { pmm_free(phys_to_page(phys), 0); }
+
+void kmem_early_done(void)
+{
+	km.early_done = true;
+	pt_set_table_allocator(pmm_table);
+	pt_set_table_free(pmm_table_free);
+}
+
+static void pick_early_range(const struct memmap *m)
+{
+	uint64_t best = 0;
+	for (int i = 0; i < m->n; i++) {
+		const struct memmap_range *r = &m->r[i];
+		if (r->type == MEMMAP_FREE && r->end - r->start > best) {
+			best = r->end - r->start;
+			km.early_floor = r->start;
+			km.early_lo = km.early_hi = r->end;
+		}
+	}
+}
+
+static void map_or_die(int rc, uint64_t va)
+{
+	if (rc)
+		panic("kmem: cannot map %016lx (error %d)", va, rc);
+}
+
+/* 1 GiB pages where the CPU has them: a terabyte then takes 1024 entries
+ * and no page directories, instead of 512 Ki entries in 512 tables. */
+static void map_direct_range(uint64_t s, uint64_t e)
+{
+	unsigned f = PT_WRITE | PT_GLOBAL;
+	while (s < e) {
+		if (cpu.pdpe1gb && !(s & (GB1 - 1)) && e - s >= GB1) {
+			map_or_die(pt_map_1g(km.pml4, DIRECT_MAP + s, s, f), DIRECT_MAP + s);
+			s += GB1;
+			km.direct_1g++;
+		} else if (!(s & (MB2 - 1)) && e - s >= MB2) {
+			map_or_die(pt_map_2m(km.pml4, DIRECT_MAP + s, s, f), DIRECT_MAP + s);
+			s += MB2;
+			km.direct_2m++;
+		} else {
+			map_or_die(pt_map(km.pml4, DIRECT_MAP + s, s, f), DIRECT_MAP + s);
+			s += PAGE_SIZE;
+			km.direct_4k++;
+		}
+	}
+}
+
+static bool is_guard(uint64_t va)
+{
+	return va == (uint64_t)boot_stack_guard || va == (uint64_t)df_stack_guard ||
+	       va == (uint64_t)nmi_stack_guard || va == (uint64_t)mc_stack_guard;
+}
+
+static unsigned section_flags(uint64_t va)
+{
+	if (va >= (uint64_t)_text_start && va < (uint64_t)_text_end)
+		return PT_EXEC | PT_GLOBAL;
+	if (va >= (uint64_t)_rodata_start && va < (uint64_t)_rodata_end)
+		return PT_GLOBAL;
+	return PT_WRITE | PT_GLOBAL;
+}
+
+static void map_kernel_image(void)
+{
+	for (uint64_t va = (uint64_t)_kernel_start; va < (uint64_t)_kernel_end; va += PAGE_SIZE) {
+		if (is_guard(va))
+			continue;
+		map_or_die(pt_map(km.pml4, va, va - km.kernel_virt + km.kernel_phys, section_flags(va)), va);
+	}
+}
+
+/* Create the kernel-half PML4 slots now; see the file comment. */
+static void prealloc_kernel_half(uint64_t direct_top)
+{
+	uint64_t *pml4 = phys_to_virt(km.pml4);
+	uint64_t slots[] = { KSTACK_BASE, IOMAP_BASE, KERNEL_VMA };
+	for (uint64_t va = DIRECT_MAP; va < DIRECT_MAP + direct_top; va += 1ull << 39)
+		pml4[(va >> 39) & 511] = early_table() | 3;
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned s = (unsigned)(slots[i] >> 39) & 511;
+		if (!pml4[s])
+			pml4[s] = early_table() | 3;
+	}
+}
+
+void kmem_init(const struct memmap *m, const struct boot_info *bi)
+{
+	km.map = m;
+	km.kernel_phys = bi->kernel_phys;
+	km.kernel_virt = bi->kernel_virt;
+	km.iomap_next = IOMAP_BASE;
+	km.kstack_next = KSTACK_BASE;
+	pick_early_range(m);
+	pt_set_table_allocator(early_table);
+	km.pml4 = early_table();
+	uint64_t top = 0;
+	for (int i = 0; i < m->n; i++)
+		if (memmap_is_ram(m->r[i].type) && m->r[i].type != MEMMAP_CAPPED)
+			top = m->r[i].end;
+	if (top > DIRECT_MAP_SIZE)
+		panic("kmem: %lu GiB of RAM exceeds the direct map", top >> 30);
+	prealloc_kernel_half(top);
+	for (int i = 0; i < m->n; i++)
+		if (memmap_is_ram(m->r[i].type) && m->r[i].type != MEMMAP_CAPPED)
+			map_direct_range(m->r[i].start, m->r[i].end);
+	map_kernel_image();
+	write_cr3(km.pml4);
+	kmem_phys_offset = DIRECT_MAP;
+}
+
+uint64_t virt_to_phys(const void *p)
+{
+	uint64_t va = (uint64_t)p;
+	if (va >= DIRECT_MAP && va < DIRECT_MAP + DIRECT_MAP_SIZE)
+		return va - DIRECT_MAP;
+	if (va >= KERNEL_VMA)
+		return va - km.kernel_virt + km.kernel_phys;
+	return pt_translate(km.pml4, va);
+}
+
+bool kmem_readable(uint64_t va)
+{
+	return pt_translate(read_cr3() & ~0xfffull, va) != PT_NOT_MAPPED;
+}
+
+static bool direct_mapped(uint64_t phys, uint64_t len)
+{
+	for (int i = 0; i < km.map->n; i++) {
+		const struct memmap_range *r = &km.map->r[i];
+		if (memmap_is_ram(r->type) && r->type != MEMMAP_CAPPED && phys >= r->start && phys + len <= r->end)
+			return true;
+	}
+	return false;
+}
+
+void *kmem_ioremap(uint64_t phys, uint64_t len, unsigned cache)
+{
+	uint64_t off = phys & (PAGE_SIZE - 1);
+	uint64_t base = phys - off, size = (len + off + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	bool on = spin_lock_irqsave(&km.lock);
+	uint64_t va = km.iomap_next;
+	if (va + size > IOMAP_BASE + IOMAP_SIZE) {
+		spin_unlock_irqrestore(&km.lock, on);
+		return NULL;
+	}
+	km.iomap_next += size + PAGE_SIZE;     /* a hole between mappings catches overruns */
+	for (uint64_t o = 0; o < size; o += PAGE_SIZE)
+		if (pt_map(km.pml4, va + o, base + o, PT_WRITE | PT_GLOBAL | cache)) {
+			spin_unlock_irqrestore(&km.lock, on);
+			return NULL;
+		}
+	spin_unlock_irqrestore(&km.lock, on);
+	return (void *)(va + off);
+}
+
+void *kmem_map_phys(uint64_t phys, uint64_t len)
+{
+	if (direct_mapped(phys, len))
+		return phys_to_virt(phys);
+	return kmem_ioremap(phys, len, 0);
+}
+
+uint64_t kmem_stack_alloc(size_t size)
+{
+	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	bool on = spin_lock_irqsave(&km.lock);
+	uint64_t guard = km.kstack_next;
+	km.kstack_next += size + PAGE_SIZE;
+	spin_unlock_irqrestore(&km.lock, on);
+	uint64_t base = guard + PAGE_SIZE;
+	for (uint64_t o = 0; o < size; o += PAGE_SIZE) {
+		struct page *p = pmm_alloc(0, PMM_KERNEL);
+		if (!p || pt_map(km.pml4, base + o, page_to_phys(p), PT_WRITE | PT_GLOBAL)) {
+			if (p)
+				pmm_free(p, 0);
+			kmem_stack_free(base + o, o);
+			return 0;
+		}
+	}
+	return base + size;
+}
+
+void kmem_stack_free(uint64_t top, size_t size)
+{
+	/* The address range is not reused: 512 GiB of stack space outlasts
+	 * any run, and a stale pointer into a dead stack then faults. */
+	for (uint64_t va = top - size; va < top; va += PAGE_SIZE) {
+		pte_t old = pt_unmap(km.pml4, va);
+		pt_flush(va);
+		if (old)
+			pmm_free(phys_to_page(pt_pte_phys(old)), 0);
+	}
+}
+
+void kmem_report(void)
+{
+	kprintf("kernel: image %016lx-%016lx at phys %016lx\n", (uint64_t)_kernel_start,
+		(uint64_t)_kernel_end, km.kernel_phys);
+	kprintf("  .text    %016lx-%016lx  r-x\n", (uint64_t)_text_start, (uint64_t)_text_end);
+	kprintf("  .rodata  %016lx-%016lx  r-- nx\n", (uint64_t)_rodata_start, (uint64_t)_rodata_end);
+	kprintf("  .data/.bss %016lx-%016lx  rw- nx (stack guard pages unmapped)\n", (uint64_t)_data_start,
+		(uint64_t)_kernel_end);
+	kprintf("  direct map at %016lx: %lu x 1 GiB + %lu x 2 MiB + %lu x 4 KiB pages, rw- nx\n", DIRECT_MAP,
+		km.direct_1g, km.direct_2m, km.direct_4k);
+	kprintf("  early allocator used %lu KiB\n", (km.early_hi - km.early_lo) >> 10);
+}

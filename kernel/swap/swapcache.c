@@ -1,0 +1,286 @@
+/*
+ * Swap cache: an open hash table of chains through a small node per page
+ * (struct page has no spare link while it sits on an LRU list).
+ *
+ * The table is sized by what it holds, not by RAM: it starts at 512
+ * buckets (one page) and doubles whenever entries outnumber buckets two
+ * to one, up to one bucket per two RAM pages.  Buckets live in pages
+ * reached through a directory, so no allocation is larger than the
+ * directory (8 bytes per 512 buckets: 4 KiB at 1 TiB of RAM).  Growing
+ * never stops the world: the old table stays searchable while each later
+ * operation moves MIGRATE_STEP of its buckets over, so no call does more
+ * than a bounded amount of rehashing with interrupts off.  When a bigger
+ * table cannot be allocated the cache keeps working with longer chains and
+ * tries again once it has doubled again.
+ *
+ * Invariant: every cached entry is in exactly one of the tables: in `old`
+ * at a bucket >= migrated, or in `cur`; and on its area's by_area list, so
+ * swapoff's collect costs what it returns, not the table's size.
+ *
+ * Locking: sc.lock ("swapcache", irqsave) guards the tables; it nests inside page locks
+ * and page-table locks and outside the swap allocator's lock.  Tables are
+ * allocated and freed with it dropped.
+ */
+#include <string.h>
+#include "swapcache.h"
+#include "swap.h"
+#include "mem/page.h"
+#include "mem/pmm.h"
+#include "vm/page_ref.h"
+#include "vm/vmstat.h"
+#include "mem/kmalloc.h"
+#include "core/panic.h"
+#include "lib/errno.h"
+#include "core/spinlock.h"
+#include "readahead.h"
+
+#define PER_PAGE (PAGE_SIZE / sizeof(struct node *))    /* buckets per bucket page */
+#define MIN_BUCKETS PER_PAGE
+#define MIGRATE_STEP 32         /* old buckets moved per operation while growing */
+
+struct node {
+	struct node *next;
+	uint64_t entry;
+	struct page *page;
+	struct list_node area_link;     /* on sc.by_area[swp_area(entry)] */
+};
+
+struct table {
+	struct node ***dir;     /* nbuckets / PER_PAGE pages of bucket heads */
+	uint64_t nbuckets;      /* power of two, >= PER_PAGE */
+};
+
+static struct {
+	struct spinlock lock;
+	struct table cur;               /* guarded by lock */
+	struct table old;               /* being emptied into cur; dir NULL when not */
+	uint64_t migrated;              /* old buckets already moved */
+	uint64_t n;                     /* entries cached */
+	uint64_t max_buckets;           /* growth cap, from RAM pages */
+	uint64_t next_grow;             /* n at which to try growing next */
+	struct list_node by_area[SWAP_MAX_AREAS];       /* nodes per area, oldest first */
+} sc = { .lock = SPINLOCK_INIT("swapcache") };
+
+static void table_free(struct table *t)
+{
+	if (!t->dir)
+		return;
+	for (uint64_t i = 0; i < t->nbuckets / PER_PAGE; i++)
+		kfree(t->dir[i]);
+	kfree(t->dir);
+	t->dir = NULL;
+}
+
+/* A zeroed table of nb buckets, or one with dir NULL.  May be called with
+ * interrupts off (kmalloc never sleeps); not with sc_lock held. */
+static struct table table_alloc(uint64_t nb)
+{
+	struct table t = { kzalloc(nb / PER_PAGE * sizeof(struct node **)), nb };
+	if (!t.dir)
+		return t;
+	for (uint64_t i = 0; i < nb / PER_PAGE; i++)
+		if (!(t.dir[i] = kzalloc(PAGE_SIZE))) {
+			table_free(&t);
+			break;
+		}
+	return t;
+}
+
+static struct node **bucket_at(const struct table *t, uint64_t b) { return &t->dir[b / PER_PAGE][b % PER_PAGE]; }
+
+static uint64_t hash(const struct table *t, uint64_t entry)
+{
+	return ((entry * 0x9e3779b97f4a7c15ull) >> 20) & (t->nbuckets - 1);
+}
+
+static struct node **slot(const struct table *t, uint64_t entry) { return bucket_at(t, hash(t, entry)); }
+
+void swapcache_init(uint64_t pages)
+{
+	sc.max_buckets = MIN_BUCKETS;
+	while (sc.max_buckets < pages / 2)
+		sc.max_buckets *= 2;
+	sc.cur = table_alloc(MIN_BUCKETS);
+	if (!sc.cur.dir)
+		panic("swapcache: no memory for %lu buckets", (uint64_t)MIN_BUCKETS);
+	sc.next_grow = 2 * MIN_BUCKETS;
+	for (int a = 0; a < SWAP_MAX_AREAS; a++)
+		list_init(&sc.by_area[a]);
+}
+
+/* Move up to MIGRATE_STEP old buckets into cur.  Lock held.  Returns the
+ * old table's directory to free once it is empty (the caller frees it
+ * after dropping the lock), else an empty table. */
+static struct table migrate(void)
+{
+	struct table done = { NULL, 0 };
+	if (!sc.old.dir)
+		return done;
+	for (int i = 0; i < MIGRATE_STEP && sc.migrated < sc.old.nbuckets; i++, sc.migrated++) {
+		struct node **b = bucket_at(&sc.old, sc.migrated);
+		while (*b) {
+			struct node *x = *b, **to = slot(&sc.cur, x->entry);
+			*b = x->next;
+			x->next = *to;
+			*to = x;
+		}
+	}
+	if (sc.migrated == sc.old.nbuckets) {
+		done = sc.old;
+		sc.old.dir = NULL;
+	}
+	return done;
+}
+
+/* Double the table when entries outnumber buckets 2:1.  Lock not held. */
+static void maybe_grow(void)
+{
+	uint64_t nb = __atomic_load_n(&sc.cur.nbuckets, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&sc.n, __ATOMIC_RELAXED) < sc.next_grow || nb >= sc.max_buckets || sc.old.dir)
+		return;
+	struct table t = table_alloc(nb * 2);
+	bool on = spin_lock_irqsave(&sc.lock);
+	if (t.dir && !sc.old.dir && sc.cur.nbuckets == nb) {
+		sc.old = sc.cur;
+		sc.migrated = 0;
+		sc.cur = t;
+		t.dir = NULL;
+		sc.next_grow = 2 * sc.cur.nbuckets;
+	} else if (!t.dir) {
+		sc.next_grow = 2 * sc.n;        /* no memory now: try again after doubling */
+	}
+	spin_unlock_irqrestore(&sc.lock, on);
+	table_free(&t);
+}
+
+/* The chain link holding entry's node (in cur or the unmigrated old
+ * table), or the empty link at the end of cur's chain.  Lock held. */
+static struct node **find(uint64_t entry)
+{
+	if (sc.old.dir) {
+		uint64_t b = hash(&sc.old, entry);
+		if (b >= sc.migrated)
+			for (struct node **x = bucket_at(&sc.old, b); *x; x = &(*x)->next)
+				if ((*x)->entry == entry)
+					return x;
+	}
+	struct node **x = slot(&sc.cur, entry);
+	while (*x && (*x)->entry != entry)
+		x = &(*x)->next;
+	return x;
+}
+
+int swapcache_add(struct page *p, uint64_t entry)
+{
+	struct node *n = kmalloc(sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	bool on = spin_lock_irqsave(&sc.lock);
+	struct node **x = find(entry);
+	if (*x) {
+		spin_unlock_irqrestore(&sc.lock, on);
+		kfree(n);
+		return -EEXIST;
+	}
+	*n = (struct node){ NULL, entry, p, { NULL, NULL } };
+	*x = n;
+	list_add_tail(&n->area_link, &sc.by_area[swp_area(entry)]);
+	sc.n++;
+	get_page(p);
+	p->private = entry;
+	page_set(p, PG_SWAPCACHE);
+	struct table done = migrate();
+	spin_unlock_irqrestore(&sc.lock, on);
+	table_free(&done);
+	swap_dup(entry);
+	vmstat_inc(SWAPCACHE_ADD);
+	maybe_grow();
+	return 0;
+}
+
+void swapcache_del(struct page *p)
+{
+	uint64_t entry = p->private;
+	struct node *gone = NULL;
+	bool on = spin_lock_irqsave(&sc.lock);
+	struct node **x = find(entry);
+	if (*x && (*x)->page == p) {
+		gone = *x;
+		*x = gone->next;
+		list_del(&gone->area_link);
+		sc.n--;
+		page_clear(p, PG_SWAPCACHE);
+	}
+	struct table done = migrate();
+	spin_unlock_irqrestore(&sc.lock, on);
+	table_free(&done);
+	if (!gone)
+		panic("swapcache_del: page not in the cache (entry 0x%lx)", entry);
+	kfree(gone);
+	vmstat_inc(SWAPCACHE_DEL);
+	swap_free(entry);
+	put_page(p);
+}
+
+struct page *swapcache_lookup(uint64_t entry, bool count)
+{
+	struct page *p = NULL;
+	bool on = spin_lock_irqsave(&sc.lock);
+	struct node *x = *find(entry);
+	if (x) {
+		p = x->page;
+		get_page(p);
+	}
+	spin_unlock_irqrestore(&sc.lock, on);
+	if (count) {
+		vmstat_inc(SWAPCACHE_FIND);
+		if (p)
+			vmstat_inc(SWAPCACHE_FIND_HIT);
+	}
+	return p;
+}
+
+void swapcache_drop(struct page *p)
+{
+	page_clear(p, PG_RA_MARK);
+	if (page_test_clear(p, PG_READAHEAD))
+		ra_waste(p->private);
+	swapcache_del(p);
+}
+
+void swapcache_free_entry(uint64_t entry)
+{
+	swap_free(entry);
+	if (swap_count(entry) != 1)
+		return;
+	struct page *p = swapcache_lookup(entry, false);
+	if (!p)
+		return;
+	if (trylock_page(p)) {
+		if (page_test(p, PG_SWAPCACHE) && p->private == entry && !p->mapcount &&
+		    !page_test(p, PG_WRITEBACK | PG_SHMEM) && swap_count(entry) == 1) {
+			swapcache_drop(p);
+		}
+		unlock_page(p);
+	}
+	put_page(p);
+}
+
+uint64_t swapcache_size(void) { return sc.n; }
+
+int swapcache_collect(unsigned area, struct page **out, int max)
+{
+	int n = 0;
+	if (area >= SWAP_MAX_AREAS)
+		return 0;
+	bool on = spin_lock_irqsave(&sc.lock);
+	list_for_each(it, &sc.by_area[area]) {
+		if (n == max)
+			break;
+		struct node *x = list_entry(it, struct node, area_link);
+		get_page(x->page);
+		out[n++] = x->page;
+	}
+	spin_unlock_irqrestore(&sc.lock, on);
+	return n;
+}

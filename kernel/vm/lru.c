@@ -1,0 +1,99 @@
+/*
+ * LRU list storage.  One set of lists for the whole machine (one memory
+ * node).  New pages enter at the head of a list; reclaim takes from the
+ * tail, so the tail holds the least recently added or rotated pages.
+ *
+ * Locking: lru_lock (irqsave) guards the lists, the counts and the PG_LRU
+ * and PG_ACTIVE bits of listed pages.  It is the innermost mm lock: no
+ * other lock is taken while holding it (put_page may run under other
+ * locks and takes it).
+ */
+#include "lru.h"
+#include "mem/pmm.h"
+#include "vm/page_ref.h"
+#include "vmstat.h"
+#include "core/spinlock.h"
+
+static struct {
+	struct spinlock lock;
+	struct list_node list[LRU_KINDS][2];    /* [kind][active] */
+	uint64_t n[LRU_KINDS][2];
+} L = {
+	.lock = SPINLOCK_INIT("lru"),
+	.list = { { LIST_INIT(L.list[0][0]), LIST_INIT(L.list[0][1]) },
+		  { LIST_INIT(L.list[1][0]), LIST_INIT(L.list[1][1]) } },
+};
+
+static void link_page(struct page *p, enum lru_kind kind, bool active)
+{
+	p->kind = (uint8_t)kind;
+	list_add(&p->lru, &L.list[kind][active]);
+	L.n[kind][active]++;
+	page_set(p, PG_LRU | (active ? PG_ACTIVE : 0));
+	if (!active)
+		page_clear(p, PG_ACTIVE);
+}
+
+static void unlink_page(struct page *p)
+{
+	bool active = page_test(p, PG_ACTIVE);
+	list_del(&p->lru);
+	L.n[p->kind][active]--;
+	page_clear(p, PG_LRU);
+}
+
+void lru_add(struct page *p, enum lru_kind kind, bool active)
+{
+	bool on = spin_lock_irqsave(&L.lock);
+	if (!page_test(p, PG_LRU))
+		link_page(p, kind, active);
+	spin_unlock_irqrestore(&L.lock, on);
+}
+
+void lru_del(struct page *p)
+{
+	bool on = spin_lock_irqsave(&L.lock);
+	if (page_test(p, PG_LRU))
+		unlink_page(p);
+	spin_unlock_irqrestore(&L.lock, on);
+}
+
+void lru_activate(struct page *p)
+{
+	bool on = spin_lock_irqsave(&L.lock);
+	if (page_test(p, PG_LRU) && !page_test(p, PG_ACTIVE)) {
+		enum lru_kind k = p->kind;
+		unlink_page(p);
+		link_page(p, k, true);
+		vmstat_inc(PGACTIVATE);
+	}
+	spin_unlock_irqrestore(&L.lock, on);
+}
+
+int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint64_t *scanned)
+{
+	int got = 0;
+	bool on = spin_lock_irqsave(&L.lock);
+	struct list_node *head = &L.list[kind][active];
+	uint64_t budget = L.n[kind][active];
+	while (got < n && budget-- && !list_empty(head)) {
+		struct page *p = list_last(head, struct page, lru);
+		(*scanned)++;
+		if (!get_page_unless_zero(p)) {
+			list_move(&p->lru, head);       /* being freed: leave it to put_page */
+			continue;
+		}
+		unlink_page(p);
+		out[got++] = p;
+	}
+	spin_unlock_irqrestore(&L.lock, on);
+	return got;
+}
+
+void lru_putback(struct page *p, enum lru_kind kind, bool active)
+{
+	lru_add(p, kind, active);
+	put_page(p);
+}
+
+uint64_t lru_size(enum lru_kind kind, bool active) { return L.n[kind][active]; }

@@ -1,0 +1,33 @@
+/*
+ * The LRU lists: active and inactive, per kind of page (anonymous, shmem;
+ * file pages would be a third).  A page on a list has PG_LRU, its kind in
+ * page->kind and PG_ACTIVE when active.  List membership holds no
+ * reference; reclaim isolates pages (takes a reference and unlinks them)
+ * before working on them, and puts them back or lets them go.
+ */
+#ifndef LRU_H
+#define LRU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "mem/page.h"
+
+enum lru_kind { LRU_ANON = 0, LRU_SHMEM = 1, LRU_KINDS = 2 };
+
+/* New or returning page (not on a list).  Any context. */
+void lru_add(struct page *p, enum lru_kind kind, bool active);
+/* Off its list, if on one.  Any context. */
+void lru_del(struct page *p);
+/* Move a listed page to the active list (a fault found it hot). */
+void lru_activate(struct page *p);
+
+/* Take up to n pages from the tail of one list.  Each comes with an extra
+ * reference and off the list.  *scanned counts the pages looked at
+ * (pages being freed are skipped). */
+int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint64_t *scanned);
+/* Back on a list (head = most recent end) and drop the isolation ref. */
+void lru_putback(struct page *p, enum lru_kind kind, bool active);
+
+uint64_t lru_size(enum lru_kind kind, bool active);
+
+#endif

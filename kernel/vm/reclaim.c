@@ -1,0 +1,630 @@
+/*
+ * Reclaim: the LRU scanner, swap-out, kswapd, direct reclaim, OOM.
+ *
+ * One round (shrink): if an inactive list is short of its target
+ * (lru_inactive_is_low), age the active list's tail: referenced pages
+ * rotate, the others move to the inactive list.  Then isolate a batch from
+ * the inactive tails (anon and shmem in proportion to their sizes) and
+ * judge each page (lru_judge_inactive: second chance, activation, or
+ * eviction).  Evicted pages that still have a valid disk copy (clean
+ * swap-cache pages) are freed at once; the others get slots from the
+ * current cluster (swap_alloc hands out runs of consecutive slots), are
+ * unmapped (their PTEs or shmem slots now name the swap entry), and go out
+ * as one write per run.  The round waits for its writes, then frees the
+ * written pages; a failed write retires the slot and maps the page back,
+ * so nothing is lost.
+ *
+ * Who runs it: kswapd, woken below the low watermark, until free memory is
+ * back above the high one; and any task allocating below the min
+ * watermark (direct reclaim).  Rounds are serialised by reclaim_lock,
+ * which also keeps address spaces and shmem objects from being torn down
+ * while a round follows reverse maps into them.
+ *
+ * Swap full: a page without a slot cannot go, so what a round can free is
+ * the clean swap-cache pages nobody is about to use (a swap-cache page
+ * someone holds a reference to, e.g. the page a fault is waiting for, is
+ * never dropped: dropping it would make that fault read it again, and at
+ * swap full that loop was a livelock).  When swap is more than half full
+ * (reclaim_swap_full, Linux's vm_swap_full) a mapped page that stays keeps
+ * no disk copy: its slot is freed for a page that has to go.  When a
+ * round frees nothing, the allocation fails after a few tries and the
+ * largest task is OOM-killed.  kswapd steps back while a direct reclaimer
+ * waits for the lock (the mutex is not fair: kswapd, looping, would take
+ * it again at once).
+ */
+#include <string.h>
+#include "reclaim.h"
+#include "lru.h"
+#include "lru_policy.h"
+#include "rmap.h"
+#include "swap/swap.h"
+#include "swap/swapcache.h"
+#include "shmem.h"
+#include "mem/page.h"
+#include "mem/pmm.h"
+#include "vm/page_ref.h"
+#include "vmstat.h"
+#include "core/console.h"
+#include "core/record.h"
+#include "core/config.h"
+#include "core/panic.h"
+#include "core/sched.h"
+#include "core/wait.h"
+#include "lib/errno.h"
+
+#define MAX_BATCH 256
+
+struct reclaim_knobs reclaim_knobs;
+
+static struct {
+	struct mutex mutex;
+	struct thread *owner;
+	int depth;
+	volatile int waiting;   /* threads blocked in reclaim_lock */
+	struct waitq kswapd_wq;
+	volatile bool kswapd_wake;
+	struct thread *kswapd;
+	uint64_t total_pages;
+	bool warned_write_error;
+} R;
+
+/* One page on its way out. */
+struct victim {
+	struct page *p;
+	uint64_t entry;
+	bool fresh;             /* its slot was allocated in this round */
+	struct mm *mm;          /* anon: where it was mapped */
+	uint64_t va, saved_pte;
+};
+
+static struct victim batch[MAX_BATCH];
+static struct page *iso[MAX_BATCH];
+
+/* ---------------------------------------------------------------- lock */
+
+void reclaim_lock(void)
+{
+	struct thread *me = current_thread();
+	if (R.owner == me) {
+		R.depth++;
+		return;
+	}
+	__atomic_add_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
+	mutex_lock(&R.mutex);
+	__atomic_sub_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
+	R.owner = me;
+	R.depth = 1;
+}
+
+void reclaim_unlock(void)
+{
+	if (--R.depth == 0) {
+		R.owner = NULL;
+		mutex_unlock(&R.mutex);
+	}
+}
+
+bool reclaim_swap_full(void)
+{
+	return swap_enabled() && swap_used_slots() * 2 > swap_total_slots();
+}
+
+/* ---------------------------------------------------------------- aging */
+
+static void putback(struct page *p, bool active)
+{
+	lru_putback(p, page_test(p, PG_SHMEM) ? LRU_SHMEM : LRU_ANON, active);
+}
+
+/* Age up to `n` pages at the active tail: referenced ones rotate, the
+ * others move to the inactive list. */
+static void age_active(enum lru_kind kind, int n)
+{
+	uint64_t scanned = 0;
+	n = lru_isolate(kind, true, iso, n < MAX_BATCH ? n : MAX_BATCH, &scanned);
+	vmstat_add(PGREFILL, scanned);
+	for (int i = 0; i < n; i++) {
+		struct page *p = iso[i];
+		if (!trylock_page(p)) {
+			putback(p, true);       /* busy (I/O, a fault): leave it */
+			continue;
+		}
+		unsigned refs = rmap_referenced(p);
+		unlock_page(p);
+		if (lru_judge_active(refs) == LRU_ROTATE) {
+			vmstat_inc(PGROTATED);
+			putback(p, true);
+		} else {
+			page_clear(p, PG_REFERENCED);
+			vmstat_inc(PGDEACTIVATE);
+			putback(p, false);
+		}
+	}
+}
+
+/* Keep each inactive list at its target size (lru_inactive_is_low). */
+static void refill(enum lru_kind kind, int chunk)
+{
+	if (lru_inactive_is_low(lru_size(kind, false), lru_size(kind, true), R.total_pages))
+		age_active(kind, chunk);
+}
+
+/* ---------------------------------------------------------------- evict */
+
+/* A locked, isolated page with a valid disk copy and no mapping left:
+ * drop it.  Returns 1 (a page freed). */
+static uint64_t drop_clean(struct page *p)
+{
+	swapcache_drop(p);
+	unlock_page(p);
+	put_page(p);
+	return 1;
+}
+
+/* A locked swap-cache page that stays in memory, mapped, while swap is
+ * more than half full: free its slot for a page that has to go (Linux's
+ * try_to_free_swap on activation).  Its PTEs are read-only (vm.c): a
+ * write now just makes them writable.  Only when the cache holds the
+ * slot's last count (no swap PTE elsewhere still names it). */
+static void free_swap_of_kept(struct page *p)
+{
+	if (page_test(p, PG_SWAPCACHE) && p->mapcount && !page_test(p, PG_WRITEBACK | PG_SHMEM) &&
+	    swap_count(p->private) == 1 && reclaim_swap_full()) {
+		swapcache_del(p);
+		page_set(p, PG_DIRTY);
+	}
+}
+
+/* Judge one isolated page.  Returns pages freed now; queues a page that
+ * needs writing in batch[*nb]. */
+static uint64_t judge(struct page *p, int *nb)
+{
+	if (!trylock_page(p)) {
+		putback(p, false);
+		return 0;
+	}
+	if (page_test(p, PG_WRITEBACK)) {
+		unlock_page(p);
+		putback(p, false);
+		return 0;
+	}
+	unsigned refs = rmap_referenced(p);
+	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), true,
+						page_test(p, PG_READAHEAD));
+	if (v != LRU_RECLAIM) {
+		if (v == LRU_ACTIVATE)
+			vmstat_inc(PGACTIVATE);
+		else if (refs)
+			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
+		free_swap_of_kept(p);
+		unlock_page(p);
+		putback(p, v == LRU_ACTIVATE);
+		return 0;
+	}
+	if (page_test(p, PG_SWAPCACHE) && !p->mapcount && !page_test(p, PG_SHMEM)) {
+		/* References: ours (isolation) and the cache's; any other is
+		 * a fault or swapoff about to map it. */
+		if (__atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) > 2) {
+			unlock_page(p);
+			putback(p, false);
+			return 0;
+		}
+		return drop_clean(p);           /* unused readahead, or its owner unmapped it */
+	}
+	if (!p->mapcount && !page_test(p, PG_SHMEM | PG_SWAPCACHE)) {
+		unlock_page(p);                 /* unmapped while we held it: garbage */
+		put_page(p);
+		return 1;
+	}
+	if (!swap_enabled()) {
+		unlock_page(p);
+		putback(p, true);               /* nowhere to put it */
+		return 0;
+	}
+	batch[*nb] = (struct victim){ .p = p, .entry = page_test(p, PG_SWAPCACHE) ? p->private : 0 };
+	(*nb)++;
+	return 0;
+}
+
+/* Give the pages without a slot one each, in as few runs as swap allows.
+ * Returns how many of batch[] can go (the rest: swap is full). */
+static int assign_slots(int nb)
+{
+	int need = 0;
+	for (int i = 0; i < nb; i++)
+		need += !batch[i].entry;
+	struct swap_run runs[16];
+	int nr = need ? swap_alloc(need, runs, 16) : 0;
+	int r = 0;
+	uint32_t used = 0;
+	for (int i = 0; i < nb; i++) {
+		if (batch[i].entry)
+			continue;
+		if (r == nr) {
+			/* Out of slots: move the pages that have one up front. */
+			int k = i;
+			for (int j = i + 1; j < nb; j++)
+				if (batch[j].entry) {
+					struct victim t = batch[k];
+					batch[k++] = batch[j];
+					batch[j] = t;
+				}
+			return k;
+		}
+		batch[i].entry = swp_entry(runs[r].area, runs[r].off + used);
+		batch[i].fresh = true;
+		if (++used == runs[r].count) {
+			r++;
+			used = 0;
+		}
+	}
+	return nb;
+}
+
+static void give_back(struct victim *v)
+{
+	if (v->fresh) {
+		if (page_test(v->p, PG_SWAPCACHE))
+			swapcache_del(v->p);
+		swap_free(v->entry);
+	}
+	unlock_page(v->p);
+	putback(v->p, true);
+}
+
+/* Unmap a batch page so that only the swap cache and our isolation hold
+ * it, and its PTE or shmem slot names the swap entry.  Returns 0, or -1
+ * when it has to stay (given back).
+ *
+ * Slot counts: a fresh slot comes with one count from the allocator,
+ * which the PTE or shmem slot takes over; swapcache_add takes one for the
+ * cache.  A page already cached gets a new count for its PTE or slot. */
+static int unmap_victim(struct victim *v, bool *dirty)
+{
+	struct page *p = v->p;
+	*dirty = page_test_clear(p, PG_DIRTY) || v->fresh;
+	if (v->fresh && swapcache_add(p, v->entry)) {
+		give_back(v);
+		return -1;
+	}
+	if (page_test(p, PG_SHMEM)) {
+		bool d;
+		rmap_unmap_shmem(p, &d);
+		*dirty |= d;
+		if (!v->fresh)
+			swap_dup(v->entry);
+		if (!shmem_slot_to_swap(p->mapping, p->index, p, v->entry)) {
+			if (!v->fresh)
+				swap_free(v->entry);
+			give_back(v);
+			return -1;
+		}
+		put_page(p);                    /* the slot's page reference */
+		return 0;
+	}
+	if (!p->mapcount) {
+		if (v->fresh)
+			swap_free(v->entry);    /* no PTE will hold the allocation's count */
+		return 0;
+	}
+	bool d = false;
+	if (!v->fresh)
+		swap_dup(v->entry);
+	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d)) {
+		if (!v->fresh)
+			swap_free(v->entry);
+		give_back(v);
+		return -1;
+	}
+	*dirty |= d;
+	return 0;
+}
+
+struct wb {
+	struct swap_io io;
+	int status;
+};
+
+static volatile int wb_pending;
+static struct waitq wb_wq;
+static struct wb wbs[MAX_BATCH];
+static int wb_of[MAX_BATCH];
+static struct victim outgoing[MAX_BATCH];
+
+static void write_done(struct swap_io *io)
+{
+	struct wb *w = io->ctx;
+	w->status = io->status;
+	__atomic_sub_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
+	waitq_wake_all(&wb_wq);
+}
+
+static bool writes_done(void *arg)
+{
+	(void)arg;
+	return __atomic_load_n(&wb_pending, __ATOMIC_ACQUIRE) == 0;
+}
+
+static bool consecutive(uint64_t a, uint64_t b)
+{
+	return swp_area(a) == swp_area(b) && swp_offset(b) == swp_offset(a) + 1;
+}
+
+/* Submit w[] (sorted by entry) as one write per run; wait for them all. */
+static void write_batch(struct victim *w, int n)
+{
+	struct page *pages[MAX_BATCH];
+	int nw = 0;
+	wb_pending = 0;
+	for (int i = 0; i < n;) {
+		int j = i + 1, max = (int)swap_max_run(swp_area(w[i].entry));
+		while (j < n && j - i < max && consecutive(w[j - 1].entry, w[j].entry))
+			j++;
+		for (int k = i; k < j; k++) {
+			pages[k - i] = w[k].p;
+			wb_of[k] = nw;
+		}
+		struct wb *b = &wbs[nw++];
+		*b = (struct wb){ .io = { .done = write_done, .ctx = b } };
+		__atomic_add_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
+		if (swap_write_run(swp_area(w[i].entry), swp_offset(w[i].entry), pages, (uint32_t)(j - i), &b->io)) {
+			b->status = -EIO;
+			__atomic_sub_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
+		}
+		i = j;
+	}
+	sched_io_wait_begin();
+	wait_event_timeout(&wb_wq, writes_done, NULL, 0);
+	sched_io_wait_end();
+}
+
+static void write_failed(struct victim *v)
+{
+	struct page *p = v->p;
+	vmstat_inc(SWAP_WRITE_ERRORS);
+	if (!R.warned_write_error) {
+		R.warned_write_error = true;
+		kprintf("swap: %s: write of slot %lu failed: slot retired, page kept in memory "
+			"(further write errors are only counted)\n", swap_dev_name(swp_area(v->entry)), swp_offset(v->entry));
+	}
+	swap_retire(v->entry);
+	if (page_test(p, PG_SHMEM)) {
+		if (shmem_slot_replace(p->mapping, p->index, v->entry, p))
+			swap_free(v->entry);
+	} else if (v->mm && rmap_restore_anon(v->mm, v->va, p, v->entry, v->saved_pte)) {
+		swap_free(v->entry);
+	}
+	swapcache_del(p);
+	page_set(p, PG_DIRTY);
+	unlock_page(p);
+	putback(p, true);
+}
+
+/* After its write: free the page unless someone took it back meanwhile. */
+static uint64_t written(struct victim *v)
+{
+	struct page *p = v->p;
+	vmstat_inc(PSWPOUT);
+	vmstat_add(PGPGOUT, 4);
+	/* References now: ours (isolation) and the cache's. */
+	if (!p->mapcount && __atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) == 2)
+		return drop_clean(p);
+	if (page_test(p, PG_SHMEM)) {
+		/* Its slot names the swap copy now: the page is the swap
+		 * cache's alone (a fault takes it back through the cache),
+		 * so it must not point back at an object that may die. */
+		page_clear(p, PG_SHMEM);
+		page_set(p, PG_ANON);
+		p->mapping = NULL;
+		p->index = 0;
+	}
+	unlock_page(p);
+	putback(p, true);
+	return 0;
+}
+
+static void sort_by_entry(struct victim *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		struct victim t = v[i];
+		int j = i - 1;
+		for (; j >= 0 && v[j].entry > t.entry; j--)
+			v[j + 1] = v[j];
+		v[j + 1] = t;
+	}
+}
+
+/* Slots, unmapping and writes for batch[0..nb).  Returns pages freed. */
+static uint64_t evict(int nb)
+{
+	int ok = assign_slots(nb);
+	for (int i = ok; i < nb; i++) {
+		unlock_page(batch[i].p);
+		putback(batch[i].p, true);
+	}
+	int nw = 0;
+	uint64_t freed = 0;
+	for (int i = 0; i < ok; i++) {
+		bool dirty;
+		if (unmap_victim(&batch[i], &dirty))
+			continue;
+		if (!dirty) {
+			freed += drop_clean(batch[i].p);
+			continue;
+		}
+		swap_crc_store(batch[i].entry, batch[i].p);
+		page_set(batch[i].p, PG_WRITEBACK);
+		outgoing[nw++] = batch[i];
+	}
+	sort_by_entry(outgoing, nw);
+	if (nw)
+		write_batch(outgoing, nw);
+	for (int i = 0; i < nw; i++) {
+		page_clear(outgoing[i].p, PG_WRITEBACK);
+		if (wbs[wb_of[i]].status)
+			write_failed(&outgoing[i]);
+		else
+			freed += written(&outgoing[i]);
+	}
+	return freed;
+}
+
+/* ---------------------------------------------------------------- rounds */
+
+/* One chunk: age the active lists if needed, then judge up to `chunk`
+ * inactive pages.  Returns pages freed; adds to *scanned. */
+static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
+{
+	refill(LRU_ANON, chunk);
+	refill(LRU_SHMEM, chunk);
+	uint64_t sa, ss, sc = 0;
+	lru_scan_split(lru_size(LRU_ANON, false), lru_size(LRU_SHMEM, false), (uint64_t)chunk, &sa, &ss);
+	int n = lru_isolate(LRU_ANON, false, iso, (int)sa, &sc);
+	n += lru_isolate(LRU_SHMEM, false, iso + n, (int)ss, &sc);
+	if (!n && (lru_size(LRU_ANON, true) || lru_size(LRU_SHMEM, true))) {
+		/* Nothing inactive: everything was promoted; age harder. */
+		age_active(LRU_ANON, chunk);
+		age_active(LRU_SHMEM, chunk);
+	}
+	vmstat_add(direct ? PGSCAN_DIRECT : PGSCAN_KSWAPD, sc);
+	*scanned += sc;
+	uint64_t freed = 0;
+	int nb = 0;
+	for (int i = 0; i < n; i++)
+		freed += judge(iso[i], &nb);
+	if (nb)
+		freed += evict(nb);
+	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, freed);
+	return freed;
+}
+
+/* Reclaim `want` pages, scanning harder as Linux's priority falls from 12
+ * (1/4096 of the lists per pass) to 0 (all of them). */
+static uint64_t shrink(uint64_t want, bool direct)
+{
+	reclaim_lock();
+	uint64_t freed = 0;
+	int chunk = (int)reclaim_knobs.batch;
+	for (int prio = 12; prio >= 0 && freed < want; prio--) {
+		uint64_t lists = lru_size(LRU_ANON, false) + lru_size(LRU_ANON, true) +
+				 lru_size(LRU_SHMEM, false) + lru_size(LRU_SHMEM, true);
+		uint64_t target = lists >> prio, scanned = 0;
+		if (target < (uint64_t)chunk)
+			target = (uint64_t)chunk;
+		while (scanned < target && freed < want) {
+			uint64_t before = scanned;
+			freed += shrink_chunk(chunk, direct, &scanned);
+			if (scanned == before)
+				break;          /* nothing to scan */
+		}
+	}
+	reclaim_unlock();
+	return freed;
+}
+
+uint64_t reclaim_pages(uint64_t pages)
+{
+	uint64_t total = 0;
+	for (int idle = 0; pmm_free_pages() < pages && idle < 8;) {
+		uint64_t got = shrink(reclaim_knobs.batch, false);
+		total += got;
+		idle = got ? 0 : idle + 1;
+	}
+	return total;
+}
+
+/* ---------------------------------------------------------------- kswapd */
+
+static bool kswapd_wanted(void *arg)
+{
+	(void)arg;
+	return R.kswapd_wake;
+}
+
+static void kswapd(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		wait_event_timeout(&R.kswapd_wq, kswapd_wanted, NULL, 0);
+		R.kswapd_wake = false;
+		vmstat_inc(KSWAPD_WAKEUPS);
+		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high && idle < 3;) {
+			while (__atomic_load_n(&R.waiting, __ATOMIC_ACQUIRE))
+				sleep_ms(1);    /* a direct reclaimer goes first */
+			if (shrink(reclaim_knobs.batch, false)) {
+				idle = 0;
+			} else {
+				idle++;
+				sleep_ms(5);
+			}
+		}
+	}
+}
+
+static void wake_kswapd(void)
+{
+	if (!R.kswapd_wake && R.kswapd) {
+		R.kswapd_wake = true;
+		waitq_wake_all(&R.kswapd_wq);
+	}
+}
+
+/* ---------------------------------------------------------------- alloc */
+
+static struct reclaim_oom_policy oom;
+
+void reclaim_set_oom_policy(const struct reclaim_oom_policy *p) { oom = *p; }
+
+struct page *alloc_user_page(bool zero)
+{
+	unsigned flags = zero ? PMM_ZERO : 0;
+	for (int tries = 0;; tries++) {
+		uint64_t free = pmm_free_pages();
+		if (free < reclaim_knobs.wm_low)
+			wake_kswapd();
+		bool reserve = !oom.may_use_reserve || oom.may_use_reserve();
+		if (free > reclaim_knobs.wm_min || reserve) {
+			struct page *p = pmm_alloc(0, flags);
+			if (p || reserve)
+				return p;
+		}
+		vmstat_inc(ALLOCSTALL);
+		if (shrink(reclaim_knobs.batch, true))
+			continue;
+		if (tries < 8) {
+			sleep_ms(2);            /* writes may be completing */
+			continue;
+		}
+		if (oom.kill()) {
+			tries = 0;
+			sleep_ms(10);           /* let the victim go */
+			continue;
+		}
+		return pmm_alloc(0, flags);     /* nothing left to kill: take the reserve */
+	}
+}
+
+void reclaim_init(void)
+{
+	mutex_init(&R.mutex, "reclaim");
+	waitq_init(&R.kswapd_wq, "kswapd");
+	waitq_init(&wb_wq, "writeback");
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	R.total_pages = st.total_pages;
+	/* Linux's min_free_kbytes = 4 * sqrt(lowmem in KiB), at least 128
+	 * pages here; low and high are min + 1/4 and min + 1/2 of it. */
+	uint64_t kb = st.total_pages * 4, root = 1;
+	while ((root + 1) * (root + 1) <= kb)
+		root++;
+	uint64_t min = root;            /* 4 * sqrt(kb) KiB = sqrt(kb) pages */
+	if (min < 128)
+		min = 128;
+	reclaim_knobs.wm_min = kcfg.wm_min ? kcfg.wm_min : min;
+	reclaim_knobs.wm_low = kcfg.wm_low ? kcfg.wm_low : reclaim_knobs.wm_min * 5 / 4;
+	reclaim_knobs.wm_high = kcfg.wm_high ? kcfg.wm_high : reclaim_knobs.wm_min * 3 / 2;
+	reclaim_knobs.batch = kcfg.reclaim_batch ? (unsigned)kcfg.reclaim_batch : 64;
+	if (reclaim_knobs.batch > MAX_BATCH)
+		reclaim_knobs.batch = MAX_BATCH;
+	R.kswapd = thread_create("kswapd", kswapd, NULL, SCHED_NORMAL);
+}

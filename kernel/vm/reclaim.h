@@ -1,0 +1,54 @@
+/*
+ * Page reclaim: kswapd, direct reclaim, the OOM killer, and the page
+ * allocation entry point for user memory that drives them.
+ *
+ * Watermarks (pages of free memory): below `low` kswapd wakes and works
+ * until `high`; user allocations never take the last `min` pages (kept
+ * for the kernel's own allocations) and reclaim directly instead; when
+ * reclaim frees nothing and no swap is left, the largest task is killed.
+ */
+#ifndef RECLAIM_H
+#define RECLAIM_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct page;
+
+void reclaim_init(void);
+/* A page for user memory (zeroed when zero is set).  May sleep and
+ * reclaim; NULL only when the OOM killer chose the caller's task or
+ * nothing at all can be freed. */
+/* The process layer's OOM policy, registered at boot (the VM layer knows
+ * no tasks): may_use_reserve says whether the current thread may take
+ * frames below wm_min (kernel threads, tasks already dying: they free
+ * memory soon); kill picks and kills a task to free memory, false when
+ * nobody is left to kill (the allocation then takes the reserve).  Both
+ * run in thread context and may sleep. */
+struct reclaim_oom_policy {
+	bool (*may_use_reserve)(void);
+	bool (*kill)(void);
+};
+void reclaim_set_oom_policy(const struct reclaim_oom_policy *p);
+struct page *alloc_user_page(bool zero);
+
+/* Reclaim and teardown exclusion: held by reclaim while it follows
+ * reverse maps, and by address-space and shmem teardown, so the mm or
+ * object a page points to cannot vanish under reclaim. */
+void reclaim_lock(void);
+void reclaim_unlock(void);
+
+struct reclaim_knobs {
+	uint64_t wm_min, wm_low, wm_high;       /* pages */
+	unsigned batch;                         /* pages per swap-out batch */
+};
+extern struct reclaim_knobs reclaim_knobs;
+
+/* Swap is more than half full (Linux's vm_swap_full): a page brought
+ * back or kept in memory should not also keep its slot. */
+bool reclaim_swap_full(void);
+
+/* Reclaim until `pages` are free (a test and swapoff helper). */
+uint64_t reclaim_pages(uint64_t pages);
+
+#endif

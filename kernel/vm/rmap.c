@@ -1,0 +1,158 @@
+/*
+ * Reverse-map walks.  For shmem the mapper list is copied under the
+ * object's lock and walked afterwards, so no page-table lock is ever taken
+ * inside an object lock (vm.c's lock order: ptl before the object's).
+ */
+#include "rmap.h"
+#include "mem/page.h"
+#include "mem/pmm.h"
+#include "vm/page_ref.h"
+#include "mem/pgtable.h"
+#include "shmem.h"
+#include "vm.h"
+#include "lib/errno.h"
+
+#define MAX_MAPPERS 32
+#define P PAGE_SIZE
+
+struct mappers {
+	struct mm *mm[MAX_MAPPERS];
+	int n;
+};
+
+static void add_mapper(struct mm *mm, void *ctx)
+{
+	struct mappers *m = ctx;
+	if (m->n < MAX_MAPPERS)
+		m->mm[m->n++] = mm;
+}
+
+/* fn(mm, va) for each address at which mm maps slot idx of s.  ptl held. */
+static void each_va(struct mm *mm, struct shmem *s, uint64_t idx, void (*fn)(struct mm *, uint64_t, void *), void *ctx)
+{
+	for (uint32_t i = 0; i < mm->vmas.n; i++) {
+		const struct vma *v = &mm->vmas.v[i];
+		uint64_t pages = (v->end - v->start) / P;
+		if (v->obj == s && idx >= v->pgoff && idx < v->pgoff + pages)
+			fn(mm, v->start + (idx - v->pgoff) * P, ctx);
+	}
+}
+
+static void for_each_mapping(struct page *p, void (*fn)(struct mm *, uint64_t, void *), void *ctx)
+{
+	struct shmem *s = p->mapping;
+	if (!s)
+		return;
+	struct mappers m = { .n = 0 };
+	shmem_for_each_mapper(s, add_mapper, &m);
+	for (int i = 0; i < m.n; i++) {
+		bool on = spin_lock_irqsave(&m.mm[i]->ptl);
+		each_va(m.mm[i], s, p->index, fn, ctx);
+		spin_unlock_irqrestore(&m.mm[i]->ptl, on);
+	}
+}
+
+struct ref_ctx {
+	struct page *p;
+	unsigned refs;
+	bool dirty;
+};
+
+static bool maps(struct mm *mm, uint64_t va, struct page *p)
+{
+	pte_t e = pt_get(mm->pml4, va);
+	return pt_pte_present(e) && pt_pte_phys(e) == page_to_phys(p);
+}
+
+static void young_one(struct mm *mm, uint64_t va, void *ctx)
+{
+	struct ref_ctx *c = ctx;
+	if (maps(mm, va, c->p) && pt_test_clear_young(mm->pml4, va)) {
+		c->refs++;
+		if (vm_is_active(mm))
+			pt_flush(va);
+	}
+}
+
+unsigned rmap_referenced(struct page *p)
+{
+	struct ref_ctx c = { p, 0, false };
+	if (page_test(p, PG_SHMEM)) {
+		for_each_mapping(p, young_one, &c);
+		return c.refs;
+	}
+	struct mm *mm = p->mapping;
+	if (!mm || !p->mapcount)
+		return 0;
+	bool on = spin_lock_irqsave(&mm->ptl);
+	if (p->mapping == mm)
+		young_one(mm, p->index, &c);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return c.refs;
+}
+
+static void drop_pte(struct mm *mm, uint64_t va, struct page *p)
+{
+	if (vm_is_active(mm))
+		pt_flush(va);
+	mm->rss--;
+	__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+	put_page(p);
+}
+
+int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *vap, uint64_t *saved, bool *dirty)
+{
+	struct mm *mm = p->mapping;
+	if (!mm)
+		return -EBUSY;
+	int r = -EBUSY;
+	bool on = spin_lock_irqsave(&mm->ptl);
+	uint64_t va = p->index;
+	pte_t e = pt_get(mm->pml4, va);
+	if (p->mapping == mm && maps(mm, va, p) && !pt_pte_young(e)) {
+		*saved = pt_set(mm->pml4, va, pt_swap_pte(entry));
+		*dirty = pt_pte_dirty(*saved);
+		*mmp = mm;
+		*vap = va;
+		p->mapping = NULL;
+		drop_pte(mm, va, p);
+		r = 0;
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return r;
+}
+
+bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entry, uint64_t saved)
+{
+	bool on = spin_lock_irqsave(&mm->ptl);
+	bool ok = pt_get(mm->pml4, va) == pt_swap_pte(entry);
+	if (ok) {
+		pt_set(mm->pml4, va, saved);
+		get_page(p);
+		__atomic_add_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+		p->mapping = mm;
+		p->index = va;
+		mm->rss++;
+		if (vm_is_active(mm))
+			pt_flush(va);
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return ok;
+}
+
+static void unmap_one(struct mm *mm, uint64_t va, void *ctx)
+{
+	struct ref_ctx *c = ctx;
+	if (!maps(mm, va, c->p))
+		return;
+	pte_t old = pt_unmap(mm->pml4, va);
+	c->dirty |= pt_pte_dirty(old);
+	drop_pte(mm, va, c->p);
+}
+
+void rmap_unmap_shmem(struct page *p, bool *dirty)
+{
+	struct ref_ctx c = { p, 0, false };
+	for_each_mapping(p, unmap_one, &c);
+	*dirty = c.dirty;
+}

@@ -1,0 +1,594 @@
+/*
+ * Address spaces, demand paging and swap-in.
+ *
+ * An mm starts with a PML4 whose kernel half is copied from the kernel's
+ * (layout.h: those entries never change after boot) and an empty VMA set.
+ * A user page appears on first touch: vm_fault finds the VMA, checks the
+ * access against its protection, then by what the PTE holds:
+ *   nothing     -> a zeroed anonymous page, or the shmem object's page
+ *                  (which may have to come back from swap);
+ *   a swap PTE  -> the swap cache's page, read from swap when absent
+ *                  (with readahead), waiting for the read with mm->lock
+ *                  dropped and then retrying;
+ *   a present read-only PTE in a writable area -> a swap-cache page mapped
+ *                  read-only to keep its disk copy valid: the write drops
+ *                  the disk copy and makes the page writable.
+ *
+ * References (page.h): a present PTE holds one page reference and one
+ * mapcount; a swap PTE holds one swap-slot count; an anonymous page's
+ * mapping/index name its mm and address while it is mapped (cleared when
+ * the mapping goes, under the ptl), the reverse map reclaim follows.
+ *
+ * Locking, outermost first: mm->lock (mutex: VMAs, brk, faults) ->
+ * page lock -> mm->ptl (spinlock: PTEs, and the VMA array for reclaim's
+ * reverse-map readers) -> shmem object lock -> LRU/swap cache/swap pool.
+ * Teardown of a whole mm also holds reclaim_lock.  Never copy to or from
+ * user memory holding mm->lock: the copy may fault.
+ *
+ * TLB: a change to the running mm's tables is flushed with invlpg
+ * (pt_flush); other mms are not loaded on any CPU (one CPU today; SMP
+ * turns pt_flush into a shootdown over the CPUs running the mm).
+ */
+#include <string.h>
+#include "vm.h"
+#include "mem/page.h"
+#include "mem/pmm.h"
+#include "vm/page_ref.h"
+#include "mem/pgtable.h"
+#include "mem/kmem.h"
+#include "mem/kmalloc.h"
+#include "shmem.h"
+#include "lru.h"
+#include "swap/swap.h"
+#include "swap/swapcache.h"
+#include "swap/swapin.h"
+#include "swap/readahead.h"
+#include "reclaim.h"
+#include "vmstat.h"
+#include "mem/layout.h"
+#include "core/panic.h"
+#include "core/time.h"
+#include "lib/errno.h"
+#include "arch/x86_64/x86.h"
+
+#define P PAGE_SIZE
+
+static struct spinlock mm_list_lock = SPINLOCK_INIT("mm-list");
+static struct list_node mm_list = LIST_INIT(mm_list);
+
+_Static_assert(PROT_READ == VM_READ && PROT_WRITE == VM_WRITE && PROT_EXEC == VM_EXEC, "prot values");
+
+struct mm *mm_create(void)
+{
+	struct mm *mm = kzalloc(sizeof *mm);
+	if (!mm)
+		return NULL;
+	mm->pml4 = pt_new_user_root(kmem_kernel_pml4());
+	if (!mm->pml4) {
+		kfree(mm);
+		return NULL;
+	}
+	mutex_init(&mm->lock, "mm");
+	spin_init(&mm->ptl, "ptl");
+	vma_set_init(&mm->vmas, kmalloc, kfree);
+	mm->vmas.obj_get = shmem_get;
+	mm->vmas.obj_put = shmem_put;
+	mm->vmas.owner = mm;
+	mm->refs = 1;
+	bool on = spin_lock_irqsave(&mm_list_lock);
+	list_add_tail(&mm->all, &mm_list);
+	spin_unlock_irqrestore(&mm_list_lock, on);
+	return mm;
+}
+
+void mm_get(struct mm *mm) { __atomic_add_fetch(&mm->refs, 1, __ATOMIC_RELAXED); }
+
+bool vm_is_active(struct mm *mm) { return (read_cr3() & ~0xfffull) == mm->pml4; }
+
+void mm_activate(struct mm *mm)
+{
+	uint64_t want = mm ? mm->pml4 : kmem_kernel_pml4();
+	if ((read_cr3() & ~0xfffull) != want)
+		write_cr3(want);
+}
+
+/* Drop what a PTE held: a page reference and mapcount, or a swap count.
+ * ptl held (or the mm is private to the caller). */
+static void release_pte(pte_t e)
+{
+	if (pt_pte_is_swap(e)) {
+		swapcache_free_entry(pt_pte_swap_entry(e));
+		return;
+	}
+	if (!pt_pte_present(e))
+		return;
+	struct page *p = phys_to_page(pt_pte_phys(e));
+	if (page_test(p, PG_ANON))
+		p->mapping = NULL;      /* the reverse map ends here */
+	__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+	put_page(p);
+}
+
+static void free_leaf(pte_t e, uint64_t va, void *ctx)
+{
+	(void)va;
+	(void)ctx;
+	release_pte(e);
+}
+
+void mm_put(struct mm *mm)
+{
+	if (__atomic_sub_fetch(&mm->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (vm_is_active(mm))
+		mm_activate(NULL);
+	bool on = spin_lock_irqsave(&mm_list_lock);
+	list_del(&mm->all);
+	spin_unlock_irqrestore(&mm_list_lock, on);
+	/* Pages first (shmem mapcounts), then the objects' references. */
+	reclaim_lock();
+	on = spin_lock_irqsave(&mm->ptl);
+	pt_free_user(mm->pml4, free_leaf, NULL);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	for (uint32_t i = 0; i < mm->vmas.n; i++)
+		if (mm->vmas.v[i].obj)
+			shmem_put(mm, mm->vmas.v[i].obj);
+	vma_set_destroy(&mm->vmas);
+	reclaim_unlock();
+	pmm_free(phys_to_page(mm->pml4), 0);
+	ra_state_free(mm->ra);
+	kfree(mm);
+}
+
+unsigned vm_pt_prot(uint32_t prot)
+{
+	return PT_USER | ((prot & VM_WRITE) ? PT_WRITE : 0) | ((prot & VM_EXEC) ? PT_EXEC : 0);
+}
+
+const char *vm_fault_name(enum vm_fault_result r)
+{
+	switch (r) {
+	case VM_FAULT_OK: return "ok";
+	case VM_FAULT_MAPERR: return "no mapping at that address";
+	case VM_FAULT_ACCERR: return "access not permitted by the mapping";
+	case VM_FAULT_SIGBUS: return "its swapped-out data could not be read back";
+	default: return "out of memory";
+	}
+}
+
+/* ---------------------------------------------------------------- faults */
+
+/* Install a present PTE for p at va if the PTE still holds `expect`.
+ * The caller's page reference becomes the PTE's.  Returns false (nothing
+ * changed) when the PTE moved on. */
+bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsigned ptflags)
+{
+	bool on = spin_lock_irqsave(&mm->ptl);
+	bool ok = pt_get(mm->pml4, va) == expect;
+	if (ok && pt_set(mm->pml4, va, pt_make(page_to_phys(p), ptflags)) == PT_NOMEM)
+		ok = false;
+	if (ok) {
+		__atomic_add_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+		mm->rss++;
+		if (page_test(p, PG_ANON)) {
+			p->mapping = mm;
+			p->index = va;
+		}
+		if (vm_is_active(mm))
+			pt_flush(va);
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return ok;
+}
+
+static enum vm_fault_result fault_anon_zero(struct mm *mm, const struct vma *v, uint64_t va)
+{
+	struct page *p = alloc_user_page(true);
+	if (!p)
+		return VM_FAULT_OOM;
+	page_set(p, PG_ANON);
+	if (!vm_install(mm, va, 0, p, vm_pt_prot(v->prot))) {
+		put_page(p);            /* another thread mapped it first */
+		return VM_FAULT_OK;
+	}
+	lru_add(p, LRU_ANON, false);
+	return VM_FAULT_OK;
+}
+
+/* A present PTE without write permission in a writable area: a swap-cache
+ * page mapped read-only.  Drop its disk copy; map it writable. */
+static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e)
+{
+	struct page *p = phys_to_page(pt_pte_phys(e));
+	get_page(p);
+	lock_page(p);
+	if (page_test(p, PG_SWAPCACHE) && !page_test(p, PG_WRITEBACK))
+		swapcache_del(p);
+	page_set(p, PG_DIRTY);
+	bool on = spin_lock_irqsave(&mm->ptl);
+	if (pt_get(mm->pml4, va) == e && !page_test(p, PG_SWAPCACHE)) {
+		pt_protect(mm->pml4, va, vm_pt_prot(v->prot));
+		if (vm_is_active(mm))
+			pt_flush(va);
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+	unlock_page(p);
+	put_page(p);
+	return VM_FAULT_OK;
+}
+
+static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st,
+				       bool *dropped)
+{
+	int i = vma_find(&mm->vmas, addr);
+	if (i < 0)
+		return VM_FAULT_MAPERR;
+	struct vma v = mm->vmas.v[i];
+	if ((write && !(v.prot & VM_WRITE)) || (exec && !(v.prot & VM_EXEC)) || !v.prot)
+		return VM_FAULT_ACCERR;
+	uint64_t va = addr & ~(P - 1);
+	bool on = spin_lock_irqsave(&mm->ptl);
+	pte_t e = pt_get(mm->pml4, va);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	if (pt_pte_present(e)) {
+		if (write && !pt_pte_writable(e))
+			return fault_write_upgrade(mm, &v, va, e);
+		return VM_FAULT_OK;     /* another thread won the race */
+	}
+	st->minflt++;
+	vmstat_inc(PGFAULT);
+	if (pt_pte_is_swap(e))
+		return swapin_anon(mm, &v, &mm->vmas.v[i].ra_state, va, e, write, st, dropped);
+	if (v.flags & VM_SHARED)
+		return swapin_shmem(mm, &v, va, write, st, dropped);
+	return fault_anon_zero(mm, &v, va);
+}
+
+static struct {
+	volatile uint64_t done;
+	volatile unsigned inside;
+} faults;
+
+void vm_fault_enter(void) { __atomic_add_fetch(&faults.inside, 1, __ATOMIC_RELAXED); }
+
+void vm_fault_leave(bool finished)
+{
+	if (finished)
+		__atomic_add_fetch(&faults.done, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&faults.inside, 1, __ATOMIC_RELAXED);
+}
+
+void vm_fault_counts(uint64_t *done, unsigned *inside)
+{
+	*done = __atomic_load_n(&faults.done, __ATOMIC_RELAXED);
+	*inside = __atomic_load_n(&faults.inside, __ATOMIC_RELAXED);
+}
+
+enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st)
+{
+	uint64_t t0 = time_ns(), majflt = st->majflt, swapflt = st->swapflt;
+	vm_fault_enter();
+	for (int tries = 0;; tries++) {
+		bool dropped = false;
+		mutex_lock(&mm->lock);
+		enum vm_fault_result r = fault_once(mm, addr, write, exec, st, &dropped);
+		if (!dropped)
+			mutex_unlock(&mm->lock);
+		if (r == VM_FAULT_OK && st->swapflt != swapflt)
+			swapin_latency_record(time_ns() - t0, st->majflt != majflt);
+		if (r != VM_FAULT_RETRY) {
+			vm_fault_leave(true);
+			return r;
+		}
+		if (tries == 1000)
+			panic("vm_fault: no progress at 0x%lx after 1000 retries", addr);
+	}
+}
+
+/* ---------------------------------------------------------------- unmap */
+
+/* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held. */
+static void zap(struct mm *mm, uint64_t start, uint64_t end)
+{
+	mutex_assert_held(&mm->lock);
+	bool active = vm_is_active(mm);
+	for (uint64_t va = start; va < end; va += P) {
+		bool on = spin_lock_irqsave(&mm->ptl);
+		pte_t old = pt_unmap(mm->pml4, va);
+		if (pt_pte_present(old)) {
+			if (active)
+				pt_flush(va);
+			mm->rss--;
+		}
+		release_pte(old);
+		spin_unlock_irqrestore(&mm->ptl, on);
+	}
+}
+
+/* Pieces removed from the VMA set under the ptl, dealt with after it. */
+struct removed {
+	struct vma v[64];
+	int n, lost;
+};
+
+static void collect_piece(void *ctx, const struct vma *piece)
+{
+	struct removed *r = ctx;
+	if (r->n < 64)
+		r->v[r->n++] = *piece;
+	else
+		r->lost++;
+}
+
+static void finish_removed(struct mm *mm, struct removed *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		zap(mm, r->v[i].start, r->v[i].end);
+		if (r->v[i].obj)
+			shmem_put(mm, r->v[i].obj);
+	}
+	if (r->lost)
+		panic("vm: more than 64 areas removed at once");
+}
+
+static int check_range(uint64_t addr, uint64_t len, uint64_t *end)
+{
+	if ((addr & (P - 1)) || !len)
+		return -EINVAL;
+	*end = (addr + len + P - 1) & ~(P - 1);
+	if (*end <= addr || *end > USER_TOP)
+		return -EINVAL;
+	return 0;
+}
+
+/* Remove [start, end) from the VMA set and its pages.  mm->lock held. */
+static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
+{
+	mutex_assert_held(&mm->lock);
+	struct removed *r = kmalloc(sizeof *r);
+	if (!r)
+		return -ENOMEM;
+	r->n = r->lost = 0;
+	bool on = spin_lock_irqsave(&mm->ptl);
+	int err = vma_remove(&mm->vmas, start, end, collect_piece, r);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	finish_removed(mm, r);
+	kfree(r);
+	return err;
+}
+
+int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
+{
+	uint64_t end;
+	int err = check_range(addr, len, &end);
+	if (err)
+		return err;
+	mutex_lock(&mm->lock);
+	err = remove_range(mm, addr, end);
+	mutex_unlock(&mm->lock);
+	return err;
+}
+
+/* ---------------------------------------------------------------- mmap */
+
+static uint32_t vm_prot(int prot)
+{
+	return ((prot & PROT_READ) ? VM_READ : 0) | ((prot & PROT_WRITE) ? VM_WRITE | VM_READ : 0) |
+	       ((prot & PROT_EXEC) ? VM_EXEC | VM_READ : 0);
+}
+
+/* Choose the address for a new mapping.  mm->lock held. */
+static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
+{
+	mutex_assert_held(&mm->lock);
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (addr & (P - 1))
+			return -EINVAL;
+		if (addr < USER_MMAP_MIN / 16 || addr + len > USER_TOP || addr + len < addr)
+			return -ENOMEM;
+		if (vma_range_free(&mm->vmas, addr, addr + len))
+			return (long)addr;
+		if (flags & MAP_FIXED_NOREPLACE)
+			return -EEXIST;
+		int err = remove_range(mm, addr, addr + len);
+		return err ? err : (long)addr;
+	}
+	addr &= ~(P - 1);
+	if (addr >= USER_MMAP_MIN && addr + len <= USER_MMAP_TOP && addr + len > addr &&
+	    vma_range_free(&mm->vmas, addr, addr + len))
+		return (long)addr;
+	uint64_t a = vma_find_gap(&mm->vmas, len, USER_MMAP_MIN, USER_MMAP_TOP);
+	return a ? (long)a : -ENOMEM;
+}
+
+static int insert_vma(struct mm *mm, const struct vma *v)
+{
+	bool on = spin_lock_irqsave(&mm->ptl);
+	int err = vma_insert(&mm->vmas, v);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return err;
+}
+
+long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
+{
+	int type = flags & (MAP_SHARED | MAP_PRIVATE);
+	if (!len || (type != MAP_SHARED && type != MAP_PRIVATE))
+		return -EINVAL;
+	if (!(flags & MAP_ANONYMOUS))
+		return -EBADF;          /* no files: only anonymous memory */
+	len = (len + P - 1) & ~(P - 1);
+	if (!len || len > USER_TOP)
+		return -ENOMEM;
+	struct vma v = { .prot = vm_prot(prot) };
+	struct shmem *obj = NULL;
+	if (type == MAP_SHARED) {
+		obj = shmem_create(len / P);
+		if (!obj)
+			return -ENOMEM;
+		v.flags = VM_SHARED;
+		v.obj = obj;
+	}
+	mutex_lock(&mm->lock);
+	long at = place(mm, addr, len, flags);
+	if (obj)
+		shmem_get(mm, obj);     /* the new area's reference */
+	if (at >= 0) {
+		v.start = (uint64_t)at;
+		v.end = v.start + len;
+		int err = insert_vma(mm, &v);
+		if (err)
+			at = err;
+	}
+	mutex_unlock(&mm->lock);
+	if (at < 0 && obj)
+		shmem_put(mm, obj);     /* the last reference: destroys it */
+	return at;
+}
+
+/* ---------------------------------------------------------------- mprotect */
+
+struct reprotect {
+	struct mm *mm;
+	unsigned flags;
+};
+
+static void reprotect_piece(void *ctx, const struct vma *piece)
+{
+	struct reprotect *r = ctx;
+	bool active = vm_is_active(r->mm);
+	for (uint64_t va = piece->start; va < piece->end; va += P)
+		if (!pt_protect(r->mm->pml4, va, r->flags) && active)
+			pt_flush(va);
+}
+
+int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+	uint64_t end;
+	int err = check_range(addr, len, &end);
+	if (err)
+		return err;
+	struct reprotect r = { mm, vm_pt_prot(vm_prot(prot)) };
+	mutex_lock(&mm->lock);
+	bool on = spin_lock_irqsave(&mm->ptl);
+	err = vma_protect(&mm->vmas, addr, end, vm_prot(prot), reprotect_piece, &r);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	mutex_unlock(&mm->lock);
+	return err;
+}
+
+/* ---------------------------------------------------------------- madvise */
+
+static int set_flags(struct mm *mm, uint64_t start, uint64_t end, uint32_t set, uint32_t clear)
+{
+	bool on = spin_lock_irqsave(&mm->ptl);
+	int err = vma_set_flags(&mm->vmas, start, end, set, clear);
+	spin_unlock_irqrestore(&mm->ptl, on);
+	return err;
+}
+
+int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
+{
+	uint64_t end;
+	if (!len)
+		return 0;
+	int err = check_range(addr, len, &end);
+	if (err)
+		return err;
+	mutex_lock(&mm->lock);
+	switch (advice) {
+	case MADV_DONTNEED:
+		/* Anonymous pages are dropped (next touch: zero); shared pages
+		 * stay in their object, only this mapping goes. */
+		err = set_flags(mm, addr, end, 0, 0);
+		if (!err)
+			zap(mm, addr, end);
+		break;
+	case MADV_RANDOM:
+		err = set_flags(mm, addr, end, VM_RANDOM, VM_SEQ);
+		break;
+	case MADV_SEQUENTIAL:
+		err = set_flags(mm, addr, end, VM_SEQ, VM_RANDOM);
+		break;
+	case MADV_NORMAL:
+		err = set_flags(mm, addr, end, 0, VM_SEQ | VM_RANDOM);
+		break;
+	case MADV_WILLNEED:
+		err = set_flags(mm, addr, end, 0, 0);
+		if (!err)
+			swapin_willneed(mm, addr, end);
+		break;
+	default:
+		err = set_flags(mm, addr, end, 0, 0);   /* accepted */
+		break;
+	}
+	mutex_unlock(&mm->lock);
+	return err;
+}
+
+/* ---------------------------------------------------------------- brk */
+
+uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
+{
+	mutex_lock(&mm->lock);
+	uint64_t cur = mm->brk;
+	if (newbrk < mm->brk_start || newbrk > USER_MMAP_TOP)
+		goto out;
+	uint64_t old_end = (cur + P - 1) & ~(P - 1), new_end = (newbrk + P - 1) & ~(P - 1);
+	if (new_end > old_end) {
+		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, 0 };
+		if (insert_vma(mm, &v))
+			goto out;
+	} else if (new_end < old_end) {
+		remove_range(mm, new_end, old_end);
+	}
+	mm->brk = cur = newbrk;
+out:
+	mutex_unlock(&mm->lock);
+	return cur;
+}
+
+/* ---------------------------------------------------------------- loader */
+
+/* mm->lock held; mm not yet running. */
+int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
+{
+	mutex_assert_held(&mm->lock);
+	const uint8_t *s = src;
+	while (n) {
+		uint64_t off = va & (P - 1), chunk = P - off < n ? P - off : n;
+		uint64_t pa = pt_translate(mm->pml4, va & ~(P - 1));
+		if (pa == PT_NOT_MAPPED) {
+			int i = vma_find(&mm->vmas, va);
+			if (i < 0 || fault_anon_zero(mm, &mm->vmas.v[i], va & ~(P - 1)) != VM_FAULT_OK)
+				return -ENOMEM;
+			pa = pt_translate(mm->pml4, va & ~(P - 1));
+		}
+		memcpy((uint8_t *)phys_to_virt(pa) + off, s, chunk);
+		va += chunk;
+		s += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint32_t flags,
+		const void *data, uint64_t n, uint64_t skip)
+{
+	struct vma v = { start, end, prot, flags, NULL, 0, 0 };
+	mutex_lock(&mm->lock);
+	int err = insert_vma(mm, &v);
+	if (!err && n)
+		err = vm_write(mm, start + skip, data, n);
+	mutex_unlock(&mm->lock);
+	return err;
+}
+
+/* ---------------------------------------------------------------- rmap walks */
+
+void vm_for_each_mm(void (*fn)(struct mm *mm, void *ctx), void *ctx)
+{
+	bool on = spin_lock_irqsave(&mm_list_lock);
+	list_for_each(it, &mm_list)
+		fn(list_entry(it, struct mm, all), ctx);
+	spin_unlock_irqrestore(&mm_list_lock, on);
+}

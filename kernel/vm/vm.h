@@ -1,0 +1,113 @@
+/*
+ * User address spaces: page tables (sharing the kernel half), the VMA
+ * set, demand paging, and the memory system calls' implementations.
+ *
+ * Reverse map: an anonymous page records its mm and virtual address
+ * (page->mapping = mm with PG_ANON, page->index = va); a shmem page records
+ * its object and slot, and the object lists the mms that map it.
+ *
+ * Locking: mm->lock (a mutex) guards the VMAs, brk and the user half of
+ * the page tables.  Never copy to or from user memory while holding it:
+ * the copy may fault, and the fault takes it.
+ */
+#ifndef VM_H
+#define VM_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "vma.h"
+#include "core/wait.h"
+#include "core/spinlock.h"
+
+struct page;
+
+#define USER_STACK_TOP   0x00007ffffffff000ul
+#define USER_STACK_SIZE  (8ul << 20)
+#define USER_MMAP_TOP    0x00007f0000000000ul
+#define USER_MMAP_MIN    0x0000000010000000ul
+#define USER_PIE_BASE    0x0000555555554000ul
+
+struct mm {
+	struct mutex lock;
+	struct spinlock ptl;            /* PTEs of the user half; VMA array writes */
+	uint64_t pml4;                  /* physical; immutable */
+	struct vma_set vmas;            /* guarded by lock */
+	uint64_t brk_start, brk;        /* guarded by lock */
+	uint64_t rss;                   /* pages mapped, guarded by ptl */
+	uint64_t table_pages;
+	int refs;                       /* atomic */
+	void *ra;                       /* readahead policy state (readahead.c) */
+	uint64_t ra_issued, ra_hits;    /* pages read ahead by its faults, and used by them */
+	struct list_node all;           /* global mm list (vm.c) */
+};
+
+struct mm *mm_create(void);
+void mm_get(struct mm *mm);
+void mm_put(struct mm *mm);
+/* Load mm's page tables (NULL: kernel only). */
+void mm_activate(struct mm *mm);
+
+enum vm_fault_result {
+	VM_FAULT_OK = 0,
+	VM_FAULT_MAPERR,        /* no mapping there (SIGSEGV, SEGV_MAPERR) */
+	VM_FAULT_ACCERR,        /* mapping forbids the access (SIGSEGV, SEGV_ACCERR) */
+	VM_FAULT_OOM,           /* no memory for the page */
+	VM_FAULT_SIGBUS,        /* swapped-out data could not be read */
+	VM_FAULT_RETRY,         /* internal: mm->lock was dropped, try again */
+};
+
+struct fault_stats {
+	uint64_t minflt, majflt;
+	uint64_t swapflt;       /* faults that took their page from swap (major or swap cache) */
+};
+
+/* Resolve a fault at addr.  May sleep.  Counts into *st. */
+enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st);
+/* Faults finished so far (resolved or failed for good; not retries) and
+ * threads inside vm_fault now: hangcheck's view of tasks waiting for
+ * memory.  vm_fault brackets itself with enter/leave; a test standing in
+ * for a stuck fault may too. */
+void vm_fault_counts(uint64_t *done, unsigned *inside);
+void vm_fault_enter(void);
+void vm_fault_leave(bool finished);
+const char *vm_fault_name(enum vm_fault_result r);
+
+/* Linux semantics and error codes (negative errno). */
+long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags);
+int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len);
+int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot);
+int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice);
+uint64_t vm_brk(struct mm *mm, uint64_t newbrk);
+
+/* Internal to mm/: map p at va if the PTE still holds `expect` (the
+ * caller's page reference becomes the PTE's); false if it changed. */
+bool vm_install(struct mm *mm, uint64_t va, uint64_t expect, struct page *p, unsigned ptflags);
+unsigned vm_pt_prot(uint32_t prot);
+bool vm_is_active(struct mm *mm);
+void vm_for_each_mm(void (*fn)(struct mm *mm, void *ctx), void *ctx);
+
+/* Map [start, end) with prot and fill it from data (n bytes at offset
+ * `skip` into the first page; the rest is zero).  For the ELF loader. */
+int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint32_t flags,
+		const void *data, uint64_t n, uint64_t skip);
+/* Copy bytes into an mm that is not (necessarily) current. */
+int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n);
+
+/* Linux's mmap flag and advice values.  PROT_* equal VM_* (vma.h). */
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define PROT_EXEC 4
+#define MAP_SHARED 0x01
+#define MAP_PRIVATE 0x02
+#define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_NORESERVE 0x4000
+#define MAP_POPULATE 0x8000
+#define MAP_FIXED_NOREPLACE 0x100000
+#define MADV_NORMAL 0
+#define MADV_RANDOM 1
+#define MADV_SEQUENTIAL 2
+#define MADV_WILLNEED 3
+#define MADV_DONTNEED 4
+
+#endif

@@ -1,0 +1,352 @@
+/*
+ * In-kernel tests of threads, the scheduler, sleeping and the tick, run
+ * with test=threads|sleep|timer|ctxsw|mutex|rt|hangcheck.  Each prints a selftest
+ * record with its measurements; tests/qemu/cases.py checks the numbers.
+ */
+#include <string.h>
+#include "selftest.h"
+#include "core/sched.h"
+#include "core/wait.h"
+#include "core/console.h"
+#include "core/record.h"
+#include "core/time.h"
+#include "arch/x86_64/percpu.h"
+#include "vm/vmstat.h"
+#include "vm/vm.h"
+
+static int failures;
+
+static void check(bool ok, const char *what)
+{
+	if (!ok) {
+		failures++;
+		kprintf("selftest: FAILED: %s\n", what);
+	}
+}
+
+/* --- two threads interleave ------------------------------------------ */
+
+struct spinner {
+	struct completion done;
+	uint64_t until_ns;
+	volatile uint64_t count;
+	uint64_t cpu_ns, gaps;
+	struct thread *t;
+	char log_id;
+};
+
+static char ilog[4096];
+static volatile int ilog_len;
+
+static void yielder(void *arg)
+{
+	struct spinner *s = arg;
+	for (int i = 0; i < 200; i++) {
+		int n = __atomic_fetch_add(&ilog_len, 1, __ATOMIC_RELAXED);
+		if (n < (int)sizeof ilog)
+			ilog[n] = s->log_id;
+		sched_yield();
+	}
+	complete(&s->done);
+}
+
+static void busy(void *arg)
+{
+	struct spinner *s = arg;
+	uint64_t last = time_ns();
+	while (last < s->until_ns) {
+		uint64_t now = time_ns();
+		s->gaps += now - last > 1000000;        /* was switched out */
+		last = now;
+		s->count++;             /* never yields: only preemption interleaves */
+	}
+	s->cpu_ns = current_thread()->cpu_ns;
+	complete(&s->done);
+}
+
+static int alternations(void)
+{
+	int n = 0;
+	for (int i = 1; i < ilog_len && i < (int)sizeof ilog; i++)
+		n += ilog[i] != ilog[i - 1];
+	return n;
+}
+
+static void test_threads(struct json *r)
+{
+	static struct spinner a, b;
+	completion_init(&a.done);
+	completion_init(&b.done);
+	a.log_id = 'a';
+	b.log_id = 'b';
+	check(thread_create("yield-a", yielder, &a, SCHED_NORMAL) != NULL, "create yield-a");
+	check(thread_create("yield-b", yielder, &b, SCHED_NORMAL) != NULL, "create yield-b");
+	completion_wait(&a.done);
+	completion_wait(&b.done);
+	int alt = alternations();
+	check(ilog_len == 400, "both yielding threads ran 200 steps");
+	check(alt >= 300, "yielding threads interleave");
+
+	uint64_t end = time_ns() + 300000000ull;
+	a.until_ns = b.until_ns = end;
+	a.t = thread_create("busy-a", busy, &a, SCHED_NORMAL);
+	b.t = thread_create("busy-b", busy, &b, SCHED_NORMAL);
+	uint64_t sw0 = sched_ctx_switches();
+	completion_wait(&a.done);
+	completion_wait(&b.done);
+	uint64_t sw = sched_ctx_switches() - sw0;
+	check(a.count > 0 && b.count > 0, "both busy threads made progress");
+	/* Fair shares: neither gets less than 30% of their combined CPU time.
+	 * (Iteration counts are no measure under TCG, which runs the same
+	 * loop at very different speeds depending on translation state.) */
+	check(a.cpu_ns * 10 >= (a.cpu_ns + b.cpu_ns) * 3 && b.cpu_ns * 10 >= (a.cpu_ns + b.cpu_ns) * 3,
+	      "busy threads share the CPU fairly");
+	/* 300 ms at a 10 ms slice: ~30 preemptions between the two. */
+	check(sw >= 20, "busy threads were preempted (time slices)");
+	json_u64(r, "yield_steps", (uint64_t)ilog_len);
+	json_u64(r, "yield_alternations", (uint64_t)alt);
+	json_u64(r, "busy_a", a.count);
+	json_u64(r, "busy_b", b.count);
+	json_u64(r, "busy_switches", sw);
+	json_u64(r, "busy_a_cpu_ns", a.cpu_ns);
+	json_u64(r, "busy_b_cpu_ns", b.cpu_ns);
+	json_u64(r, "busy_a_gaps", a.gaps);
+	json_u64(r, "busy_b_gaps", b.gaps);
+}
+
+/* --- sleep accuracy ---------------------------------------------------- */
+
+static void test_sleep(struct json *r)
+{
+	uint64_t worst = 0, sum = 0;
+	json_arr_begin(r, "sleep_100ms_ns");
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = time_ns();
+		sleep_ms(100);
+		uint64_t dt = time_ns() - t0;
+		json_u64(r, NULL, dt);
+		sum += dt;
+		uint64_t err = dt > 100000000ull ? dt - 100000000ull : 100000000ull - dt;
+		if (err > worst)
+			worst = err;
+	}
+	json_arr_end(r);
+	uint64_t t0 = time_ns();
+	sleep_us(250);
+	json_u64(r, "sleep_250us_ns", time_ns() - t0);
+	json_u64(r, "mean_ns", sum / 5);
+	json_u64(r, "worst_error_ns", worst);
+	check(worst <= 5000000ull, "sleep 100 ms within 5%");
+}
+
+/* --- tick rate --------------------------------------------------------- */
+
+static void test_timer(struct json *r)
+{
+	uint64_t k0 = time_ticks(), t0 = time_ns();
+	sleep_ms(1000);
+	uint64_t k1 = time_ticks(), t1 = time_ns();
+	uint64_t rate_milli = (k1 - k0) * 1000000000000ull / (t1 - t0);   /* ticks/s x 1000 */
+	json_u64(r, "hz", time_hz());
+	json_u64(r, "ticks", k1 - k0);
+	json_u64(r, "elapsed_ns", t1 - t0);
+	json_fixed(r, "measured_hz", (int64_t)rate_milli, 3);
+	uint64_t want = (uint64_t)time_hz() * 1000;
+	uint64_t err = rate_milli > want ? rate_milli - want : want - rate_milli;
+	check(err * 20 <= want, "tick rate within 5% of hz");
+}
+
+/* --- context-switch cost --------------------------------------------- */
+
+struct pingpong {
+	struct completion ping, pong;
+	int rounds;
+};
+
+static void ponger(void *arg)
+{
+	struct pingpong *p = arg;
+	for (int i = 0; i < p->rounds; i++) {
+		completion_wait(&p->ping);
+		complete(&p->pong);
+	}
+}
+
+static void test_ctxsw(struct json *r)
+{
+	static struct pingpong p;
+	p.rounds = 20000;
+	completion_init(&p.ping);
+	completion_init(&p.pong);
+	check(thread_create("ponger", ponger, &p, SCHED_NORMAL) != NULL, "create ponger");
+	uint64_t sw0 = sched_ctx_switches(), t0 = time_ns();
+	for (int i = 0; i < p.rounds; i++) {
+		complete(&p.ping);
+		completion_wait(&p.pong);
+	}
+	uint64_t dt = time_ns() - t0, sw = sched_ctx_switches() - sw0;
+	json_u64(r, "rounds", (uint64_t)p.rounds);
+	json_u64(r, "switches", sw);
+	json_u64(r, "elapsed_ns", dt);
+	json_u64(r, "ns_per_switch", sw ? dt / sw : 0);
+	check(sw >= 2 * (uint64_t)p.rounds - 2, "each round trip is two switches");
+}
+
+/* --- mutex ------------------------------------------------------------ */
+
+struct mtest {
+	struct mutex m;
+	struct completion done;
+	volatile uint64_t counter;
+	volatile bool inside;
+	int collisions;
+};
+
+static void mworker(void *arg)
+{
+	struct mtest *t = arg;
+	for (int i = 0; i < 500; i++) {
+		mutex_lock(&t->m);
+		if (t->inside)
+			t->collisions++;
+		t->inside = true;
+		uint64_t c = t->counter;
+		sched_yield();          /* invite the others in while we hold it */
+		t->counter = c + 1;
+		t->inside = false;
+		mutex_unlock(&t->m);
+	}
+	complete(&t->done);
+}
+
+static void test_mutex(struct json *r)
+{
+	static struct mtest t;
+	mutex_init(&t.m, "selftest");
+	completion_init(&t.done);
+	for (int i = 0; i < 4; i++)
+		check(thread_create("mworker", mworker, &t, SCHED_NORMAL) != NULL, "create mworker");
+	for (int i = 0; i < 4; i++)
+		completion_wait(&t.done);
+	json_u64(r, "counter", t.counter);
+	json_u64(r, "collisions", (uint64_t)t.collisions);
+	check(t.counter == 2000 && t.collisions == 0, "mutex serialises 4 x 500 increments");
+}
+
+/* --- RT wakeups under CPU load ----------------------------------------- */
+
+struct rtprobe {
+	struct completion done;
+	int periods;
+	uint64_t worst_late_ns, sum_late_ns;
+	int met;                /* woke within 1 ms of its deadline */
+};
+
+static void rt_probe(void *arg)
+{
+	struct rtprobe *p = arg;
+	uint64_t next = time_ns();
+	for (int i = 0; i < p->periods; i++) {
+		next += 10000000ull;
+		while (time_ns() < next) {
+			sched_set_blocked();
+			sched_block_until(next);
+		}
+		sched_set_running();
+		uint64_t late = time_ns() - next;
+		p->sum_late_ns += late;
+		if (late > p->worst_late_ns)
+			p->worst_late_ns = late;
+		p->met += late <= 1000000ull;
+	}
+	complete(&p->done);
+}
+
+static void test_rt(struct json *r)
+{
+	static struct rtprobe p;
+	static struct spinner hog1, hog2;
+	p.periods = 50;
+	completion_init(&p.done);
+	completion_init(&hog1.done);
+	completion_init(&hog2.done);
+	hog1.until_ns = hog2.until_ns = time_ns() + 600000000ull;
+	thread_create("hog1", busy, &hog1, SCHED_NORMAL);
+	thread_create("hog2", busy, &hog2, SCHED_NORMAL);
+	thread_create("rt-probe", rt_probe, &p, SCHED_RT);
+	completion_wait(&p.done);
+	completion_wait(&hog1.done);
+	completion_wait(&hog2.done);
+	json_u64(r, "periods", (uint64_t)p.periods);
+	json_u64(r, "met_1ms", (uint64_t)p.met);
+	json_u64(r, "worst_late_ns", p.worst_late_ns);
+	json_u64(r, "mean_late_ns", p.sum_late_ns / (uint64_t)p.periods);
+	/* The host may deschedule QEMU's vCPU now and then (two tests run at
+	 * once on two cores), so allow a few misses; a broken timer or a
+	 * scheduler that lets NORMAL hogs delay RT misses most deadlines. */
+	check(p.met * 100 >= p.periods * 90, "RT thread woke within 1 ms of 90% of its deadlines under load");
+	check(p.sum_late_ns / (uint64_t)p.periods < 500000, "RT mean lateness under 0.5 ms");
+}
+
+/* --- hangcheck tells a livelock from progress ------------------------ */
+
+enum spin_kind { SPIN_LIVELOCK, SPIN_WRITING, SPIN_ASLEEP };
+
+/* For `periods` hangcheck periods, stand in for a thread stuck in a page
+ * fault (except SPIN_ASLEEP: nobody waits for memory) while, every ms,
+ * counting what a livelocked reclaim and fault path show: pages scanned,
+ * a fault retried, a context switch; SPIN_WRITING also writes a page to
+ * swap every 100 ms (real progress).  Returns the reports hangcheck made
+ * meanwhile. */
+static uint64_t spin_counting(unsigned periods, enum spin_kind kind)
+{
+	uint64_t before = sched_hangcheck_reports();
+	uint64_t end = time_ns() + (uint64_t)periods * sched_hangcheck_seconds() * 1000000000ull;
+	if (kind != SPIN_ASLEEP)
+		vm_fault_enter();
+	for (uint64_t i = 0; time_ns() < end; i++) {
+		if (kind != SPIN_ASLEEP) {
+			vmstat_add(PGSCAN_DIRECT, 64);
+			vmstat_inc(PGFAULT);
+		}
+		if (kind == SPIN_WRITING && i % 100 == 0)
+			vmstat_inc(PSWPOUT);
+		sleep_ms(1);
+	}
+	if (kind != SPIN_ASLEEP)
+		vm_fault_leave(false);
+	return sched_hangcheck_reports() - before;
+}
+
+static void test_hangcheck(struct json *r)
+{
+	unsigned s = sched_hangcheck_seconds();
+	check(s > 0, "test=hangcheck needs hangcheck=N");
+	if (!s)
+		return;
+	uint64_t spin = spin_counting(3, SPIN_LIVELOCK);
+	uint64_t work = spin_counting(3, SPIN_WRITING);
+	uint64_t asleep = spin_counting(3, SPIN_ASLEEP);
+	json_u64(r, "seconds", s);
+	json_u64(r, "reports_livelock", spin);
+	json_u64(r, "reports_writing", work);
+	json_u64(r, "reports_asleep", asleep);
+	check(spin >= 1, "hangcheck reported a fault stuck while pages are scanned but nothing moves");
+	check(work == 0, "hangcheck stayed quiet while pages were written to swap");
+	check(asleep == 0, "hangcheck stayed quiet while nobody waited for memory");
+}
+
+static const struct selftest tests[] = {
+	{ "threads", test_threads },
+	{ "sleep", test_sleep },
+	{ "timer", test_timer },
+	{ "ctxsw", test_ctxsw },
+	{ "mutex", test_mutex },
+	{ "rt", test_rt },
+	{ "hangcheck", test_hangcheck },
+};
+
+bool sched_selftest(const char *name)
+{
+	return selftest_suite(name, tests, sizeof tests / sizeof tests[0], &failures);
+}
