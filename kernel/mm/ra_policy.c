@@ -240,11 +240,11 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 		if (absd((int64_t)(idx - o->hist[i])) < RA_OWN_NEAR)
 			near++;
 	o->hist[o->nhist++ % RA_OWN_HIST] = idx;
-	/* Three of the recent misses close by: a dense cluster, the largest
-	 * block.  Else half a block's worth of its pages used since the last
+	/* RA_OWN_CLUSTER of the recent misses close by: a dense cluster, the
+	 * largest block.  Else half a block's worth of its pages used since the last
 	 * block: double; a quarter: keep; less: halve. */
 	uint32_t pages;
-	if (near >= 3)
+	if (near >= RA_OWN_CLUSTER)
 		pages = RA_OWN_BLOCK_MAX;
 	else if (o->blast >= 4 && o->bhits * 2 >= o->blast)
 		pages = o->blast * 2;
@@ -398,10 +398,10 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 uint32_t ra_own_slot_pages(struct ra_own *o)
 {
 	uint32_t pages;
-	if (o->sw_read < 8)
+	if (o->sw_read < RA_OWN_SW_LEARN)
 		pages = 2;                      /* nothing known yet */
-	else if (o->sw_used * 3 >= o->sw_read)
-		pages = 16;
+	else if (o->sw_used * RA_OWN_SW_USE >= o->sw_read)
+		pages = RA_OWN_SW_PAGES;
 	else
 		pages = ++o->sw_probe % RA_OWN_PROBE == 0 ? 2 : 1;
 	return pages;
@@ -410,7 +410,7 @@ uint32_t ra_own_slot_pages(struct ra_own *o)
 void ra_own_slot_read(struct ra_own *o, uint32_t read)
 {
 	o->sw_read += read;
-	if (o->sw_read > 1024) {                /* forget slowly */
+	if (o->sw_read > RA_OWN_SW_FORGET) {    /* forget slowly */
 		o->sw_read /= 2;
 		o->sw_used /= 2;
 	}

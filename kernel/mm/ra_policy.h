@@ -44,7 +44,7 @@
  *            issued means its pages were reclaimed before use: the window
  *            halves.
  *            Misses outside streams read their own page only, unless the
- *            recent ones cluster (three of the last RA_OWN_HIST such misses
+ *            recent ones cluster (RA_OWN_CLUSTER of the last RA_OWN_HIST such misses
  *            within RA_OWN_NEAR pages: a dense working set in random
  *            order): then an aligned block of RA_OWN_BLOCK_MAX logical
  *            pages around the fault.  Later blocks double while half a
@@ -126,12 +126,19 @@ void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint3
 /* A fault found its page in the swap cache (readahead: a readahead page). */
 void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 
+/* Where each was tuned: RA_OWN_STREAMS and RA_OWN_INIT on the unit
+ * simulator's BUILD shape and build16.mm (a18847b: 8 streams kept a 16-thread
+ * build's bursts thrashing; 8-step first windows overran short bursts);
+ * the cluster rule (RA_OWN_HIST, RA_OWN_NEAR, RA_OWN_CLUSTER) and
+ * RA_OWN_BLOCK_MAX on the simulator's SHIFTING working set, all on its one
+ * RNG seed (435533d); test_ra_policy.c now judges them on held-out seeds. */
 #define RA_OWN_STREAMS 32
 #define RA_OWN_MAX_STRIDE 32
 #define RA_OWN_INIT 4
 #define RA_OWN_MIN 4
 #define RA_OWN_HIST 16          /* recent misses outside streams */
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
+#define RA_OWN_CLUSTER 3        /* ... this many of the recent misses: a cluster */
 #define RA_OWN_BLOCK_MAX 16
 
 enum ra_stream_state { RA_S_FREE, RA_S_CANDIDATE, RA_S_STREAM };
@@ -186,6 +193,16 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
  * and there a page read ahead is used about as often as the page it
  * pushed out would have been: no faults saved, only I/O spent. */
 #define RA_OWN_PROBE 64
+/* Tuned on patterns.mm's "shift own" column (a random working set of 8 MiB
+ * moving every 2000 touches round 72 MiB in 48 MiB of RAM, QEMU, nvme) and
+ * on build16.mm: one large window while a third (RA_OWN_SW_USE) of the pages
+ * read get used took the shifting set from 2152 to about 1430 major faults,
+ * where 16/8/4-slot steps at 1/2, 3/8 and 1/3 took 1932 (commits bceed8b,
+ * d9c7608); the shifting set uses about 40% of them, the build nearly all. */
+#define RA_OWN_SW_PAGES 16      /* the window while they get used */
+#define RA_OWN_SW_USE 3         /* "used": at least 1/RA_OWN_SW_USE of the pages read */
+#define RA_OWN_SW_LEARN 8       /* until this many pages were read: 2-page windows */
+#define RA_OWN_SW_FORGET 1024   /* past this many pages read, both counts halve */
 uint32_t ra_own_slot_pages(struct ra_own *o);
 /* How many pages such a slot window really read (slots in use besides the
  * fault's: the others - free slots - cost nothing and prove nothing). */
