@@ -212,4 +212,61 @@ void ra_own_slot_read(struct ra_own *o, uint32_t read);
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
 		struct ra_lwin *w);
 
+/* ---------------------------------------------------------------- ops */
+
+/*
+ * One ops table per policy, the only dispatch over them: readahead.c (the
+ * kernel) and tests/unit's simulator both call these, so the tests judge
+ * the code the kernel runs.  The caller keeps every piece of state, takes
+ * the locks and turns windows into reads; the ops are pure.
+ */
+
+/* A fault as a policy sees it. */
+struct ra_event {
+	uint64_t slot;          /* the faulting slot */
+	uint64_t slots;         /* its area's size in slots (slot 0: the header) */
+	uint64_t idx;           /* logical page: virtual page, or shmem object index */
+	uint64_t lo, hi;        /* the logical space [lo, hi): the VMA's pages, or the object's */
+};
+
+/* Parameters and the caller's state for one decision.  vstate and space
+ * are NULL where the fault has none: vstate is the VMA's word (anonymous
+ * faults only; shmem faults have none, as in Linux); space is the address
+ * space's or shmem object's ops->space_size bytes, present only for a
+ * fault in a VMA or object (a miss, or a hit on a readahead page). */
+struct ra_ctx {
+	unsigned order;         /* fixed:N's N */
+	uint32_t max_pages;     /* 2^page_cluster: the bound of hugh, shaohua and vma */
+	uint32_t budget;        /* own: the largest window */
+	struct ra_hugh *global; /* hugh's one window (vma's for shmem) */
+	uint64_t *vstate;
+	void *space;
+};
+
+/* A miss's decision: at most one of the two is set. */
+struct ra_window {
+	struct ra_slots slots;  /* count <= 1: no slot readahead */
+	struct ra_lwin lwin;    /* count 0: no logical readahead */
+};
+
+struct ra_ops {
+	/* Bytes of state per address space or shmem object (0: none), and
+	 * its initial value. */
+	size_t space_size;
+	void (*space_init)(void *space);
+	/* A major fault: the window to read (the fault's page is read anyway). */
+	void (*miss)(const struct ra_ctx *c, const struct ra_event *e, struct ra_window *w);
+	/* A fault found its page in memory (the swap cache): readahead: read
+	 * ahead and not used before; marker: it carried the marker.  w: a
+	 * logical window to start reading without waiting (count 0: none). */
+	void (*found)(const struct ra_ctx *c, const struct ra_event *e, bool readahead, bool marker,
+		      struct ra_lwin *w);
+	/* After a miss's slot window (slots.count > 1) was read: in_use is
+	 * how many of its slots besides the fault's hold data (swap count >
+	 * 0), whether or not they were in memory already.  NULL: not wanted. */
+	void (*slot_read)(const struct ra_ctx *c, uint32_t in_use);
+};
+
+const struct ra_ops *ra_ops_of(enum ra_kind kind);
+
 #endif
