@@ -161,8 +161,8 @@ struct ra_own {
 	uint32_t nhist;         /* misses recorded in hist (ring) */
 	uint32_t bhits;         /* hits on block readahead since the last block */
 	uint32_t blast;         /* the last block window */
-	uint32_t sw_read;       /* slot windows: pages read (decaying) */
-	uint32_t sw_used;       /* ... and used, or other pages used outside streams */
+	uint32_t sw_read;       /* slot windows: slots in use read over (decaying) */
+	uint32_t sw_used;       /* hits outside streams: slot and block windows' (ra_own_hit says why) */
 	uint32_t sw_probe;      /* misses since the last probe */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
