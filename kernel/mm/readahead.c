@@ -221,9 +221,13 @@ static uint32_t slots_in_use(const struct ra_plan *p)
 	return used;
 }
 
+/* The policy's ops, read without the lock (state may be allocated for
+ * them): a switch racing with a fault applies from the next one. */
+static const struct ra_ops *cur_ops(void) { return ra_ops_of(__atomic_load_n(&spec.kind, __ATOMIC_RELAXED)); }
+
 struct ra_plan *ra_miss(const struct ra_fault *f)
 {
-	const struct ra_ops *ops = ra_ops_of(spec.kind);
+	const struct ra_ops *ops = cur_ops();
 	struct ra_ctx c;
 	struct ra_event e;
 	struct ra_window w;
@@ -259,7 +263,7 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 
 struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 {
-	const struct ra_ops *ops = ra_ops_of(spec.kind);
+	const struct ra_ops *ops = cur_ops();
 	struct ra_ctx c;
 	struct ra_event e;
 	struct ra_lwin w;
