@@ -1,6 +1,8 @@
 /*
  * Readahead policies applied: state, locking, windows turned into swap
- * entries.  The window logic is in ra_policy.c.
+ * entries.  Every decision is the policy's struct ra_ops (ra_policy.c),
+ * the same code the unit simulator runs; this file holds no switch over
+ * the policies.
  *
  * One spinlock guards every policy's state (the global hugh window, the
  * own policy's stream tables); VMA state (vma->ra_state) changes under
@@ -154,18 +156,20 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 		fill_gaps(p);
 }
 
-/* The own policy's state for the fault's space, allocated on first use
- * (NULL: no memory, or not a fault).  Called without the lock. */
-static struct ra_own *own_state(const struct ra_fault *f)
+/* The policy's per-space state for the fault's address space or shmem
+ * object (ops->space_size bytes, ops->space_init), allocated on first
+ * use; NULL: no memory, or not a fault.  Only own has such state, so
+ * mm->ra and shmem->ra always hold its kind.  Called without the lock. */
+static void *space_state(const struct ra_fault *f, const struct ra_ops *ops)
 {
 	void **slot = f->obj ? &f->obj->ra : f->mm ? &f->mm->ra : NULL;
 	if (!slot)
 		return NULL;
 	if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE)) {
-		struct ra_own *o = kmalloc(sizeof *o);
+		void *o = kmalloc(ops->space_size);
 		if (!o)
 			return NULL;
-		memset(o, 0, sizeof *o);
+		ops->space_init(o);
 		void *expect = NULL;
 		if (!__atomic_compare_exchange_n(slot, &expect, o, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			kfree(o);
@@ -173,88 +177,85 @@ static struct ra_own *own_state(const struct ra_fault *f)
 	return *slot;
 }
 
-/* The logical space of the fault: page number and bounds. */
-static void space(const struct ra_fault *f, uint64_t *idx, uint64_t *lo, uint64_t *hi)
+/* The fault as the policies see it: its slot and logical page. */
+static void event_of(const struct ra_fault *f, struct ra_event *e)
 {
+	e->slot = swp_offset(f->entry);
+	e->slots = swap_area_slots(swp_area(f->entry));
 	if (f->obj) {
-		*idx = f->idx;
-		*lo = 0;
-		*hi = f->obj->npages;
+		e->idx = f->idx;
+		e->lo = 0;
+		e->hi = f->obj->npages;
 	} else {
-		*idx = f->va / P;
-		*lo = f->vlo;
-		*hi = f->vhi;
+		e->idx = f->va / P;
+		e->lo = f->vlo;
+		e->hi = f->vhi;
 	}
 }
 
-/* The slot window of `pages` around the fault. */
-static void slot_window(const struct ra_fault *f, uint32_t pages, struct ra_slots *w)
+/* The state ops decide from, but for the fields the lock guards
+ * (ctx_locked).  want_space: a miss, or a hit on a readahead page (the
+ * only events that start per-space state).  Called without the lock:
+ * may allocate. */
+static void ctx_of(const struct ra_fault *f, const struct ra_ops *ops, bool want_space, struct ra_ctx *c)
 {
-	ra_slot_window(swp_offset(f->entry), pages, swap_area_slots(swp_area(f->entry)), w);
+	bool logical = f->mm && (f->obj || f->vstate);
+	c->global = &hugh;
+	c->vstate = f->obj ? NULL : f->vstate;
+	c->space = ops->space_size && logical && want_space ? space_state(f, ops) : NULL;
+	c->budget = c->space ? own_budget() : 0;
 }
+
+static void ctx_locked(struct ra_ctx *c)
+{
+	c->order = spec.order;
+	c->max_pages = 1u << page_cluster;
+}
+
+/* Slots of the plan's slot window besides the fault's that hold data. */
+static uint32_t slots_in_use(const struct ra_plan *p)
+{
+	uint32_t used = 0;
+	for (uint32_t i = 1; i < p->n; i++)
+		used += swap_count(p->v[i].entry) > 0;
+	return used;
+}
+
+/* The policy's ops, read without the lock (state may be allocated for
+ * them): a switch racing with a fault applies from the next one. */
+static const struct ra_ops *cur_ops(void) { return ra_ops_of(__atomic_load_n(&spec.kind, __ATOMIC_RELAXED)); }
 
 struct ra_plan *ra_miss(const struct ra_fault *f)
 {
-	bool logical_ok = f->mm && (f->obj || f->vstate);
-	struct ra_own *own = spec.kind == RA_OWN && logical_ok ? own_state(f) : NULL;
-	uint32_t budget = own ? own_budget() : 0;
-	struct ra_slots sw = { 0, 0 };          /* a slot window, or */
-	struct ra_lwin lw = { 0, 1, 0, false }; /* a logical one */
-	uint64_t idx, lo, hi;
+	const struct ra_ops *ops = cur_ops();
+	struct ra_ctx c;
+	struct ra_event e;
+	struct ra_window w;
+	ctx_of(f, ops, true, &c);
+	event_of(f, &e);
 	bool on = spin_lock_irqsave(&lock);
-	uint32_t maxp = 1u << page_cluster;
-	switch (spec.kind) {
-	case RA_OFF:
-		break;
-	case RA_FIXED:
-		slot_window(f, 1u << spec.order, &sw);
-		break;
-	case RA_SHAOHUA:
-		/* his detector had no state for shmem: the full window there */
-		slot_window(f, f->vstate && !f->obj ? ra_shaohua_miss(f->vstate, maxp) : maxp, &sw);
-		break;
-	case RA_VMA:
-		if (f->vstate && !f->obj) {
-			ra_vma_miss(f->vstate, f->va / P, f->vlo, f->vhi, maxp, &lw);
-			if (lw.count == 1)
-				lw.count = 0;   /* the fault's page only */
-			break;
-		}
-		/* shmem reads the global window, as in Linux */
-		__attribute__((fallthrough));
-	case RA_HUGH:
-		slot_window(f, ra_hugh_pages(&hugh, swp_offset(f->entry), maxp), &sw);
-		break;
-	case RA_OWN:
-		if (own) {
-			space(f, &idx, &lo, &hi);
-			ra_own_miss(own, idx, lo, hi, budget, &lw);
-			if (!lw.count)
-				slot_window(f, ra_own_slot_pages(own), &sw);
-		}
-		break;
-	}
+	ctx_locked(&c);
+	ops->miss(&c, &e, &w);
 	spin_unlock_irqrestore(&lock, on);
 	/* The fault's page alone needs no plan. */
-	if (sw.count <= 1 && lw.count == 0)
+	if (w.slots.count <= 1 && w.lwin.count == 0)
 		return NULL;
 	/* Room for the gap slots of a stream's window (fill_gaps). */
-	uint32_t lcap = lw.marker ? 2 * lw.count : lw.count;
-	struct ra_plan *p = plan_new(1 + (sw.count > lcap ? sw.count : lcap));
+	uint32_t lcap = w.lwin.marker ? 2 * w.lwin.count : w.lwin.count;
+	struct ra_plan *p = plan_new(1 + (w.slots.count > lcap ? w.slots.count : lcap));
 	if (!p)
 		return NULL;
 	add(p, f->entry);
 	p->has_fault = true;
-	if (sw.count)
-		add_slots(p, f->entry, &sw);
-	else
-		add_logical(p, f, &lw);
-	if (own && sw.count) {
-		uint32_t used = 0;
-		for (uint32_t i = 1; i < p->n; i++)
-			used += swap_count(p->v[i].entry) > 0;
+	if (w.slots.count <= 1) {
+		add_logical(p, f, &w.lwin);
+		return p;
+	}
+	add_slots(p, f->entry, &w.slots);
+	if (ops->slot_read) {
+		uint32_t used = slots_in_use(p);
 		on = spin_lock_irqsave(&lock);
-		ra_own_slot_read(own, used);
+		ops->slot_read(&c, used);
 		spin_unlock_irqrestore(&lock, on);
 	}
 	return p;
@@ -262,41 +263,15 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 
 struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 {
-	struct ra_lwin w = { 0, 1, 0, false };
-	bool logical_ok = f->mm && (f->obj || f->vstate);
-	struct ra_own *own = NULL;
-	uint32_t budget = 0;
-	if (spec.kind == RA_OWN && readahead && logical_ok) {
-		own = own_state(f);
-		budget = own_budget();
-	}
+	const struct ra_ops *ops = cur_ops();
+	struct ra_ctx c;
+	struct ra_event e;
+	struct ra_lwin w;
+	ctx_of(f, ops, readahead, &c);
+	event_of(f, &e);
 	bool on = spin_lock_irqsave(&lock);
-	uint64_t idx, lo, hi;
-	switch (spec.kind) {
-	case RA_OFF:
-	case RA_FIXED:
-		break;
-	case RA_HUGH:
-		if (readahead)
-			ra_hugh_hit(&hugh);
-		break;
-	case RA_SHAOHUA:
-		if (readahead && f->vstate && !f->obj)
-			ra_shaohua_hit(f->vstate);
-		break;
-	case RA_VMA:
-		if (f->vstate && !f->obj)
-			ra_vma_lookup(f->vstate, f->va / P, readahead);
-		else if (readahead)
-			ra_hugh_hit(&hugh);
-		break;
-	case RA_OWN:
-		if (own) {
-			space(f, &idx, &lo, &hi);
-			ra_own_hit(own, idx, marker, lo, hi, budget, &w);
-		}
-		break;
-	}
+	ctx_locked(&c);
+	ops->found(&c, &e, readahead, marker, &w);
 	spin_unlock_irqrestore(&lock, on);
 	if (!w.count)
 		return NULL;

@@ -1,13 +1,15 @@
 /*
  * Swap-in readahead: which swap entries to read along with a faulting one.
  *
- * The policies' window logic is pure (ra_policy.h); this layer holds their
+ * Each policy is a pure struct ra_ops (ra_policy.h), which the unit tests'
+ * simulator runs too; this layer calls it, holds the policies'
  * state (global, per VMA in vma->ra_state, per address space in mm->ra,
  * per shmem object in shmem->ra), turns a window into swap entries (slots
  * of the faulting area, or the entries found in the page table or the
  * shmem object for logical windows) and takes the feedback: a fault that
  * finds a readahead page in the swap cache (a hit, maybe the marker that
- * starts the next window), a readahead page reclaimed unused (waste).
+ * starts the next window), a readahead page reclaimed unused (waste: only
+ * counted; no policy uses it).
  *
  * Policies are selected at run time (ra_set_policy, knob "ra"); the
  * adaptive ones (hugh, shaohua, vma) are bounded by page_cluster as in

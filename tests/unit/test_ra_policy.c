@@ -1,343 +1,10 @@
 /*
- * Readahead policies on synthetic fault sequences.
- *
- * A small simulator stands in for the kernel: pages of one or two areas
- * ("regions", each its own VMA and address space) live on disk at fixed
- * slots; memory holds `cap` pages in FIFO order.  An access to a page
- * that is not in memory is a major fault: the policy picks a window and
- * every page of it not in memory is read, marked as readahead.  An access
- * that finds a readahead page is a hit (the fault the kernel takes to map
- * it); one that finds an ordinary page is no fault at all.  A readahead
- * page evicted unused is waste.  Counters are per region, credited to the
- * region whose fault issued the pages, as the kernel's per-mm counters are.
+ * Readahead policies' window logic, function by function, and the ops
+ * tables that serve the kernel and the simulator alike.  The policies on
+ * whole fault sequences: test_ra_workloads.c.
  */
-#include <stdlib.h>
 #include "test.h"
 #include "swap/ra_policy.h"
-
-enum { NOT = 0, MAPPED = 1, RA = 2, RA_MARK = 3 };
-
-struct region_stats {
-	uint64_t access, major, issued, hit, waste;
-};
-
-struct sim {
-	uint32_t n, cap, nreg;
-	uint64_t reg_lo[2], reg_hi[2];
-	uint64_t *slot_of;              /* page -> slot (slot 0: header) */
-	int64_t *page_of;               /* slot -> page or -1 */
-	uint64_t nslots;
-	uint8_t *st;
-	uint8_t *issuer;                /* region that read a readahead page */
-	uint32_t *fifo, head, count;
-	struct ra_spec spec;
-	unsigned cluster;               /* page_cluster for hugh/shaohua/vma */
-	uint32_t budget;
-	struct ra_hugh hugh;
-	uint64_t vstate[2];
-	struct ra_own own[2];
-	struct region_stats rs[2];
-};
-
-static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* Regions of n/nreg pages each; slots in page order (identity + 1), or
- * interleaved between the two regions when `interleave`. */
-static void sim_init(struct sim *s, uint32_t n, uint32_t cap, uint32_t nreg, bool interleave, const char *policy,
-		     unsigned cluster)
-{
-	memset(s, 0, sizeof *s);
-	s->n = n;
-	s->cap = cap;
-	s->nreg = nreg;
-	for (uint32_t r = 0; r < nreg; r++) {
-		s->reg_lo[r] = (uint64_t)r * (n / nreg);
-		s->reg_hi[r] = s->reg_lo[r] + n / nreg;
-	}
-	s->nslots = n + 1;
-	s->slot_of = calloc(n, sizeof *s->slot_of);
-	s->page_of = calloc(s->nslots, sizeof *s->page_of);
-	s->st = calloc(n, 1);
-	s->issuer = calloc(n, 1);
-	s->fifo = calloc(cap, sizeof *s->fifo);
-	s->page_of[0] = -1;
-	uint32_t half = n / 2;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t slot = interleave ? (i < half ? 2ull * i : 2ull * (i - half) + 1) + 1 : i + 1ull;
-		s->slot_of[i] = slot;
-		s->page_of[slot] = i;
-	}
-	CHECK(ra_parse(policy, &s->spec));
-	s->cluster = cluster;
-	s->budget = 64;
-}
-
-static void sim_free(struct sim *s)
-{
-	free(s->slot_of);
-	free(s->page_of);
-	free(s->st);
-	free(s->issuer);
-	free(s->fifo);
-}
-
-static uint32_t region(const struct sim *s, uint64_t i) { return s->nreg == 2 && i >= s->reg_lo[1]; }
-
-static void bring(struct sim *s, uint64_t i, uint8_t state, uint32_t issuer)
-{
-	if (s->count == s->cap) {
-		uint32_t v = s->fifo[s->head];
-		s->head = (s->head + 1) % s->cap;
-		s->count--;
-		if (s->st[v] >= RA)
-			s->rs[s->issuer[v]].waste++;
-		s->st[v] = NOT;
-	}
-	s->fifo[(s->head + s->count) % s->cap] = (uint32_t)i;
-	s->count++;
-	s->st[i] = state;
-	s->issuer[i] = (uint8_t)issuer;
-	if (state >= RA)
-		s->rs[issuer].issued++;
-}
-
-/* Read the pages of a slot window besides the faulting page. */
-static void read_slots(struct sim *s, uint64_t fault, uint32_t pages, uint32_t r)
-{
-	struct ra_slots w;
-	ra_slot_window(s->slot_of[fault], pages, s->nslots, &w);
-	CHECK(w.start <= s->slot_of[fault] && s->slot_of[fault] < w.start + w.count);
-	for (uint64_t slot = w.start; slot < w.start + w.count; slot++) {
-		int64_t p = s->page_of[slot];
-		if (p >= 0 && (uint64_t)p != fault && s->st[p] == NOT)
-			bring(s, (uint64_t)p, RA, r);
-	}
-}
-
-/* Read a logical window; the first page read carries the marker (own). */
-static void read_logical(struct sim *s, const struct ra_lwin *w, uint64_t fault, uint32_t r)
-{
-	bool mark = w->marker;
-	for (uint32_t k = 0; k < w->count; k++) {
-		uint64_t p = w->start + (uint64_t)((int64_t)k * w->stride);
-		CHECK(p >= s->reg_lo[r] && p < s->reg_hi[r]);
-		if (p == fault || s->st[p] != NOT)
-			continue;
-		bring(s, p, mark ? RA_MARK : RA, r);
-		mark = false;
-	}
-}
-
-static void sim_access(struct sim *s, uint64_t i)
-{
-	uint32_t r = region(s, i);
-	uint64_t lo = s->reg_lo[r], hi = s->reg_hi[r];
-	uint32_t maxp = 1u << s->cluster;
-	struct ra_lwin w;
-	s->rs[r].access++;
-	uint8_t st = s->st[i];
-	if (st == MAPPED)
-		return;
-	if (st >= RA) {
-		s->rs[r].hit++;
-		s->st[i] = MAPPED;
-		switch (s->spec.kind) {
-		case RA_HUGH:
-			ra_hugh_hit(&s->hugh);
-			break;
-		case RA_SHAOHUA:
-			ra_shaohua_hit(&s->vstate[r]);
-			break;
-		case RA_VMA:
-			ra_vma_lookup(&s->vstate[r], i, true);
-			break;
-		case RA_OWN:
-			ra_own_hit(&s->own[r], i, st == RA_MARK, lo, hi, s->budget, &w);
-			read_logical(s, &w, i, r);
-			break;
-		default:
-			break;
-		}
-		return;
-	}
-	s->rs[r].major++;
-	bring(s, i, MAPPED, r);
-	switch (s->spec.kind) {
-	case RA_OFF:
-		break;
-	case RA_FIXED:
-		read_slots(s, i, 1u << s->spec.order, r);
-		break;
-	case RA_HUGH:
-		read_slots(s, i, ra_hugh_pages(&s->hugh, s->slot_of[i], maxp), r);
-		break;
-	case RA_SHAOHUA:
-		read_slots(s, i, ra_shaohua_miss(&s->vstate[r], maxp), r);
-		break;
-	case RA_VMA:
-		ra_vma_miss(&s->vstate[r], i, lo, hi, maxp, &w);
-		CHECK(w.start <= i && i < w.start + w.count);
-		read_logical(s, &w, i, r);
-		break;
-	case RA_OWN:
-		ra_own_miss(&s->own[r], i, lo, hi, s->budget, &w);
-		read_logical(s, &w, i, r);
-		if (!w.count) {
-			uint64_t before = s->rs[r].issued;
-			read_slots(s, i, ra_own_slot_pages(&s->own[r]), r);
-			ra_own_slot_read(&s->own[r], (uint32_t)(s->rs[r].issued - before));
-		}
-		break;
-	}
-}
-
-/* ---------------------------------------------------------------- workloads */
-
-enum pattern { SEQ, SEQ_BACK, RANDOM, STRIDE3, STRIDE16, STRIDE4_SEQ_START, TWO_STREAMS, JUMPS, SHIFTING, MIXED, BUILD };
-
-#define NPAGES 4096
-#define CAP 1024
-#define PASSES 3
-
-static void run_pattern(struct sim *s, enum pattern pat)
-{
-	uint32_t n = s->n;
-	rng = 88172645463325252ull;
-	switch (pat) {
-	case SEQ:
-		for (int p = 0; p < PASSES; p++)
-			for (uint32_t i = 0; i < n; i++)
-				sim_access(s, i);
-		break;
-	case SEQ_BACK:
-		for (int p = 0; p < PASSES; p++)
-			for (uint32_t i = n; i-- > 0;)
-				sim_access(s, i);
-		break;
-	case RANDOM:
-		for (uint32_t k = 0; k < PASSES * n; k++)
-			sim_access(s, rnd() % n);
-		break;
-	case STRIDE3:
-		for (int p = 0; p < PASSES; p++)
-			for (uint32_t i = 0; i < n; i += 3)
-				sim_access(s, i);
-		break;
-	case STRIDE16:
-		for (int p = 0; p < PASSES; p++)
-			for (uint32_t o = 0; o < 16; o++)
-				for (uint32_t i = o; i < n; i += 16)
-					sim_access(s, i);
-		break;
-	case STRIDE4_SEQ_START:         /* a few neighbouring faults first (as the
-					 * kernel sees at a program's start), then stride 4 */
-		for (int p = 0; p < PASSES; p++) {
-			for (uint32_t i = 0; i < 6; i++)
-				sim_access(s, i);
-			for (uint32_t i = 8; i < n; i += 4)
-				sim_access(s, i);
-		}
-		break;
-	case TWO_STREAMS:
-		for (int p = 0; p < PASSES; p++)
-			for (uint32_t i = 0; i < n / 2; i++) {
-				sim_access(s, i);
-				sim_access(s, n / 2 + i);
-			}
-		break;
-	case JUMPS: {
-		uint64_t pos = 0;
-		for (uint32_t k = 0; k < PASSES * n; k++) {
-			if (k % 1000 == 999)
-				pos = rnd() % n;
-			sim_access(s, pos);
-			pos = (pos + 1) % n;
-		}
-		break;
-	}
-	case SHIFTING: {
-		uint64_t base = 0;
-		for (uint32_t k = 0; k < 6 * n; k++) {
-			if (k % 5000 == 4999)
-				base = rnd() % (n - CAP / 2);
-			sim_access(s, base + rnd() % (CAP / 2));
-		}
-		break;
-	}
-	case BUILD: {           /* 16 threads: bursts of 32 pages from a random start, then 8
-				 * random pages, each in its own 1/16 of the space; their
-				 * faults interleave one by one */
-		enum { T = 16, BURST = 32, RND = 8 };
-		uint64_t part = n / T, pos[T], left[T];
-		for (int t = 0; t < T; t++)
-			left[t] = 0, pos[t] = 0;
-		for (uint32_t k = 0; k < 2 * n; k++) {
-			int t = (int)(k % T);
-			if (left[t] == 0) {
-				left[t] = BURST + RND;
-				pos[t] = rnd() % part;
-			}
-			uint64_t page;
-			if (left[t] > RND)
-				page = (pos[t] + (BURST + RND - left[t])) % part;
-			else
-				page = rnd() % part;
-			left[t]--;
-			sim_access(s, (uint64_t)t * part + page);
-		}
-		break;
-	}
-	case MIXED:             /* region 0 sequential, region 1 random, alternating */
-		for (int p = 0; p < PASSES; p++)
-			for (uint32_t i = 0; i < n / 2; i++) {
-				sim_access(s, i);
-				sim_access(s, n / 2 + rnd() % (n / 2));
-			}
-		break;
-	}
-}
-
-static struct region_stats total(const struct sim *s)
-{
-	struct region_stats t = { 0, 0, 0, 0, 0 };
-	for (uint32_t r = 0; r < s->nreg; r++) {
-		t.access += s->rs[r].access;
-		t.major += s->rs[r].major;
-		t.issued += s->rs[r].issued;
-		t.hit += s->rs[r].hit;
-		t.waste += s->rs[r].waste;
-	}
-	return t;
-}
-
-static uint32_t sim_pages = NPAGES, sim_cap = CAP;
-
-static struct region_stats run(const char *policy, enum pattern pat, unsigned cluster)
-{
-	struct sim s;
-	uint32_t nreg = pat == MIXED ? 2 : 1;
-	sim_init(&s, sim_pages, sim_cap, nreg, pat == MIXED, policy, cluster);
-	run_pattern(&s, pat);
-	/* Readahead pages still unused at the end are neither hit nor
-	 * waste: leave them out of `issued`. */
-	for (uint32_t i = 0; i < s.n; i++)
-		if (s.st[i] >= RA)
-			s.rs[s.issuer[i]].issued--;
-	struct region_stats t = pat == MIXED ? s.rs[0] : total(&s);
-	sim_free(&s);
-	return t;
-}
-
-static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0; }
-
-/* ---------------------------------------------------------------- tests */
 
 TEST(ra_parse_names)
 {
@@ -461,134 +128,73 @@ TEST(ra_vma_windows)
 	CHECK_EQ(w.count, 11);
 }
 
-TEST(ra_fixed_and_off_baselines)
+/* The ops tables: the dispatch the kernel runs, on single events. */
+TEST(ra_ops_dispatch)
 {
-	struct region_stats off = run("off", SEQ, 3), f3 = run("fixed:3", SEQ, 3), f4 = run("fixed:4", SEQ, 3);
-	CHECK_EQ(off.major, PASSES * NPAGES);
-	CHECK_EQ(off.issued, 0);
-	/* One fault per aligned block; the first block is one short (slot 0
-	 * is the header), so its last page faults on its own. */
-	CHECK_EQ(f3.major, PASSES * (NPAGES / 8 + 1));
-	CHECK_EQ(f4.major, PASSES * (NPAGES / 16 + 1));
-	CHECK_EQ(f4.waste, 0);
-	struct region_stats r0 = run("off", RANDOM, 3), r3 = run("fixed:3", RANDOM, 3);
-	/* Random: readahead wastes most of what it reads. */
-	CHECK(ratio(r3.waste, r3.issued) > 0.5);
-	CHECK(r0.major > PASSES * NPAGES / 2);
-}
-
-TEST(ra_hugh_and_shaohua_adapt)
-{
-	struct region_stats hs = run("hugh", SEQ, 3), hr = run("hugh", RANDOM, 3), f3r = run("fixed:3", RANDOM, 3);
-	CHECK(hs.major < PASSES * NPAGES / 6);          /* near fixed:3's 1/8 */
-	CHECK(hr.issued * 4 < f3r.issued);               /* readahead mostly off */
-	struct region_stats ss = run("shaohua", SEQ, 3), sr = run("shaohua", RANDOM, 3);
-	CHECK_EQ(ss.major, PASSES * (NPAGES / 8 + 1));
-	CHECK(sr.issued * 4 < f3r.issued);
-}
-
-/* The own policy against the best of off and fixed:0..4 on each pattern. */
-static void own_vs_best(enum pattern pat, const char *name, double max_major_ratio, double min_hit_rate,
-			double max_waste)
-{
-	static const char *const fixed[] = { "off", "fixed:1", "fixed:2", "fixed:3", "fixed:4" };
-	uint64_t best = UINT64_MAX;
-	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-		struct region_stats f = run(fixed[i], pat, 3);
-		if (f.major < best)
-			best = f.major;
+	struct ra_hugh h = { 0, 0, 0 };
+	uint64_t vst = 0;
+	struct ra_ctx c = { .order = 3, .max_pages = 8, .budget = 64, .global = &h, .vstate = &vst, .space = NULL };
+	struct ra_event e = { .slot = 13, .slots = 1000, .idx = 500, .lo = 0, .hi = 1000 };
+	struct ra_window w;
+	struct ra_lwin lw;
+	for (int k = RA_OFF; k <= RA_OWN; k++) {
+		const struct ra_ops *o = ra_ops_of((enum ra_kind)k);
+		CHECK(o->miss && o->found);
+		CHECK((o->space_size != 0) == (k == RA_OWN));
+		CHECK((o->slot_read != NULL) == (k == RA_OWN));
 	}
-	struct region_stats o = run("own", pat, 3);
-	double hit = ratio(o.hit, o.issued), waste = ratio(o.waste, o.issued);
-	if (!(o.major <= best * 1.05 + 2) || ratio(o.major, o.access) > max_major_ratio || (o.issued && hit < min_hit_rate) ||
-	    waste > max_waste)
-		test_fail(__FILE__, __LINE__, "%s: own major %llu (best fixed %llu, %.4f of %llu accesses), "
-			  "issued %llu hit %.4f waste %.4f", name, (unsigned long long)o.major, (unsigned long long)best,
-			  ratio(o.major, o.access), (unsigned long long)o.access, (unsigned long long)o.issued, hit, waste);
-}
-
-TEST(ra_own_sequential)
-{
-	own_vs_best(SEQ, "seq", 0.01, 0.99, 0.01);
-	own_vs_best(SEQ_BACK, "seq backward", 0.01, 0.99, 0.01);
-}
-
-TEST(ra_own_random)
-{
-	/* As good as off: nearly nothing read ahead (a 64 MiB area, 16 MiB
-	 * of memory: false streams get rarer as areas grow). */
-	own_vs_best(RANDOM, "random", 1, 0, 1);
-	sim_pages = 4 * NPAGES;
-	sim_cap = 4 * CAP;
-	struct region_stats o = run("own", RANDOM, 3), off = run("off", RANDOM, 3);
-	sim_pages = NPAGES;
-	sim_cap = CAP;
-	if (o.major > off.major * 1.01 || o.issued > off.major / 50)
-		test_fail(__FILE__, __LINE__, "random: own major %llu issued %llu, off major %llu",
-			  (unsigned long long)o.major, (unsigned long long)o.issued, (unsigned long long)off.major);
-}
-
-TEST(ra_own_strided)
-{
-	own_vs_best(STRIDE3, "stride 3", 0.02, 0.98, 0.02);
-	own_vs_best(STRIDE16, "stride 16", 0.05, 0.95, 0.05);
-	/* Confirmed as sequential first, the stream must learn its stride. */
-	own_vs_best(STRIDE4_SEQ_START, "stride 4 after a sequential start", 0.03, 0.97, 0.03);
-}
-
-TEST(ra_own_two_streams)
-{
-	own_vs_best(TWO_STREAMS, "two interleaved streams", 0.01, 0.99, 0.01);
-}
-
-TEST(ra_own_jumps)
-{
-	own_vs_best(JUMPS, "sequential with random jumps", 0.03, 0.85, 0.15);
-}
-
-TEST(ra_own_shifting_working_set)
-{
-	/* A dense working set in random order: the aligned blocks of
-	 * fixed:4 suit it best.  The own policy opens blocks once three
-	 * recent misses are close together, a few misses after each shift. */
-	struct region_stats o = run("own", SHIFTING, 3), off = run("off", SHIFTING, 3), f4 = run("fixed:4", SHIFTING, 3);
-	if (o.major * 4 > off.major || o.major > f4.major * 5 / 2 || ratio(o.waste, o.issued) > 0.05)
-		test_fail(__FILE__, __LINE__, "shifting: own major %llu, off %llu, fixed:4 %llu; waste %.4f",
-			  (unsigned long long)o.major, (unsigned long long)off.major, (unsigned long long)f4.major,
-			  ratio(o.waste, o.issued));
-}
-
-TEST(ra_own_build_shape)
-{
-	/* Sixteen threads' short bursts, interleaved fault by fault: the
-	 * streams must not crowd each other out (32 stream slots), and each
-	 * burst's overrun stays small.  Within 10% of the best fixed setting
-	 * in major faults while reading at most 60% as much. */
-	static const char *const fixed[] = { "off", "fixed:1", "fixed:2", "fixed:3", "fixed:4" };
-	struct region_stats best = { 0, UINT64_MAX, 0, 0, 0 };
-	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-		struct region_stats r = run(fixed[i], BUILD, 3);
-		if (r.major < best.major)
-			best = r;
-	}
-	struct region_stats o = run("own", BUILD, 3);
-	if (o.major * 10 > best.major * 11 || o.issued * 5 > best.issued * 3)
-		test_fail(__FILE__, __LINE__, "build: own major %llu issued %llu; best fixed major %llu issued %llu",
-			  (unsigned long long)o.major, (unsigned long long)o.issued, (unsigned long long)best.major,
-			  (unsigned long long)best.issued);
-}
-
-TEST(ra_own_mixed_seq_and_random_tasks)
-{
-	/* Linux 4.14's test: the sequential task's readahead hit rate.
-	 * Slot-based readahead reads the random task's pages with the
-	 * stream's (they share the disk, interleaved); VA-based does not. */
-	struct region_stats f3 = run("fixed:3", MIXED, 3), vma = run("vma", MIXED, 3), own = run("own", MIXED, 3);
-	CHECK(ratio(f3.hit, f3.issued) < 0.6);
-	CHECK(ratio(vma.hit, vma.issued) > 0.95);
-	if (ratio(own.hit, own.issued) < 0.99 || ratio(own.major, own.access) > 0.01)
-		test_fail(__FILE__, __LINE__, "mixed: own hit rate %.4f, major %llu of %llu", ratio(own.hit, own.issued),
-			  (unsigned long long)own.major, (unsigned long long)own.access);
+	ra_ops_of(RA_OFF)->miss(&c, &e, &w);
+	CHECK(w.slots.count <= 1 && w.lwin.count == 0);
+	ra_ops_of(RA_FIXED)->miss(&c, &e, &w);          /* fixed:3: the aligned 8 slots */
+	CHECK_EQ(w.slots.start, 8);
+	CHECK_EQ(w.slots.count, 8);
+	CHECK_EQ(w.lwin.count, 0);
+	/* shaohua without VMA state (shmem): the full window; with: counted. */
+	c.vstate = NULL;
+	ra_ops_of(RA_SHAOHUA)->miss(&c, &e, &w);
+	CHECK_EQ(w.slots.count, 8);
+	CHECK_EQ(vst, 0);
+	c.vstate = &vst;
+	ra_ops_of(RA_SHAOHUA)->miss(&c, &e, &w);
+	CHECK_EQ(vst, 1);
+	ra_ops_of(RA_SHAOHUA)->found(&c, &e, true, false, &lw);
+	CHECK_EQ(vst, 0);
+	CHECK_EQ(lw.count, 0);
+	/* vma: the VMA's window; one page becomes none.  Without VMA state
+	 * (shmem) hugh's global window, fed by hits. */
+	vst = 0;
+	ra_ops_of(RA_VMA)->miss(&c, &e, &w);
+	CHECK_EQ(w.lwin.count, 0);
+	CHECK(w.slots.count <= 1);
+	c.vstate = NULL;
+	for (int i = 0; i < 3; i++)
+		ra_ops_of(RA_VMA)->found(&c, &e, true, false, &lw);
+	CHECK_EQ(h.hits, 3);
+	ra_ops_of(RA_VMA)->miss(&c, &e, &w);
+	CHECK_EQ(w.slots.count, 8);
+	CHECK_EQ(h.hits, 0);
+	/* own: nothing without its state; with it, a slot window for a miss
+	 * no stream claims (two slots while nothing is known). */
+	ra_ops_of(RA_OWN)->miss(&c, &e, &w);
+	CHECK(w.slots.count <= 1 && w.lwin.count == 0);
+	struct ra_own own;
+	memset(&own, 0xa5, sizeof own);
+	ra_ops_of(RA_OWN)->space_init(&own);
+	CHECK_EQ(own.sw_read, 0);
+	CHECK_EQ(own.nhist, 0);
+	c.space = &own;
+	ra_ops_of(RA_OWN)->miss(&c, &e, &w);
+	CHECK_EQ(w.lwin.count, 0);
+	CHECK_EQ(w.slots.start, 12);
+	CHECK_EQ(w.slots.count, 2);
+	ra_ops_of(RA_OWN)->slot_read(&c, 1);
+	CHECK_EQ(own.sw_read, 1);
+	/* a hit on a page no stream read counts as used */
+	ra_ops_of(RA_OWN)->found(&c, &e, true, false, &lw);
+	CHECK_EQ(own.sw_used, 1);
+	ra_ops_of(RA_OWN)->found(&c, &e, false, false, &lw);   /* not read ahead: ignored */
+	CHECK_EQ(own.sw_used, 1);
+	CHECK_EQ(lw.count, 0);
 }
 
 TEST(ra_own_window_grows_and_shrinks)
