@@ -1,0 +1,853 @@
+"""Linux side by side: the same workload binaries on Debian's stock kernel
+and on ours, in the same QEMU machine, compared metric by metric.
+
+  tools/linux-peer --workload "touch 72 30000 seq anon" --page-cluster 0,1,2,3,4
+                   --mem 256M [--linux-mem 96M] [--ours-mem 48M]
+                   [--cap-ours-to-linux-free | --ours same|matched|both]
+                   [--swap-bus nvme|sata] [--profile none|ssd|hdd] [--runs N]
+  make linux-peer      a small default plan (see the Makefile)
+
+  --workload STEP     a step as in our run=: "PROG ARGS", or several programs
+                      at once "A & B"; repeat the option (or use ';') for
+                      several steps, run one after the other in one boot
+  --page-cluster LIST Linux's vm.page-cluster values; ours gets ra=fixed:N,
+                      the same window (2^N slots, aligned)
+  --ours-policy P     our readahead policy instead of fixed:N: vma (Linux's
+                      own VMA-based window, bounded by page_cluster N), hugh,
+                      shaohua, own, off; ours gets ra=P page_cluster=N
+  --mem SIZE          QEMU -m, the same for both kernels
+  --linux-mem SIZE    mem= on Linux's command line (default: none)
+  --ours-mem SIZE     mem= on ours (default: the same as --linux-mem)
+  --ours same|matched|both
+                      our column(s): "ours" runs with --ours-mem (the same
+                      machine config); "ours@free" with a mem= picked so that
+                      our free memory when the workload starts equals Linux's
+                      MemFree then (one extra calibration boot); both: both
+  --cap-ours-to-linux-free   short for --ours matched
+  --swap-bus, --profile  the swap disk's bus and throttling (rig.PROFILES)
+  --runs N            boots per configuration and kernel; mean±sd shown
+  --side both|linux|ours, --linux-vma-ra default|on|off, --linux-thp,
+  --linux-append, --swap-mib, --timeout, --image, --workloads-dir, --offline
+
+Each (kernel, page-cluster, run) is a fresh boot with a fresh swap disk.
+
+Linux side: `apt-get download linux-image-amd64` and the linux-image-*-amd64
+package it depends on (name from apt-cache) go to build/linux-peer/debs/;
+dpkg-deb -x extracts the vmlinuz and modules.  The initramfs (a gzipped
+newc cpio written here, no root needed) holds busybox-static, the nvme or
+ahci/sd_mod modules with their dependencies (modules.dep, or each .ko's
+.modinfo `depends=` when the package has no modules.dep), the workloads
+under /bin/ and a generated /init.  /init mounts devtmpfs/proc/sys,
+insmods the modules, waits for the swap disk, mkswap+swapon, sets
+/proc/sys/vm/page-cluster from `peer.pc=N` on the kernel command line,
+prints /proc/meminfo as a linux_meminfo record, then runs each step and
+prints one record per step:
+  {"type":"linux_result","label":STEP,"page_cluster":N,"cmd":STEP,
+   "exit_codes":[..],"elapsed_ns":..,"memfree_before":..,
+   "memavailable_before":..,"vmstat_delta":{every /proc/vmstat line},
+   "workload":{the first program's JSON line},"workloads":[..]}
+and ends with {"type":"linux_done"} and poweroff -f.  QEMU boots it with
+-kernel/-initrd/-append (no firmware) in qemurig's machine: q35, -cpu max,
+the same -m, the same swap disk bus and profile, console=ttyS0.  THP is
+off (transparent_hugepage=never, --linux-thp to change): ours has none.
+
+Our side: rig.run on build/disk.img with `quiet [mem=..] ra=fixed:N
+run="@sleep 0 ; STEPS"`.  The `@sleep 0` step's vmstat record carries
+nr_free_pages just before the first workload (our "free at start"); each
+step's {"type":"vmstat","label":STEP} record and the {"type":"workload"}
+lines before it give the numbers.
+
+Output: a table per step, rows real/user/sys time (the workloads' own
+CLOCK_MONOTONIC and getrusage), pgmajfault, pgpgin, pgpgout (KiB, as in
+/proc/vmstat), pswpin, pswpout, swap_ra, swap_ra_hit, free memory at the
+start; columns per page-cluster: ours | ours@free | linux (headers say
+which mem= and free memory each had).  Also build/linux-peer/compare.csv
+(long form: step, metric, page_cluster, side, mem, mean, sd, n, values),
+results.jsonl (every run's raw record) and the serial logs in
+build/linux-peer/logs/.  A failed boot prints the serial log's tail.
+
+Differences that are Linux's, not the rig's: Linux needs ~80 MiB of
+-m for itself (mem=128M leaves ~49 MiB MemFree with the nvme modules),
+hence the ours@free column; its heuristic overcommit refuses an mmap
+larger than RAM + swap (the workload exits 3 with ENOMEM) where ours
+maps it and OOM-kills later; its reclaim runs in kswapd and differs run
+to run (use --runs); timing under TCG is noisy (other jobs on the host).
+The kernel is fetched once into build/linux-peer/ (about 470 MB
+extracted); later runs reuse it, and fall back to it when apt fails.
+"""
+import argparse
+import csv
+import glob
+import gzip
+import json
+import lzma
+import os
+import re
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import rig, tables
+from .stats import summary
+
+OUT = 'build/linux-peer'
+META = 'linux-image-amd64'
+BUSYBOX = '/bin/busybox'
+MODULE_ROOTS = {'nvme': ['nvme'], 'sata': ['ahci', 'sd_mod']}
+SWAP_DEV = {'nvme': 'nvme0n1', 'sata': 'sda'}
+METRICS = [  # (row name, key, unit)
+    ('real time (s)', 'real_s', 's'), ('user time (s)', 'user_s', 's'), ('sys time (s)', 'sys_s', 's'),
+    ('pgmajfault', 'pgmajfault', 'n'), ('pgpgin (KiB)', 'pgpgin', 'n'), ('pgpgout (KiB)', 'pgpgout', 'n'),
+    ('pswpin', 'pswpin', 'n'), ('pswpout', 'pswpout', 'n'), ('swap_ra', 'swap_ra', 'n'),
+    ('swap_ra_hit', 'swap_ra_hit', 'n'), ('free at start (MiB)', 'free_mib', 'm'),
+]
+
+
+def mean(xs):
+    return summary(xs).mean
+
+
+def die(msg):
+    sys.exit('linux-peer: ' + msg)
+
+
+def say(msg):
+    print('linux-peer: ' + msg, file=sys.stderr, flush=True)
+
+
+class ToolError(Exception):
+    pass
+
+
+def run_tool(cmd, what, cwd=None, raise_=False):
+    """Run cmd; on failure exit (or raise ToolError) naming `what` with the
+    tool's own message."""
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        if p.returncode != 0:
+            msg = (p.stderr.strip() or p.stdout.strip() or 'exit status %d' % p.returncode).splitlines()
+            raise ToolError('%s failed: %s' % (what, ' / '.join(msg[-4:])))
+    except (OSError, ToolError) as e:
+        msg = str(e) if isinstance(e, ToolError) else '%s failed: %s' % (what, e)
+        if raise_:
+            raise ToolError(msg)
+        die(msg)
+    return p.stdout
+
+
+def parse_size(s, opt):
+    m = re.fullmatch(r'(\d+)([KMG]?)i?B?', s.strip(), re.I)
+    if not m:
+        die('%s %s: expected a size such as 96M, 1G or 65536K' % (opt, s))
+    return int(m.group(1)) << {'': 0, 'K': 10, 'M': 20, 'G': 30}[m.group(2).upper()]
+
+
+def size_str(n):
+    return '%dM' % (n >> 20) if n % (1 << 20) == 0 else '%dK' % (n >> 10)
+
+
+# ------------------------------------------------------------ the Debian kernel
+
+def apt_download(pkg, debs):
+    """apt-get download pkg into debs/; the .deb's path."""
+    tmp = tempfile.mkdtemp(dir=debs)
+    try:
+        run_tool(['apt-get', 'download', pkg], 'apt-get download %s' % pkg, cwd=tmp, raise_=True)
+        got = glob.glob(os.path.join(tmp, pkg + '_*.deb'))
+        if not got:
+            raise ToolError('apt-get download %s left no .deb in %s' % (pkg, tmp))
+        deb = os.path.join(debs, os.path.basename(got[0]))
+        shutil.move(got[0], deb)
+        return deb
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fetch_kernel(offline):
+    """Download (or reuse) Debian's stock kernel; return its facts."""
+    debs = os.path.join(OUT, 'debs')
+    os.makedirs(debs, exist_ok=True)
+    cache = os.path.join(OUT, 'kernel.json')
+    cached = None
+    if os.path.exists(cache):
+        with open(cache) as f:
+            cached = json.load(f)
+        if not os.path.exists(cached['vmlinuz']):
+            cached = None
+    if offline:
+        if not cached:
+            die('--offline: no kernel fetched yet (%s missing); run once without --offline' % cache)
+        return cached
+    try:
+        out = run_tool(['apt-cache', 'depends', META], 'apt-cache depends %s' % META, raise_=True)
+        pkgs = re.findall(r'^\s*Depends:\s*(linux-image-[0-9][^\s]*)', out, re.M)
+        if not pkgs:
+            raise ToolError('apt-cache depends %s names no linux-image-<version> package: %s'
+                            % (META, ' / '.join(out.split('\n'))))
+        pkg = pkgs[0]
+        # The metapackage itself (tiny), fresh, so its Depends is the current one.
+        meta_deb = apt_download(META, debs)
+        dep = run_tool(['dpkg-deb', '-f', meta_deb, 'Depends'], 'dpkg-deb -f %s Depends' % meta_deb)
+        if pkg not in dep:
+            say('note: apt-cache says %s but %s depends on: %s' % (pkg, os.path.basename(meta_deb), dep.strip()))
+        have = sorted(glob.glob(os.path.join(debs, pkg + '_*.deb')))
+        deb = have[-1] if have else apt_download(pkg, debs)
+    except ToolError as e:
+        if not cached:
+            die(str(e))
+        say('%s; using the kernel fetched before (%s %s)' % (e, cached['package'], cached['version']))
+        return cached
+    root = os.path.join(OUT, os.path.basename(deb)[:-4])
+    if not glob.glob(os.path.join(root, 'boot', 'vmlinuz-*')):
+        shutil.rmtree(root, ignore_errors=True)
+        run_tool(['dpkg-deb', '-x', deb, root], 'dpkg-deb -x %s' % deb)
+    # Older kernels fetched before: their .debs and trees (about 470 MB each).
+    olds = glob.glob(os.path.join(debs, 'linux-image-[0-9]*.deb')) + glob.glob(os.path.join(OUT, 'linux-image-[0-9]*'))
+    for old in olds:
+        if os.path.basename(old) not in (os.path.basename(deb), os.path.basename(root)):
+            say('removing %s (an older kernel)' % old)
+            shutil.rmtree(old) if os.path.isdir(old) else os.unlink(old)
+    for old in glob.glob(os.path.join(debs, META + '_*.deb')):
+        if old != meta_deb:
+            os.unlink(old)
+    vmlinuz = glob.glob(os.path.join(root, 'boot', 'vmlinuz-*'))
+    moddirs = glob.glob(os.path.join(root, 'lib', 'modules', '*'))
+    if not vmlinuz or not moddirs:
+        die('%s has no boot/vmlinuz-* or lib/modules/*' % deb)
+    k = {'package': pkg, 'deb': deb, 'version': run_tool(['dpkg-deb', '-f', deb, 'Version'], 'dpkg-deb -f').strip(),
+         'vmlinuz': vmlinuz[0], 'moddir': moddirs[0], 'release': os.path.basename(moddirs[0])}
+    with open(cache, 'w') as f:
+        json.dump(k, f, indent=1)
+    return k
+
+
+def elf_modinfo(data):
+    """The .modinfo section of a .ko as {key: value} (first of each key)."""
+    if data[:4] != b'\x7fELF' or data[4] != 2:
+        raise ValueError('not a 64-bit ELF')
+    shoff, = struct.unpack_from('<Q', data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', data, 0x3a)
+    secs = [struct.unpack_from('<IIQQQQ', data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = secs[shstrndx][4]
+    for name, _t, _f, _a, off, size in secs:
+        end = data.index(b'\0', strtab + name)
+        if data[strtab + name:end] == b'.modinfo':
+            info = {}
+            for kv in data[off:off + size].split(b'\0'):
+                k, eq, v = kv.partition(b'=')
+                if eq:
+                    info.setdefault(k.decode(), v.decode())
+            return info
+    return {}
+
+
+def read_ko(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    if path.endswith('.xz'):
+        return lzma.decompress(data)
+    if path.endswith('.gz'):
+        return gzip.decompress(data)
+    if path.endswith('.zst'):
+        die('%s is zstd-compressed: python has no zstd; unpack it by hand' % path)
+    return data
+
+
+def modname(path_or_name):
+    b = os.path.basename(path_or_name)
+    b = re.sub(r'\.ko(\.(xz|gz|zst))?$', '', b)
+    return b.replace('-', '_')
+
+
+def resolve_modules(moddir, roots):
+    """[(name, .ko bytes)] in load order for roots and their dependencies."""
+    index = {}
+    for p in glob.glob(os.path.join(moddir, 'kernel', '**', '*.ko*'), recursive=True):
+        index[modname(p)] = p
+    builtin = set()
+    bpath = os.path.join(moddir, 'modules.builtin')
+    if os.path.exists(bpath):
+        builtin = {modname(line.strip()) for line in open(bpath) if line.strip()}
+    depfile = os.path.join(moddir, 'modules.dep')
+    deps = {}
+    if os.path.exists(depfile):
+        for line in open(depfile):
+            mod, _, rest = line.partition(':')
+            deps[modname(mod)] = [modname(x) for x in rest.split()]
+    order, seen, blobs = [], set(), {}
+
+    def visit(name, chain):
+        if name in seen or name in builtin:
+            return
+        if name in chain:
+            die('module dependency loop: %s' % ' -> '.join(chain + [name]))
+        if name not in index:
+            die('module %s (needed by %s) is not in %s' % (name, ' <- '.join(reversed(chain)) or 'the swap disk',
+                                                            moddir))
+        blobs[name] = read_ko(index[name])
+        if name in deps:
+            need = deps[name]   # modules.dep lists the whole closure, but visiting keeps order right
+        else:
+            need = [modname(d) for d in elf_modinfo(blobs[name]).get('depends', '').split(',') if d]
+        for d in need:
+            visit(d, chain + [name])
+        seen.add(name)
+        order.append(name)
+
+    for r in roots:
+        visit(r, [])
+    return [(n, blobs[n]) for n in order]
+
+
+# ------------------------------------------------------------ the initramfs
+
+class Cpio:
+    """A newc cpio archive built in memory: any owner, mode or device node
+    without root."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.ino = 1
+
+    def _entry(self, name, mode, data=b'', nlink=1, rdev=(0, 0)):
+        nb = name.encode() + b'\0'
+        hdr = '070701' + ''.join('%08x' % v for v in (
+            self.ino, mode, 0, 0, nlink, 0, len(data), 0, 0, rdev[0], rdev[1], len(nb), 0))
+        self.ino += 1
+        self.buf += hdr.encode() + nb
+        self.buf += b'\0' * (-len(self.buf) % 4)
+        self.buf += data
+        self.buf += b'\0' * (-len(self.buf) % 4)
+
+    def dir(self, name, mode=0o755):
+        self._entry(name, 0o040000 | mode, nlink=2)
+
+    def file(self, name, data, mode=0o644):
+        self._entry(name, 0o100000 | mode, data)
+
+    def symlink(self, name, target):
+        self._entry(name, 0o120777, target.encode())
+
+    def chardev(self, name, major, minor, mode=0o600):
+        self._entry(name, 0o020000 | mode, rdev=(major, minor))
+
+    def finish(self):
+        self._entry('TRAILER!!!', 0)
+        return bytes(self.buf)
+
+
+INIT = r'''#!/sbin/busybox sh
+# /init of tools/linux-peer's initramfs (generated).  Kernel command line:
+# peer.bus=nvme|sata peer.pc=N peer.vmra=default|on|off.
+/sbin/busybox mount -t devtmpfs devtmpfs /dev
+exec </dev/null >/dev/console 2>&1
+/sbin/busybox mount -t proc proc /proc
+/sbin/busybox mount -t sysfs sysfs /sys
+/sbin/busybox --install -s /sbin
+export PATH=/sbin
+# Workloads run as /bin/NAME; keep busybox's own applets (touch!) off /bin.
+
+fail() {
+	echo "linux-peer: $*"
+	echo "linux-peer: last kernel messages:"
+	dmesg | tail -n 25 | sed 's/^/linux-peer:   /'
+	echo "{\"type\":\"linux_error\",\"msg\":\"$*\"}"
+	poweroff -f
+	sleep 10
+}
+
+BUS=nvme; PC=3; VMRA=default
+for w in $(cat /proc/cmdline); do
+	case "$w" in
+	peer.bus=*) BUS=${w#peer.bus=} ;;
+	peer.pc=*) PC=${w#peer.pc=} ;;
+	peer.vmra=*) VMRA=${w#peer.vmra=} ;;
+	esac
+done
+case $BUS in nvme) DEV=nvme0n1 ;; sata) DEV=sda ;; *) fail "peer.bus=$BUS: expected nvme or sata" ;; esac
+
+for m in $(cat /etc/modules.$BUS); do
+	insmod /lib/modules/$m.ko || fail "insmod $m.ko failed"
+done
+i=0
+while [ ! -b /dev/$DEV ]; do
+	i=$((i + 1))
+	[ $i -gt 600 ] && fail "no /dev/$DEV 60 s after loading $(cat /etc/modules.$BUS | tr '\n' ' ')"
+	usleep 100000
+done
+mkswap /dev/$DEV >/dev/null || fail "mkswap /dev/$DEV failed"
+swapon /dev/$DEV || fail "swapon /dev/$DEV failed"
+echo $PC > /proc/sys/vm/page-cluster || fail "cannot set vm.page-cluster to $PC"
+case $VMRA in
+on) echo true > /sys/kernel/mm/swap/vma_ra_enabled || fail "cannot set vma_ra_enabled" ;;
+off) echo false > /sys/kernel/mm/swap/vma_ra_enabled || fail "cannot set vma_ra_enabled" ;;
+esac
+dmesg -n 1      # from here on the console carries only our lines
+
+echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat /sys/block/$DEV/queue/rotational),\"vma_ra_enabled\":\"$(cat /sys/kernel/mm/swap/vma_ra_enabled)\",\"thp\":\"$(cat /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"clocksource\":\"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
+
+meminfo() {
+	awk -v w="$1" 'BEGIN { printf "{\"type\":\"linux_meminfo\",\"when\":\"%s\"", w }
+		{ k = $1; sub(":", "", k); v = $2; if ($3 == "kB") v = v * 1024; printf ",\"%s\":%.0f", k, v }
+		END { print "}" }' /proc/meminfo
+}
+
+centis() { awk '{ printf "%.0f", $1 * 100 }' /proc/uptime; }
+
+# step LABEL PROG... : run the programs at once, then print one record.
+step() {
+	label=$1
+	shift
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	mf=$(awk '/^MemFree:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
+	ma=$(awk '/^MemAvailable:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
+	cat /proc/vmstat > /tmp/v0
+	t0=$(centis)
+	n=0
+	pids=""
+	for p in "$@"; do
+		case "$p" in
+		@sleep\ *) ( usleep $(( ${p#@sleep } * 1000 )) ) >/tmp/o.$n 2>/tmp/e.$n & ;;
+		*) ( set -f; set -- $p; exec "/bin/$@" ) >/tmp/o.$n 2>/tmp/e.$n & ;;
+		esac
+		pids="$pids $!"
+		n=$((n + 1))
+	done
+	rcs=""
+	for pid in $pids; do
+		wait $pid
+		rcs="$rcs${rcs:+,}$?"
+	done
+	t1=$(centis)
+	cat /proc/vmstat > /tmp/v1
+	delta=$(awk 'NR == FNR { a[$1] = $2; next } { printf "%s\"%s\":%.0f", (n++ ? "," : ""), $1, $2 - a[$1] }' /tmp/v0 /tmp/v1)
+	ws=""
+	first=null
+	j=0
+	for p in "$@"; do
+		w=$(grep '^{"type":"workload"' /tmp/o.$j | tail -n 1)
+		case "$p" in @*) ;; *)
+			[ -n "$w" ] || w=null
+			[ "$first" = null ] && first=$w
+			ws="$ws${ws:+,}$w" ;;
+		esac
+		rc=$(echo "$rcs" | cut -d, -f$((j + 1)))
+		if [ "$rc" != 0 ]; then
+			echo "linux-peer: '$p' exited with status $rc; its stderr:"
+			tail -n 10 /tmp/e.$j | sed 's/^/linux-peer:   /'
+			dmesg | tail -n 15 | sed 's/^/linux-peer: dmesg: /'
+		fi
+		j=$((j + 1))
+	done
+	echo "{\"type\":\"linux_result\",\"label\":\"$label\",\"page_cluster\":$PC,\"cmd\":\"$label\",\"exit_codes\":[$rcs],\"elapsed_ns\":$(( (t1 - t0) * 10000000 )),\"memfree_before\":$mf,\"memavailable_before\":$ma,\"vmstat_delta\":{$delta},\"workload\":$first,\"workloads\":[$ws]}"
+}
+
+sync
+echo 3 > /proc/sys/vm/drop_caches
+meminfo start
+@STEPS@
+meminfo end
+echo '{"type":"linux_done"}'
+poweroff -f
+sleep 10
+'''
+
+
+def parse_plan(workloads):
+    """[(label, [program command lines])]; ';' splits steps, '&' programs."""
+    steps = []
+    for w in workloads:
+        for s in w.split(';'):
+            s = s.strip()
+            if not s:
+                continue
+            if re.search(r'["\\$`\']', s):
+                die('--workload %r: quotes, backslashes, $ and ` are not allowed' % s)
+            if len(s) > 127:
+                die('--workload %r: longer than 127 characters (our runner\'s label limit)' % s)
+            progs = [p.strip() for p in s.split('&') if p.strip()]
+            for p in progs:
+                if p.startswith('@') and not re.fullmatch(r'@sleep \d+', p):
+                    die('--workload: %r: only the built-in @sleep MS runs on both kernels' % p)
+            steps.append((' '.join(s.split()), progs))
+    if not steps:
+        die('no --workload given')
+    return steps
+
+
+def build_initramfs(kernel, bus, steps, wdir, path):
+    need = {p.split()[0] for _, progs in steps for p in progs if not p.startswith('@')}
+    progs = {}
+    for f in sorted(os.listdir(wdir)):
+        full = os.path.join(wdir, f)
+        if '.' in f or not os.path.isfile(full) or not os.access(full, os.X_OK):
+            continue
+        with open(full, 'rb') as fh:
+            data = fh.read()
+        if data[:4] == b'\x7fELF':
+            progs[f] = data
+    missing = sorted(need - set(progs))
+    if missing:
+        die('workload program(s) %s not in %s (run make workloads)' % (', '.join(missing), wdir))
+    if not os.path.exists(BUSYBOX):
+        die('%s missing: install busybox-static (tools/deps)' % BUSYBOX)
+    with open(BUSYBOX, 'rb') as f:
+        busybox = f.read()
+    if b'/lib64/ld-linux' in busybox[:4096]:
+        die('%s is dynamically linked: install busybox-static, not busybox' % BUSYBOX)
+    mods = resolve_modules(kernel['moddir'], MODULE_ROOTS[bus])
+    lines = []
+    for label, ps in steps:
+        lines.append('step %s %s' % (shlex.quote(label), ' '.join(shlex.quote(p) for p in ps)))
+    init = INIT.replace('@STEPS@', '\n'.join(lines))
+    c = Cpio()
+    for d in ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc', 'lib', 'lib/modules'):
+        c.dir(d)
+    c.chardev('dev/console', 5, 1)     # the kernel opens it for /init's stdio
+    c.file('init', init.encode(), 0o755)
+    c.file('sbin/busybox', busybox, 0o755)
+    for name, data in sorted(progs.items()):
+        c.file('bin/' + name, data, 0o755)
+    for name, data in mods:
+        c.file('lib/modules/%s.ko' % name, data)
+    c.file('etc/modules.' + bus, ''.join(n + '\n' for n, _ in mods).encode())
+    with open(path, 'wb') as raw, gzip.GzipFile(fileobj=raw, mode='wb', compresslevel=6, mtime=0) as f:
+        f.write(c.finish())
+    return [n for n, _ in mods], sorted(progs)
+
+
+# ------------------------------------------------------------ boots
+
+def swap_disk(name, mib, mkswap):
+    path = os.path.join(OUT, name)
+    if os.path.exists(path):
+        os.unlink(path)
+    with open(path, 'wb') as f:
+        f.truncate(mib << 20)
+    if mkswap:
+        run_tool(['mkswap', path], 'mkswap %s' % path)
+    return path
+
+
+def log_tail(r, path, n=40):
+    lines = [x for x in r.log.rstrip('\n').splitlines() if x.strip()]
+    if not lines:
+        return '    (the console stayed empty)\n(serial log: %s)' % path
+    return '\n'.join('    ' + x for x in lines[-n:]) + '\n(serial log: %s)' % path
+
+
+def boot_linux(a, kernel, initrd, pc, run):
+    log = os.path.join(OUT, 'logs', 'linux-pc%d-run%d.log' % (pc, run))
+    append = ['console=ttyS0', 'panic=-1', 'transparent_hugepage=' + a.linux_thp]   # boot log kept: failures show it
+    if a.linux_mem:
+        append.append('mem=' + a.linux_mem)
+    append += ['peer.bus=' + a.swap_bus, 'peer.pc=%d' % pc, 'peer.vmra=' + a.linux_vma_ra]
+    append += a.linux_append.split()
+    disk = swap_disk('swap-linux.img', a.swap_mib, mkswap=False)
+    r = rig.run(None, mem=a.mem, timeout=a.timeout, log_path=log, disks=[{'file': disk, 'bus': a.swap_bus}],
+                    profile=a.profile, workdir=OUT,
+                    direct={'kernel': kernel['vmlinuz'], 'initrd': initrd, 'append': ' '.join(append)})
+    os.unlink(disk)
+    err = r.find('linux_error')
+    if r.timed_out or err or not r.find('linux_done'):
+        why = ('timed out after %d s' % a.timeout if r.timed_out else
+               err[0]['msg'] if err else 'stopped without a linux_done record (QEMU exit %s)' % r.rc)
+        die('Linux boot (page-cluster %d, run %d) failed: %s; serial log tail:\n%s' % (pc, run, why, log_tail(r, log)))
+    for x in r.find('linux_result'):
+        if any(c != 0 for c in x['exit_codes']):
+            say('warning: linux, page-cluster %d run %d: %r exit codes %s (its stderr is in %s)'
+                % (pc, run, x['label'], x['exit_codes'], log))
+    boot = r.find('linux_boot')[0]
+    start = [m for m in r.find('linux_meminfo') if m.get('when') == 'start'][0]
+    steps = []
+    for x in r.find('linux_result'):
+        ws = [w for w in x.get('workloads', []) if w]
+        v = x['vmstat_delta']
+        steps.append({'label': x['label'], 'exit_codes': x['exit_codes'], 'workloads': ws, 'vmstat': v,
+                      'step_elapsed_ns': x['elapsed_ns'], 'free_bytes': x['memfree_before'],
+                      'memavailable_bytes': x['memavailable_before']})
+    return {'side': 'linux', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'linux_boot': boot,
+            'free_bytes': start['MemFree'], 'memavailable_bytes': start['MemAvailable'],
+            'memtotal_bytes': start['MemTotal'], 'steps': steps, 'log': log, 'append': ' '.join(append)}
+
+
+OURS_POLICY = 'fixed'
+
+
+def ours_ra(pc):
+    """Our readahead settings for Linux's page-cluster pc."""
+    if OURS_POLICY == 'fixed':
+        return 'ra=fixed:%d' % pc
+    return 'ra=%s' % OURS_POLICY
+
+
+def ours_cmdline(mem, pc, steps):
+    spec = ' ; '.join(['@sleep 0', '@set page_cluster %d' % pc] + [label for label, _ in steps])
+    if len(spec) > 511:
+        die('the plan is %d characters as run="...": our run= holds 511' % len(spec))
+    return 'quiet %s%s run="%s"' % ('mem=%s ' % mem if mem else '', ours_ra(pc), spec)
+
+
+def boot_ours(a, mem, pc, run, steps, tag=None):
+    log = os.path.join(OUT, 'logs', '%s-pc%d-run%d.log' % (tag or 'ours', pc, run))
+    cmdline = ours_cmdline(mem, pc, steps)
+    disk = swap_disk('swap-ours.img', a.swap_mib, mkswap=True)
+    r = rig.run(a.image, cmdline=cmdline, mem=a.mem, timeout=a.timeout, log_path=log,
+                    disks=[{'file': disk, 'bus': a.swap_bus}], profile=a.profile, workdir=OUT)
+    os.unlink(disk)
+    if r.status != 'ok':
+        die('our kernel (page-cluster %d, run %d, cmdline %s) failed: %s; serial log tail:\n%s'
+            % (pc, run, cmdline, r.status, log_tail(r, log)))
+    boot = r.find('boot')[0]
+    labels = {label for label, _ in steps}
+    out, pending, exits, free_start = [], [], [], None
+    for x in r.records:
+        t = x.get('type')
+        if t == 'workload':
+            pending.append(x)
+        elif t == 'task_exit':
+            exits.append(x)
+        elif t == 'vmstat' and x.get('label') == '@sleep 0' and free_start is None:
+            free_start = x['nr_free_pages'] * 4096
+            pending, exits = [], []
+        elif t == 'vmstat' and x.get('label') in labels:
+            out.append({'label': x['label'], 'workloads': pending, 'vmstat': x,
+                        'exit_codes': [e.get('exit_code') for e in exits],
+                        'exit_reasons': [e.get('reason') for e in exits if e.get('reason')]})
+            pending, exits = [], []
+    for s in out:
+        if any(c != 0 for c in s['exit_codes']):
+            say('warning: ours, page-cluster %d run %d: %r exit codes %s %s (log %s)'
+                % (pc, run, s['label'], s['exit_codes'], s['exit_reasons'], log))
+    if len(out) != len(steps):
+        die('our kernel printed %d of %d step records; serial log tail:\n%s' % (len(out), len(steps), log_tail(r, log)))
+    return {'side': 'ours', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'cmdline': cmdline,
+            'free_bytes': free_start, 'boot_free_bytes': boot.get('free_bytes'),
+            'mem_cap_bytes': boot.get('mem_cap_bytes'), 'managed_bytes': boot.get('managed_bytes'),
+            'steps': out, 'log': log}
+
+
+def calibrate_ours(a, target_free, steps):
+    """Our mem= giving target_free bytes free when the workload starts."""
+    guess = target_free + (16 << 20)
+    r = boot_ours(a, size_str(guess & ~1023), 0, 0, [], tag='calibrate')
+    overhead = guess - r['free_bytes']
+    cap = (target_free + overhead) & ~((4 << 10) - 1)
+    say('calibration: our mem=%s left %.1f MiB free at the start (overhead %.1f MiB) -> mem=%s'
+        % (size_str(guess & ~1023), r['free_bytes'] / 2**20, overhead / 2**20, size_str(cap)))
+    return size_str(cap)
+
+
+# ------------------------------------------------------------ the table
+
+def metrics_of(step, run_free):
+    ws = step['workloads']
+    v = step['vmstat']
+    m = {'free_mib': run_free / 2**20 if run_free is not None else None}
+    if ws:
+        m['real_s'] = max(w.get('elapsed_ns', 0) for w in ws) / 1e9
+        m['user_s'] = sum(w.get('utime_us', 0) for w in ws) / 1e6
+        m['sys_s'] = sum(w.get('stime_us', 0) for w in ws) / 1e6
+        m['mismatches'] = sum(w.get('mismatches', 0) for w in ws)
+    elif 'step_elapsed_ns' in step:
+        m['real_s'] = step['step_elapsed_ns'] / 1e9
+    for _, k, unit in METRICS:
+        if unit == 'n':
+            m[k] = v.get(k)     # None: this kernel has no such counter
+    return m
+
+
+def fmt(xs, unit):
+    return tables.cell(summary(xs), {'s': 2, 'm': 1}.get(unit, 0))
+
+
+SIDE_TITLE = {'ours': 'ours', 'ours_free': 'ours@free', 'linux': 'linux'}
+
+
+def report(a, steps, results, mems):
+    pcs = a.page_cluster
+    sides = [s for s in ('ours', 'ours_free', 'linux') if any(r['side'] == s for r in results)]
+    lin = [r for r in results if r['side'] == 'linux']
+    print()
+    print('Linux side by side, QEMU -m %s for both (q35, -cpu max, TCG), swap %d MiB on %s, disk profile %s, '
+          '%d run(s) per column' % (a.mem, a.swap_mib, a.swap_bus, a.profile, a.runs))
+    if lin:
+        b = lin[0]['linux_boot']
+        vma = b['vma_ra_enabled'] == 'true' and b['rotational'] == 0
+        print('  linux     = Debian stock kernel %s (%s %s): mem=%s, vm.page-cluster=N, %s readahead'
+              ' (vma_ra_enabled=%s, rotational=%s), THP %s, clocksource %s'
+              % (b['kernel'], a.kernel_package, a.kernel_version, a.linux_mem or '(none)',
+                 'VMA-based' if vma else 'cluster', b['vma_ra_enabled'], b['rotational'], b['thp'],
+                 b['clocksource']))
+        print('              free at start: MemFree %.1f MiB, MemAvailable %.1f MiB (MemTotal %.1f MiB)'
+              % (mean(r['free_bytes'] for r in lin) / 2**20,
+                 mean(r['memavailable_bytes'] for r in lin) / 2**20,
+                 mean(r['memtotal_bytes'] for r in lin) / 2**20))
+    for side, what in (('ours', 'same -m%s' % (', same mem= as Linux' if mems.get('ours') == a.linux_mem
+                                                else ', mem= %s vs Linux\'s %s' % (mems.get('ours') or '(none)',
+                                                                                   a.linux_mem or '(none)'))),
+                       ('ours_free', "same free memory: mem= picked so ours starts with Linux's MemFree")):
+        rs = [r for r in results if r['side'] == side]
+        if rs:
+            print('  %-9s = mmkernel (%s): mem=%s, %s; %s' % (SIDE_TITLE[side], a.image,
+                                                                       mems.get(side) or '(none)',
+                                                                       ours_ra(0).replace(':0', ':N') +
+                                                                       ('' if OURS_POLICY == 'fixed' else
+                                                                        ' page_cluster=N'), what))
+            print('              free at start: %.1f MiB (nr_free_pages after devices and swapon; boot record'
+                  ' free_bytes %.1f MiB)' % (mean(r['free_bytes'] for r in rs) / 2**20,
+                                             mean(r['boot_free_bytes'] for r in rs) / 2**20))
+    print("  times: the workloads' own CLOCK_MONOTONIC and getrusage (under TCG both are host time);"
+          ' pgpgin/pgpgout in KiB')
+    print("  readahead: Linux's page-cluster caps an adaptive window (swapin_nr_pages; VMA-based when"
+          ' vma_ra_enabled and the disk is not rotational); ' +
+          ('ours ra=fixed:N always reads the aligned 2^N slots' if OURS_POLICY == 'fixed' else
+           'ours ra=%s (page_cluster=N bounds hugh, shaohua and vma; own ignores it)' % OURS_POLICY))
+    rows = []
+    for label, _ in steps:
+        print()
+        print('step: %s' % label)
+        cols = [(pc, s) for pc in pcs for s in sides]
+        w = max(13, max(len('pc=%d %s' % (c[0], SIDE_TITLE[c[1]])) for c in cols) + 2)
+        print('%-20s' % '' + ''.join(('%' + str(w) + 's') % ('pc=%d %s' % (c[0], SIDE_TITLE[c[1]])) for c in cols))
+        per = {}
+        for r in results:
+            st = [x for x in r['steps'] if x['label'] == label]
+            if st:
+                per.setdefault((r['page_cluster'], r['side']), []).append(metrics_of(st[0], r['free_bytes']))
+        for name, k, unit in METRICS:
+            cells = []
+            for c in cols:
+                xs = [m.get(k) for m in per.get(c, [])]
+                cells.append(('%' + str(w) + 's') % fmt(xs, unit))
+                vals = [x for x in xs if x is not None]
+                st = summary(vals)
+                rows.append({'step': label, 'metric': k, 'page_cluster': c[0], 'side': c[1],
+                             'mem': mems.get(c[1]) or '', 'mean': ('%.6g' % st.mean) if vals else '',
+                             'sd': ('%.6g' % st.sd) if len(vals) > 1 else '',
+                             'n': len(vals), 'values': ' '.join('%.6g' % x for x in vals)})
+            print('%-20s' % name + ''.join(cells))
+        bad = [(c, m['mismatches']) for c, ms in per.items() for m in ms if m.get('mismatches')]
+        if bad:
+            print('  DATA MISMATCHES: %r' % bad)
+    path = os.path.join(OUT, 'compare.csv')
+    with open(path, 'w', newline='') as f:
+        wr = csv.DictWriter(f, fieldnames=['step', 'metric', 'page_cluster', 'side', 'mem', 'mean', 'sd', 'n',
+                                           'values'])
+        wr.writeheader()
+        wr.writerows(rows)
+    print()
+    print('csv: %s; raw runs: %s; serial logs: %s/logs/' % (path, os.path.join(OUT, 'results.jsonl'), OUT))
+
+
+def main():
+    ap = argparse.ArgumentParser(prog='linux-peer', description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--workload', action='append', default=[], help='step to run (repeatable, or ";"-separated)')
+    ap.add_argument('--page-cluster', default='0,3', help='comma-separated vm.page-cluster values (0..8)')
+    ap.add_argument('--ours-policy', default='fixed', choices=['fixed', 'off', 'hugh', 'shaohua', 'vma', 'own'],
+                    help='our readahead policy (fixed: ra=fixed:N)')
+    ap.add_argument('--mem', default='256M', help='QEMU -m for both kernels')
+    ap.add_argument('--linux-mem', default=None, help='Linux mem= (default: none)')
+    ap.add_argument('--ours-mem', default=None, help='our mem= (default: --linux-mem)')
+    ap.add_argument('--ours', default='same', choices=['same', 'matched', 'both'],
+                    help='our column(s): same mem= config, matched free memory, or both')
+    ap.add_argument('--cap-ours-to-linux-free', action='store_true',
+                    help="short for --ours matched: our mem= such that our free memory at the start equals "
+                         "Linux's MemFree")
+    ap.add_argument('--swap-bus', default='nvme', choices=['nvme', 'sata'])
+    ap.add_argument('--profile', default='none', choices=sorted(rig.PROFILES))
+    ap.add_argument('--runs', type=int, default=1)
+    ap.add_argument('--side', default='both', choices=['both', 'linux', 'ours'])
+    ap.add_argument('--swap-mib', type=int, default=256)
+    ap.add_argument('--linux-vma-ra', default='default', choices=['default', 'on', 'off'],
+                    help='Linux /sys/kernel/mm/swap/vma_ra_enabled (default: leave it)')
+    ap.add_argument('--linux-thp', default='never', choices=['never', 'madvise', 'always'])
+    ap.add_argument('--linux-append', default='', help='more Linux command-line words')
+    ap.add_argument('--timeout', type=int, default=1800, help='seconds per boot')
+    ap.add_argument('--image', default='build/disk.img', help="our kernel's disk image")
+    ap.add_argument('--workloads-dir', default='build/workloads')
+    ap.add_argument('--offline', action='store_true', help='reuse the kernel fetched before; no apt')
+    a = ap.parse_args()
+    global OURS_POLICY
+    OURS_POLICY = a.ours_policy
+    try:
+        a.page_cluster = [int(x) for x in a.page_cluster.split(',') if x.strip()]
+    except ValueError:
+        die('--page-cluster %s: expected numbers such as 0,1,2,3' % a.page_cluster)
+    if not a.page_cluster or any(not 0 <= x <= 8 for x in a.page_cluster):
+        die('--page-cluster: values must be 0..8 (our ra=fixed:N takes 0..8)')
+    if a.runs < 1:
+        die('--runs must be at least 1')
+    for opt in ('mem', 'linux_mem', 'ours_mem'):
+        if getattr(a, opt):
+            setattr(a, opt, size_str(parse_size(getattr(a, opt), '--' + opt.replace('_', '-'))))
+    if a.cap_ours_to_linux_free:
+        if a.ours == 'same' and a.ours_mem:
+            die('--cap-ours-to-linux-free and --ours-mem exclude each other (or use --ours both)')
+        if a.ours == 'same':
+            a.ours = 'matched'
+    if a.ours != 'same' and a.side != 'both':
+        die('matching our free memory to Linux (--ours %s) needs --side both: it measures Linux first' % a.ours)
+    steps = parse_plan(a.workload)
+    os.makedirs(os.path.join(OUT, 'logs'), exist_ok=True)
+    t_start = time.time()
+    results, boots = [], 0
+    jl = open(os.path.join(OUT, 'results.jsonl'), 'w')
+    a.kernel_version = a.kernel_package = '-'
+    if a.side in ('both', 'linux'):
+        t = time.time()
+        kernel = fetch_kernel(a.offline)
+        a.kernel_version, a.kernel_package = kernel['version'], kernel['package']
+        initrd = os.path.join(OUT, 'initramfs-%s.cpio.gz' % a.swap_bus)
+        mods, progs = build_initramfs(kernel, a.swap_bus, steps, a.workloads_dir, initrd)
+        say('kernel %s (%s %s), initramfs %s (%.1f MiB: busybox, modules %s, %d workloads) in %.1f s'
+            % (kernel['release'], kernel['package'], kernel['version'], initrd, os.path.getsize(initrd) / 2**20,
+               ' '.join(mods), len(progs), time.time() - t))
+        for pc in a.page_cluster:
+            for run in range(a.runs):
+                r = boot_linux(a, kernel, initrd, pc, run)
+                boots += 1
+                results.append(r)
+                jl.write(json.dumps(r) + '\n')
+                jl.flush()
+                say('linux pc=%d run %d: %.1f s boot-to-poweroff, MemFree %.1f MiB MemAvailable %.1f MiB at start, %s'
+                    % (pc, run + 1, r['boot_s'], r['free_bytes'] / 2**20, r['memavailable_bytes'] / 2**20,
+                       ', '.join('%s: exit %s' % (s['label'], s['exit_codes']) for s in r['steps'])))
+    mems = {'linux': a.linux_mem}
+    if a.side in ('both', 'ours'):
+        if not os.path.exists(a.image):
+            die('%s missing (run make)' % a.image)
+        variants = []
+        if a.ours in ('same', 'both'):
+            mems['ours'] = a.ours_mem or a.linux_mem
+            variants.append('ours')
+        if a.ours in ('matched', 'both'):
+            target = int(mean(r['free_bytes'] for r in results if r['side'] == 'linux'))
+            mems['ours_free'] = calibrate_ours(a, target, steps)
+            boots += 1
+            variants.append('ours_free')
+        for side in variants:
+            for pc in a.page_cluster:
+                for run in range(a.runs):
+                    r = boot_ours(a, mems[side], pc, run, steps, tag=side)
+                    r['side'] = side
+                    boots += 1
+                    results.append(r)
+                    jl.write(json.dumps(r) + '\n')
+                    jl.flush()
+                    say('%s pc=%d run %d: %.1f s boot-to-halt, mem=%s, free at start %.1f MiB'
+                        % (SIDE_TITLE[side], pc, run + 1, r['boot_s'], mems[side] or '(none)',
+                           r['free_bytes'] / 2**20))
+    jl.close()
+    report(a, steps, results, mems)
+    print('total %.0f s (%d boots)' % (time.time() - t_start, boots))
+
+
+if __name__ == '__main__':
+    main()
