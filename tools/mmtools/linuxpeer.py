@@ -79,6 +79,7 @@ import argparse
 import csv
 import glob
 import gzip
+import hashlib
 import json
 import lzma
 import os
@@ -150,14 +151,34 @@ def size_str(n):
     return '%dM' % (n >> 20) if n % (1 << 20) == 0 else '%dK' % (n >> 10)
 
 
-# ------------------------------------------------------------ the Debian kernel
+# ------------------------------------------------------------ the Linux kernel
+#
+# Three sources, one record of what was booted ("kernel" in results.jsonl,
+# kernel.json, the table's header), so that a comparison can be rerun
+# against the very same kernel:
+#   debian   apt-get download of a linux-image-<release> package; by default
+#            whatever linux-image-amd64 depends on today, pinned to the exact
+#            package and Debian version it resolved to (--kernel-package
+#            PKG=VERSION asks for that one again)
+#   deb      --kernel-deb FILE: any kernel package already on disk
+#   files    --kernel VMLINUZ --modules DIR|none: a kernel built elsewhere
+#            (3.x, 4.14...); DIR is its lib/modules/<release>; none: the
+#            swap disk's drivers are built in
+
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''):
+            h.update(chunk)
+    return h.hexdigest()
+
 
 def apt_download(pkg, debs):
-    """apt-get download pkg into debs/; the .deb's path."""
+    """apt-get download pkg (NAME or NAME=VERSION) into debs/; the .deb's path."""
     tmp = tempfile.mkdtemp(dir=debs)
     try:
         run_tool(['apt-get', 'download', pkg], 'apt-get download %s' % pkg, cwd=tmp, raise_=True)
-        got = glob.glob(os.path.join(tmp, pkg + '_*.deb'))
+        got = glob.glob(os.path.join(tmp, pkg.split('=')[0] + '_*.deb'))
         if not got:
             raise ToolError('apt-get download %s left no .deb in %s' % (pkg, tmp))
         deb = os.path.join(debs, os.path.basename(got[0]))
@@ -167,82 +188,150 @@ def apt_download(pkg, debs):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def fetch_kernel(offline):
-    """Download (or reuse) Debian's stock kernel; return its facts."""
-    debs = os.path.join(OUT, 'debs')
-    os.makedirs(debs, exist_ok=True)
-    cache = os.path.join(OUT, 'kernel.json')
-    cached = None
-    if os.path.exists(cache):
-        with open(cache) as f:
-            cached = json.load(f)
-        if not os.path.exists(cached['vmlinuz']):
-            cached = None
-    if offline:
-        if not cached:
-            die('--offline: no kernel fetched yet (%s missing); run once without --offline' % cache)
-        return cached
-    try:
+def resolve_debian(pin):
+    """(package, version) to fetch: pin 'PKG=VERSION' or 'PKG' as given
+    (PKG's candidate version), else linux-image-amd64's dependency today."""
+    pkg, _, ver = (pin or '').partition('=')
+    if not pkg:
         out = run_tool(['apt-cache', 'depends', META], 'apt-cache depends %s' % META, raise_=True)
         pkgs = re.findall(r'^\s*Depends:\s*(linux-image-[0-9][^\s]*)', out, re.M)
         if not pkgs:
-            raise ToolError('apt-cache depends %s names no linux-image-<version> package: %s'
+            raise ToolError('apt-cache depends %s names no linux-image-<release> package: %s'
                             % (META, ' / '.join(out.split('\n'))))
         pkg = pkgs[0]
-        # The metapackage itself (tiny), fresh, so its Depends is the current one.
-        meta_deb = apt_download(META, debs)
-        dep = run_tool(['dpkg-deb', '-f', meta_deb, 'Depends'], 'dpkg-deb -f %s Depends' % meta_deb)
-        if pkg not in dep:
-            say('note: apt-cache says %s but %s depends on: %s' % (pkg, os.path.basename(meta_deb), dep.strip()))
-        have = sorted(glob.glob(os.path.join(debs, pkg + '_*.deb')))
-        deb = have[-1] if have else apt_download(pkg, debs)
+    if not re.fullmatch(r'linux-image-[0-9][A-Za-z0-9.+~-]*', pkg):
+        die('--kernel-package %s: expected linux-image-<release>[=VERSION], e.g. '
+            'linux-image-6.1.0-57-amd64=6.1.192-3' % pin)
+    if not ver:
+        out = run_tool(['apt-cache', 'policy', pkg], 'apt-cache policy %s' % pkg, raise_=True)
+        m = re.search(r'^\s*Candidate:\s*(\S+)', out, re.M)
+        if not m or m.group(1) == '(none)':
+            raise ToolError('apt-cache policy %s: no candidate version (not in the archive?)' % pkg)
+        ver = m.group(1)
+    return pkg, ver
+
+
+def deb_name(pkg, ver):
+    """The file name apt gives PKG=VER's .deb (':' in an epoch is %3a)."""
+    return '%s_%s_amd64.deb' % (pkg, ver.replace(':', '%3a'))
+
+
+def fetch_debian(pin, offline):
+    """The pinned (or today's) Debian kernel .deb, from build/linux-peer/debs
+    when it is there; apt only for what is missing."""
+    debs = os.path.join(OUT, 'debs')
+    os.makedirs(debs, exist_ok=True)
+    cache = os.path.join(OUT, 'kernel.json')
+    if offline and not pin:
+        if not os.path.exists(cache):
+            die('--offline: no kernel fetched yet (%s missing); run once without --offline' % cache)
+        with open(cache) as f:
+            k = json.load(f)
+        if k.get('source') != 'debian' or not os.path.exists(k.get('deb', '')):
+            die('--offline: %s names no downloaded Debian kernel (%s)' % (cache, k.get('deb')))
+        return k['deb']
+    if offline:
+        pkg, _, ver = pin.partition('=')
+        have = sorted(glob.glob(os.path.join(debs, deb_name(pkg, ver) if ver else pkg + '_*.deb')))
+        if not have:
+            die('--offline --kernel-package %s: no such .deb in %s' % (pin, debs))
+        return have[-1]
+    try:
+        pkg, ver = resolve_debian(pin)
     except ToolError as e:
-        if not cached:
-            die(str(e))
-        say('%s; using the kernel fetched before (%s %s)' % (e, cached['package'], cached['version']))
-        return cached
-    root = os.path.join(OUT, os.path.basename(deb)[:-4])
-    if not glob.glob(os.path.join(root, 'boot', 'vmlinuz-*')):
+        die('%s (an older version gone from the archive: fetch its .deb from snapshot.debian.org and pass '
+            '--kernel-deb FILE)' % e)
+    deb = os.path.join(debs, deb_name(pkg, ver))
+    if os.path.exists(deb):
+        return deb
+    try:
+        return apt_download('%s=%s' % (pkg, ver), debs)
+    except ToolError as e:
+        die('%s (an older version gone from the archive: fetch its .deb from snapshot.debian.org and pass '
+            '--kernel-deb FILE)' % e)
+
+
+def unpack_deb(deb):
+    """Extract deb once into build/linux-peer/<name>/ and run depmod there
+    (Debian's packages ship no modules.dep: postinst makes it)."""
+    root = os.path.join(OUT, 'trees', os.path.basename(deb)[:-4])
+    done = os.path.join(root, '.unpacked')
+    if not os.path.exists(done):
         shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
         run_tool(['dpkg-deb', '-x', deb, root], 'dpkg-deb -x %s' % deb)
-    # Older kernels fetched before: their .debs and trees (about 470 MB each).
-    olds = glob.glob(os.path.join(debs, 'linux-image-[0-9]*.deb')) + glob.glob(os.path.join(OUT, 'linux-image-[0-9]*'))
-    for old in olds:
-        if os.path.basename(old) not in (os.path.basename(deb), os.path.basename(root)):
-            say('removing %s (an older kernel)' % old)
-            shutil.rmtree(old) if os.path.isdir(old) else os.unlink(old)
-    for old in glob.glob(os.path.join(debs, META + '_*.deb')):
-        if old != meta_deb:
-            os.unlink(old)
+        rels = [os.path.basename(d) for d in glob.glob(os.path.join(root, 'lib', 'modules', '*'))]
+        for rel in rels:
+            run_tool(['depmod', '-b', root, rel], 'depmod -b %s %s' % (root, rel))
+        open(done, 'w').close()
     vmlinuz = glob.glob(os.path.join(root, 'boot', 'vmlinuz-*'))
     moddirs = glob.glob(os.path.join(root, 'lib', 'modules', '*'))
-    if not vmlinuz or not moddirs:
-        die('%s has no boot/vmlinuz-* or lib/modules/*' % deb)
-    k = {'package': pkg, 'deb': deb, 'version': run_tool(['dpkg-deb', '-f', deb, 'Version'], 'dpkg-deb -f').strip(),
-         'vmlinuz': vmlinuz[0], 'moddir': moddirs[0], 'release': os.path.basename(moddirs[0])}
-    with open(cache, 'w') as f:
-        json.dump(k, f, indent=1)
+    if len(vmlinuz) != 1 or len(moddirs) != 1:
+        die('%s: expected one boot/vmlinuz-* and one lib/modules/*, found %d and %d'
+            % (deb, len(vmlinuz), len(moddirs)))
+    return root, vmlinuz[0], os.path.basename(moddirs[0])
+
+
+def deb_kernel(deb, source):
+    if not os.path.isfile(deb):
+        die('--kernel-deb %s: no such file' % deb)
+    pkg = run_tool(['dpkg-deb', '-f', deb, 'Package'], 'dpkg-deb -f %s Package' % deb).strip()
+    ver = run_tool(['dpkg-deb', '-f', deb, 'Version'], 'dpkg-deb -f %s Version' % deb).strip()
+    root, vmlinuz, rel = unpack_deb(deb)
+    return {'source': source, 'package': pkg, 'version': ver, 'deb': os.path.abspath(deb),
+            'sha256': sha256_of(deb), 'vmlinuz': vmlinuz, 'modroot': root, 'release': rel,
+            'pin': '--kernel-package %s=%s' % (pkg, ver) if source == 'debian' else '--kernel-deb %s' % deb}
+
+
+def bzimage_release(path):
+    """The release in a bzImage's header (kernel_version, boot protocol
+    2.00+), or None."""
+    with open(path, 'rb') as f:
+        head = f.read(0x8000)
+    if len(head) < 0x210 or head[0x202:0x206] != b'HdrS':
+        return None
+    off, = struct.unpack_from('<H', head, 0x20e)
+    s = head[off + 0x200:off + 0x200 + 128].split(b'\0')[0].decode('ascii', 'replace')
+    return s.split()[0] if s.strip() else None
+
+
+def files_kernel(vmlinuz, modules):
+    """A kernel built elsewhere: VMLINUZ and its lib/modules/<release>."""
+    if not os.path.isfile(vmlinuz):
+        die('--kernel %s: no such file' % vmlinuz)
+    k = {'source': 'files', 'package': '-', 'version': '-', 'vmlinuz': os.path.abspath(vmlinuz),
+         'sha256': sha256_of(vmlinuz), 'modroot': None, 'release': bzimage_release(vmlinuz)}
+    if modules == 'none':
+        k['pin'] = '--kernel %s --modules none' % vmlinuz
+        return k
+    if not os.path.isdir(modules):
+        die('--modules %s: no such directory (give lib/modules/<release>, or none)' % modules)
+    rel = os.path.basename(os.path.normpath(modules))
+    if k['release'] and k['release'] != rel:
+        say('note: %s says release %s, --modules %s is named %s' % (vmlinuz, k['release'], modules, rel))
+    # A private root: a tree of symlinks to DIR's files, so depmod writes
+    # its modules.dep here and never into DIR.
+    root = os.path.join(OUT, 'trees', 'files-' + hashlib.sha256(os.path.abspath(modules).encode()).hexdigest()[:12])
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, 'lib', 'modules'))
+    run_tool(['cp', '-rs', os.path.abspath(modules), os.path.join(root, 'lib', 'modules', rel)],
+             'cp -rs %s' % modules)
+    run_tool(['depmod', '-b', root, rel], 'depmod -b %s %s' % (root, rel))
+    k.update(modroot=root, release=rel, modules=os.path.abspath(modules),
+             pin='--kernel %s --modules %s' % (vmlinuz, modules))
     return k
 
 
-def elf_modinfo(data):
-    """The .modinfo section of a .ko as {key: value} (first of each key)."""
-    if data[:4] != b'\x7fELF' or data[4] != 2:
-        raise ValueError('not a 64-bit ELF')
-    shoff, = struct.unpack_from('<Q', data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', data, 0x3a)
-    secs = [struct.unpack_from('<IIQQQQ', data, shoff + i * shentsize) for i in range(shnum)]
-    strtab = secs[shstrndx][4]
-    for name, _t, _f, _a, off, size in secs:
-        end = data.index(b'\0', strtab + name)
-        if data[strtab + name:end] == b'.modinfo':
-            info = {}
-            for kv in data[off:off + size].split(b'\0'):
-                k, eq, v = kv.partition(b'=')
-                if eq:
-                    info.setdefault(k.decode(), v.decode())
-            return info
-    return {}
+def get_kernel(a):
+    if a.kernel_deb:
+        k = deb_kernel(a.kernel_deb, 'deb')
+    elif a.kernel:
+        k = files_kernel(a.kernel, a.modules)
+    else:
+        k = deb_kernel(fetch_debian(a.kernel_package, a.offline), 'debian')
+    with open(os.path.join(OUT, 'kernel.json'), 'w') as f:
+        json.dump(k, f, indent=1)
+    return k
 
 
 def read_ko(path):
@@ -253,7 +342,10 @@ def read_ko(path):
     if path.endswith('.gz'):
         return gzip.decompress(data)
     if path.endswith('.zst'):
-        die('%s is zstd-compressed: python has no zstd; unpack it by hand' % path)
+        try:
+            return subprocess.run(['zstd', '-dc', path], capture_output=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            die('%s is zstd-compressed and zstd -d failed (%s): install zstd' % (path, e))
     return data
 
 
@@ -263,44 +355,38 @@ def modname(path_or_name):
     return b.replace('-', '_')
 
 
-def resolve_modules(moddir, roots):
-    """[(name, .ko bytes)] in load order for roots and their dependencies."""
-    index = {}
-    for p in glob.glob(os.path.join(moddir, 'kernel', '**', '*.ko*'), recursive=True):
-        index[modname(p)] = p
-    builtin = set()
-    bpath = os.path.join(moddir, 'modules.builtin')
-    if os.path.exists(bpath):
-        builtin = {modname(line.strip()) for line in open(bpath) if line.strip()}
-    depfile = os.path.join(moddir, 'modules.dep')
-    deps = {}
-    if os.path.exists(depfile):
-        for line in open(depfile):
-            mod, _, rest = line.partition(':')
-            deps[modname(mod)] = [modname(x) for x in rest.split()]
-    order, seen, blobs = [], set(), {}
-
-    def visit(name, chain):
-        if name in seen or name in builtin:
-            return
-        if name in chain:
-            die('module dependency loop: %s' % ' -> '.join(chain + [name]))
-        if name not in index:
-            die('module %s (needed by %s) is not in %s' % (name, ' <- '.join(reversed(chain)) or 'the swap disk',
-                                                            moddir))
-        blobs[name] = read_ko(index[name])
-        if name in deps:
-            need = deps[name]   # modules.dep lists the whole closure, but visiting keeps order right
+def parse_show_depends(text):
+    """[(name, path or None for built in)] from modprobe --show-depends, in
+    load order, each module once (softdeps repeat their targets)."""
+    out, seen = [], set()
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) >= 2 and w[0] == 'insmod':
+            name, path = modname(w[1]), w[1]
+        elif len(w) >= 2 and w[0] == 'builtin':
+            name, path = modname(w[1]), None
         else:
-            need = [modname(d) for d in elf_modinfo(blobs[name]).get('depends', '').split(',') if d]
-        for d in need:
-            visit(d, chain + [name])
-        seen.add(name)
-        order.append(name)
+            continue
+        if name not in seen:
+            seen.add(name)
+            out.append((name, path))
+    return out
 
+
+def resolve_modules(kernel, roots):
+    """[(name, .ko bytes)] in load order for roots and what they need, as
+    kmod's modprobe resolves it (hard dependencies and softdeps)."""
+    if kernel['modroot'] is None:
+        return []
+    order, seen = [], set()
     for r in roots:
-        visit(r, [])
-    return [(n, blobs[n]) for n in order]
+        text = run_tool(['modprobe', '-d', kernel['modroot'], '-S', kernel['release'], '--show-depends', r],
+                        'modprobe -d %s -S %s --show-depends %s' % (kernel['modroot'], kernel['release'], r))
+        for name, path in parse_show_depends(text):
+            if name not in seen and path:
+                seen.add(name)
+                order.append((name, read_ko(path)))
+    return order
 
 
 # ------------------------------------------------------------ the initramfs
@@ -340,122 +426,8 @@ class Cpio:
         return bytes(self.buf)
 
 
-INIT = r'''#!/sbin/busybox sh
-# /init of tools/linux-peer's initramfs (generated).  Kernel command line:
-# peer.bus=nvme|sata peer.pc=N peer.vmra=default|on|off.
-/sbin/busybox mount -t devtmpfs devtmpfs /dev
-exec </dev/null >/dev/console 2>&1
-/sbin/busybox mount -t proc proc /proc
-/sbin/busybox mount -t sysfs sysfs /sys
-/sbin/busybox --install -s /sbin
-export PATH=/sbin
-# Workloads run as /bin/NAME; keep busybox's own applets (touch!) off /bin.
-
-fail() {
-	echo "linux-peer: $*"
-	echo "linux-peer: last kernel messages:"
-	dmesg | tail -n 25 | sed 's/^/linux-peer:   /'
-	echo "{\"type\":\"linux_error\",\"msg\":\"$*\"}"
-	poweroff -f
-	sleep 10
-}
-
-BUS=nvme; PC=3; VMRA=default
-for w in $(cat /proc/cmdline); do
-	case "$w" in
-	peer.bus=*) BUS=${w#peer.bus=} ;;
-	peer.pc=*) PC=${w#peer.pc=} ;;
-	peer.vmra=*) VMRA=${w#peer.vmra=} ;;
-	esac
-done
-case $BUS in nvme) DEV=nvme0n1 ;; sata) DEV=sda ;; *) fail "peer.bus=$BUS: expected nvme or sata" ;; esac
-
-for m in $(cat /etc/modules.$BUS); do
-	insmod /lib/modules/$m.ko || fail "insmod $m.ko failed"
-done
-i=0
-while [ ! -b /dev/$DEV ]; do
-	i=$((i + 1))
-	[ $i -gt 600 ] && fail "no /dev/$DEV 60 s after loading $(cat /etc/modules.$BUS | tr '\n' ' ')"
-	usleep 100000
-done
-mkswap /dev/$DEV >/dev/null || fail "mkswap /dev/$DEV failed"
-swapon /dev/$DEV || fail "swapon /dev/$DEV failed"
-echo $PC > /proc/sys/vm/page-cluster || fail "cannot set vm.page-cluster to $PC"
-case $VMRA in
-on) echo true > /sys/kernel/mm/swap/vma_ra_enabled || fail "cannot set vma_ra_enabled" ;;
-off) echo false > /sys/kernel/mm/swap/vma_ra_enabled || fail "cannot set vma_ra_enabled" ;;
-esac
-dmesg -n 1      # from here on the console carries only our lines
-
-echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat /sys/block/$DEV/queue/rotational),\"vma_ra_enabled\":\"$(cat /sys/kernel/mm/swap/vma_ra_enabled)\",\"thp\":\"$(cat /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"clocksource\":\"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
-
-meminfo() {
-	awk -v w="$1" 'BEGIN { printf "{\"type\":\"linux_meminfo\",\"when\":\"%s\"", w }
-		{ k = $1; sub(":", "", k); v = $2; if ($3 == "kB") v = v * 1024; printf ",\"%s\":%.0f", k, v }
-		END { print "}" }' /proc/meminfo
-}
-
-centis() { awk '{ printf "%.0f", $1 * 100 }' /proc/uptime; }
-
-# step LABEL PROG... : run the programs at once, then print one record.
-step() {
-	label=$1
-	shift
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	mf=$(awk '/^MemFree:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
-	ma=$(awk '/^MemAvailable:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
-	cat /proc/vmstat > /tmp/v0
-	t0=$(centis)
-	n=0
-	pids=""
-	for p in "$@"; do
-		case "$p" in
-		@sleep\ *) ( usleep $(( ${p#@sleep } * 1000 )) ) >/tmp/o.$n 2>/tmp/e.$n & ;;
-		*) ( set -f; set -- $p; exec "/bin/$@" ) >/tmp/o.$n 2>/tmp/e.$n & ;;
-		esac
-		pids="$pids $!"
-		n=$((n + 1))
-	done
-	rcs=""
-	for pid in $pids; do
-		wait $pid
-		rcs="$rcs${rcs:+,}$?"
-	done
-	t1=$(centis)
-	cat /proc/vmstat > /tmp/v1
-	delta=$(awk 'NR == FNR { a[$1] = $2; next } { printf "%s\"%s\":%.0f", (n++ ? "," : ""), $1, $2 - a[$1] }' /tmp/v0 /tmp/v1)
-	ws=""
-	first=null
-	j=0
-	for p in "$@"; do
-		w=$(grep '^{"type":"workload"' /tmp/o.$j | tail -n 1)
-		case "$p" in @*) ;; *)
-			[ -n "$w" ] || w=null
-			[ "$first" = null ] && first=$w
-			ws="$ws${ws:+,}$w" ;;
-		esac
-		rc=$(echo "$rcs" | cut -d, -f$((j + 1)))
-		if [ "$rc" != 0 ]; then
-			echo "linux-peer: '$p' exited with status $rc; its stderr:"
-			tail -n 10 /tmp/e.$j | sed 's/^/linux-peer:   /'
-			dmesg | tail -n 15 | sed 's/^/linux-peer: dmesg: /'
-		fi
-		j=$((j + 1))
-	done
-	echo "{\"type\":\"linux_result\",\"label\":\"$label\",\"page_cluster\":$PC,\"cmd\":\"$label\",\"exit_codes\":[$rcs],\"elapsed_ns\":$(( (t1 - t0) * 10000000 )),\"memfree_before\":$mf,\"memavailable_before\":$ma,\"vmstat_delta\":{$delta},\"workload\":$first,\"workloads\":[$ws]}"
-}
-
-sync
-echo 3 > /proc/sys/vm/drop_caches
-meminfo start
-@STEPS@
-meminfo end
-echo '{"type":"linux_done"}'
-poweroff -f
-sleep 10
-'''
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # tools/
+INIT = os.path.join(TOOLS, 'linux-peer-init.sh')     # the guest's /init (shellcheck'ed by make tools-test)
 
 
 def parse_plan(workloads):
@@ -480,6 +452,12 @@ def parse_plan(workloads):
     return steps
 
 
+def steps_file(steps):
+    """/etc/peer-steps: the plan as `step LABEL PROG...` lines for /init."""
+    return ''.join('step %s %s\n' % (shlex.quote(label), ' '.join(shlex.quote(p) for p in ps))
+                   for label, ps in steps)
+
+
 def build_initramfs(kernel, bus, steps, wdir, path):
     need = {p.split()[0] for _, progs in steps for p in progs if not p.startswith('@')}
     progs = {}
@@ -500,16 +478,15 @@ def build_initramfs(kernel, bus, steps, wdir, path):
         busybox = f.read()
     if b'/lib64/ld-linux' in busybox[:4096]:
         die('%s is dynamically linked: install busybox-static, not busybox' % BUSYBOX)
-    mods = resolve_modules(kernel['moddir'], MODULE_ROOTS[bus])
-    lines = []
-    for label, ps in steps:
-        lines.append('step %s %s' % (shlex.quote(label), ' '.join(shlex.quote(p) for p in ps)))
-    init = INIT.replace('@STEPS@', '\n'.join(lines))
+    mods = resolve_modules(kernel, MODULE_ROOTS[bus])
+    with open(INIT, 'rb') as f:
+        init = f.read()
     c = Cpio()
     for d in ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc', 'lib', 'lib/modules'):
         c.dir(d)
     c.chardev('dev/console', 5, 1)     # the kernel opens it for /init's stdio
-    c.file('init', init.encode(), 0o755)
+    c.file('init', init, 0o755)
+    c.file('etc/peer-steps', steps_file(steps).encode())
     c.file('sbin/busybox', busybox, 0o755)
     for name, data in sorted(progs.items()):
         c.file('bin/' + name, data, 0o755)
@@ -550,8 +527,8 @@ def boot_linux(a, kernel, initrd, pc, run):
     append += a.linux_append.split()
     disk = swap_disk('swap-linux.img', a.swap_mib, mkswap=False)
     r = rig.run(None, mem=a.mem, timeout=a.timeout, log_path=log, disks=[{'file': disk, 'bus': a.swap_bus}],
-                    profile=a.profile, workdir=OUT,
-                    direct={'kernel': kernel['vmlinuz'], 'initrd': initrd, 'append': ' '.join(append)})
+                profile=a.profile, workdir=OUT, icount=a.icount,
+                direct={'kernel': kernel['vmlinuz'], 'initrd': initrd, 'append': ' '.join(append)})
     os.unlink(disk)
     err = r.find('linux_error')
     if r.timed_out or err or not r.find('linux_done'):
@@ -571,7 +548,9 @@ def boot_linux(a, kernel, initrd, pc, run):
         steps.append({'label': x['label'], 'exit_codes': x['exit_codes'], 'workloads': ws, 'vmstat': v,
                       'step_elapsed_ns': x['elapsed_ns'], 'free_bytes': x['memfree_before'],
                       'memavailable_bytes': x['memavailable_before']})
+    kfacts = {k: kernel.get(k) for k in ('source', 'package', 'version', 'release', 'sha256', 'deb', 'pin')}
     return {'side': 'linux', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'linux_boot': boot,
+            'kernel': kfacts, 'icount': a.icount,
             'free_bytes': start['MemFree'], 'memavailable_bytes': start['MemAvailable'],
             'memtotal_bytes': start['MemTotal'], 'steps': steps, 'log': log, 'append': ' '.join(append)}
 
@@ -598,7 +577,7 @@ def boot_ours(a, mem, pc, run, steps, tag=None):
     cmdline = ours_cmdline(mem, pc, steps)
     disk = swap_disk('swap-ours.img', a.swap_mib, mkswap=True)
     r = rig.run(a.image, cmdline=cmdline, mem=a.mem, timeout=a.timeout, log_path=log,
-                    disks=[{'file': disk, 'bus': a.swap_bus}], profile=a.profile, workdir=OUT)
+                 disks=[{'file': disk, 'bus': a.swap_bus}], profile=a.profile, workdir=OUT, icount=a.icount)
     os.unlink(disk)
     if r.status != 'ok':
         die('our kernel (page-cluster %d, run %d, cmdline %s) failed: %s; serial log tail:\n%s'
@@ -627,6 +606,7 @@ def boot_ours(a, mem, pc, run, steps, tag=None):
     if len(out) != len(steps):
         die('our kernel printed %d of %d step records; serial log tail:\n%s' % (len(out), len(steps), log_tail(r, log)))
     return {'side': 'ours', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'cmdline': cmdline,
+            'icount': a.icount, 'git': boot.get('git'),
             'free_bytes': free_start, 'boot_free_bytes': boot.get('free_bytes'),
             'mem_cap_bytes': boot.get('mem_cap_bytes'), 'managed_bytes': boot.get('managed_bytes'),
             'steps': out, 'log': log}
@@ -674,20 +654,25 @@ def report(a, steps, results, mems):
     sides = [s for s in ('ours', 'ours_free', 'linux') if any(r['side'] == s for r in results)]
     lin = [r for r in results if r['side'] == 'linux']
     print()
-    print('Linux side by side, QEMU -m %s for both (q35, -cpu max, TCG), swap %d MiB on %s, disk profile %s, '
-          '%d run(s) per column' % (a.mem, a.swap_mib, a.swap_bus, a.profile, a.runs))
+    print('Linux side by side, QEMU -m %s for both (q35, -cpu max, TCG%s), swap %d MiB on %s, disk profile %s, '
+          '%d run(s) per column' % (a.mem, ', -icount shift=0: guest time counts instructions' if a.icount else '',
+                                    a.swap_mib, a.swap_bus, a.profile, a.runs))
     if lin:
         b = lin[0]['linux_boot']
         vma = b['vma_ra_enabled'] == 'true' and b['rotational'] == 0
-        print('  linux     = Debian stock kernel %s (%s %s): mem=%s, vm.page-cluster=N, %s readahead'
+        k = lin[0]['kernel']
+        what = ('Debian kernel %s (%s %s)' % (b['kernel'], k['package'], k['version']) if k['source'] != 'files'
+                else 'kernel %s (%s)' % (b['kernel'], a.kernel))
+        print('  linux     = %s: mem=%s, vm.page-cluster=N, %s readahead'
               ' (vma_ra_enabled=%s, rotational=%s), THP %s, clocksource %s'
-              % (b['kernel'], a.kernel_package, a.kernel_version, a.linux_mem or '(none)',
+              % (what, a.linux_mem or '(none)',
                  'VMA-based' if vma else 'cluster', b['vma_ra_enabled'], b['rotational'], b['thp'],
                  b['clocksource']))
         print('              free at start: MemFree %.1f MiB, MemAvailable %.1f MiB (MemTotal %.1f MiB)'
               % (mean(r['free_bytes'] for r in lin) / 2**20,
                  mean(r['memavailable_bytes'] for r in lin) / 2**20,
                  mean(r['memtotal_bytes'] for r in lin) / 2**20))
+        print('              the same kernel again: %s (sha256 %s)' % (k['pin'], k['sha256'][:16]))
     for side, what in (('ours', 'same -m%s' % (', same mem= as Linux' if mems.get('ours') == a.linux_mem
                                                 else ', mem= %s vs Linux\'s %s' % (mems.get('ours') or '(none)',
                                                                                    a.linux_mem or '(none)'))),
@@ -773,6 +758,15 @@ def main():
     ap.add_argument('--image', default='build/disk.img', help="our kernel's disk image")
     ap.add_argument('--workloads-dir', default='build/workloads')
     ap.add_argument('--offline', action='store_true', help='reuse the kernel fetched before; no apt')
+    ap.add_argument('--kernel-package', default=None, metavar='PKG[=VERSION]',
+                    help="Debian's linux-image-<release> package (and version) to boot; default: what "
+                         'linux-image-amd64 depends on today (the result records name the exact one)')
+    ap.add_argument('--kernel-deb', default=None, metavar='FILE', help='boot the kernel in this .deb')
+    ap.add_argument('--kernel', default=None, metavar='VMLINUZ', help='boot this kernel image (with --modules)')
+    ap.add_argument('--modules', default=None, metavar='DIR|none',
+                    help="--kernel's lib/modules/<release> directory; none: the swap disk's drivers are built in")
+    ap.add_argument('--icount', action='store_true',
+                    help='-icount shift=0 on both sides: guest time counts instructions (slower boots)')
     a = ap.parse_args()
     global OURS_POLICY
     OURS_POLICY = a.ours_policy
@@ -794,21 +788,27 @@ def main():
             a.ours = 'matched'
     if a.ours != 'same' and a.side != 'both':
         die('matching our free memory to Linux (--ours %s) needs --side both: it measures Linux first' % a.ours)
+    given = [o for o, v in (('--kernel-package', a.kernel_package), ('--kernel-deb', a.kernel_deb),
+                            ('--kernel', a.kernel)) if v]
+    if len(given) > 1:
+        die('%s exclude each other: one kernel per comparison' % ' and '.join(given))
+    if bool(a.kernel) != bool(a.modules):
+        die('--kernel VMLINUZ and --modules DIR|none go together')
+    if (a.kernel or a.kernel_deb) and a.offline:
+        die('--offline is for the Debian archive; %s needs no network anyway' % given[0])
     steps = parse_plan(a.workload)
     os.makedirs(os.path.join(OUT, 'logs'), exist_ok=True)
     t_start = time.time()
     results, boots = [], 0
     jl = open(os.path.join(OUT, 'results.jsonl'), 'w')
-    a.kernel_version = a.kernel_package = '-'
     if a.side in ('both', 'linux'):
         t = time.time()
-        kernel = fetch_kernel(a.offline)
-        a.kernel_version, a.kernel_package = kernel['version'], kernel['package']
+        kernel = get_kernel(a)
         initrd = os.path.join(OUT, 'initramfs-%s.cpio.gz' % a.swap_bus)
         mods, progs = build_initramfs(kernel, a.swap_bus, steps, a.workloads_dir, initrd)
-        say('kernel %s (%s %s), initramfs %s (%.1f MiB: busybox, modules %s, %d workloads) in %.1f s'
-            % (kernel['release'], kernel['package'], kernel['version'], initrd, os.path.getsize(initrd) / 2**20,
-               ' '.join(mods), len(progs), time.time() - t))
+        say('kernel %s (%s %s; %s), initramfs %s (%.1f MiB: busybox, modules %s, %d workloads) in %.1f s'
+            % (kernel['release'], kernel['package'], kernel['version'], kernel['pin'], initrd,
+               os.path.getsize(initrd) / 2**20, ' '.join(mods) or '(none)', len(progs), time.time() - t))
         for pc in a.page_cluster:
             for run in range(a.runs):
                 r = boot_linux(a, kernel, initrd, pc, run)
