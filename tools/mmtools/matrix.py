@@ -73,7 +73,7 @@ import tempfile
 import threading
 import time
 
-from . import mkscript, rig, tables
+from . import mkscript, remote, rig, tables
 from .records import parse_records
 from .stats import mean_stderr
 
@@ -114,8 +114,7 @@ def parse_dev(dev):
     return bus, k
 
 
-def dev_name(bus, k):
-    return 'nvme%dn1' % k if bus == 'nvme' else 'sata%d' % k
+dev_name = remote.dev_name
 
 
 def script_devices(text):
@@ -555,20 +554,6 @@ class Matrix:
             return None
         return img, plan, label, note
 
-    def make_disks(self, job, workdir):
-        disks = []
-        for bus, k, real in job.plan:
-            path = os.path.join(workdir, '%s-%s.img' % (job.key, dev_name(bus, k)))
-            with open(path, 'wb') as f:
-                f.truncate((self.a.swap_mib if real else 1) << 20)
-            if real:
-                subprocess.run(['mkswap', '-L', dev_name(bus, k), path], check=True, capture_output=True)
-            d = {'file': path, 'bus': bus, 'id': 'swap%s%d' % (bus, k)}
-            if bus == 'nvme':
-                d['serial'] = 'swap%d' % k
-            disks.append(d)
-        return disks
-
     def boot(self, job, i, n):
         """Boot one job; (rig.Result or None, host seconds)."""
         workdir = os.path.join(self.out, 'work')
@@ -576,26 +561,17 @@ class Matrix:
         logs = os.path.join(self.out, 'logs')
         os.makedirs(logs, exist_ok=True)
         log = os.path.join(logs, job.key + '.log')
-        img = os.path.join(workdir, job.key + '.boot.img')
-        disks = []
         self.say('matrix: [%d/%d] %s: booting (%s)%s' % (
             i, n, job.where(), ', '.join(dev_name(b, k) + ('' if real else ' (filler)')
                                          for b, k, real in job.plan) or 'no swap disk',
             '; ' + job.note if job.note else ''))
         start = time.time()
         try:
-            subprocess.run(['cp', '--sparse=always', job.image, img], check=True)
-            disks = self.make_disks(job, workdir)
-            r = rig.run(img, mem=self.a.mem, timeout=self.a.timeout, log_path=log,
-                            echo=self.a.echo, disks=disks, profile=job.profile, icount=self.a.icount,
-                            workdir=workdir)
+            r = remote.boot_one(job.image, job.plan, job.profile, self.a.mem, self.a.timeout, self.a.icount,
+                                self.a.swap_mib, job.key, workdir, log_path=log, echo=self.a.echo)
         except (OSError, subprocess.CalledProcessError) as e:
             self.fail('%s: could not boot: %s' % (job.where(), e))
             return None, time.time() - start, log
-        finally:
-            for p in [img] + [d['file'] for d in disks]:
-                if os.path.exists(p):
-                    os.unlink(p)
         return r, time.time() - start, log
 
     def jobs(self):
@@ -622,6 +598,11 @@ class Matrix:
     def run(self):
         jobs = self.jobs()
         done = [None] * len(jobs)
+        if self.a.sshlogin:
+            self.run_remote(jobs, done)
+            self.write(jobs, done)
+            self.done = done
+            return
 
         def one(i):
             r, secs, log = self.boot(jobs[i], i + 1, len(jobs))
@@ -636,7 +617,35 @@ class Matrix:
         self.write(jobs, done)
         self.done = done
 
-    def digest(self, job, r, secs, log):
+    def run_remote(self, jobs, done):
+        """Every boot through GNU parallel on the --sshlogin hosts (see
+        remote.py); the outcomes come back as the rig's, then as local."""
+        lines = []
+        for j in jobs:
+            lines.append({'key': j.key, 'image': os.path.relpath(j.image, self.out), 'profile': j.profile,
+                          'plan': remote.encode_plan(j.plan), 'mem': self.a.mem, 'timeout': self.a.timeout,
+                          'icount': 1 if self.a.icount else 0, 'swap_mib': self.a.swap_mib})
+        if not lines:
+            return
+        self.say('matrix: %d boot(s) through GNU parallel on %s, %d at once per host' % (
+            len(lines), self.a.sshlogin, self.a.jobs))
+        got, prc = remote.run_parallel(self.out, lines, self.a.sshlogin, self.a.jobs)
+        logs = os.path.join(self.out, 'logs')
+        os.makedirs(logs, exist_ok=True)
+        for i, j in enumerate(jobs):
+            log = os.path.join(logs, j.key + '.log')
+            o = got[j.key]
+            if o is None or o.get('error'):
+                why = o['error'] if o else 'no ret/%s.json came back (parallel exit %s)' % (j.key, prc)
+                self.fail('%s: could not boot: %s' % (j.where(), why))
+                done[i] = self.digest(j, None, 0.0, log)
+                continue
+            with open(log, 'w') as f:
+                f.write(o['log'])
+            r = rig.Result(o['rc'], o['log'], parse_records(o['log']), o['timed_out'], o['elapsed'])
+            done[i] = self.digest(j, r, o['elapsed'], log, host=o.get('host'))
+
+    def digest(self, job, r, secs, log, host=None):
         """Check one boot and turn it into rows; reports as it goes."""
         d = {'job': job, 'secs': secs, 'log': log, 'results': [], 'tables': [], 'records': [],
              'summary': [], 'table_text': None, 'status': 'no-boot', 'problems': []}
@@ -652,8 +661,8 @@ class Matrix:
         d['problems'] = problems_of(job, r)
         for p in d['problems']:
             self.fail(p)
-        self.say('matrix: %s: %s after %.0f s, %d results%s; log %s' % (
-            job.where(), r.status, secs, len(d['results']),
+        self.say('matrix: %s: %s after %.0f s%s, %d results%s; log %s' % (
+            job.where(), r.status, secs, ' on ' + host if host else '', len(d['results']),
             ', %d problem(s)' % len(d['problems']) if d['problems'] else '', log))
         return d
 
@@ -904,6 +913,9 @@ def main():
     ap.add_argument('--timeout', type=float, default=7200, help='seconds per boot (default 7200)')
     ap.add_argument('--jobs', type=int, default=1,
                     help='QEMUs at once (default 1; more than the host has spare cores distorts the timings)')
+    ap.add_argument('--sshlogin', default=None, metavar='HOSTS',
+                    help="boot on these hosts with GNU parallel (its --sshlogin: 'host1,user@host2', ':' is "
+                         'this host); --jobs is then per host')
     ap.add_argument('--out', default='build/matrix', help='output directory (default build/matrix)')
     ap.add_argument('--build', default='build', help='where the kernel, loader and workloads are (default build)')
     ap.add_argument('--echo', action='store_true', help='stream the serial consoles (best with --jobs 1)')
