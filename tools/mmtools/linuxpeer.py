@@ -5,6 +5,8 @@ and on ours, in the same QEMU machine, compared metric by metric.
                    --mem 256M [--linux-mem 96M] [--ours-mem 48M]
                    [--cap-ours-to-linux-free | --ours same|matched|both]
                    [--swap-bus nvme|sata] [--profile none|ssd|hdd] [--runs N]
+                   [--icount] [--kernel-package PKG[=VERSION] | --kernel-deb FILE
+                   | --kernel VMLINUZ --modules DIR|none]
   make linux-peer      a small default plan (see the Makefile)
 
   --workload STEP     a step as in our run=: "PROG ARGS", or several programs
@@ -26,18 +28,40 @@ and on ours, in the same QEMU machine, compared metric by metric.
   --cap-ours-to-linux-free   short for --ours matched
   --swap-bus, --profile  the swap disk's bus and throttling (rig.PROFILES)
   --runs N            boots per configuration and kernel; mean±sd shown
+  --icount            -icount shift=0 on both sides (rig.qemu_command): guest
+                      time counts instructions, not host time; boots slower
+  --kernel-package PKG[=VERSION]
+                      the Debian package to boot, e.g. the one a table's
+                      header names: linux-image-6.1.0-57-amd64=6.1.192-3
+                      (default: what linux-image-amd64 depends on today)
+  --kernel-deb FILE   a kernel package already on disk (any release)
+  --kernel VMLINUZ --modules DIR|none
+                      a kernel built elsewhere (3.x, 4.14...): its bzImage
+                      and its lib/modules/<release> directory (read only:
+                      depmod runs on a symlink copy); none when the nvme or
+                      ahci/sd_mod drivers are built in
   --side both|linux|ours, --linux-vma-ra default|on|off, --linux-thp,
   --linux-append, --swap-mib, --timeout, --image, --workloads-dir, --offline
 
 Each (kernel, page-cluster, run) is a fresh boot with a fresh swap disk.
 
-Linux side: `apt-get download linux-image-amd64` and the linux-image-*-amd64
-package it depends on (name from apt-cache) go to build/linux-peer/debs/;
-dpkg-deb -x extracts the vmlinuz and modules.  The initramfs (a gzipped
-newc cpio written here, no root needed) holds busybox-static, the nvme or
-ahci/sd_mod modules with their dependencies (modules.dep, or each .ko's
-.modinfo `depends=` when the package has no modules.dep), the workloads
-under /bin/ and a generated /init.  /init mounts devtmpfs/proc/sys,
+Linux side.  The kernel: by default apt-cache resolves linux-image-amd64
+to today's linux-image-<release> package and its candidate version, and
+`apt-get download PKG=VERSION` puts that exact .deb in
+build/linux-peer/debs/ (kept: a later run with --kernel-package
+PKG=VERSION, or --offline, boots it again; the archive drops old
+versions, snapshot.debian.org keeps them, for --kernel-deb).
+dpkg-deb -x unpacks it into build/linux-peer/trees/, and depmod makes
+the modules.dep that Debian's postinst would.  kernel.json, every
+results.jsonl record ("kernel": source, package, version, release,
+sha256) and the table's header name what was booted, with the option
+that boots it again.  The initramfs (a gzipped newc cpio written here,
+no root needed) holds busybox-static, the nvme or ahci+sd_mod modules
+with what kmod's `modprobe -d ROOT -S RELEASE --show-depends` says they
+need (dependencies and softdeps, in load order), the workloads under
+/bin/, /init = tools/linux-peer-init.sh (shellcheck'ed by make
+tools-test) and /etc/peer-steps, the plan as `step LABEL PROG...` lines.
+/init mounts devtmpfs/proc/sys,
 insmods the modules, waits for the swap disk, mkswap+swapon, sets
 /proc/sys/vm/page-cluster from `peer.pc=N` on the kernel command line,
 prints /proc/meminfo as a linux_meminfo record, then runs each step and
@@ -71,9 +95,11 @@ Differences that are Linux's, not the rig's: Linux needs ~80 MiB of
 hence the ours@free column; its heuristic overcommit refuses an mmap
 larger than RAM + swap (the workload exits 3 with ENOMEM) where ours
 maps it and OOM-kills later; its reclaim runs in kswapd and differs run
-to run (use --runs); timing under TCG is noisy (other jobs on the host).
-The kernel is fetched once into build/linux-peer/ (about 470 MB
-extracted); later runs reuse it, and fall back to it when apt fails.
+to run (use --runs); timing under TCG is noisy (other jobs on the host;
+--icount takes host load out of guest time on both sides).
+Each kernel is fetched once (about 70 MB .deb, 470 MB unpacked under
+build/linux-peer/trees/; delete what you no longer compare against);
+when apt fails, the default run boots the kernel kernel.json names.
 """
 import argparse
 import csv
@@ -222,14 +248,18 @@ def fetch_debian(pin, offline):
     debs = os.path.join(OUT, 'debs')
     os.makedirs(debs, exist_ok=True)
     cache = os.path.join(OUT, 'kernel.json')
-    if offline and not pin:
+
+    def cached(why):
         if not os.path.exists(cache):
-            die('--offline: no kernel fetched yet (%s missing); run once without --offline' % cache)
+            die('%s, and no kernel was fetched before (%s missing)' % (why, cache))
         with open(cache) as f:
             k = json.load(f)
-        if k.get('source') != 'debian' or not os.path.exists(k.get('deb', '')):
-            die('--offline: %s names no downloaded Debian kernel (%s)' % (cache, k.get('deb')))
+        if k.get('source') != 'debian' or not os.path.exists(k.get('deb') or ''):
+            die('%s, and %s names no downloaded Debian kernel (%s)' % (why, cache, k.get('deb')))
         return k['deb']
+
+    if offline and not pin:
+        return cached('--offline')
     if offline:
         pkg, _, ver = pin.partition('=')
         have = sorted(glob.glob(os.path.join(debs, deb_name(pkg, ver) if ver else pkg + '_*.deb')))
@@ -239,6 +269,10 @@ def fetch_debian(pin, offline):
     try:
         pkg, ver = resolve_debian(pin)
     except ToolError as e:
+        if not pin:
+            deb = cached(str(e))
+            say('%s; booting the kernel fetched before, %s' % (e, os.path.basename(deb)))
+            return deb
         die('%s (an older version gone from the archive: fetch its .deb from snapshot.debian.org and pass '
             '--kernel-deb FILE)' % e)
     deb = os.path.join(debs, deb_name(pkg, ver))
@@ -687,8 +721,9 @@ def report(a, steps, results, mems):
             print('              free at start: %.1f MiB (nr_free_pages after devices and swapon; boot record'
                   ' free_bytes %.1f MiB)' % (mean(r['free_bytes'] for r in rs) / 2**20,
                                              mean(r['boot_free_bytes'] for r in rs) / 2**20))
-    print("  times: the workloads' own CLOCK_MONOTONIC and getrusage (under TCG both are host time);"
-          ' pgpgin/pgpgout in KiB')
+    print("  times: the workloads' own CLOCK_MONOTONIC and getrusage (%s); pgpgin/pgpgout in KiB"
+          % ('guest time: -icount shift=0, one instruction a nanosecond' if a.icount else
+             'under TCG both are host time'))
     print("  readahead: Linux's page-cluster caps an adaptive window (swapin_nr_pages; VMA-based when"
           ' vma_ra_enabled and the disk is not rotational); ' +
           ('ours ra=fixed:N always reads the aligned 2^N slots' if OURS_POLICY == 'fixed' else

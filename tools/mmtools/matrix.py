@@ -2,8 +2,8 @@
 
   tools/matrix SCRIPT.mm... [--profile none,ssd,hdd] [--swap-bus nvme,sata]
                [--swap-mib 256] [--mem 256M] [--icount] [--timeout S]
-               [--jobs 1] [--out build/matrix] [--build build] [--echo]
-               [--cmdline 'KERNEL OPTIONS']
+               [--jobs 1] [--sshlogin HOSTS] [--out build/matrix] [--build build]
+               [--echo] [--cmdline 'KERNEL OPTIONS']
   tools/matrix --self-test
 
 Per script and swap bus it builds one image with tools/mkscript-image;
@@ -55,6 +55,19 @@ slower (smoke.mm: 93 s instead of 5 s) and the ssd/hdd throttling still
 runs on host time.  On a host with few cores, --jobs 2 runs two QEMUs at
 once and distorts the timings of both (major faults and page counts are
 unaffected); keep --jobs 1 for times there.
+
+--sshlogin HOSTS spreads the boots over machines with GNU parallel
+(HOSTS as parallel's --sshlogin: 'host1,user@host2'; ':' is this
+host through the same path).  The images are built here, then sent to
+each host once (--basefile, with this package zipped as mmtools.pyz, the
+boot worker); each boot's outcome (QEMU exit, timeout, host seconds, the
+serial log) comes back as OUT/ret/KEY.json (--return) and is parsed here
+as a local boot's would be, so results.csv and the tables are the same;
+--cleanup removes the copies on the hosts.  --jobs is then per host.
+Each host needs python3, QEMU, OVMF, mkswap and rsync (parallel's
+transport); files go below the same path as OUT here (parallel --workdir
+., relative to the home directory when OUT is below it).  See
+mmtools/remote.py.
 
 --self-test parses a canned serial log into the CSVs and checks them (no
 QEMU).
@@ -822,6 +835,15 @@ def self_test():
         check(False, 'prepare let nvme1n1 and sata1 become one disk')
     except ValueError:
         check(True, '')
+
+    # --sshlogin: a disk plan survives the command line; parallel's options.
+    plan = [('nvme', 1, True), ('sata', 1, False), ('sata', 2, True)]
+    check(remote.encode_plan(plan) == 'nvme:1:1,sata:1:0,sata:2:1', 'encode_plan')
+    check(remote.decode_plan(remote.encode_plan(plan)) == plan and remote.decode_plan('-') == [], 'decode_plan')
+    pc = remote.parallel_command('a,b', 2, ['remote/mmtools.pyz', 'images/x.img'], 'remote/jobs.tsv')
+    check(pc[:5] == ['parallel', '--will-cite', '--sshlogin', 'a,b', '--jobs'] and '--cleanup' in pc and
+          pc[pc.index('--return') + 1] == 'ret/{1}.json' and pc.count('--basefile') == 2 and
+          pc[-2:] == ['::::', 'remote/jobs.tsv'] and '{8}' in pc and '{9}' not in pc, 'parallel command %r' % pc)
 
     # A canned console: rows, summaries, comparison, problems, plots.
     log = canned_log()
