@@ -340,9 +340,11 @@ def files_kernel(vmlinuz, modules):
         return k
     if not os.path.isdir(modules):
         die('--modules %s: no such directory (give lib/modules/<release>, or none)' % modules)
-    rel = os.path.basename(os.path.normpath(modules))
-    if k['release'] and k['release'] != rel:
-        say('note: %s says release %s, --modules %s is named %s' % (vmlinuz, k['release'], modules, rel))
+    # The release is what the kernel itself says (it looks for modules
+    # there); the directory's name only when the header has none.
+    rel = k['release'] or os.path.basename(os.path.normpath(modules))
+    if rel != os.path.basename(os.path.normpath(modules)):
+        say('note: %s says release %s; --modules %s serves as lib/modules/%s' % (vmlinuz, rel, modules, rel))
     # A private root: a tree of symlinks to DIR's files, so depmod writes
     # its modules.dep here and never into DIR.
     root = os.path.join(OUT, 'trees', 'files-' + hashlib.sha256(os.path.abspath(modules).encode()).hexdigest()[:12])
