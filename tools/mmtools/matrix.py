@@ -952,6 +952,14 @@ def main():
     a.swap_bus = list(dict.fromkeys(b for bs in (a.swap_bus or []) for b in bs)) or None
     if a.jobs < 1 or a.swap_mib < 1:
         ap.error('--jobs and --swap-mib must be at least 1')
+    if a.sshlogin is not None:
+        if not a.sshlogin.strip():
+            ap.error('--sshlogin: empty (give hosts, or : for this host)')
+        if a.echo:
+            ap.error('--echo streams local consoles only; with --sshlogin the logs come back at the end')
+        if not shutil.which('parallel'):
+            sys.exit('matrix: --sshlogin needs GNU parallel; as root: apt-get install -y --no-install-recommends '
+                     'parallel rsync')
     for s in a.scripts:
         if not os.path.isfile(s):
             ap.error('%s: no such file' % s)
