@@ -224,7 +224,7 @@ run: deps-check all
 		--disk $(BUILD)/run-swap.img:nvme --profile $(PROFILE) --summary
 
 # ---------------------------------------------------------------- tests
-test: deps-check layers unit fuzz-smoke workload-tests matrix-selftest all
+test: deps-check layers unit fuzz-smoke workload-tests matrix-selftest tools-test all
 	tests/qemu/run-tests --build $(BUILD)
 
 # No folder includes a higher layer's (tools/check-layers lists the layers).
@@ -257,6 +257,12 @@ matrix: deps-check all
 matrix-selftest:
 	tools/matrix --self-test
 
+# The Python tools' own tests (tools/tests, pytest; Debian's pytest-3 runs
+# the system python3 that python3-pytest installs into) and shellcheck of
+# the shell that tools/ ships into guests.
+tools-test:
+	pytest-3 -q tools/tests
+
 deps:
 	tools/deps --install
 
@@ -267,7 +273,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image stick-image script-image run test layers unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest linux-peer FORCE
+.PHONY: all kernel loader image stick-image script-image run test layers unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest tools-test linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,890 @@
+"""Linux side by side: the same workload binaries on Debian's stock kernel
+and on ours, in the same QEMU machine, compared metric by metric.
+
+  tools/linux-peer --workload "touch 72 30000 seq anon" --page-cluster 0,1,2,3,4
+                   --mem 256M [--linux-mem 96M] [--ours-mem 48M]
+                   [--cap-ours-to-linux-free | --ours same|matched|both]
+                   [--swap-bus nvme|sata] [--profile none|ssd|hdd] [--runs N]
+                   [--icount] [--kernel-package PKG[=VERSION] | --kernel-deb FILE
+                   | --kernel VMLINUZ --modules DIR|none]
+  make linux-peer      a small default plan (see the Makefile)
+
+  --workload STEP     a step as in our run=: "PROG ARGS", or several programs
+                      at once "A & B"; repeat the option (or use ';') for
+                      several steps, run one after the other in one boot
+  --page-cluster LIST Linux's vm.page-cluster values; ours gets ra=fixed:N,
+                      the same window (2^N slots, aligned)
+  --ours-policy P     our readahead policy instead of fixed:N: vma (Linux's
+                      own VMA-based window, bounded by page_cluster N), hugh,
+                      shaohua, own, off; ours gets ra=P page_cluster=N
+  --mem SIZE          QEMU -m, the same for both kernels
+  --linux-mem SIZE    mem= on Linux's command line (default: none)
+  --ours-mem SIZE     mem= on ours (default: the same as --linux-mem)
+  --ours same|matched|both
+                      our column(s): "ours" runs with --ours-mem (the same
+                      machine config); "ours@free" with a mem= picked so that
+                      our free memory when the workload starts equals Linux's
+                      MemFree then (one extra calibration boot); both: both
+  --cap-ours-to-linux-free   short for --ours matched
+  --swap-bus, --profile  the swap disk's bus and throttling (rig.PROFILES)
+  --runs N            boots per configuration and kernel; mean±sd shown
+  --icount            -icount shift=0 on both sides (rig.qemu_command): guest
+                      time counts instructions, not host time; boots slower
+  --kernel-package PKG[=VERSION]
+                      the Debian package to boot, e.g. the one a table's
+                      header names: linux-image-6.1.0-57-amd64=6.1.192-3
+                      (default: what linux-image-amd64 depends on today)
+  --kernel-deb FILE   a kernel package already on disk (any release)
+  --kernel VMLINUZ --modules DIR|none
+                      a kernel built elsewhere (3.x, 4.14...): its bzImage
+                      and its lib/modules/<release> directory (read only:
+                      depmod runs on a symlink copy); none when the nvme or
+                      ahci/sd_mod drivers are built in
+  --side both|linux|ours, --linux-vma-ra default|on|off, --linux-thp,
+  --linux-append, --swap-mib, --timeout, --image, --workloads-dir, --offline
+
+Each (kernel, page-cluster, run) is a fresh boot with a fresh swap disk.
+
+Linux side.  The kernel: by default apt-cache resolves linux-image-amd64
+to today's linux-image-<release> package and its candidate version, and
+`apt-get download PKG=VERSION` puts that exact .deb in
+build/linux-peer/debs/ (kept: a later run with --kernel-package
+PKG=VERSION, or --offline, boots it again; the archive drops old
+versions, snapshot.debian.org keeps them, for --kernel-deb).
+dpkg-deb -x unpacks it into build/linux-peer/trees/, and depmod makes
+the modules.dep that Debian's postinst would.  kernel.json, every
+results.jsonl record ("kernel": source, package, version, release,
+sha256) and the table's header name what was booted, with the option
+that boots it again.  The initramfs (a gzipped newc cpio written here,
+no root needed) holds busybox-static, the nvme or ahci+sd_mod modules
+with what kmod's `modprobe -d ROOT -S RELEASE --show-depends` says they
+need (dependencies and softdeps, in load order), the workloads under
+/bin/, /init = tools/linux-peer-init.sh (shellcheck'ed by make
+tools-test) and /etc/peer-steps, the plan as `step LABEL PROG...` lines.
+/init mounts devtmpfs/proc/sys,
+insmods the modules, waits for the swap disk, mkswap+swapon, sets
+/proc/sys/vm/page-cluster from `peer.pc=N` on the kernel command line,
+prints /proc/meminfo as a linux_meminfo record, then runs each step and
+prints one record per step:
+  {"type":"linux_result","label":STEP,"page_cluster":N,"cmd":STEP,
+   "exit_codes":[..],"elapsed_ns":..,"memfree_before":..,
+   "memavailable_before":..,"vmstat_delta":{every /proc/vmstat line},
+   "workload":{the first program's JSON line},"workloads":[..]}
+and ends with {"type":"linux_done"} and poweroff -f.  QEMU boots it with
+-kernel/-initrd/-append (no firmware) in qemurig's machine: q35, -cpu max,
+the same -m, the same swap disk bus and profile, console=ttyS0.  THP is
+off (transparent_hugepage=never, --linux-thp to change): ours has none.
+
+Our side: rig.run on build/disk.img with `quiet [mem=..] ra=fixed:N
+run="@sleep 0 ; STEPS"`.  The `@sleep 0` step's vmstat record carries
+nr_free_pages just before the first workload (our "free at start"); each
+step's {"type":"vmstat","label":STEP} record and the {"type":"workload"}
+lines before it give the numbers.
+
+Output: a table per step, rows real/user/sys time (the workloads' own
+CLOCK_MONOTONIC and getrusage), pgmajfault, pgpgin, pgpgout (KiB, as in
+/proc/vmstat), pswpin, pswpout, swap_ra, swap_ra_hit, free memory at the
+start; columns per page-cluster: ours | ours@free | linux (headers say
+which mem= and free memory each had).  Also build/linux-peer/compare.csv
+(long form: step, metric, page_cluster, side, mem, mean, sd, n, values),
+results.jsonl (every run's raw record) and the serial logs in
+build/linux-peer/logs/.  A failed boot prints the serial log's tail.
+
+Differences that are Linux's, not the rig's: Linux needs ~80 MiB of
+-m for itself (mem=128M leaves ~49 MiB MemFree with the nvme modules),
+hence the ours@free column; its heuristic overcommit refuses an mmap
+larger than RAM + swap (the workload exits 3 with ENOMEM) where ours
+maps it and OOM-kills later; its reclaim runs in kswapd and differs run
+to run (use --runs); timing under TCG is noisy (other jobs on the host;
+--icount takes host load out of guest time on both sides).
+Each kernel is fetched once (about 70 MB .deb, 470 MB unpacked under
+build/linux-peer/trees/; delete what you no longer compare against);
+when apt fails, the default run boots the kernel kernel.json names.
+"""
+import argparse
+import csv
+import glob
+import gzip
+import hashlib
+import json
+import lzma
+import os
+import re
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import rig, tables
+from .stats import summary
+
+OUT = 'build/linux-peer'
+META = 'linux-image-amd64'
+BUSYBOX = '/bin/busybox'
+MODULE_ROOTS = {'nvme': ['nvme'], 'sata': ['ahci', 'sd_mod']}
+SWAP_DEV = {'nvme': 'nvme0n1', 'sata': 'sda'}
+METRICS = [  # (row name, key, unit)
+    ('real time (s)', 'real_s', 's'), ('user time (s)', 'user_s', 's'), ('sys time (s)', 'sys_s', 's'),
+    ('pgmajfault', 'pgmajfault', 'n'), ('pgpgin (KiB)', 'pgpgin', 'n'), ('pgpgout (KiB)', 'pgpgout', 'n'),
+    ('pswpin', 'pswpin', 'n'), ('pswpout', 'pswpout', 'n'), ('swap_ra', 'swap_ra', 'n'),
+    ('swap_ra_hit', 'swap_ra_hit', 'n'), ('free at start (MiB)', 'free_mib', 'm'),
+]
+
+
+def mean(xs):
+    return summary(xs).mean
+
+
+def die(msg):
+    sys.exit('linux-peer: ' + msg)
+
+
+def say(msg):
+    print('linux-peer: ' + msg, file=sys.stderr, flush=True)
+
+
+class ToolError(Exception):
+    pass
+
+
+def run_tool(cmd, what, cwd=None, raise_=False):
+    """Run cmd; on failure exit (or raise ToolError) naming `what` with the
+    tool's own message."""
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        if p.returncode != 0:
+            msg = (p.stderr.strip() or p.stdout.strip() or 'exit status %d' % p.returncode).splitlines()
+            raise ToolError('%s failed: %s' % (what, ' / '.join(msg[-4:])))
+    except (OSError, ToolError) as e:
+        msg = str(e) if isinstance(e, ToolError) else '%s failed: %s' % (what, e)
+        if raise_:
+            raise ToolError(msg)
+        die(msg)
+    return p.stdout
+
+
+def parse_size(s, opt):
+    m = re.fullmatch(r'(\d+)([KMG]?)i?B?', s.strip(), re.I)
+    if not m:
+        die('%s %s: expected a size such as 96M, 1G or 65536K' % (opt, s))
+    return int(m.group(1)) << {'': 0, 'K': 10, 'M': 20, 'G': 30}[m.group(2).upper()]
+
+
+def size_str(n):
+    return '%dM' % (n >> 20) if n % (1 << 20) == 0 else '%dK' % (n >> 10)
+
+
+# ------------------------------------------------------------ the Linux kernel
+#
+# Three sources, one record of what was booted ("kernel" in results.jsonl,
+# kernel.json, the table's header), so that a comparison can be rerun
+# against the very same kernel:
+#   debian   apt-get download of a linux-image-<release> package; by default
+#            whatever linux-image-amd64 depends on today, pinned to the exact
+#            package and Debian version it resolved to (--kernel-package
+#            PKG=VERSION asks for that one again)
+#   deb      --kernel-deb FILE: any kernel package already on disk
+#   files    --kernel VMLINUZ --modules DIR|none: a kernel built elsewhere
+#            (3.x, 4.14...); DIR is its lib/modules/<release>; none: the
+#            swap disk's drivers are built in
+
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def apt_download(pkg, debs):
+    """apt-get download pkg (NAME or NAME=VERSION) into debs/; the .deb's path."""
+    tmp = tempfile.mkdtemp(dir=debs)
+    try:
+        run_tool(['apt-get', 'download', pkg], 'apt-get download %s' % pkg, cwd=tmp, raise_=True)
+        got = glob.glob(os.path.join(tmp, pkg.split('=')[0] + '_*.deb'))
+        if not got:
+            raise ToolError('apt-get download %s left no .deb in %s' % (pkg, tmp))
+        deb = os.path.join(debs, os.path.basename(got[0]))
+        shutil.move(got[0], deb)
+        return deb
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def resolve_debian(pin):
+    """(package, version) to fetch: pin 'PKG=VERSION' or 'PKG' as given
+    (PKG's candidate version), else linux-image-amd64's dependency today."""
+    pkg, _, ver = (pin or '').partition('=')
+    if not pkg:
+        out = run_tool(['apt-cache', 'depends', META], 'apt-cache depends %s' % META, raise_=True)
+        pkgs = re.findall(r'^\s*Depends:\s*(linux-image-[0-9][^\s]*)', out, re.M)
+        if not pkgs:
+            raise ToolError('apt-cache depends %s names no linux-image-<release> package: %s'
+                            % (META, ' / '.join(out.split('\n'))))
+        pkg = pkgs[0]
+    if not re.fullmatch(r'linux-image-[0-9][A-Za-z0-9.+~-]*', pkg):
+        die('--kernel-package %s: expected linux-image-<release>[=VERSION], e.g. '
+            'linux-image-6.1.0-57-amd64=6.1.192-3' % pin)
+    if not ver:
+        out = run_tool(['apt-cache', 'policy', pkg], 'apt-cache policy %s' % pkg, raise_=True)
+        m = re.search(r'^\s*Candidate:\s*(\S+)', out, re.M)
+        if not m or m.group(1) == '(none)':
+            raise ToolError('apt-cache policy %s: no candidate version (not in the archive?)' % pkg)
+        ver = m.group(1)
+    return pkg, ver
+
+
+def deb_name(pkg, ver):
+    """The file name apt gives PKG=VER's .deb (':' in an epoch is %3a)."""
+    return '%s_%s_amd64.deb' % (pkg, ver.replace(':', '%3a'))
+
+
+def fetch_debian(pin, offline):
+    """The pinned (or today's) Debian kernel .deb, from build/linux-peer/debs
+    when it is there; apt only for what is missing."""
+    debs = os.path.join(OUT, 'debs')
+    os.makedirs(debs, exist_ok=True)
+    cache = os.path.join(OUT, 'kernel.json')
+
+    def cached(why):
+        if not os.path.exists(cache):
+            die('%s, and no kernel was fetched before (%s missing)' % (why, cache))
+        with open(cache) as f:
+            k = json.load(f)
+        if k.get('source') != 'debian' or not os.path.exists(k.get('deb') or ''):
+            die('%s, and %s names no downloaded Debian kernel (%s)' % (why, cache, k.get('deb')))
+        return k['deb']
+
+    if offline and not pin:
+        return cached('--offline')
+    if offline:
+        pkg, _, ver = pin.partition('=')
+        have = sorted(glob.glob(os.path.join(debs, deb_name(pkg, ver) if ver else pkg + '_*.deb')))
+        if not have:
+            die('--offline --kernel-package %s: no such .deb in %s' % (pin, debs))
+        return have[-1]
+    try:
+        pkg, ver = resolve_debian(pin)
+    except ToolError as e:
+        if not pin:
+            deb = cached(str(e))
+            say('%s; booting the kernel fetched before, %s' % (e, os.path.basename(deb)))
+            return deb
+        die('%s (an older version gone from the archive: fetch its .deb from snapshot.debian.org and pass '
+            '--kernel-deb FILE)' % e)
+    deb = os.path.join(debs, deb_name(pkg, ver))
+    if os.path.exists(deb):
+        return deb
+    try:
+        return apt_download('%s=%s' % (pkg, ver), debs)
+    except ToolError as e:
+        die('%s (an older version gone from the archive: fetch its .deb from snapshot.debian.org and pass '
+            '--kernel-deb FILE)' % e)
+
+
+def unpack_deb(deb):
+    """Extract deb once into build/linux-peer/<name>/ and run depmod there
+    (Debian's packages ship no modules.dep: postinst makes it)."""
+    root = os.path.join(OUT, 'trees', os.path.basename(deb)[:-4])
+    done = os.path.join(root, '.unpacked')
+    if not os.path.exists(done):
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
+        run_tool(['dpkg-deb', '-x', deb, root], 'dpkg-deb -x %s' % deb)
+        rels = [os.path.basename(d) for d in glob.glob(os.path.join(root, 'lib', 'modules', '*'))]
+        for rel in rels:
+            run_tool(['depmod', '-b', root, rel], 'depmod -b %s %s' % (root, rel))
+        open(done, 'w').close()
+    vmlinuz = glob.glob(os.path.join(root, 'boot', 'vmlinuz-*'))
+    moddirs = glob.glob(os.path.join(root, 'lib', 'modules', '*'))
+    if len(vmlinuz) != 1 or len(moddirs) != 1:
+        die('%s: expected one boot/vmlinuz-* and one lib/modules/*, found %d and %d'
+            % (deb, len(vmlinuz), len(moddirs)))
+    return root, vmlinuz[0], os.path.basename(moddirs[0])
+
+
+def deb_kernel(deb, source):
+    if not os.path.isfile(deb):
+        die('--kernel-deb %s: no such file' % deb)
+    pkg = run_tool(['dpkg-deb', '-f', deb, 'Package'], 'dpkg-deb -f %s Package' % deb).strip()
+    ver = run_tool(['dpkg-deb', '-f', deb, 'Version'], 'dpkg-deb -f %s Version' % deb).strip()
+    root, vmlinuz, rel = unpack_deb(deb)
+    return {'source': source, 'package': pkg, 'version': ver, 'deb': os.path.abspath(deb),
+            'sha256': sha256_of(deb), 'vmlinuz': vmlinuz, 'modroot': root, 'release': rel,
+            'pin': '--kernel-package %s=%s' % (pkg, ver) if source == 'debian' else '--kernel-deb %s' % deb}
+
+
+def bzimage_release(path):
+    """The release in a bzImage's header (kernel_version, boot protocol
+    2.00+), or None."""
+    with open(path, 'rb') as f:
+        head = f.read(0x8000)
+    if len(head) < 0x210 or head[0x202:0x206] != b'HdrS':
+        return None
+    off, = struct.unpack_from('<H', head, 0x20e)
+    s = head[off + 0x200:off + 0x200 + 128].split(b'\0')[0].decode('ascii', 'replace')
+    return s.split()[0] if s.strip() else None
+
+
+def files_kernel(vmlinuz, modules):
+    """A kernel built elsewhere: VMLINUZ and its lib/modules/<release>."""
+    if not os.path.isfile(vmlinuz):
+        die('--kernel %s: no such file' % vmlinuz)
+    k = {'source': 'files', 'package': '-', 'version': '-', 'vmlinuz': os.path.abspath(vmlinuz),
+         'sha256': sha256_of(vmlinuz), 'modroot': None, 'release': bzimage_release(vmlinuz)}
+    if modules == 'none':
+        k['pin'] = '--kernel %s --modules none' % vmlinuz
+        return k
+    if not os.path.isdir(modules):
+        die('--modules %s: no such directory (give lib/modules/<release>, or none)' % modules)
+    # The release is what the kernel itself says (it looks for modules
+    # there); the directory's name only when the header has none.
+    rel = k['release'] or os.path.basename(os.path.normpath(modules))
+    if rel != os.path.basename(os.path.normpath(modules)):
+        say('note: %s says release %s; --modules %s serves as lib/modules/%s' % (vmlinuz, rel, modules, rel))
+    # A private root: a tree of symlinks to DIR's files, so depmod writes
+    # its modules.dep here and never into DIR.
+    root = os.path.join(OUT, 'trees', 'files-' + hashlib.sha256(os.path.abspath(modules).encode()).hexdigest()[:12])
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, 'lib', 'modules'))
+    run_tool(['cp', '-rs', os.path.abspath(modules), os.path.join(root, 'lib', 'modules', rel)],
+             'cp -rs %s' % modules)
+    run_tool(['depmod', '-b', root, rel], 'depmod -b %s %s' % (root, rel))
+    k.update(modroot=root, release=rel, modules=os.path.abspath(modules),
+             pin='--kernel %s --modules %s' % (vmlinuz, modules))
+    return k
+
+
+def get_kernel(a):
+    if a.kernel_deb:
+        k = deb_kernel(a.kernel_deb, 'deb')
+    elif a.kernel:
+        k = files_kernel(a.kernel, a.modules)
+    else:
+        k = deb_kernel(fetch_debian(a.kernel_package, a.offline), 'debian')
+    with open(os.path.join(OUT, 'kernel.json'), 'w') as f:
+        json.dump(k, f, indent=1)
+    return k
+
+
+def read_ko(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    if path.endswith('.xz'):
+        return lzma.decompress(data)
+    if path.endswith('.gz'):
+        return gzip.decompress(data)
+    if path.endswith('.zst'):
+        try:
+            return subprocess.run(['zstd', '-dc', path], capture_output=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            die('%s is zstd-compressed and zstd -d failed (%s): install zstd' % (path, e))
+    return data
+
+
+def modname(path_or_name):
+    b = os.path.basename(path_or_name)
+    b = re.sub(r'\.ko(\.(xz|gz|zst))?$', '', b)
+    return b.replace('-', '_')
+
+
+def parse_show_depends(text):
+    """[(name, path or None for built in)] from modprobe --show-depends, in
+    load order, each module once (softdeps repeat their targets)."""
+    out, seen = [], set()
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) >= 2 and w[0] == 'insmod':
+            name, path = modname(w[1]), w[1]
+        elif len(w) >= 2 and w[0] == 'builtin':
+            name, path = modname(w[1]), None
+        else:
+            continue
+        if name not in seen:
+            seen.add(name)
+            out.append((name, path))
+    return out
+
+
+def resolve_modules(kernel, roots):
+    """[(name, .ko bytes)] in load order for roots and what they need, as
+    kmod's modprobe resolves it (hard dependencies and softdeps)."""
+    if kernel['modroot'] is None:
+        return []
+    order, seen = [], set()
+    for r in roots:
+        text = run_tool(['modprobe', '-d', kernel['modroot'], '-S', kernel['release'], '--show-depends', r],
+                        'modprobe -d %s -S %s --show-depends %s' % (kernel['modroot'], kernel['release'], r))
+        for name, path in parse_show_depends(text):
+            if name not in seen and path:
+                seen.add(name)
+                order.append((name, read_ko(path)))
+    return order
+
+
+# ------------------------------------------------------------ the initramfs
+
+class Cpio:
+    """A newc cpio archive built in memory: any owner, mode or device node
+    without root."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.ino = 1
+
+    def _entry(self, name, mode, data=b'', nlink=1, rdev=(0, 0)):
+        nb = name.encode() + b'\0'
+        hdr = '070701' + ''.join('%08x' % v for v in (
+            self.ino, mode, 0, 0, nlink, 0, len(data), 0, 0, rdev[0], rdev[1], len(nb), 0))
+        self.ino += 1
+        self.buf += hdr.encode() + nb
+        self.buf += b'\0' * (-len(self.buf) % 4)
+        self.buf += data
+        self.buf += b'\0' * (-len(self.buf) % 4)
+
+    def dir(self, name, mode=0o755):
+        self._entry(name, 0o040000 | mode, nlink=2)
+
+    def file(self, name, data, mode=0o644):
+        self._entry(name, 0o100000 | mode, data)
+
+    def symlink(self, name, target):
+        self._entry(name, 0o120777, target.encode())
+
+    def chardev(self, name, major, minor, mode=0o600):
+        self._entry(name, 0o020000 | mode, rdev=(major, minor))
+
+    def finish(self):
+        self._entry('TRAILER!!!', 0)
+        return bytes(self.buf)
+
+
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # tools/
+INIT = os.path.join(TOOLS, 'linux-peer-init.sh')     # the guest's /init (shellcheck'ed by make tools-test)
+
+
+def parse_plan(workloads):
+    """[(label, [program command lines])]; ';' splits steps, '&' programs."""
+    steps = []
+    for w in workloads:
+        for s in w.split(';'):
+            s = s.strip()
+            if not s:
+                continue
+            if re.search(r'["\\$`\']', s):
+                die('--workload %r: quotes, backslashes, $ and ` are not allowed' % s)
+            if len(s) > 127:
+                die('--workload %r: longer than 127 characters (our runner\'s label limit)' % s)
+            progs = [p.strip() for p in s.split('&') if p.strip()]
+            for p in progs:
+                if p.startswith('@') and not re.fullmatch(r'@sleep \d+', p):
+                    die('--workload: %r: only the built-in @sleep MS runs on both kernels' % p)
+            steps.append((' '.join(s.split()), progs))
+    if not steps:
+        die('no --workload given')
+    return steps
+
+
+def steps_file(steps):
+    """/etc/peer-steps: the plan as `step LABEL PROG...` lines for /init."""
+    return ''.join('step %s %s\n' % (shlex.quote(label), ' '.join(shlex.quote(p) for p in ps))
+                   for label, ps in steps)
+
+
+def build_initramfs(kernel, bus, steps, wdir, path):
+    need = {p.split()[0] for _, progs in steps for p in progs if not p.startswith('@')}
+    progs = {}
+    for f in sorted(os.listdir(wdir)):
+        full = os.path.join(wdir, f)
+        if '.' in f or not os.path.isfile(full) or not os.access(full, os.X_OK):
+            continue
+        with open(full, 'rb') as fh:
+            data = fh.read()
+        if data[:4] == b'\x7fELF':
+            progs[f] = data
+    missing = sorted(need - set(progs))
+    if missing:
+        die('workload program(s) %s not in %s (run make workloads)' % (', '.join(missing), wdir))
+    if not os.path.exists(BUSYBOX):
+        die('%s missing: install busybox-static (tools/deps)' % BUSYBOX)
+    with open(BUSYBOX, 'rb') as f:
+        busybox = f.read()
+    if b'/lib64/ld-linux' in busybox[:4096]:
+        die('%s is dynamically linked: install busybox-static, not busybox' % BUSYBOX)
+    mods = resolve_modules(kernel, MODULE_ROOTS[bus])
+    with open(INIT, 'rb') as f:
+        init = f.read()
+    c = Cpio()
+    for d in ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc', 'lib', 'lib/modules'):
+        c.dir(d)
+    c.chardev('dev/console', 5, 1)     # the kernel opens it for /init's stdio
+    c.file('init', init, 0o755)
+    c.file('etc/peer-steps', steps_file(steps).encode())
+    c.file('sbin/busybox', busybox, 0o755)
+    for name, data in sorted(progs.items()):
+        c.file('bin/' + name, data, 0o755)
+    for name, data in mods:
+        c.file('lib/modules/%s.ko' % name, data)
+    c.file('etc/modules.' + bus, ''.join(n + '\n' for n, _ in mods).encode())
+    with open(path, 'wb') as raw, gzip.GzipFile(fileobj=raw, mode='wb', compresslevel=6, mtime=0) as f:
+        f.write(c.finish())
+    return [n for n, _ in mods], sorted(progs)
+
+
+# ------------------------------------------------------------ boots
+
+def swap_disk(name, mib, mkswap):
+    path = os.path.join(OUT, name)
+    if os.path.exists(path):
+        os.unlink(path)
+    with open(path, 'wb') as f:
+        f.truncate(mib << 20)
+    if mkswap:
+        run_tool(['mkswap', path], 'mkswap %s' % path)
+    return path
+
+
+def log_tail(r, path, n=40):
+    lines = [x for x in r.log.rstrip('\n').splitlines() if x.strip()]
+    if not lines:
+        return '    (the console stayed empty)\n(serial log: %s)' % path
+    return '\n'.join('    ' + x for x in lines[-n:]) + '\n(serial log: %s)' % path
+
+
+def boot_linux(a, kernel, initrd, pc, run):
+    log = os.path.join(OUT, 'logs', 'linux-pc%d-run%d.log' % (pc, run))
+    append = ['console=ttyS0', 'panic=-1', 'transparent_hugepage=' + a.linux_thp]   # boot log kept: failures show it
+    if a.linux_mem:
+        append.append('mem=' + a.linux_mem)
+    append += ['peer.bus=' + a.swap_bus, 'peer.pc=%d' % pc, 'peer.vmra=' + a.linux_vma_ra]
+    append += a.linux_append.split()
+    disk = swap_disk('swap-linux.img', a.swap_mib, mkswap=False)
+    r = rig.run(None, mem=a.mem, timeout=a.timeout, log_path=log, disks=[{'file': disk, 'bus': a.swap_bus}],
+                profile=a.profile, workdir=OUT, icount=a.icount,
+                direct={'kernel': kernel['vmlinuz'], 'initrd': initrd, 'append': ' '.join(append)})
+    os.unlink(disk)
+    err = r.find('linux_error')
+    if r.timed_out or err or not r.find('linux_done'):
+        why = ('timed out after %d s' % a.timeout if r.timed_out else
+               err[0]['msg'] if err else 'stopped without a linux_done record (QEMU exit %s)' % r.rc)
+        die('Linux boot (page-cluster %d, run %d) failed: %s; serial log tail:\n%s' % (pc, run, why, log_tail(r, log)))
+    for x in r.find('linux_result'):
+        if any(c != 0 for c in x['exit_codes']):
+            say('warning: linux, page-cluster %d run %d: %r exit codes %s (its stderr is in %s)'
+                % (pc, run, x['label'], x['exit_codes'], log))
+    boot = r.find('linux_boot')[0]
+    start = [m for m in r.find('linux_meminfo') if m.get('when') == 'start'][0]
+    steps = []
+    for x in r.find('linux_result'):
+        ws = [w for w in x.get('workloads', []) if w]
+        v = x['vmstat_delta']
+        steps.append({'label': x['label'], 'exit_codes': x['exit_codes'], 'workloads': ws, 'vmstat': v,
+                      'step_elapsed_ns': x['elapsed_ns'], 'free_bytes': x['memfree_before'],
+                      'memavailable_bytes': x['memavailable_before']})
+    kfacts = {k: kernel.get(k) for k in ('source', 'package', 'version', 'release', 'sha256', 'deb', 'pin')}
+    return {'side': 'linux', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'linux_boot': boot,
+            'kernel': kfacts, 'icount': a.icount,
+            'free_bytes': start['MemFree'], 'memavailable_bytes': start['MemAvailable'],
+            'memtotal_bytes': start['MemTotal'], 'steps': steps, 'log': log, 'append': ' '.join(append)}
+
+
+OURS_POLICY = 'fixed'
+
+
+def ours_ra(pc):
+    """Our readahead settings for Linux's page-cluster pc."""
+    if OURS_POLICY == 'fixed':
+        return 'ra=fixed:%d' % pc
+    return 'ra=%s' % OURS_POLICY
+
+
+def ours_cmdline(mem, pc, steps):
+    spec = ' ; '.join(['@sleep 0', '@set page_cluster %d' % pc] + [label for label, _ in steps])
+    if len(spec) > 511:
+        die('the plan is %d characters as run="...": our run= holds 511' % len(spec))
+    return 'quiet %s%s run="%s"' % ('mem=%s ' % mem if mem else '', ours_ra(pc), spec)
+
+
+def boot_ours(a, mem, pc, run, steps, tag=None):
+    log = os.path.join(OUT, 'logs', '%s-pc%d-run%d.log' % (tag or 'ours', pc, run))
+    cmdline = ours_cmdline(mem, pc, steps)
+    disk = swap_disk('swap-ours.img', a.swap_mib, mkswap=True)
+    r = rig.run(a.image, cmdline=cmdline, mem=a.mem, timeout=a.timeout, log_path=log,
+                 disks=[{'file': disk, 'bus': a.swap_bus}], profile=a.profile, workdir=OUT, icount=a.icount)
+    os.unlink(disk)
+    if r.status != 'ok':
+        die('our kernel (page-cluster %d, run %d, cmdline %s) failed: %s; serial log tail:\n%s'
+            % (pc, run, cmdline, r.status, log_tail(r, log)))
+    boot = r.find('boot')[0]
+    labels = {label for label, _ in steps}
+    out, pending, exits, free_start = [], [], [], None
+    for x in r.records:
+        t = x.get('type')
+        if t == 'workload':
+            pending.append(x)
+        elif t == 'task_exit':
+            exits.append(x)
+        elif t == 'vmstat' and x.get('label') == '@sleep 0' and free_start is None:
+            free_start = x['nr_free_pages'] * 4096
+            pending, exits = [], []
+        elif t == 'vmstat' and x.get('label') in labels:
+            out.append({'label': x['label'], 'workloads': pending, 'vmstat': x,
+                        'exit_codes': [e.get('exit_code') for e in exits],
+                        'exit_reasons': [e.get('reason') for e in exits if e.get('reason')]})
+            pending, exits = [], []
+    for s in out:
+        if any(c != 0 for c in s['exit_codes']):
+            say('warning: ours, page-cluster %d run %d: %r exit codes %s %s (log %s)'
+                % (pc, run, s['label'], s['exit_codes'], s['exit_reasons'], log))
+    if len(out) != len(steps):
+        die('our kernel printed %d of %d step records; serial log tail:\n%s' % (len(out), len(steps), log_tail(r, log)))
+    return {'side': 'ours', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'cmdline': cmdline,
+            'icount': a.icount, 'git': boot.get('git'),
+            'free_bytes': free_start, 'boot_free_bytes': boot.get('free_bytes'),
+            'mem_cap_bytes': boot.get('mem_cap_bytes'), 'managed_bytes': boot.get('managed_bytes'),
+            'steps': out, 'log': log}
+
+
+def calibrate_ours(a, target_free, steps):
+    """Our mem= giving target_free bytes free when the workload starts."""
+    guess = target_free + (16 << 20)
+    r = boot_ours(a, size_str(guess & ~1023), 0, 0, [], tag='calibrate')
+    overhead = guess - r['free_bytes']
+    cap = (target_free + overhead) & ~((4 << 10) - 1)
+    say('calibration: our mem=%s left %.1f MiB free at the start (overhead %.1f MiB) -> mem=%s'
+        % (size_str(guess & ~1023), r['free_bytes'] / 2**20, overhead / 2**20, size_str(cap)))
+    return size_str(cap)
+
+
+# ------------------------------------------------------------ the table
+
+def metrics_of(step, run_free):
+    ws = step['workloads']
+    v = step['vmstat']
+    m = {'free_mib': run_free / 2**20 if run_free is not None else None}
+    if ws:
+        m['real_s'] = max(w.get('elapsed_ns', 0) for w in ws) / 1e9
+        m['user_s'] = sum(w.get('utime_us', 0) for w in ws) / 1e6
+        m['sys_s'] = sum(w.get('stime_us', 0) for w in ws) / 1e6
+        m['mismatches'] = sum(w.get('mismatches', 0) for w in ws)
+    elif 'step_elapsed_ns' in step:
+        m['real_s'] = step['step_elapsed_ns'] / 1e9
+    for _, k, unit in METRICS:
+        if unit == 'n':
+            m[k] = v.get(k)     # None: this kernel has no such counter
+    return m
+
+
+def fmt(xs, unit):
+    return tables.cell(summary(xs), {'s': 2, 'm': 1}.get(unit, 0))
+
+
+SIDE_TITLE = {'ours': 'ours', 'ours_free': 'ours@free', 'linux': 'linux'}
+
+
+def report(a, steps, results, mems):
+    pcs = a.page_cluster
+    sides = [s for s in ('ours', 'ours_free', 'linux') if any(r['side'] == s for r in results)]
+    lin = [r for r in results if r['side'] == 'linux']
+    print()
+    print('Linux side by side, QEMU -m %s for both (q35, -cpu max, TCG%s), swap %d MiB on %s, disk profile %s, '
+          '%d run(s) per column' % (a.mem, ', -icount shift=0: guest time counts instructions' if a.icount else '',
+                                    a.swap_mib, a.swap_bus, a.profile, a.runs))
+    if lin:
+        b = lin[0]['linux_boot']
+        vma = b['vma_ra_enabled'] == 'true' and b['rotational'] == 0
+        k = lin[0]['kernel']
+        what = ('Debian kernel %s (%s %s)' % (b['kernel'], k['package'], k['version']) if k['source'] != 'files'
+                else 'kernel %s (%s)' % (b['kernel'], a.kernel))
+        print('  linux     = %s: mem=%s, vm.page-cluster=N, %s readahead'
+              ' (vma_ra_enabled=%s, rotational=%s), THP %s, clocksource %s'
+              % (what, a.linux_mem or '(none)',
+                 'VMA-based' if vma else 'cluster', b['vma_ra_enabled'], b['rotational'], b['thp'],
+                 b['clocksource']))
+        print('              free at start: MemFree %.1f MiB, MemAvailable %.1f MiB (MemTotal %.1f MiB)'
+              % (mean(r['free_bytes'] for r in lin) / 2**20,
+                 mean(r['memavailable_bytes'] for r in lin) / 2**20,
+                 mean(r['memtotal_bytes'] for r in lin) / 2**20))
+        print('              the same kernel again: %s (sha256 %s)' % (k['pin'], k['sha256'][:16]))
+    for side, what in (('ours', 'same -m%s' % (', same mem= as Linux' if mems.get('ours') == a.linux_mem
+                                                else ', mem= %s vs Linux\'s %s' % (mems.get('ours') or '(none)',
+                                                                                   a.linux_mem or '(none)'))),
+                       ('ours_free', "same free memory: mem= picked so ours starts with Linux's MemFree")):
+        rs = [r for r in results if r['side'] == side]
+        if rs:
+            print('  %-9s = mmkernel (%s): mem=%s, %s; %s' % (SIDE_TITLE[side], a.image,
+                                                                       mems.get(side) or '(none)',
+                                                                       ours_ra(0).replace(':0', ':N') +
+                                                                       ('' if OURS_POLICY == 'fixed' else
+                                                                        ' page_cluster=N'), what))
+            print('              free at start: %.1f MiB (nr_free_pages after devices and swapon; boot record'
+                  ' free_bytes %.1f MiB)' % (mean(r['free_bytes'] for r in rs) / 2**20,
+                                             mean(r['boot_free_bytes'] for r in rs) / 2**20))
+    print("  times: the workloads' own CLOCK_MONOTONIC and getrusage (%s); pgpgin/pgpgout in KiB"
+          % ('guest time: -icount shift=0, one instruction a nanosecond' if a.icount else
+             'under TCG both are host time'))
+    print("  readahead: Linux's page-cluster caps an adaptive window (swapin_nr_pages; VMA-based when"
+          ' vma_ra_enabled and the disk is not rotational); ' +
+          ('ours ra=fixed:N always reads the aligned 2^N slots' if OURS_POLICY == 'fixed' else
+           'ours ra=%s (page_cluster=N bounds hugh, shaohua and vma; own ignores it)' % OURS_POLICY))
+    rows = []
+    for label, _ in steps:
+        print()
+        print('step: %s' % label)
+        cols = [(pc, s) for pc in pcs for s in sides]
+        w = max(13, max(len('pc=%d %s' % (c[0], SIDE_TITLE[c[1]])) for c in cols) + 2)
+        print('%-20s' % '' + ''.join(('%' + str(w) + 's') % ('pc=%d %s' % (c[0], SIDE_TITLE[c[1]])) for c in cols))
+        per = {}
+        for r in results:
+            st = [x for x in r['steps'] if x['label'] == label]
+            if st:
+                per.setdefault((r['page_cluster'], r['side']), []).append(metrics_of(st[0], r['free_bytes']))
+        for name, k, unit in METRICS:
+            cells = []
+            for c in cols:
+                xs = [m.get(k) for m in per.get(c, [])]
+                cells.append(('%' + str(w) + 's') % fmt(xs, unit))
+                vals = [x for x in xs if x is not None]
+                st = summary(vals)
+                rows.append({'step': label, 'metric': k, 'page_cluster': c[0], 'side': c[1],
+                             'mem': mems.get(c[1]) or '', 'mean': ('%.6g' % st.mean) if vals else '',
+                             'sd': ('%.6g' % st.sd) if len(vals) > 1 else '',
+                             'n': len(vals), 'values': ' '.join('%.6g' % x for x in vals)})
+            print('%-20s' % name + ''.join(cells))
+        bad = [(c, m['mismatches']) for c, ms in per.items() for m in ms if m.get('mismatches')]
+        if bad:
+            print('  DATA MISMATCHES: %r' % bad)
+    path = os.path.join(OUT, 'compare.csv')
+    with open(path, 'w', newline='') as f:
+        wr = csv.DictWriter(f, fieldnames=['step', 'metric', 'page_cluster', 'side', 'mem', 'mean', 'sd', 'n',
+                                           'values'])
+        wr.writeheader()
+        wr.writerows(rows)
+    print()
+    print('csv: %s; raw runs: %s; serial logs: %s/logs/' % (path, os.path.join(OUT, 'results.jsonl'), OUT))
+
+
+def main():
+    ap = argparse.ArgumentParser(prog='linux-peer', description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--workload', action='append', default=[], help='step to run (repeatable, or ";"-separated)')
+    ap.add_argument('--page-cluster', default='0,3', help='comma-separated vm.page-cluster values (0..8)')
+    ap.add_argument('--ours-policy', default='fixed', choices=['fixed', 'off', 'hugh', 'shaohua', 'vma', 'own'],
+                    help='our readahead policy (fixed: ra=fixed:N)')
+    ap.add_argument('--mem', default='256M', help='QEMU -m for both kernels')
+    ap.add_argument('--linux-mem', default=None, help='Linux mem= (default: none)')
+    ap.add_argument('--ours-mem', default=None, help='our mem= (default: --linux-mem)')
+    ap.add_argument('--ours', default='same', choices=['same', 'matched', 'both'],
+                    help='our column(s): same mem= config, matched free memory, or both')
+    ap.add_argument('--cap-ours-to-linux-free', action='store_true',
+                    help="short for --ours matched: our mem= such that our free memory at the start equals "
+                         "Linux's MemFree")
+    ap.add_argument('--swap-bus', default='nvme', choices=['nvme', 'sata'])
+    ap.add_argument('--profile', default='none', choices=sorted(rig.PROFILES))
+    ap.add_argument('--runs', type=int, default=1)
+    ap.add_argument('--side', default='both', choices=['both', 'linux', 'ours'])
+    ap.add_argument('--swap-mib', type=int, default=256)
+    ap.add_argument('--linux-vma-ra', default='default', choices=['default', 'on', 'off'],
+                    help='Linux /sys/kernel/mm/swap/vma_ra_enabled (default: leave it)')
+    ap.add_argument('--linux-thp', default='never', choices=['never', 'madvise', 'always'])
+    ap.add_argument('--linux-append', default='', help='more Linux command-line words')
+    ap.add_argument('--timeout', type=int, default=1800, help='seconds per boot')
+    ap.add_argument('--image', default='build/disk.img', help="our kernel's disk image")
+    ap.add_argument('--workloads-dir', default='build/workloads')
+    ap.add_argument('--offline', action='store_true', help='reuse the kernel fetched before; no apt')
+    ap.add_argument('--kernel-package', default=None, metavar='PKG[=VERSION]',
+                    help="Debian's linux-image-<release> package (and version) to boot; default: what "
+                         'linux-image-amd64 depends on today (the result records name the exact one)')
+    ap.add_argument('--kernel-deb', default=None, metavar='FILE', help='boot the kernel in this .deb')
+    ap.add_argument('--kernel', default=None, metavar='VMLINUZ', help='boot this kernel image (with --modules)')
+    ap.add_argument('--modules', default=None, metavar='DIR|none',
+                    help="--kernel's lib/modules/<release> directory; none: the swap disk's drivers are built in")
+    ap.add_argument('--icount', action='store_true',
+                    help='-icount shift=0 on both sides: guest time counts instructions (slower boots)')
+    a = ap.parse_args()
+    global OURS_POLICY
+    OURS_POLICY = a.ours_policy
+    try:
+        a.page_cluster = [int(x) for x in a.page_cluster.split(',') if x.strip()]
+    except ValueError:
+        die('--page-cluster %s: expected numbers such as 0,1,2,3' % a.page_cluster)
+    if not a.page_cluster or any(not 0 <= x <= 8 for x in a.page_cluster):
+        die('--page-cluster: values must be 0..8 (our ra=fixed:N takes 0..8)')
+    if a.runs < 1:
+        die('--runs must be at least 1')
+    for opt in ('mem', 'linux_mem', 'ours_mem'):
+        if getattr(a, opt):
+            setattr(a, opt, size_str(parse_size(getattr(a, opt), '--' + opt.replace('_', '-'))))
+    if a.cap_ours_to_linux_free:
+        if a.ours == 'same' and a.ours_mem:
+            die('--cap-ours-to-linux-free and --ours-mem exclude each other (or use --ours both)')
+        if a.ours == 'same':
+            a.ours = 'matched'
+    if a.ours != 'same' and a.side != 'both':
+        die('matching our free memory to Linux (--ours %s) needs --side both: it measures Linux first' % a.ours)
+    given = [o for o, v in (('--kernel-package', a.kernel_package), ('--kernel-deb', a.kernel_deb),
+                            ('--kernel', a.kernel)) if v]
+    if len(given) > 1:
+        die('%s exclude each other: one kernel per comparison' % ' and '.join(given))
+    if bool(a.kernel) != bool(a.modules):
+        die('--kernel VMLINUZ and --modules DIR|none go together')
+    if (a.kernel or a.kernel_deb) and a.offline:
+        die('--offline is for the Debian archive; %s needs no network anyway' % given[0])
+    steps = parse_plan(a.workload)
+    os.makedirs(os.path.join(OUT, 'logs'), exist_ok=True)
+    t_start = time.time()
+    results, boots = [], 0
+    jl = open(os.path.join(OUT, 'results.jsonl'), 'w')
+    if a.side in ('both', 'linux'):
+        t = time.time()
+        kernel = get_kernel(a)
+        initrd = os.path.join(OUT, 'initramfs-%s.cpio.gz' % a.swap_bus)
+        mods, progs = build_initramfs(kernel, a.swap_bus, steps, a.workloads_dir, initrd)
+        say('kernel %s (%s %s; %s), initramfs %s (%.1f MiB: busybox, modules %s, %d workloads) in %.1f s'
+            % (kernel['release'], kernel['package'], kernel['version'], kernel['pin'], initrd,
+               os.path.getsize(initrd) / 2**20, ' '.join(mods) or '(none)', len(progs), time.time() - t))
+        for pc in a.page_cluster:
+            for run in range(a.runs):
+                r = boot_linux(a, kernel, initrd, pc, run)
+                boots += 1
+                results.append(r)
+                jl.write(json.dumps(r) + '\n')
+                jl.flush()
+                say('linux pc=%d run %d: %.1f s boot-to-poweroff, MemFree %.1f MiB MemAvailable %.1f MiB at start, %s'
+                    % (pc, run + 1, r['boot_s'], r['free_bytes'] / 2**20, r['memavailable_bytes'] / 2**20,
+                       ', '.join('%s: exit %s' % (s['label'], s['exit_codes']) for s in r['steps'])))
+    mems = {'linux': a.linux_mem}
+    if a.side in ('both', 'ours'):
+        if not os.path.exists(a.image):
+            die('%s missing (run make)' % a.image)
+        variants = []
+        if a.ours in ('same', 'both'):
+            mems['ours'] = a.ours_mem or a.linux_mem
+            variants.append('ours')
+        if a.ours in ('matched', 'both'):
+            target = int(mean(r['free_bytes'] for r in results if r['side'] == 'linux'))
+            mems['ours_free'] = calibrate_ours(a, target, steps)
+            boots += 1
+            variants.append('ours_free')
+        for side in variants:
+            for pc in a.page_cluster:
+                for run in range(a.runs):
+                    r = boot_ours(a, mems[side], pc, run, steps, tag=side)
+                    r['side'] = side
+                    boots += 1
+                    results.append(r)
+                    jl.write(json.dumps(r) + '\n')
+                    jl.flush()
+                    say('%s pc=%d run %d: %.1f s boot-to-halt, mem=%s, free at start %.1f MiB'
+                        % (SIDE_TITLE[side], pc, run + 1, r['boot_s'], mems[side] or '(none)',
+                           r['free_bytes'] / 2**20))
+    jl.close()
+    report(a, steps, results, mems)
+    print('total %.0f s (%d boots)' % (time.time() - t_start, boots))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,184 @@
+"""QEMU launch rig shared by tools/qemu-run, the QEMU tests and the
+benchmark runners (mmtools.rig; `import qemurig` gets this module).  See docs/qemu-rig.md for why each option is there.
+
+A run: copy the image (sparse) when a different command line is wanted,
+start QEMU with the boot disk on NVMe, SATA (q35 AHCI) or USB (xHCI), stream
+the serial console (ANSI codes stripped) to a log and optionally stdout,
+enforce a timeout, then classify the ending from the exit status and the
+records on the console.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from .records import parse_records  # noqa: F401  (qemurig.parse_records)
+
+OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
+OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
+ANSI = re.compile(r'\x1b\[[0-9;=?]*[A-Za-z]|\x1b[()][A-Z0-9]|\r')
+
+# Disk profiles: QEMU block throttling on the data (swap) drives.  Sized by
+# what they do to a TCG guest, not by datasheets (see README, "Disk profiles").
+PROFILES = {
+    'none': '',
+    'ssd': ',throttling.iops-total=700,throttling.bps-total=52428800',
+    'hdd': ',throttling.iops-total=150,throttling.bps-total=104857600',
+}
+
+
+def set_cmdline(image, cmdline, workdir):
+    """A sparse copy of image whose cmdline.txt says cmdline."""
+    fd, path = tempfile.mkstemp(suffix='.img', dir=workdir)
+    os.close(fd)
+    subprocess.run(['cp', '--sparse=always', image, path], check=True)
+    with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False, dir=workdir) as c:
+        c.write(cmdline + '\n')
+    try:
+        subprocess.run(['mcopy', '-o', '-i', path + '@@1M', c.name, '::/cmdline.txt'],
+                       check=True, capture_output=True)
+    finally:
+        os.unlink(c.name)
+    return path
+
+
+def boot_args(boot, image):
+    drive = '-drive if=none,id=boot,format=raw,file=%s' % image
+    if boot == 'nvme':
+        dev = ['-device', 'nvme,serial=boot0,drive=boot,bootindex=0']
+    elif boot == 'sata':
+        dev = ['-device', 'ide-hd,drive=boot,bus=ide.0,bootindex=0']
+    elif boot == 'usb':
+        dev = ['-device', 'qemu-xhci,id=xhci',
+               '-device', 'usb-storage,bus=xhci.0,drive=boot,removable=on,bootindex=0']
+    else:
+        raise ValueError('boot device must be nvme, sata or usb, not %r' % boot)
+    return drive.split(' ') + dev
+
+
+def disk_args(disks, profile):
+    """disks: list of dicts {file, bus: nvme|sata, id, opts}."""
+    args, sata_port = [], 1
+    for i, d in enumerate(disks):
+        did = d.get('id') or 'disk%d' % i
+        fmt = 'raw'
+        extra = d.get('opts', '') + PROFILES[profile]
+        f = d['file']
+        args += ['-drive', 'if=none,id=%s,format=%s,file=%s%s' % (did, fmt, f, extra)]
+        if d.get('bus', 'nvme') == 'nvme':
+            args += ['-device', 'nvme,serial=%s,drive=%s' % (d.get('serial', did), did)]
+        else:
+            args += ['-device', 'ide-hd,drive=%s,bus=ide.%d' % (did, sata_port)]
+            sata_port += 1
+    return args
+
+
+def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icount=False,
+                 smp=1, extra=(), cpu='max', serial_out=None, direct=None):
+    """direct: {'kernel', 'initrd', 'append'} boots a Linux kernel with
+    -kernel/-initrd/-append (no firmware, no boot disk; image unused) in
+    the same machine otherwise (tools/linux-peer).
+
+    icount: True counts guest time in instructions (-icount shift=0); time
+    the guest spends idle still passes in host time, and a timer that ends
+    an idle spell is delivered up to about a millisecond late (a 1000 Hz
+    tick measured 535 Hz).  'exact' adds sleep=off: idle time jumps straight
+    to the next timer, so guest time is exact even when idle (and idle
+    waits cost no host time); use it to judge timing logic.  Throttled disks
+    still run on host time either way."""
+    cmd = ['qemu-system-x86_64', '-machine', 'q35', '-cpu', cpu, '-m', str(mem), '-smp', str(smp),
+           '-nodefaults', '-display', 'none', '-no-reboot']
+    if direct:
+        cmd += ['-kernel', direct['kernel'], '-initrd', direct['initrd'], '-append', direct['append']]
+    else:
+        cmd += ['-drive', 'if=pflash,format=raw,readonly=on,file=' + OVMF_CODE,
+                '-drive', 'if=pflash,format=raw,snapshot=on,file=' + OVMF_VARS]
+        cmd += boot_args(boot, image)
+    cmd += disk_args(list(disks), profile)
+    cmd += ['-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+            '-chardev', 'stdio,id=ser0,signal=off', '-serial', 'chardev:ser0']
+    if icount:
+        cmd += ['-icount', 'shift=0,sleep=off' if icount == 'exact' else 'shift=0']
+    cmd += list(extra)
+    return cmd
+
+
+class Result:
+    def __init__(self, rc, log, records, timed_out, elapsed):
+        self.rc, self.log, self.records = rc, log, records
+        self.timed_out, self.elapsed = timed_out, elapsed
+
+    def find(self, rtype):
+        return [r for r in self.records if r.get('type') == rtype]
+
+    def halt(self):
+        h = self.find('halt')
+        return h[-1] if h else None
+
+    @property
+    def status(self):
+        """ok | panic | timeout | powered-off-early | qemu-error"""
+        if self.timed_out:
+            return 'timeout'
+        h = self.halt()
+        if h and h.get('status') == 'panic':
+            return 'panic'
+        if h and h.get('status') == 'ok' and self.rc == 0:
+            return 'ok'
+        if self.rc == 1:
+            return 'qemu-error'
+        return 'powered-off-early'
+
+
+def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None, echo=False,
+        disks=(), profile='none', icount=False, smp=1, extra=(), stop_pattern=None, cpu='max',
+        workdir=None, direct=None):
+    """Boot image and return a Result.  stop_pattern: kill QEMU once a line
+    matches (for failures the firmware never returns from).  direct: see
+    qemu_command (image and cmdline are then unused)."""
+    tmp_image = None
+    if cmdline is not None and not direct:
+        workdir = workdir or os.path.dirname(os.path.abspath(image))
+        tmp_image = image = set_cmdline(image, cmdline, workdir)
+    cmd = qemu_command(image, boot, mem, disks, profile, icount, smp, extra, cpu, direct=direct)
+    start = time.time()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    lines, timed_out, stopped = [], False, False
+    err = []
+    t = threading.Thread(target=lambda: err.append(proc.stderr.read()))
+    t.start()
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        for raw in proc.stdout:
+            line = ANSI.sub('', raw.decode('utf-8', 'replace'))
+            lines.append(line)
+            if echo:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+            if stop_pattern and re.search(stop_pattern, line):
+                stopped = True
+                proc.kill()
+                break
+        rc = proc.wait()
+    finally:
+        timer.cancel()
+        t.join()
+        if tmp_image:
+            os.unlink(tmp_image)
+    elapsed = time.time() - start
+    timed_out = not stopped and elapsed >= timeout - 0.5 and rc != 0 and rc < 0
+    text = ''.join(lines)
+    stderr = err[0].decode('utf-8', 'replace') if err and err[0] else ''
+    if stderr.strip():
+        text += '\n[qemu stderr] ' + stderr
+    if log_path:
+        with open(log_path, 'w') as f:
+            f.write(text)
+    if stopped:
+        rc = 'stopped'
+    return Result(rc, text, parse_records(text), timed_out, elapsed)

@@ -1,0 +1,5 @@
+# tools/ on sys.path, as the wrappers in tools/ put it: `import mmtools`.
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -1,0 +1,73 @@
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from mmtools import linuxpeer
+
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_init_script_passes_shellcheck():
+    assert shutil.which('shellcheck'), 'shellcheck missing: tools/deps'
+    p = subprocess.run(['shellcheck', os.path.join(TOOLS, 'linux-peer-init.sh')], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_show_depends_order_softdeps_once_builtin_skipped():
+    text = ('insmod /r/lib/modules/6.1/kernel/crypto/crct10dif_common.ko \n'
+            'insmod /r/lib/modules/6.1/kernel/lib/crc64.ko \n'
+            'insmod /r/lib/modules/6.1/kernel/crypto/crct10dif_common.ko \n'
+            'insmod /r/lib/modules/6.1/kernel/arch/x86/crypto/crct10dif-pclmul.ko.xz \n'
+            'builtin scsi_mod\n'
+            'insmod /r/lib/modules/6.1/kernel/drivers/nvme/host/nvme.ko option=1\n')
+    got = linuxpeer.parse_show_depends(text)
+    assert [n for n, _ in got] == ['crct10dif_common', 'crc64', 'crct10dif_pclmul', 'scsi_mod', 'nvme']
+    assert got[3] == ('scsi_mod', None)
+    assert got[2][1].endswith('crct10dif-pclmul.ko.xz')
+
+
+def test_steps_file_is_sh_words():
+    steps = linuxpeer.parse_plan(['touch 72 20000 seq anon; hogmem 8 1 & @sleep 5'])
+    text = linuxpeer.steps_file(steps)
+    lines = text.splitlines()
+    assert len(lines) == 2
+    assert shlex.split(lines[0]) == ['step', 'touch 72 20000 seq anon', 'touch 72 20000 seq anon']
+    assert shlex.split(lines[1]) == ['step', 'hogmem 8 1 & @sleep 5', 'hogmem 8 1', '@sleep 5']
+
+
+def test_steps_file_runs_in_sh(tmp_path):
+    """The init script's `. /etc/peer-steps` calls step with the words
+    parse_plan made."""
+    steps = linuxpeer.parse_plan(['touch 1 2 seq anon & @sleep 3'])
+    script = 'step() { for a in "$@"; do echo "[$a]"; done; }\n' + linuxpeer.steps_file(steps)
+    out = subprocess.run(['sh', '-c', script], capture_output=True, text=True, check=True).stdout
+    assert out == '[touch 1 2 seq anon & @sleep 3]\n[touch 1 2 seq anon]\n[@sleep 3]\n'
+
+
+def test_bzimage_release(tmp_path):
+    img = bytearray(0x1000)
+    img[0x202:0x206] = b'HdrS'
+    struct.pack_into('<H', img, 0x20e, 0x400)
+    img[0x600:0x600 + 40] = b'4.14.336-custom (me@host) #1 SMP\0'.ljust(40, b'\0')
+    p = tmp_path / 'vmlinuz'
+    p.write_bytes(bytes(img))
+    assert linuxpeer.bzimage_release(str(p)) == '4.14.336-custom'
+    p.write_bytes(b'MZ' + b'\0' * 0x400)
+    assert linuxpeer.bzimage_release(str(p)) is None
+
+
+def test_deb_name_epoch():
+    assert linuxpeer.deb_name('linux-image-6.1.0-57-amd64', '6.1.192-3') == \
+        'linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb'
+    assert linuxpeer.deb_name('p', '1:2.0-1') == 'p_1%3a2.0-1_amd64.deb'
+
+
+@pytest.mark.parametrize('bad', ['touch "x"', 'a $HOME', '@frob 1'])
+def test_parse_plan_refuses(bad):
+    with pytest.raises(SystemExit) as e:
+        linuxpeer.parse_plan([bad])
+    assert 'linux-peer: --workload' in str(e.value)
