@@ -1267,5 +1267,5 @@ void nvme_init(void)
 	int index = 0;
 	for (struct pci_dev *d = NULL; (d = pci_find_class(PCI_CLASS_STORAGE, 0x08, 0x02, d));)
 		probe(d, index++);
-	halt_register_hook(nvme_halt);
+	halt_register_shutdown_hook(nvme_halt);
 }

@@ -348,7 +348,7 @@ void kmain(const struct boot_info *bi)
 	if (bootinfo.boot_part_valid)
 		blk_set_boot_partition(bootinfo.boot_part_guid);
 	halt_register_hook(blk_report);
-	halt_register_hook(results_halt);       /* before the drivers' hooks: NVMe shuts down in its own */
+	halt_register_shutdown_hook(results_halt);      /* after every report, before the drivers shut down */
 	setup_user_mode();
 	irq_enable();
 	boot_report(time_tsc_source());

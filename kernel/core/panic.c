@@ -49,6 +49,8 @@ static const char *const mode_names[] = { "wait", "poweroff", "reboot" };
 
 static halt_hook_fn hooks[MAX_HOOKS];
 static int nhooks;
+static halt_hook_fn shutdown_hooks[MAX_HOOKS];
+static int nshutdown;
 static volatile int panicking;
 
 /* halt= when given and valid (config.c checked it), else by hypervisor.
@@ -76,6 +78,16 @@ void halt_register_hook(halt_hook_fn fn)
 {
 	if (nhooks < MAX_HOOKS)
 		hooks[nhooks++] = fn;
+	else
+		kprintf("halt: no room for another report hook (%d)\n", MAX_HOOKS);
+}
+
+void halt_register_shutdown_hook(halt_hook_fn fn)
+{
+	if (nshutdown < MAX_HOOKS)
+		shutdown_hooks[nshutdown++] = fn;
+	else
+		kprintf("halt: no room for another shutdown hook (%d)\n", MAX_HOOKS);
 }
 
 bool panic_in_progress(void) { return panicking != 0; }
@@ -153,6 +165,8 @@ void halt_ok(void)
 {
 	for (int i = 0; i < nhooks; i++)
 		hooks[i]();
+	for (int i = 0; i < nshutdown; i++)
+		shutdown_hooks[i]();
 	enum halt_mode m = halt_mode();
 	kprintf("halt: all done, %s\n", m == HALT_REBOOT ? "rebooting" : m == HALT_WAIT ? "waiting" : "powering off");
 	halt_record("ok", NULL);

@@ -18,6 +18,9 @@ struct trap_frame;
 /* Run before the halt record, in registration order (reports on halt). */
 typedef void (*halt_hook_fn)(void);
 void halt_register_hook(halt_hook_fn fn);
+/* Run after every report hook, in registration order: the last write of
+ * the results file, then drivers shutting their controllers down. */
+void halt_register_shutdown_hook(halt_hook_fn fn);
 
 /* Decide the halt mode (halt=, else by hypervisor), say it, and find the
  * keyboard when it will be waited for.  After acpi_init. */
