@@ -125,6 +125,22 @@ $(BUILD)/host/%.o: %.c
 $(BUILD)/unit-tests: $(UNIT_OBJ)
 	$(HCC) $(HCFLAGS) -o $@ $^
 
+# Glue tests: the kernel's stateful glue (state, locks, references) built
+# from the real files against small fakes of what lies around it
+# (tests/glue/fake_kernel.c; tests/glue/fakes/ shadows the headers that
+# cannot run on the host, such as the spinlock), as Linux's tools/testing/vma.
+GLUE_SRC := kernel/swap/swapcache.c
+GLUE_TESTS := $(sort $(wildcard tests/glue/*.c))
+GLUE_OBJ := $(GLUE_TESTS:%.c=$(BUILD)/glue/%.o) $(GLUE_SRC:%.c=$(BUILD)/glue/%.o) $(BUILD)/glue/tests/unit/main.o
+$(BUILD)/glue/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo '  GLUECC $<'
+	$(Q)$(HCC) -Itests/glue/fakes $(HCFLAGS) -Itests/glue -c $< -o $@
+$(BUILD)/glue-tests: $(GLUE_OBJ)
+	$(HCC) $(HCFLAGS) -o $@ $^
+glue: $(BUILD)/glue-tests
+	$(BUILD)/glue-tests
+
 # Fixtures made by the real tools (sgdisk, mkswap) for the GPT and swap
 # header tests; the tests skip them when the variables are unset.
 FIXTURES := $(BUILD)/host/fixtures
@@ -224,7 +240,7 @@ run: deps-check all
 		--disk $(BUILD)/run-swap.img:nvme --profile $(PROFILE) --summary
 
 # ---------------------------------------------------------------- tests
-test: deps-check layers unit fuzz-smoke workload-tests matrix-selftest tools-test all
+test: deps-check layers unit glue fuzz-smoke workload-tests matrix-selftest tools-test all
 	tests/qemu/run-tests --build $(BUILD)
 
 # No folder includes a higher layer's (tools/check-layers lists the layers).
@@ -273,7 +289,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image stick-image script-image run test layers unit fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest tools-test linux-peer FORCE
+.PHONY: all kernel loader image stick-image script-image run test layers unit glue fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest tools-test linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
