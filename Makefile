@@ -115,6 +115,8 @@ PURE_SRC := kernel/vm/lru_policy.c drivers/blk_merge.c kernel/vm/vma.c kernel/co
 	    boot/fat.c kernel/run/results_log.c
 # The knob table: the command line, scripts and mm/knobs.c check values there.
 PURE_SRC += kernel/core/knob_table.c
+# The result table of workload scripts.
+PURE_SRC += kernel/run/rtable.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 

@@ -39,6 +39,7 @@
 #include "drivers/blk.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
+#include "rtable.h"
 #include "vm/knobs.h"
 #include "mem/kmalloc.h"
 #include "swap/swap.h"
@@ -48,43 +49,42 @@
 #include "proc/task.h"
 
 #define MEM_TOLERANCE_PCT 3     /* mem= rounding, firmware holes: a few % */
-#define SCRIPT_MAX_RESULTS 1024 /* results kept for the table (records go on) */
+#define SCRIPT_MAX_RESULTS RTABLE_MAX_SAMPLES /* results kept for the table (records go on) */
 
-/* Table rows, in seed 000's order.  Times are shown in ms. */
 /* Table rows, in seed 000's order, then the readahead waste, the swap
  * cache's hit rate (seed 004) and swap-in fault latency. */
 enum row { ROW_REAL, ROW_USER, ROW_SYS, ROW_MAJFLT, ROW_PGPGIN, ROW_PGPGOUT, ROW_PSWPIN, ROW_PSWPOUT,
 	   ROW_SWAP_RA, ROW_SWAP_RA_HIT, ROW_SWAP_RA_WASTE, ROW_SWAPCACHE_HIT, ROW_LAT_P50, ROW_LAT_P99, NROWS };
 
-static const struct {
-	const char *name;
-	bool time;              /* ns shown in ms (in us when us); else a count */
-	int vmstat;             /* the counter behind a count row */
-	bool us;
-} rows[NROWS] = {
-	[ROW_REAL] = { "real time", true, -1 },
-	[ROW_USER] = { "user time", true, -1 },
-	[ROW_SYS] = { "sys time", true, -1 },
-	[ROW_MAJFLT] = { "pgmajfault", false, PGMAJFAULT },
-	[ROW_PGPGIN] = { "pgpgin", false, PGPGIN },
-	[ROW_PGPGOUT] = { "pgpgout", false, PGPGOUT },
-	[ROW_PSWPIN] = { "pswpin", false, PSWPIN },
-	[ROW_PSWPOUT] = { "pswpout", false, PSWPOUT },
-	[ROW_SWAP_RA] = { "swap_ra", false, SWAP_RA },
-	[ROW_SWAP_RA_HIT] = { "swap_ra_hit", false, SWAP_RA_HIT },
-	[ROW_SWAP_RA_WASTE] = { "swap_ra_waste", false, SWAP_RA_WASTE },
-	[ROW_SWAPCACHE_HIT] = { "swapcache hit %", false, -1 },
-	[ROW_LAT_P50] = { "swap-in p50 (us)", true, -1, true },
-	[ROW_LAT_P99] = { "swap-in p99 (us)", true, -1, true },
+static const struct rtable_row rows[NROWS] = {
+	[ROW_REAL] = { "real time", true, false },
+	[ROW_USER] = { "user time", true, false },
+	[ROW_SYS] = { "sys time", true, false },
+	[ROW_MAJFLT] = { "pgmajfault", false, false },
+	[ROW_PGPGIN] = { "pgpgin", false, false },
+	[ROW_PGPGOUT] = { "pgpgout", false, false },
+	[ROW_PSWPIN] = { "pswpin", false, false },
+	[ROW_PSWPOUT] = { "pswpout", false, false },
+	[ROW_SWAP_RA] = { "swap_ra", false, false },
+	[ROW_SWAP_RA_HIT] = { "swap_ra_hit", false, false },
+	[ROW_SWAP_RA_WASTE] = { "swap_ra_waste", false, false },
+	[ROW_SWAPCACHE_HIT] = { "swapcache hit %", false, false },
+	[ROW_LAT_P50] = { "swap-in p50 (us)", true, true },
+	[ROW_LAT_P99] = { "swap-in p99 (us)", true, true },
 };
+
+/* The counter behind each count row (-1: computed). */
+static const int row_vmstat[NROWS] = {
+	[ROW_REAL] = -1, [ROW_USER] = -1, [ROW_SYS] = -1,
+	[ROW_MAJFLT] = PGMAJFAULT, [ROW_PGPGIN] = PGPGIN, [ROW_PGPGOUT] = PGPGOUT,
+	[ROW_PSWPIN] = PSWPIN, [ROW_PSWPOUT] = PSWPOUT, [ROW_SWAP_RA] = SWAP_RA,
+	[ROW_SWAP_RA_HIT] = SWAP_RA_HIT, [ROW_SWAP_RA_WASTE] = SWAP_RA_WASTE,
+	[ROW_SWAPCACHE_HIT] = -1, [ROW_LAT_P50] = -1, [ROW_LAT_P99] = -1,
+};
+_Static_assert(NROWS <= RTABLE_MAX_ROWS, "the table module holds RTABLE_MAX_ROWS rows");
+_Static_assert(SCRIPT_MAX_COLUMNS <= RTABLE_MAX_COLUMNS, "the table module holds RTABLE_MAX_COLUMNS columns");
 
 #define NS_PER_MS 1000000ul
-
-struct script_sample {
-	int column;
-	bool failed;
-	uint64_t v[NROWS];
-};
 
 struct script_exec {
 	struct script prog;
@@ -95,7 +95,7 @@ struct script_exec {
 	uint32_t results, failed;
 	uint32_t column_runs[SCRIPT_MAX_COLUMNS];
 	uint32_t nsamples;
-	struct script_sample sample[SCRIPT_MAX_RESULTS];
+	struct rtable_sample sample[SCRIPT_MAX_RESULTS];
 };
 
 /* One run or parallel group. */
@@ -401,15 +401,15 @@ static void keep_sample(struct script_exec *x, const struct script_unit *u, int 
 				SCRIPT_MAX_RESULTS);
 		return;
 	}
-	struct script_sample *s = &x->sample[x->nsamples++];
+	struct rtable_sample *s = &x->sample[x->nsamples++];
 	s->column = column;
 	s->failed = u->failed != 0;
 	s->v[ROW_REAL] = u->elapsed;
 	s->v[ROW_USER] = u->utime;
 	s->v[ROW_SYS] = u->stime;
 	for (int r = 0; r < NROWS; r++)
-		if (rows[r].vmstat >= 0)
-			s->v[r] = delta(u, rows[r].vmstat);
+		if (row_vmstat[r] >= 0)
+			s->v[r] = delta(u, row_vmstat[r]);
 	uint64_t find = delta(u, SWAPCACHE_FIND);
 	s->v[ROW_SWAPCACHE_HIT] = find ? delta(u, SWAPCACHE_FIND_HIT) * 100 / find : 0;
 	s->v[ROW_LAT_P50] = swapin_latency_percentile(500);
@@ -561,153 +561,30 @@ static int exec_range(struct script_exec *x, int from, int to)
 
 /* ------------------------------------------------------------ the table */
 
-static void summarize_cell(const struct script_exec *x, int row, int column, struct stats_summary *s)
+static struct rtable table_of(const struct script_exec *x)
 {
-	static uint64_t v[SCRIPT_MAX_RESULTS];
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < x->nsamples; i++)
-		if (x->sample[i].column == column)
-			v[n++] = x->sample[i].v[row];
-	stats_summarize(v, n, s);
+	return (struct rtable){ .title = x->prog.name, .rows = rows, .nrows = NROWS, .columns = x->prog.column,
+				.ncolumns = x->prog.ncolumns, .column_runs = x->column_runs, .failed = x->failed,
+				.samples = x->sample, .nsamples = x->nsamples };
 }
 
-static uint32_t failed_in(const struct script_exec *x, int column)
+static void print_line(void *ctx, const char *line)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < x->nsamples; i++)
-		n += x->sample[i].column == column && x->sample[i].failed;
-	return n;
-}
-
-#define TABLE_LINE_MAX 4096
-#define TABLE_ROW_NAME 17
-
-struct table_line {
-	char buf[TABLE_LINE_MAX];
-	size_t len;
-};
-
-/* Append text right-aligned in width display columns. */
-static void put_cell(struct table_line *l, const char *text, size_t width)
-{
-	size_t w = stats_width(text), n = strlen(text);
-	for (; w < width && l->len + 1 < sizeof l->buf; w++)
-		l->buf[l->len++] = ' ';
-	if (l->len + n + 1 < sizeof l->buf) {
-		memcpy(l->buf + l->len, text, n);
-		l->len += n;
-	}
-	l->buf[l->len] = 0;
-}
-
-static void put_name(struct table_line *l, const char *name)
-{
-	l->len = (size_t)ksnprintf(l->buf, sizeof l->buf, "%-*s", TABLE_ROW_NAME, name);
-}
-
-static void format_cell(const struct script_exec *x, int row, int c, char *buf, size_t n)
-{
-	struct stats_summary s;
-	summarize_cell(x, row, c, &s);
-	stats_format(buf, n, &s, rows[row].us ? 1000 : rows[row].time ? NS_PER_MS : 1, rows[row].time);
-}
-
-/* Column widths: the label or the widest cell, plus two blanks. */
-static void column_widths(const struct script_exec *x, size_t *width)
-{
-	char cell[64];
-	for (int c = 0; c < x->prog.ncolumns; c++) {
-		width[c] = stats_width(x->prog.column[c]);
-		for (int r = 0; r < NROWS; r++) {
-			format_cell(x, r, c, cell, sizeof cell);
-			width[c] = stats_width(cell) > width[c] ? stats_width(cell) : width[c];
-		}
-		width[c] += 2;
-	}
-}
-
-static void print_count_line(const struct script_exec *x, const size_t *width, const char *name, bool failed)
-{
-	static struct table_line l;
-	char cell[16];
-	put_name(&l, name);
-	for (int c = 0; c < x->prog.ncolumns; c++) {
-		ksnprintf(cell, sizeof cell, "%u", failed ? failed_in(x, c) : x->column_runs[c]);
-		put_cell(&l, cell, width[c]);
-	}
-	kprintf("%s\n", l.buf);
+	(void)ctx;
+	kprintf("%s\n", line);
 }
 
 static void print_table(const struct script_exec *x)
 {
-	static struct table_line l;
-	size_t width[SCRIPT_MAX_COLUMNS];
-	char cell[64];
-	column_widths(x, width);
-	kprintf("\nscript %s: mean\xc2\xb1stderr over the runs of each column; times in ms\n", x->prog.name);
-	put_name(&l, "");
-	for (int c = 0; c < x->prog.ncolumns; c++)
-		put_cell(&l, x->prog.column[c], width[c]);
-	kprintf("%s\n", l.buf);
-	print_count_line(x, width, "runs", false);
-	if (x->failed)
-		print_count_line(x, width, "failed runs", true);
-	for (int r = 0; r < NROWS; r++) {
-		put_name(&l, rows[r].name);
-		for (int c = 0; c < x->prog.ncolumns; c++) {
-			format_cell(x, r, c, cell, sizeof cell);
-			put_cell(&l, cell, width[c]);
-		}
-		kprintf("%s\n", l.buf);
-	}
-}
-
-static void table_cell_json(struct json *j, const struct script_exec *x, int r, int c)
-{
-	struct stats_summary s;
-	summarize_cell(x, r, c, &s);
-	json_obj_begin(j, NULL);
-	json_u64(j, "n", s.n);
-	if (!s.n) {
-		json_null(j, "mean");
-		json_null(j, "stderr");
-		json_null(j, "sd");
-	} else if (rows[r].us) {               /* ns x100 -> us with 3 decimals */
-		json_fixed(j, "mean", (int64_t)stats_scale_x100(s.mean_x100, 100), 3);
-		json_fixed(j, "stderr", (int64_t)stats_scale_x100(s.se_x100, 100), 3);
-		json_fixed(j, "sd", (int64_t)stats_scale_x100(s.sd_x100, 100), 3);
-	} else if (rows[r].time) {             /* ns x100 -> ms with 3 decimals */
-		json_fixed(j, "mean", (int64_t)stats_scale_x100(s.mean_x100, 100000), 3);
-		json_fixed(j, "stderr", (int64_t)stats_scale_x100(s.se_x100, 100000), 3);
-		json_fixed(j, "sd", (int64_t)stats_scale_x100(s.sd_x100, 100000), 3);
-	} else {
-		json_fixed(j, "mean", (int64_t)s.mean_x100, 2);
-		json_fixed(j, "stderr", (int64_t)s.se_x100, 2);
-		json_fixed(j, "sd", (int64_t)s.sd_x100, 2);
-	}
-	json_obj_end(j);
+	struct rtable t = table_of(x);
+	rtable_print(&t, print_line, NULL);
 }
 
 static void table_record(const struct script_exec *x)
 {
+	struct rtable t = table_of(x);
 	struct json *j = rec_begin("table");
-	json_str(j, "script", x->prog.name);
-	json_arr_begin(j, "columns");
-	for (int c = 0; c < x->prog.ncolumns; c++)
-		json_str(j, NULL, x->prog.column[c]);
-	json_arr_end(j);
-	json_arr_begin(j, "rows");
-	for (int r = 0; r < NROWS; r++) {
-		json_obj_begin(j, NULL);
-		json_str(j, "name", rows[r].name);
-		json_str(j, "unit", rows[r].us ? "us" : rows[r].time ? "ms" : "count");
-		json_arr_begin(j, "cells");
-		for (int c = 0; c < x->prog.ncolumns; c++)
-			table_cell_json(j, x, r, c);
-		json_arr_end(j);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
+	rtable_json(&t, j);
 	rec_end();
 }
 
