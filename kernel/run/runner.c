@@ -13,6 +13,7 @@
 #include "mm/knobs.h"
 #include "drivers/blk.h"
 #include "script.h"
+#include "membal.h"
 #include "proc/sched.h"
 
 #define MAX_PARALLEL 16
@@ -133,6 +134,7 @@ int runner_run(const char *spec)
 	memcpy(buf, spec, len);
 	buf[len] = 0;
 	int failed = 0;
+	membal_record("start", "run");
 	for (char *p = buf; p;) {
 		char *semi = strchr(p, ';');
 		if (semi)
@@ -148,5 +150,6 @@ int runner_run(const char *spec)
 		step_record(label, base);
 		p = semi ? semi + 1 : NULL;
 	}
+	membal_record("end", "run");
 	return failed;
 }

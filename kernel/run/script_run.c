@@ -33,6 +33,7 @@
 #include "script.h"
 #include "stats.h"
 #include "probe.h"
+#include "membal.h"
 #include "bootfs.h"
 #include "console.h"
 #include "record.h"
@@ -782,11 +783,13 @@ int script_run(const char *path, uint64_t usable_bytes)
 		return -EINVAL;
 	}
 	kprintf("script: %s: %d statements, %d columns\n", x->prog.name, x->prog.nstmts, x->prog.ncolumns);
+	membal_record("start", "script");
 	script_begin_record(x);
 	task_set_stdout_hook(on_stdout);
 	exec_range(x, 0, x->prog.nstmts);
 	script_end(x);
 	int failed = (int)x->failed;
 	kfree(x);
+	membal_record("end", "script");
 	return failed;
 }
