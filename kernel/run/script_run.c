@@ -788,8 +788,9 @@ int script_run(const char *path, uint64_t usable_bytes)
 	task_set_stdout_hook(on_stdout);
 	exec_range(x, 0, x->prog.nstmts);
 	script_end(x);
+	/* Before kfree(x): x was allocated at the start record too. */
+	membal_record("end", "script");
 	int failed = (int)x->failed;
 	kfree(x);
-	membal_record("end", "script");
 	return failed;
 }

@@ -21,7 +21,6 @@ def expect_failed_io_line(r, op, block, text):
     expect(hits, 'no "nvme1n1: %s of blocks a..b failed: %s" line with a <= %d <= b' % (op, text, block))
 
 
-@pytest.mark.slow
 def test_nvme_blk_selftest(ctx):
     # test=blk on a 256 MiB scratch NVMe that takes 1 MiB commands (mdts=8).
     # Unthrottled, QEMU finishes requests about as fast as the guest issues
@@ -198,7 +197,6 @@ def ahci_ports(r):
     return {p['port']: p for p in a['ports']}
 
 
-@pytest.mark.slow
 def test_ahci_blk_selftest(ctx):
     # test=blk on a 256 MiB scratch disk on port 1: NCQ, 32 tags, 1 MiB
     # commands.  An IOPS cap makes commands queue at the device, so the

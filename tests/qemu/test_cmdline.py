@@ -94,6 +94,7 @@ def test_user_syscalls_writev_einval_and_enosys_logged_once(ctx):
         expect(n == 1, 'unknown syscall %d logged %d times, expected once' % (nr, n))
 
 
+@pytest.mark.quick
 def test_script_knob_records_lack_swappiness(ctx):
     r = ctx.boot(None, image=script_text_image(ctx, 'set reclaim_batch 32\nrun hello\n'))
     expect_ok(r)

@@ -15,7 +15,6 @@ TABLE_ROWS = ['real time', 'user time', 'sys time', 'pgmajfault', 'pgpgin', 'pgp
               'swap-in p99 (us)']
 
 
-@pytest.mark.slow
 def test_script_smoke_end_to_end(ctx):
     # smoke.mm: column "seq RA=3" runs touch twice, column "pair RA=0" a
     # parallel group of two; the probe is on throughout.

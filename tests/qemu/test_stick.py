@@ -16,8 +16,6 @@ import re
 import shutil
 import subprocess
 
-import pytest
-
 from rig import expect, expect_ok, expect_in_log, one_record, disks_by_name, vm_final, \
     expect_clean_exits, blkdebug_nvme, scratch_disk
 
@@ -140,7 +138,6 @@ def bad_header_disk(ctx):
     return path
 
 
-@pytest.mark.slow
 def test_stick_swap_auto_nvme(ctx):
     # swap=auto (the default): the ESP is skipped with a line, the signed
     # partition 2 is used, a signed but bad header (nvme1n1) and a first
@@ -156,18 +153,15 @@ def test_stick_swap_auto_nvme(ctx):
         expect(one_record(r, 'blk', name=d)['writes'] == 0, '%s was written' % d)
 
 
-@pytest.mark.slow
 def test_stick_swap_named_nvme(ctx):
     swap_on_stick(ctx, 'nvme', 'nvme0n1', 'swap=nvme0n1p2')
 
 
-@pytest.mark.slow
 def test_stick_swap_auto_sata(ctx):
     r = swap_on_stick(ctx, 'sata', 'sata0', 'swap=auto')
     expect_in_log(r, 'swap: sata0p1: skipped: the boot partition (ESP) is never written')
 
 
-@pytest.mark.slow
 def test_stick_swap_named_sata(ctx):
     swap_on_stick(ctx, 'sata', 'sata0', 'swap=sata0p2')
 

@@ -8,7 +8,6 @@ import pytest
 from rig import expect, expect_in_log, task_exits, swap_image, run_swapping, vm_final, expect_clean_exits, blkdebug_conf
 
 
-@pytest.mark.slow
 def test_swap_touch_nvme(ctx):
     # 72 MiB = 1.5x the 48 MiB of usable RAM, all four of Hugh's patterns.
     progs = ['touch 72 30000 seq anon', 'touch 72 30000 random anon', 'touch 72 30000 seq shmem',
