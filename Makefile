@@ -4,7 +4,8 @@
 #   make run        boot the default image in QEMU: it runs the default
 #                   workload script (tests/workloads/scripts/default.mm)
 #                   swapping to a fresh build/run-swap.img, prints the table
-#   make test       unit tests, fuzz smoke runs, workload host tests, QEMU tests
+#   make check      unit tests, fuzz smoke runs and the quick QEMU tests (minutes)
+#   make test       unit tests, fuzz smoke runs, workload host tests, all QEMU tests
 #   make image      build/disk.img only
 #   make stick-image build/stick.img: disk.img plus a swap partition (SWAP=MiB)
 #   make deps       install (as root) or list the Debian packages needed
@@ -242,8 +243,19 @@ run: deps-check all
 		--disk $(BUILD)/run-swap.img:nvme --profile $(PROFILE) --summary
 
 # ---------------------------------------------------------------- tests
+# QEMU tests: pytest, two at a time (tests/qemu/conftest.py, README
+# "Tests").  Their summary line is the last line of make test's output:
+# keep the QEMU run as the last recipe.  PYTEST_ARGS adds pytest options,
+# e.g. PYTEST_ARGS='-k swap' or PYTEST_ARGS='-m "not slow"'.
+PYTEST   ?= pytest-3
+PYTEST_ARGS ?=
+QEMU_TESTS = $(PYTEST) tests/qemu -n 2 --build $(BUILD) $(PYTEST_ARGS)
+
 test: deps-check layers unit glue fuzz-smoke workload-tests matrix-selftest tools-test all
-	tests/qemu/run-tests --build $(BUILD)
+	$(QEMU_TESTS)
+
+check: deps-check layers unit glue fuzz-smoke all
+	$(QEMU_TESTS) -m quick
 
 # No folder includes a higher layer's (tools/check-layers lists the layers).
 layers:
@@ -291,7 +303,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image stick-image script-image run test layers unit glue fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest tools-test linux-peer FORCE
+.PHONY: all kernel loader image stick-image script-image run test check layers unit glue fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest tools-test linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -14,6 +14,7 @@
 #include "drivers/blk.h"
 #include "script.h"
 #include "core/sched.h"
+#include "membal.h"
 
 #define MAX_PARALLEL 16
 
@@ -133,6 +134,7 @@ int runner_run(const char *spec)
 	memcpy(buf, spec, len);
 	buf[len] = 0;
 	int failed = 0;
+	membal_record("start", "run");
 	for (char *p = buf; p;) {
 		char *semi = strchr(p, ';');
 		if (semi)
@@ -148,5 +150,6 @@ int runner_run(const char *spec)
 		step_record(label, base);
 		p = semi ? semi + 1 : NULL;
 	}
+	membal_record("end", "run");
 	return failed;
 }

@@ -36,6 +36,7 @@
 #include "core/bootfs.h"
 #include "core/console.h"
 #include "core/record.h"
+#include "membal.h"
 #include "drivers/blk.h"
 #include "lib/errno.h"
 #include "lib/printf.h"
@@ -659,10 +660,13 @@ int script_run(const char *path, uint64_t usable_bytes)
 		return -EINVAL;
 	}
 	kprintf("script: %s: %d statements, %d columns\n", x->prog.name, x->prog.nstmts, x->prog.ncolumns);
+	membal_record("start", "script");
 	script_begin_record(x);
 	task_set_stdout_hook(on_stdout);
 	exec_range(x, 0, x->prog.nstmts);
 	script_end(x);
+	/* Before kfree(x): x was allocated at the start record too. */
+	membal_record("end", "script");
 	int failed = (int)x->failed;
 	kfree(x);
 	return failed;

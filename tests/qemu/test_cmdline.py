@@ -3,16 +3,17 @@ every bad input gives one line naming the option and value, the rest of the
 line still applies, the default stays (README: Command line)."""
 import re
 
-from cases import (case, expect, expect_ok, expect_in_log, boot_record, task_exits, one_record, swap_image,
-                   vm_final, script_text_image, script_error_case)
+import pytest
+
+from rig import (expect, expect_ok, expect_in_log, boot_record, task_exits, swap_image,
+                   vm_final, script_text_image, check_script_error)
 
 
 def ran(r, cmdline):
     return [e for e in task_exits(r) if e['cmdline'] == cmdline and e['exit_code'] == 0]
 
 
-@case
-def cmdline_stray_quote_keeps_later_options(ctx):
+def test_cmdline_stray_quote_keeps_later_options(ctx):
     # The issue's reproducer: a stray quote used to drop everything after it.
     r = ctx.boot('junk" mem=32M run="hello"')
     expect_ok(r)
@@ -21,8 +22,7 @@ def cmdline_stray_quote_keeps_later_options(ctx):
     expect(ran(r, 'hello'), 'run="hello" after the bad token did not run')
 
 
-@case
-def cmdline_syntax_errors_each_skip_one_token(ctx):
+def test_cmdline_syntax_errors_each_skip_one_token(ctx):
     # Junk after a quoted value, a value over 511 characters, an
     # unterminated quote: three messages, and mem= and run= after them apply.
     long_value = 'y' * 600
@@ -35,8 +35,7 @@ def cmdline_syntax_errors_each_skip_one_token(ctx):
     expect(ran(r, 'hello'), 'run=hello after the bad tokens did not run')
 
 
-@case
-def cmdline_knob_ranges_keep_defaults_and_swap_works(ctx):
+def test_cmdline_knob_ranges_keep_defaults_and_swap_works(ctx):
     # Out-of-range knobs used to be taken as given (swap_cluster=100000
     # turned all swap off, then OOM kills) and a bad hz= reset swap_cluster.
     r = ctx.boot('quiet mem=48M hz=5 swap_cluster=100000 reclaim_batch=0 swappiness=60 page_cluster=9 '
@@ -55,8 +54,7 @@ def cmdline_knob_ranges_keep_defaults_and_swap_works(ctx):
     expect(v['pswpout'] > 1000, 'swap not used: pswpout %d' % v['pswpout'])
 
 
-@case
-def cmdline_bad_hz_keeps_swap_cluster_and_dev_cluster_checked(ctx):
+def test_cmdline_bad_hz_keeps_swap_cluster_and_dev_cluster_checked(ctx):
     r = ctx.boot('quiet hz=5 swap_cluster=512 swap=nvme1n1:cluster=7 run=hello',
                  disks=[{'file': swap_image(ctx), 'bus': 'nvme'}])
     expect_ok(r)
@@ -67,8 +65,7 @@ def cmdline_bad_hz_keeps_swap_cluster_and_dev_cluster_checked(ctx):
     expect(ran(r, 'hello'), 'hello did not run')
 
 
-@case
-def cmdline_run_builtins_named_errors(ctx):
+def test_cmdline_run_builtins_named_errors(ctx):
     # @sleepy used to run as @sleep; @swapon of nothing printed nothing;
     # @swapon of an active area added it again, over the same slots.
     r = ctx.boot('quiet run="@sleepy 5 ; @swapon ; @swapon nvme9n9 ; @sleep ; @set swappiness 60 ; '
@@ -84,8 +81,7 @@ def cmdline_run_builtins_named_errors(ctx):
     expect(ran(r, 'hello'), 'hello after the bad built-ins did not run')
 
 
-@case
-def user_syscalls_writev_einval_and_enosys_logged_once(ctx):
+def test_user_syscalls_writev_einval_and_enosys_logged_once(ctx):
     # systest checks writev's -EINVAL/-EFAULT for a bad vector and calls
     # syscalls 500 and 100000 200 times each.
     r = ctx.boot('quiet run="systest"')
@@ -98,8 +94,8 @@ def user_syscalls_writev_einval_and_enosys_logged_once(ctx):
         expect(n == 1, 'unknown syscall %d logged %d times, expected once' % (nr, n))
 
 
-@case
-def script_knob_records_lack_swappiness(ctx):
+@pytest.mark.quick
+def test_script_knob_records_lack_swappiness(ctx):
     r = ctx.boot(None, image=script_text_image(ctx, 'set reclaim_batch 32\nrun hello\n'))
     expect_ok(r)
     res = r.find('result')
@@ -109,9 +105,16 @@ def script_knob_records_lack_swappiness(ctx):
     expect(k.get('reclaim_batch') == '32', 'knobs %r' % k)
 
 
-script_error_case('swappiness_not_implemented', 'run hello\nset swappiness 60\n',
-                  'scripts/bad.mm:2:5: swappiness: not implemented yet (no file pages to balance against)')
-script_error_case('knob_out_of_range', 'run hello\nset reclaim_batch 0\n',
-                  "scripts/bad.mm:2:19: reclaim_batch: '0' is not a number in 1..256")
-script_error_case('swap_cluster_out_of_range', 'swap auto\nrun hello\nset swap_cluster 100000\n',
-                  "scripts/bad.mm:3:18: swap_cluster: '100000' is not a power of two in 8..65536")
+SCRIPT_ERRORS = [
+    ('swappiness_not_implemented', 'run hello\nset swappiness 60\n',
+     'scripts/bad.mm:2:5: swappiness: not implemented yet (no file pages to balance against)'),
+    ('knob_out_of_range', 'run hello\nset reclaim_batch 0\n',
+     "scripts/bad.mm:2:19: reclaim_batch: '0' is not a number in 1..256"),
+    ('swap_cluster_out_of_range', 'swap auto\nrun hello\nset swap_cluster 100000\n',
+     "scripts/bad.mm:3:18: swap_cluster: '100000' is not a power of two in 8..65536"),
+]
+
+
+@pytest.mark.parametrize('text, message', [pytest.param(t, m, id=n) for n, t, m in SCRIPT_ERRORS])
+def test_script_error(ctx, text, message):
+    check_script_error(ctx, text, message)

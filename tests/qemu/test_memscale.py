@@ -9,7 +9,9 @@ mem_limit_mib knob (a run-time mem=: the rest is held by the page
 allocator, never written), then touches more than the limit leaves."""
 import sys
 
-from cases import case, expect, expect_ok, boot_record, expect_in_log, swap_image, vm_final, \
+import pytest
+
+from rig import expect, expect_ok, boot_record, expect_in_log, swap_image, vm_final, \
     expect_clean_exits
 
 GIB = 1 << 30
@@ -29,8 +31,7 @@ def report_boot_ms(name, b):
     sys.stdout.write('%s: boot_ms %s at %d MiB usable\n' % (name, b['boot_ms'], b['usable_bytes'] >> 20))
 
 
-@case
-def memscale_16g_swap(ctx):
+def test_memscale_16g_swap(ctx):
     # 16 GiB without mem=, debug poisoning on; squeezed to 128 MiB at run
     # time (held frames are never written, not even poisoned), then 160 MiB of
     # anon (seq: every page, part of it twice) and 192 MiB of shmem (random)
@@ -60,8 +61,7 @@ def memscale_16g_swap(ctx):
            'free after the run %d MiB, at boot %d MiB' % (v['nr_free_pages'] >> 8, b['free_bytes'] >> 20))
 
 
-@case
-def memscale_limit_below_use_refused(ctx):
+def test_memscale_limit_below_use_refused(ctx):
     # A limit under what is already in use is refused with a one-line
     # error naming the knob; nothing is held and the run goes on.
     r = ctx.boot('quiet run="@set mem_limit_mib 1 ; hello"', mem='2G')
@@ -72,8 +72,7 @@ def memscale_limit_below_use_refused(ctx):
     expect(v['nr_free_pages'] * 4096 > b['free_bytes'] - (16 << 20), 'frames stayed held after a refused limit')
 
 
-@case
-def memscale_mem_cap_12g_of_16g(ctx):
+def test_memscale_mem_cap_12g_of_16g(ctx):
     r = ctx.boot('quiet mem=12G', mem='16G', timeout=300)
     expect_ok(r)
     b = boot_record(r)
@@ -83,20 +82,19 @@ def memscale_mem_cap_12g_of_16g(ctx):
     report_boot_ms('memscale_mem_cap_12g_of_16g', b)
 
 
-@case
-def memscale_boot_16g_icount(ctx):
+@pytest.mark.slow
+def test_memscale_boot_16g_icount(ctx):
     # Under -icount guest time counts instructions, so a busy host cannot
     # move it: entry to boot report stays under 50 ms at 16 GiB, as at
     # 256 MiB (boot cost must not grow with RAM).
-    r = ctx.boot('quiet', mem='16G', icount=True, timeout=600)
+    r = ctx.boot('quiet', mem='16G', icount='exact', timeout=600)
     expect_ok(r)
     b = expect_big_guest(r, 16)
     report_boot_ms('memscale_boot_16g_icount', b)
     expect(b['boot_ms'] < 50, 'kernel entry to boot report took %s ms of guest time at 16 GiB (limit 50)' % b['boot_ms'])
 
 
-@case
-def memscale_shmem_object_beyond_2g(ctx):
+def test_memscale_shmem_object_beyond_2g(ctx):
     # A 4 GiB shared mapping needs 1 Mi slots (8 MiB of them): more than
     # one heap allocation can hold, so they sit in 4 KiB leaves.  Only a
     # few thousand pages are touched; they must read back verified.

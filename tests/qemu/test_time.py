@@ -6,7 +6,9 @@ Everything judged here runs under -icount with sleep=off (qemurig's
 icount='exact'): guest time is then exact even across idle spells, so a
 busy host cannot make these fail.  Each such boot takes minutes under TCG,
 so one boot serves several checks (test=sleep,timer)."""
-from cases import case, expect, expect_ok, boot_record
+import pytest
+
+from rig import expect, expect_ok, boot_record
 
 FIELDS = ('tsc_windows', 'tsc_outliers', 'tsc_spread_ppm', 'tsc_hpet_hz', 'tsc_pmtimer_hz',
           'tsc_cpuid_hz', 'tsc_cpuid_leaf', 'tsc_disagree_ppm', 'tsc_warning')
@@ -43,8 +45,8 @@ def check_timing(d, hz, mode):
     expect(abs(t['measured_hz'] - hz) <= hz * 0.05, 'tick rate %s for hz=%d %s' % (t['measured_hz'], hz, mode))
 
 
-@case
-def time_oneshot_icount(ctx):
+@pytest.mark.slow
+def test_time_oneshot_icount(ctx):
     # The default timer mode at 1000 Hz; the boot record's clock evidence.
     r = ctx.boot('quiet test=sleep,timer hz=1000 timer=oneshot', icount='exact', timeout=600)
     d = selftests(r, 'sleep', 'timer')
@@ -55,14 +57,13 @@ def time_oneshot_icount(ctx):
     expect(cpu['ticks'] > 0 and cpu['ctx_switches'] > 0, 'cpu record %r' % cpu)
 
 
-@case
-def time_periodic_icount(ctx):
+@pytest.mark.slow
+def test_time_periodic_icount(ctx):
     r = ctx.boot('quiet test=sleep,timer hz=250 timer=periodic', icount='exact', timeout=600)
     check_timing(selftests(r, 'sleep', 'timer'), 250, 'periodic')
 
 
-@case
-def tsc_calibration_pmtimer_only(ctx):
+def test_tsc_calibration_pmtimer_only(ctx):
     # Without an HPET the PM timer is the source; the record says so.
     r = ctx.boot('quiet', extra=['-machine', 'hpet=off'])
     expect_ok(r)

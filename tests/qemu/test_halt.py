@@ -10,7 +10,7 @@ import threading
 import time
 
 import qemurig
-from cases import case, expect, expect_ok, expect_in_log, boot_record, expect_panic
+from rig import expect, expect_ok, expect_in_log, boot_record, expect_panic
 
 PROMPT = 'halt: press any key to power off'
 
@@ -115,8 +115,7 @@ def after(log, first, then):
     return i >= 0 and log.find(then, i) > i
 
 
-@case
-def halt_wait_key_powers_off(ctx):
+def test_halt_wait_key_powers_off(ctx):
     rc, log, still_up = wait_then_key(ctx, 'quiet halt=wait')
     r = qemurig.Result(rc, log, qemurig.parse_records(log), False, 0)
     expect_ok(r)
@@ -127,8 +126,7 @@ def halt_wait_key_powers_off(ctx):
     expect(after(log, PROMPT, 'halt: key pressed'), 'no "key pressed" after the prompt')
 
 
-@case
-def halt_wait_on_panic(ctx):
+def test_halt_wait_on_panic(ctx):
     rc, log, still_up = wait_then_key(ctx, 'quiet halt=wait test=pagefault')
     r = qemurig.Result(rc, log, qemurig.parse_records(log), False, 0)
     expect_panic(r, 'Page fault (#PF), vector 14')
@@ -137,8 +135,7 @@ def halt_wait_on_panic(ctx):
     expect(after(log, PROMPT, 'halt: key pressed'), 'no "key pressed" after the prompt')
 
 
-@case
-def halt_wait_without_keyboard(ctx):
+def test_halt_wait_without_keyboard(ctx):
     # No 8042 (QEMU's FADT then clears IAPC_BOOT_ARCH's 8042 flag): the
     # kernel says so at boot, and a byte on COM1 ends the wait instead.
     rc, log, still_up = wait_then_key(ctx, 'quiet halt=wait', serial=True, extra=['-machine', 'i8042=off'])
@@ -150,8 +147,7 @@ def halt_wait_without_keyboard(ctx):
     expect(after(log, PROMPT, 'halt: key pressed'), 'no "key pressed" after the prompt')
 
 
-@case
-def halt_reboot_resets(ctx):
+def test_halt_reboot_resets(ctx):
     # -no-reboot (the rig's) turns the guest's reset into an exit; QMP's
     # SHUTDOWN event tells a reset from a power-off.
     qmp_path = ctx.path('qmp.sock')
@@ -170,8 +166,7 @@ def halt_reboot_resets(ctx):
     expect(shut and shut[0]['data'].get('reason') == 'guest-reset', 'QMP events %r' % q.events)
 
 
-@case
-def halt_bad_value_keeps_default(ctx):
+def test_halt_bad_value_keeps_default(ctx):
     r = ctx.boot('quiet halt=foo')
     expect_ok(r)
     expect(re.search(r'^cmdline: halt=foo: expected wait, poweroff or reboot; using the default$', r.log, re.M),

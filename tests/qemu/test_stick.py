@@ -6,7 +6,7 @@ The stick image is tools/mkimage --swap-part: partition 1 the ESP,
 partition 2 a mkswap'ed Linux swap partition.  It is booted as it is (the
 command line is baked in), so the very file QEMU wrote can be checked
 afterwards: every ESP file but the results file (results/, which the
-loader creates and the kernel fills: cases_results.py) byte-identical,
+loader creates and the kernel fills: test_results.py) byte-identical,
 every byte outside both partitions unchanged, partition 2 written, and the
 boot disk written only through partition 2 and inside the results file."""
 import filecmp
@@ -16,8 +16,7 @@ import re
 import shutil
 import subprocess
 
-import qemurig
-from cases import case, expect, expect_ok, expect_in_log, one_record, disks_by_name, vm_final, \
+from rig import expect, expect_ok, expect_in_log, one_record, disks_by_name, vm_final, \
     expect_clean_exits, blkdebug_nvme, scratch_disk
 
 SECTOR = 512
@@ -91,8 +90,7 @@ def expect_boot_disk_writes(r, disk, part=None):
 
 
 def boot_stick(ctx, img, boot, disks=(), timeout=600, extra=()):
-    return qemurig.run(img, cmdline=None, boot=boot, timeout=timeout, log_path=ctx.path('log'),
-                       disks=disks, extra=extra)
+    return ctx.boot(None, image=img, boot=boot, timeout=timeout, disks=disks, extra=extra)
 
 
 def swap_on_stick(ctx, boot, disk, swap_opt, disks=(), extra=()):
@@ -140,8 +138,7 @@ def bad_header_disk(ctx):
     return path
 
 
-@case
-def stick_swap_auto_nvme(ctx):
+def test_stick_swap_auto_nvme(ctx):
     # swap=auto (the default): the ESP is skipped with a line, the signed
     # partition 2 is used, a signed but bad header (nvme1n1) and a first
     # page that cannot be read (nvme2n1, blkdebug) each say why not.
@@ -156,24 +153,20 @@ def stick_swap_auto_nvme(ctx):
         expect(one_record(r, 'blk', name=d)['writes'] == 0, '%s was written' % d)
 
 
-@case
-def stick_swap_named_nvme(ctx):
+def test_stick_swap_named_nvme(ctx):
     swap_on_stick(ctx, 'nvme', 'nvme0n1', 'swap=nvme0n1p2')
 
 
-@case
-def stick_swap_auto_sata(ctx):
+def test_stick_swap_auto_sata(ctx):
     r = swap_on_stick(ctx, 'sata', 'sata0', 'swap=auto')
     expect_in_log(r, 'swap: sata0p1: skipped: the boot partition (ESP) is never written')
 
 
-@case
-def stick_swap_named_sata(ctx):
+def test_stick_swap_named_sata(ctx):
     swap_on_stick(ctx, 'sata', 'sata0', 'swap=sata0p2')
 
 
-@case
-def stick_usb_boot_disk_unreachable(ctx):
+def test_stick_usb_boot_disk_unreachable(ctx):
     # xHCI has no kernel driver yet: the stick boots, the kernel says its
     # boot disk is out of reach, no swap, nothing on the stick changes but
     # the results file the loader made (left empty: all newlines).
@@ -193,8 +186,7 @@ def stick_usb_boot_disk_unreachable(ctx):
         expect(f.read().strip(b'\n') == b'', 'the unreachable results file was written')
 
 
-@case
-def stick_whole_boot_disk_refused(ctx):
+def test_stick_whole_boot_disk_refused(ctx):
     # The whole boot disk is never written, even when named as a scratch
     # disk; the refusal names it.
     img = stick_image(ctx, 'quiet test=blk blkdev=nvme0n1', swap_mib=16)

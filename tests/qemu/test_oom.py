@@ -1,7 +1,9 @@
 """Edge cases that must end cleanly: swap full under random swap-in (an
 OOM kill, not a livelock), hangcheck's notion of progress, and swap read
 errors under readahead (only the owners of unreadable slots die)."""
-from cases import case, expect, expect_ok, expect_in_log, swap_image, task_exits, vm_final, blkdebug_conf
+import pytest
+
+from rig import expect, expect_ok, expect_in_log, swap_image, task_exits, vm_final, blkdebug_conf
 
 SWAP_FULL_CMD = 'touch 64 20000 random anon ; hello after'
 
@@ -28,8 +30,8 @@ def swap_full_boot(ctx, i):
     return (oom[0]['t_ns'] - e[0]['start_ns']) / 1e9
 
 
-@case
-def oom_swap_full_random_5_boots(ctx):
+@pytest.mark.slow
+def test_oom_swap_full_random_5_boots(ctx):
     # 32 MiB of RAM and 8 MiB of swap cannot hold touch's 64 MiB; random
     # swap-in with readahead at swap full used to livelock (4 boots in 5):
     # the fault's page was dropped from the swap cache before the fault
@@ -71,8 +73,8 @@ def read_error_boot(ctx, ra, progs):
     return errors, sorted(x['cmdline'] for x in killed)
 
 
-@case
-def oom_readahead_read_error_isolated(ctx):
+@pytest.mark.slow
+def test_oom_readahead_read_error_isolated(ctx):
     # touch alone: without readahead, the first bad slot it faults on is
     # retired and kills it (one error).  With fixed:3 (8-slot windows) a
     # failed window is read again page by page, read-ahead pages that fail
@@ -88,8 +90,7 @@ def oom_readahead_read_error_isolated(ctx):
     read_error_boot(ctx, 'fixed:3', ['hold 8 8 anon', 'hold 4 8 shmem'] + touch)
 
 
-@case
-def oom_hangcheck_sees_livelock(ctx):
+def test_oom_hangcheck_sees_livelock(ctx):
     # test=hangcheck: three periods of what a livelock looks like (a
     # thread in a fault; pages scanned, faults retried, context switches,
     # nothing written or finished) must be reported; three periods with a
@@ -106,8 +107,7 @@ def oom_hangcheck_sees_livelock(ctx):
     expect_in_log(r, 'hangcheck: no progress for 1 s')
 
 
-@case
-def oom_swap_full_kills_the_largest(ctx):
+def test_oom_swap_full_kills_the_largest(ctx):
     # A small task holding 4 MiB runs beside touch when swap fills: the OOM
     # killer takes touch (most memory), hold survives and verifies its data.
     r = ctx.boot('quiet mem=32M run="hold 4 8 anon & %s"' % SWAP_FULL_CMD,

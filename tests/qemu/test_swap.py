@@ -1,0 +1,149 @@
+"""Reclaim and swap: swapping on NVMe and SATA, readahead policies, several
+areas, swap full, I/O errors, swapoff."""
+import os
+import re
+
+import pytest
+
+from rig import expect, expect_in_log, task_exits, swap_image, run_swapping, vm_final, expect_clean_exits, blkdebug_conf
+
+
+def test_swap_touch_nvme(ctx):
+    # 72 MiB = 1.5x the 48 MiB of usable RAM, all four of Hugh's patterns.
+    progs = ['touch 72 30000 seq anon', 'touch 72 30000 random anon', 'touch 72 30000 seq shmem',
+             'touch 72 30000 random shmem']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], extra_cmdline='swapcrc=on')
+    expect_clean_exits(r, 4)
+    v = vm_final(r)
+    expect(v['pswpout'] > 5000 and v['pswpin'] > 1000, 'not enough swapping: %r' % {k: v[k] for k in ('pswpout', 'pswpin')})
+    expect(v['swap_crc_mismatch'] == 0 and v['swap_write_errors'] == 0, 'integrity: %r' % v)
+    expect(v['pgmajfault'] > 0, 'no major faults counted')
+    # Swap-out goes in batches of consecutive slots: big writes.
+    blk = [b for b in r.find('blk') if b['name'] == 'nvme1n1'][0]
+    mean_write = blk['write_bytes'] / max(1, blk['writes'])
+    expect(mean_write >= 64 << 10, 'mean swap write %d bytes, want >= 64 KiB' % mean_write)
+
+
+def test_swap_touch_ahci(ctx):
+    progs = ['touch 72 20000 seq anon', 'touch 72 20000 random shmem']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'sata'}])
+    expect_clean_exits(r, 2)
+    v = vm_final(r)
+    expect(v['pswpout'] > 5000 and v['pswpin'] > 1000, 'not enough swapping on AHCI: %r' % v)
+    expect(v['swap_areas'][0]['device'].startswith('sata'), 'swap area not on sata: %r' % v['swap_areas'])
+
+
+def ra_rate(x):
+    return x['ra_hits'] / x['ra_issued'] if x['ra_issued'] else 1.0
+
+
+@pytest.mark.slow
+def test_swap_readahead_policies(ctx):
+    # Hugh's sequential touch, anon and shmem, under fixed:3 and the own
+    # policy; random touch; then Linux 4.14's mixed test (a sequential
+    # stream while another task swaps in at random) under both.
+    seq = ['touch 72 40000 seq anon', 'touch 72 40000 seq shmem']
+    mixed = 'touch 40 50000 seq anon & touch 40 40000 random anon'
+    progs = ['@set ra fixed:3'] + seq + [mixed, '@set ra own'] + seq + ['touch 72 30000 random anon', mixed]
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=900)
+    e = expect_clean_exits(r, 9)
+    f3, own = e[0:2], e[4:6]
+    for a, b in zip(f3, own):
+        expect(b['majflt'] * 10 < a['majflt'], '%s: own %d major faults, fixed:3 %d' % (b['cmdline'], b['majflt'], a['majflt']))
+        expect(ra_rate(b) >= 0.99, '%s: own readahead hit rate %.4f' % (b['cmdline'], ra_rate(b)))
+    # Random: own reads ahead only its slot-window probes (fixed:3 reads
+    # about six pages per major fault there).
+    rnd = e[6]
+    expect(rnd['ra_issued'] <= rnd['majflt'] // 5, 'random: own read ahead %d pages for %d major faults'
+           % (rnd['ra_issued'], rnd['majflt']))
+    seq_f3 = [x for x in e[2:4] if 'seq' in x['cmdline']][0]
+    seq_own = [x for x in e[7:9] if 'seq' in x['cmdline']][0]
+    expect(seq_own['majflt'] > 0 and seq_own['ra_issued'] > 1000, 'mixed: the sequential task did not swap: %r' % seq_own)
+    expect(ra_rate(seq_own) >= 0.99, 'mixed: the sequential task\'s hit rate under own is %.4f (fixed:3 %.4f)'
+           % (ra_rate(seq_own), ra_rate(seq_f3)))
+    # Latency histograms come with every step.
+    steps = [v for v in r.find('vmstat') if v.get('label') == seq[0]]
+    lat = steps[-1]['swapin_latency']
+    expect(lat['major']['n'] > 0 and lat['cached']['n'] > 0 and lat['major']['p50_ns'] <= lat['major']['p99_ns'],
+           'swap-in latency %r' % lat)
+
+
+@pytest.mark.quick
+def test_swap_two_equal_areas(ctx):
+    disks = [{'file': swap_image(ctx, 'swapa', 128), 'bus': 'nvme'}, {'file': swap_image(ctx, 'swapb', 128), 'bus': 'nvme'}]
+    r = run_swapping(ctx, ['hogmem 72 2'], disks)
+    expect_clean_exits(r, 1)
+    areas = vm_final(r)['swap_areas']
+    expect(len(areas) == 2, 'areas %r' % areas)
+    blk = {b['name']: b for b in r.find('blk')}
+    for a in areas:
+        expect(blk[a['device']]['writes'] > 0, 'area %s received no writes: %r' % (a['device'], areas))
+        expect(a['clusters_taken'] > 0, 'area %s took no clusters' % a['device'])
+
+
+def test_swap_full_oom_kill(ctx):
+    # 32 MiB of swap and 48 MiB of RAM cannot hold 128 MiB: the task is killed, the next one runs.
+    r = run_swapping(ctx, ['touch 128 40000 seq anon', 'hello after'], [{'file': swap_image(ctx, mib=32), 'bus': 'nvme'}])
+    oom = r.find('oom_kill')
+    expect(oom and oom[0]['name'] == 'touch', 'oom records %r' % oom)
+    e = task_exits(r)
+    expect(e[0]['signal'] == 'SIGKILL' and 'out of memory' in e[0]['reason'], 'touch exit %r' % e[0])
+    expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'hello did not run after the OOM kill')
+    expect_in_log(r, 'oom: out of memory and swap: killing touch')
+
+
+def test_swap_no_signature_never_written(ctx):
+    import hashlib
+    plain = swap_image(ctx, 'plain', 64, mkswap=False)
+    with open(plain, 'r+b') as f:
+        f.write(os.urandom(1 << 20))
+    before = hashlib.sha256(open(plain, 'rb').read()).hexdigest()
+    disks = [{'file': plain, 'bus': 'nvme'}, {'file': swap_image(ctx), 'bus': 'nvme'}]
+    r = run_swapping(ctx, ['touch 72 20000 random anon'], disks, extra=['-snapshot'] if False else [])
+    expect_clean_exits(r, 1)
+    after = hashlib.sha256(open(plain, 'rb').read()).hexdigest()
+    expect(before == after, 'a disk without a swap signature was written')
+    blk = {b['name']: b for b in r.find('blk')}
+    expect(blk['nvme1n1']['writes'] == 0 and blk['nvme2n1']['writes'] > 0, 'writes went to the wrong disk')
+
+
+def test_swap_write_errors_keep_pages(ctx):
+    # Writes touching slots 40, 300 and 900 fail: those pages stay in memory,
+    # their slots are retired, and the data is intact.
+    img = swap_image(ctx)
+    conf = blkdebug_conf(ctx, 'badwrite', 'write', [40 * 8, 300 * 8, 900 * 8])
+    r = run_swapping(ctx, ['touch 72 30000 seq anon', 'touch 72 20000 random anon'],
+                     [{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}])
+    expect_clean_exits(r, 2)
+    v = vm_final(r)
+    expect(v['swap_write_errors'] > 0, 'no write error seen: %r' % v['swap_write_errors'])
+    expect(v['swap_areas'][0]['retired'] > 0, 'no slot retired: %r' % v['swap_areas'])
+    expect_in_log(r, 'failed: slot retired, page kept in memory')
+
+
+def test_swap_read_error_kills_owner(ctx):
+    # Reads of slot 200 fail: the task whose page lived there dies; a second
+    # task swapping at the same time and the one after it are unharmed.
+    img = swap_image(ctx)
+    conf = blkdebug_conf(ctx, 'badread', 'read', [200 * 8])
+    r = run_swapping(ctx, ['touch 60 30000 seq anon', 'hello after'],
+                     [{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}])
+    e = task_exits(r)
+    expect(e[0]['signal'] == 'SIGBUS' and 'could not be read back' in e[0]['reason'], 'touch: %r' % e[0])
+    expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'the next task did not run: %r' % e)
+    expect(vm_final(r)['swap_read_errors'] > 0, 'no read error counted')
+
+
+def test_swap_swapoff_brings_everything_back(ctx):
+    # Two tasks run at once (so one is swapped out while the other runs);
+    # swapoff in the middle of a shell-like sequence: after it, no slot is
+    # used, and both tasks verify all their data.
+    # hold fills 20+10 MiB and sleeps; hogmem pushes them out to swap and
+    # exits; swapoff pulls them back; hold then verifies every page.
+    progs = ['hold 20 4 anon & hold 10 4 shmem & hogmem 48 2 & @sleep 2500 & @swapoff nvme1n1', 'hello after']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M')
+    expect_clean_exits(r, 4)
+    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
+    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
+    v = vm_final(r)
+    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])

@@ -1,0 +1,73 @@
+"""User programs: syscalls, data verified by the workloads, faults that
+kill only their task, concurrent tasks, bad ELF files."""
+
+import pytest
+
+from rig import expect, expect_ok, expect_in_log, task_exits
+
+
+@pytest.mark.quick
+def test_user_syscalls(ctx):
+    r = ctx.boot('quiet run="systest"')
+    expect_ok(r)
+    w = [x for x in r.find('workload') if x['name'] == 'systest']
+    expect(w and w[0]['failed'] == 0 and w[0]['checks'] >= 80, 'systest: %r (see the log for FAIL lines)' % w)
+    expect_in_log(r, 'task: systest (pid ')
+    expect_in_log(r, 'unknown syscall 500: -ENOSYS')
+    e = task_exits(r)
+    expect(e and e[0]['exit_code'] == 0, 'systest exit %r' % e)
+
+
+def test_user_workloads_verify_data(ctx):
+    progs = ['touch 16 8000 seq anon', 'touch 16 8000 random shmem', 'hogmem 16 2', 'fill 50 64',
+             'threads 4 16 1', 'hello_musl x', 'touch_musl 8 3000 random anon', 'touch_musl 8 3000 seq shmem']
+    r = ctx.boot('quiet run="%s"' % ' ; '.join(progs), timeout=240)
+    expect_ok(r)
+    e = task_exits(r)
+    expect(len(e) == len(progs), 'expected %d task_exit records, got %d' % (len(progs), len(e)))
+    for x in e:
+        expect(x['exit_code'] == 0, '%s exited %r (%s)' % (x['cmdline'], x['exit_code'], x.get('reason')))
+        expect(x['utime_ns'] > 0, '%s: no CPU time counted: %r' % (x['cmdline'], x))
+        # hello_musl touches only pages the loader filled in: no faults.
+        expect(x['minflt'] > 0 or x['name'] == 'hello_musl', '%s: no faults counted: %r' % (x['cmdline'], x))
+    for w in r.find('workload'):
+        expect(w.get('mismatches', 0) == 0, '%s reports data mismatches: %r' % (w['name'], w))
+    touches = [w for w in r.find('workload') if w['name'] == 'touch']
+    expect(len(touches) == 4, 'touch records: %d' % len(touches))
+
+
+def test_user_faults_kill_only_the_task(ctx):
+    crashes = [('null', 'SIGSEGV', 'no mapping at that address'), ('kernel', 'SIGSEGV', 'a kernel address'),
+               ('ud', 'SIGILL', 'Invalid opcode'), ('readonly', 'SIGSEGV', 'not permitted'),
+               ('div0', 'SIGFPE', 'Divide error'), ('stack', 'SIGSEGV', 'no mapping')]
+    r = ctx.boot('quiet run="%s ; hello after"' % ' ; '.join('crash ' + c[0] for c in crashes), timeout=120)
+    expect_ok(r)
+    e = task_exits(r)
+    expect(len(e) == len(crashes) + 1, 'task_exit records: %d' % len(e))
+    for (how, sig, text), x in zip(crashes, e):
+        expect(x['signal'] == sig and x['exit_code'] is None, 'crash %s: %r' % (how, x))
+        expect(text in x['reason'] and 'rip 0x' in x['reason'], 'crash %s reason %r' % (how, x['reason']))
+        expect_in_log(r, 'task: crash (pid %d) killed by %s' % (x['pid'], sig))
+    expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'the program after the crashes did not run')
+
+
+def test_user_concurrent_tasks(ctx):
+    r = ctx.boot('quiet run="touch 8 4000 seq anon & touch 8 4000 random shmem & threads 2 8 1"', timeout=120)
+    expect_ok(r)
+    e = task_exits(r)
+    expect(len(e) == 3 and all(x['exit_code'] == 0 for x in e), 'exits %r' % e)
+    spans = [(x['start_ns'], x['start_ns'] + x['elapsed_ns']) for x in e]
+    overlap = max(s for s, _ in spans) < min(t for _, t in spans)
+    expect(overlap, 'the three tasks did not run at the same time: %r' % spans)
+
+
+def test_user_bad_elf_rejected(ctx):
+    bad = ctx.path('bad')
+    with open(bad, 'wb') as f:
+        f.write(b'\x7fELF\x02\x01\x01' + bytes(57) + b'junk' * 100)
+    img = ctx.make_image(files=[bad + ':bin/bad', 'build/workloads/hello:bin/hello'])
+    r = ctx.boot('quiet run="bad ; hello"', image=img)
+    expect_ok(r)
+    expect_in_log(r, 'task: bin/bad: not loadable: ')
+    e = task_exits(r)
+    expect(len(e) == 1 and e[0]['name'] == 'hello', 'only hello should have run: %r' % e)
