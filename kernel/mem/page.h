@@ -43,17 +43,22 @@ enum page_flag {
 	PG_RA_MARK    = 1u << 16,  /* readahead marker: its first use starts the next window */
 };
 
+/* Lock tags: [A] atomic operations only; [B] the page allocator's lock
+ * while free (PG_BUDDY); [S] the kmalloc heap lock (PG_SLAB); [L] the LRU
+ * lock while PG_LRU; [P] the page lock (PG_LOCKED) plus the mapping's ptl
+ * or shmem object lock to change; [C] the swap cache lock while
+ * PG_SWAPCACHE.  kernel/vm/README.md has the lock order. */
 struct page {
-	uint32_t flags;         /* enum page_flag */
-	uint8_t order;          /* buddy order (PG_BUDDY/PG_HEAD) or slab class (PG_SLAB) */
-	uint8_t kind;           /* LRU kind when PG_LRU */
-	uint16_t inuse;         /* slab: objects handed out */
-	int32_t refcount;       /* 0 when free */
-	int32_t mapcount;       /* page-table entries mapping this frame */
-	struct list_node lru;   /* buddy free list, LRU list or slab list */
-	void *mapping;          /* anon owner, shmem object or slab cache */
-	uint64_t index;         /* offset within mapping, or user address */
-	uint64_t private;       /* swap entry while in the swap cache; slab free list */
+	uint32_t flags;         /* [A] enum page_flag */
+	uint8_t order;          /* [B][S] buddy order (PG_BUDDY/PG_HEAD) or slab class (PG_SLAB) */
+	uint8_t kind;           /* [L] LRU kind when PG_LRU */
+	uint16_t inuse;         /* [S] slab: objects handed out */
+	int32_t refcount;       /* [A] 0 when free */
+	int32_t mapcount;       /* [A] page-table entries mapping this frame */
+	struct list_node lru;   /* [B][L][S] buddy free list, LRU list or slab list */
+	void *mapping;          /* [P] anon owner, shmem object; [S] slab cache */
+	uint64_t index;         /* [P] offset within mapping, or user address */
+	uint64_t private;       /* [C] swap entry while in the swap cache; [S] slab free list */
 };
 
 _Static_assert(sizeof(struct page) <= 64, "struct page should fit one cache line");

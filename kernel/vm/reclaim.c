@@ -56,19 +56,21 @@
 
 struct reclaim_knobs reclaim_knobs;
 
+/* Lock tags: [M] R.mutex (reclaim_lock), [A] atomic or single-word flag
+ * read without a lock, [I] set once at init, read-only after. */
 static struct {
 	struct mutex mutex;
-	struct thread *owner;
-	int depth;
-	volatile int waiting;   /* threads blocked in reclaim_lock */
+	struct thread *owner;           /* [M] the reclaimer holding it (reclaim_lock nests) */
+	int depth;                      /* [M] */
+	volatile int waiting;           /* [A] threads blocked in reclaim_lock */
 	struct waitq kswapd_wq;
-	volatile bool kswapd_wake;
-	struct thread *kswapd;
-	uint64_t total_pages;
-	bool warned_write_error;
+	volatile bool kswapd_wake;      /* [A] */
+	struct thread *kswapd;          /* [I] */
+	uint64_t total_pages;           /* [I] */
+	bool warned_write_error;        /* [M] */
 } R;
 
-/* One page on its way out. */
+/* One page on its way out.  The batch arrays are [M]. */
 struct victim {
 	struct page *p;
 	uint64_t entry;
