@@ -4,7 +4,8 @@
  *
  * The table is sized by what it holds, not by RAM: it starts at 512
  * buckets (one page) and doubles whenever entries outnumber buckets two
- * to one, up to one bucket per two RAM pages.  Buckets live in pages
+ * to one, up to one bucket per two RAM pages; once the cache is empty
+ * again it goes back to one page.  Buckets live in pages
  * reached through a directory, so no allocation is larger than the
  * directory (8 bytes per 512 buckets: 4 KiB at 1 TiB of RAM).  Growing
  * never stops the world: the old table stays searchable while each later
@@ -153,6 +154,32 @@ static void maybe_grow(void)
 	table_free(&t);
 }
 
+/* Back to one page of buckets once the cache is empty (between runs,
+ * after exited tasks' pages are gone): a table grown by one big run is
+ * not kept for ever, so free frames come back to where they started.
+ * Lock not held. */
+static void maybe_shrink(void)
+{
+	if (__atomic_load_n(&sc.n, __ATOMIC_RELAXED) ||
+	    (__atomic_load_n(&sc.cur.nbuckets, __ATOMIC_RELAXED) <= MIN_BUCKETS && !sc.old.dir))
+		return;
+	struct table t = table_alloc(MIN_BUCKETS), old = { NULL, 0 };
+	if (!t.dir)
+		return;
+	bool on = spin_lock_irqsave(&sc.lock);
+	if (!sc.n && (sc.cur.nbuckets > MIN_BUCKETS || sc.old.dir)) {
+		struct table big = sc.cur;      /* empty, as is old: n counts both */
+		old = sc.old;
+		sc.old.dir = NULL;
+		sc.cur = t;
+		t = big;
+		sc.next_grow = 2 * MIN_BUCKETS;
+	}
+	spin_unlock_irqrestore(&sc.lock, on);
+	table_free(&t);
+	table_free(&old);
+}
+
 /* The chain link holding entry's node (in cur or the unmigrated old
  * table), or the empty link at the end of cur's chain.  Lock held. */
 static struct node **find(uint64_t entry)
@@ -220,6 +247,7 @@ void swapcache_del(struct page *p)
 	vmstat_inc(SWAPCACHE_DEL);
 	swap_free(entry);
 	put_page(p);
+	maybe_shrink();
 }
 
 struct page *swapcache_lookup(uint64_t entry, bool count)
