@@ -85,29 +85,28 @@ int pt_map(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
 	return 0;
 }
 
-int pt_map_2m(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
+/* A large-page leaf at walk level `level` (1: 2 MiB, 2: 1 GiB); pa is
+ * aligned down to the page size.  In a large-page entry the PAT bit moves
+ * to bit 12; we never set it. */
+static int map_large(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags, int level, uint64_t size)
 {
-	pte_t *e = walk(pml4, va, 1, true);
+	pte_t *e = walk(pml4, va, level, true);
 	if (!e)
 		return -ENOMEM;
 	if (*e & P_PRESENT)
 		return -EEXIST;
-	pte_t bits = leaf_bits(flags) | P_PS;
-	/* In a large-page entry the PAT bit moves to bit 12; we never set it. */
-	*e = (pa & P_ADDR & ~0x1fffffull) | bits;
+	*e = (pa & P_ADDR & ~(size - 1)) | leaf_bits(flags) | P_PS;
 	return 0;
+}
+
+int pt_map_2m(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
+{
+	return map_large(pml4, va, pa, flags, 1, 1ull << 21);
 }
 
 int pt_map_1g(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
 {
-	pte_t *e = walk(pml4, va, 2, true);
-	if (!e)
-		return -ENOMEM;
-	if (*e & P_PRESENT)
-		return -EEXIST;
-	/* As for 2 MiB pages, the PAT bit sits at bit 12; we never set it. */
-	*e = (pa & P_ADDR & ~0x3fffffffull) | leaf_bits(flags) | P_PS;
-	return 0;
+	return map_large(pml4, va, pa, flags, 2, 1ull << 30);
 }
 
 pte_t pt_unmap(uint64_t pml4, uint64_t va)

@@ -35,6 +35,16 @@ static struct rtable table(struct rtable_sample *s, uint32_t *runs, uint32_t fai
 	return (struct rtable){ "t.mm", rows, 3, columns, 2, runs, failed, s, 4 };
 }
 
+/* The table's record fields as one JSON object in buf. */
+static void json_of(const struct rtable *t, char *buf, size_t n)
+{
+	struct json j;
+	json_init(&j, buf, n);
+	json_obj_begin(&j, NULL);
+	rtable_json(t, &j);
+	json_obj_end(&j);
+}
+
 TEST(rtable_prints_aligned_mean_stderr)
 {
 	struct rtable_sample s[4];
@@ -79,11 +89,7 @@ TEST(rtable_json_cells_in_row_units)
 	uint32_t runs[2];
 	struct rtable t = table(s, runs, 1);
 	char buf[4096];
-	struct json j;
-	json_init(&j, buf, sizeof buf);
-	json_obj_begin(&j, NULL);
-	rtable_json(&t, &j);
-	json_obj_end(&j);
+	json_of(&t, buf, sizeof buf);
 	CHECK_CONTAINS(buf, "\"script\":\"t.mm\"");
 	CHECK_CONTAINS(buf, "\"columns\":[\"RA=3\",\"own\xc2\xb1\"]");
 	CHECK_CONTAINS(buf, "{\"name\":\"real time\",\"unit\":\"ms\",\"cells\":[{\"n\":3,\"mean\":110.000,");
@@ -100,11 +106,7 @@ TEST(rtable_empty_column_is_null_and_dash)
 	t.nsamples = 3;                         /* column 1 has no runs */
 	runs[1] = 0;
 	char buf[4096];
-	struct json j;
-	json_init(&j, buf, sizeof buf);
-	json_obj_begin(&j, NULL);
-	rtable_json(&t, &j);
-	json_obj_end(&j);
+	json_of(&t, buf, sizeof buf);
 	CHECK_CONTAINS(buf, "{\"n\":0,\"mean\":null,\"stderr\":null,\"sd\":null}");
 	struct lines l = { .n = 0 };
 	rtable_print(&t, collect, &l);
