@@ -23,8 +23,11 @@ cat "%(console)s"
 '''
 
 # "host" runs the command here, but in a mount namespace where OUT is an
-# empty directory: only what parallel transfers reaches the worker.
+# empty directory: only what parallel transfers reaches the worker.  Like
+# sshd, it gives the command a login's SHELL (parallel's remote worker
+# execs $SHELL; CI may run with none set).
 FAKE_SSH = '''#!/bin/bash
+export SHELL=/bin/bash
 while [ $# -gt 0 ]; do
 	case $1 in
 	-l|-p|-o|-S|-i|-F) shift 2 ;;
@@ -76,7 +79,7 @@ def check_outputs(out, p):
     # The canned console has one failed run and one with mismatches, per boot.
     assert p.returncode == 1, p.stdout + p.stderr
     res = rows(out, 'results.csv')
-    assert len(res) == 16
+    assert len(res) == 16, p.stdout + p.stderr
     assert sorted({r['profile'] for r in res}) == ['none', 'ssd']
     boots = rows(out, 'boots.csv')
     assert [(b['profile'], b['status'], b['results']) for b in boots] == [('none', 'ok', '8'), ('ssd', 'ok', '8')]
