@@ -23,8 +23,8 @@ static long base_allocs;
 static void setup(void)
 {
 	static bool done;
+	fake_reset();                   /* the cache: 4 GiB of RAM, the table may grow to 512 Ki buckets */
 	if (!done) {
-		swapcache_init(1ull << 20);     /* 4 GiB of RAM: the table may grow to 512 Ki buckets */
 		base_allocs = fake.live_allocs;
 		done = true;
 	}
@@ -154,12 +154,12 @@ TEST(swapcache_free_entry_drops_idle_pages_only)
 	pages[2].flags |= PG_LOCKED;            /* under I/O */
 	swap_dup(entry_of(3));                  /* a second user: 3 counts in all */
 	pages[0].flags |= PG_READAHEAD;         /* read ahead, never used: waste */
-	long waste0 = fake.ra_waste;
+	uint64_t waste0 = fake.vmstat[SWAP_RA_WASTE];
 	for (int i = 0; i < 4; i++)
 		swapcache_free_entry(entry_of(i));
 	CHECK(!(pages[0].flags & PG_SWAPCACHE));
 	CHECK_EQ(swap_count(entry_of(0)), 0);
-	CHECK_EQ(fake.ra_waste - waste0, 1);
+	CHECK_EQ(fake.vmstat[SWAP_RA_WASTE] - waste0, 1);
 	CHECK(pages[1].flags & PG_SWAPCACHE);
 	CHECK(pages[2].flags & PG_SWAPCACHE);
 	CHECK(pages[3].flags & PG_SWAPCACHE);
