@@ -131,7 +131,9 @@ $(BUILD)/unit-tests: $(UNIT_OBJ)
 # Glue tests: the kernel's stateful glue (state, locks, references) built
 # from the real files against small fakes of what lies around it
 # (tests/glue/fake_kernel.c; tests/glue/fakes/ shadows the headers that
-# cannot run on the host, such as the spinlock), as Linux's tools/testing/vma.
+# cannot run on the host, such as the spinlock; it is forced in first, since
+# core/wait.h includes "spinlock.h" from its own folder), as Linux's
+# tools/testing/vma.
 GLUE_SRC := kernel/swap/swapcache.c kernel/swap/swapin.c kernel/swap/readahead.c kernel/swap/ra_policy.c \
 	    kernel/vm/reclaim.c kernel/vm/lru.c kernel/vm/lru_policy.c kernel/vm/rmap.c kernel/vm/page_ref.c \
 	    kernel/lib/stats.c kernel/lib/json.c kernel/lib/printf.c
@@ -140,7 +142,7 @@ GLUE_OBJ := $(GLUE_TESTS:%.c=$(BUILD)/glue/%.o) $(GLUE_SRC:%.c=$(BUILD)/glue/%.o
 $(BUILD)/glue/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo '  GLUECC $<'
-	$(Q)$(HCC) -Itests/glue/fakes $(HCFLAGS) -Itests/glue -c $< -o $@
+	$(Q)$(HCC) -Itests/glue/fakes -include tests/glue/fakes/core/spinlock.h $(HCFLAGS) -Itests/glue -c $< -o $@
 # --wrap: readahead.c's policy look-up goes through the fakes' spy
 # (fake_kernel.c), which hands back the real ops unless a test asks.
 $(BUILD)/glue-tests: $(GLUE_OBJ)

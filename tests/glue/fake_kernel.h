@@ -89,6 +89,9 @@ void fake_touch(struct mm *mm, uint64_t va, bool write);
 struct page *fake_map_anon(struct mm *mm, uint64_t va, uint64_t data);
 /* Unmap va and drop the page (as munmap). */
 void fake_unmap(struct mm *mm, uint64_t va);
+/* A fault at va of v (a swap PTE there: swapin_anon), retried as vm.c
+ * retries it; a present PTE is OK, an empty one MAPERR. */
+enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool write, struct fault_stats *st);
 /* pt flags of a present PTE */
 bool fake_pte_writable(uint64_t pte);
 /* Reset the frames and page tables (fake_reset calls it). */

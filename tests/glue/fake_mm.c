@@ -24,6 +24,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "swap/readahead.h"
+#include "swap/swapin.h"
 
 #define PTE_P 1ull
 #define PTE_W 2ull
@@ -199,6 +200,27 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 {
 	(void)mm, (void)addr, (void)write, (void)exec, (void)st;
 	panic("fake: vm_fault is not modelled");
+}
+
+/* vm_fault for a page of v, as vm.c does it: under mm->lock, retried
+ * while the swap-in dropped the lock (it waited for I/O). */
+enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool write, struct fault_stats *st)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		mutex_lock(&mm->lock);
+		pte_t e = pt_get(mm->pml4, va);
+		if (!pt_pte_is_swap(e)) {
+			mutex_unlock(&mm->lock);
+			return pt_pte_present(e) ? VM_FAULT_OK : VM_FAULT_MAPERR;
+		}
+		bool dropped = false;
+		enum vm_fault_result r = swapin_anon(mm, v, &v->ra_state, va, e, write, st, &dropped);
+		if (!dropped)
+			mutex_unlock(&mm->lock);
+		if (r != VM_FAULT_RETRY)
+			return r;
+	}
+	panic("fake_fault: 0x%lx still retrying after 16 tries", va);
 }
 
 /* ---------------------------------------------------------------- test mm */
