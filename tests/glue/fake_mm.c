@@ -94,8 +94,9 @@ struct page *pmm_alloc(unsigned order, unsigned flags)
 void pmm_free(struct page *p, unsigned order)
 {
 	long i = frame_no(p);
-	if (order || p->refcount || p->mapcount || (p->flags & ~(PG_ANON | PG_SHMEM | PG_REFERENCED | PG_DIRTY |
-								  PG_READAHEAD | PG_RA_MARK | PG_ERROR)))
+	/* Stricter than the buddy allocator: a frame still mapped, referenced
+	 * or listed would be a dangling PTE or list entry. */
+	if (order || p->refcount || p->mapcount || (p->flags & (PG_BUDDY | PG_LRU | PG_LOCKED | PG_SWAPCACHE)))
 		panic("fake pmm: freeing frame %ld: order %u refcount %d mapcount %d flags 0x%x", i, order,
 		      p->refcount, p->mapcount, p->flags);
 	p->flags = PG_BUDDY;
