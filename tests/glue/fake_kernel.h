@@ -45,8 +45,6 @@ struct fake_state {
 	long kswapd_wakes;              /* waitq_wake_all on the "kswapd" queue */
 	void (*thread_fn)(void *);      /* the last thread_create'd */
 	void *escape;                   /* jmp_buf *: a wait that would sleep for ever jumps there */
-	/* frames */
-	long frees;                     /* frames given back to the pool */
 	/* swap I/O */
 	long read_reqs, write_reqs;     /* requests submitted */
 	long read_pages, write_pages;

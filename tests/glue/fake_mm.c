@@ -102,7 +102,6 @@ void pmm_free(struct page *p, unsigned order)
 	p->flags = PG_BUDDY;
 	frame_data[i] = 0x6b6b6b6b6b6b6b6bull;
 	free_stack[nfree++] = (int)i;
-	fake.frees++;
 }
 
 void pmm_get_stats(struct pmm_stats *s)
@@ -116,7 +115,6 @@ void pmm_get_stats(struct pmm_stats *s)
 
 #define PT_SLOTS 8192
 static struct { uint64_t root, va; pte_t e; bool used; } pt[PT_SLOTS];
-long fake_pt_flushes;
 
 static pte_t *pt_slot(uint64_t root, uint64_t va, bool create)
 {
@@ -172,7 +170,7 @@ pte_t pt_swap_pte(uint64_t entry) { return entry << 1; }
 bool pt_pte_is_swap(pte_t e) { return e && !(e & PTE_P); }
 uint64_t pt_pte_swap_entry(pte_t e) { return e >> 1; }
 uint64_t pt_pte_phys(pte_t e) { return e & PTE_FRAME; }
-void pt_flush(uint64_t va) { (void)va; fake_pt_flushes++; }
+void pt_flush(uint64_t va) { (void)va; }
 
 /* ---------------------------------------------------------------- vm.c */
 
@@ -330,7 +328,6 @@ void fake_mm_reset(void)
 	}
 	held = 0;
 	memset(pt, 0, sizeof pt);
-	fake_pt_flushes = 0;
 }
 
 /* ---------------------------------------------------------------- shmem */
