@@ -16,7 +16,8 @@
  *                  that completes on demand, with injectable errors.
  *
  * Real and linked with them: swapcache.c, swapin.c, readahead.c,
- * ra_policy.c, reclaim.c, lru.c, lru_policy.c, rmap.c, page_ref.c.
+ * ra_policy.c, reclaim.c, lru.c, lru_policy.c, rmap.c, page_ref.c,
+ * shmem.c.
  */
 #ifndef FAKE_KERNEL_H
 #define FAKE_KERNEL_H
@@ -87,8 +88,9 @@ void fake_touch(struct mm *mm, uint64_t va, bool write);
 struct page *fake_map_anon(struct mm *mm, uint64_t va, uint64_t data);
 /* Unmap va and drop the page (as munmap). */
 void fake_unmap(struct mm *mm, uint64_t va);
-/* A fault at va of v (a swap PTE there: swapin_anon), retried as vm.c
- * retries it; a present PTE is OK, an empty one MAPERR. */
+/* A fault at va of v (a swap PTE there: swapin_anon; an empty one in a
+ * shared area: swapin_shmem), retried as vm.c retries it; a present PTE
+ * is OK, an empty private one MAPERR. */
 enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool write, struct fault_stats *st);
 /* pt flags of a present PTE */
 bool fake_pte_writable(uint64_t pte);

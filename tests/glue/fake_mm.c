@@ -18,7 +18,6 @@
 #include "mem/pgtable.h"
 #include "vm/page_ref.h"
 #include "vm/lru.h"
-#include "vm/shmem.h"
 #include "vm/vm.h"
 #include "core/panic.h"
 #include "swap/swap.h"
@@ -208,12 +207,14 @@ enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool 
 	for (int tries = 0; tries < 16; tries++) {
 		mutex_lock(&mm->lock);
 		pte_t e = pt_get(mm->pml4, va);
-		if (!pt_pte_is_swap(e)) {
+		bool shared = !e && (v->flags & VM_SHARED);
+		if (!pt_pte_is_swap(e) && !shared) {
 			mutex_unlock(&mm->lock);
 			return pt_pte_present(e) ? VM_FAULT_OK : VM_FAULT_MAPERR;
 		}
 		bool dropped = false;
-		enum vm_fault_result r = swapin_anon(mm, v, &v->ra_state, va, e, write, st, &dropped);
+		enum vm_fault_result r = shared ? swapin_shmem(mm, v, va, write, st, &dropped)
+						: swapin_anon(mm, v, &v->ra_state, va, e, write, st, &dropped);
 		if (!dropped)
 			mutex_unlock(&mm->lock);
 		if (r != VM_FAULT_RETRY)
@@ -328,36 +329,4 @@ void fake_mm_reset(void)
 	}
 	held = 0;
 	memset(pt, 0, sizeof pt);
-}
-
-/* ---------------------------------------------------------------- shmem */
-
-/* Not modelled: anonymous memory only.  Reaching one is a test bug. */
-#define NOT_MODELLED(what) panic("fake: %s is not modelled (anonymous memory only)", what)
-
-uint64_t shmem_slot_get(struct shmem *s, uint64_t idx) { (void)s, (void)idx; NOT_MODELLED("shmem_slot_get"); }
-uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx) { (void)s, (void)idx; NOT_MODELLED("shmem_slot_peek"); }
-bool shmem_slot_holds(struct shmem *s, uint64_t idx, uint64_t val)
-{
-	(void)s, (void)idx, (void)val;
-	NOT_MODELLED("shmem_slot_holds");
-}
-bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p)
-{
-	(void)s, (void)idx, (void)old, (void)p;
-	NOT_MODELLED("shmem_slot_replace");
-}
-bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t entry)
-{
-	(void)s, (void)idx, (void)p, (void)entry;
-	NOT_MODELLED("shmem_slot_to_swap");
-}
-void shmem_for_each_mapper(struct shmem *s, void (*fn)(struct mm *mm, void *ctx), void *ctx)
-{
-	(void)s, (void)fn, (void)ctx;
-	NOT_MODELLED("shmem_for_each_mapper");
-}
-void shmem_for_each_object(void (*fn)(struct shmem *s, void *ctx), void *ctx)
-{
-	(void)fn, (void)ctx;            /* swapoff of shmem: no objects here */
 }
