@@ -2,9 +2,9 @@
  * Fakes of the memory layer under reclaim and swap-in: the frame
  * allocator (a pool of FAKE_FRAMES frames, of which a test says how many
  * are free), page tables (a map from (root, va) to a PTE word), what
- * vm.c gives the swap code (vm_install, vm_pt_prot), and stubs for what
- * these tests do not model (shmem objects, vm_fault: they abort if
- * reached, so a test never passes through them unnoticed).
+ * vm.c gives the swap code (vm_install, vm_pt_prot, and vm_fault as far
+ * as a swap PTE or an empty shared PTE goes).  Shmem objects are the real
+ * shmem.c.
  *
  * The PTE word: bit 0 present, 1 writable, 5 accessed, 6 dirty, frame
  * address from bit 12, as on x86-64; a swap PTE is the entry shifted up
@@ -194,11 +194,6 @@ unsigned vm_pt_prot(uint32_t prot)
 
 bool vm_is_active(struct mm *mm) { (void)mm; return false; }
 
-enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st)
-{
-	(void)mm, (void)addr, (void)write, (void)exec, (void)st;
-	panic("fake: vm_fault is not modelled");
-}
 
 /* vm_fault for a page of v, as vm.c does it: under mm->lock, retried
  * while the swap-in dropped the lock (it waited for I/O). */
@@ -221,6 +216,17 @@ enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool 
 			return r;
 	}
 	panic("fake_fault: 0x%lx still retrying after 16 tries", va);
+}
+
+/* vm.c's vm_fault, for swapoff (swapin_unuse_mm): the test mm's areas
+ * are mm->vmas.v[0..n). */
+enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st)
+{
+	(void)exec;
+	for (uint32_t i = 0; i < mm->vmas.n; i++)
+		if (addr >= mm->vmas.v[i].start && addr < mm->vmas.v[i].end)
+			return fake_fault(mm, &mm->vmas.v[i], addr, write, st);
+	return VM_FAULT_MAPERR;
 }
 
 /* ---------------------------------------------------------------- test mm */

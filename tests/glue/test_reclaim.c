@@ -19,6 +19,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "swap/readahead.h"
+#include "swap/swapin.h"
 
 #define P 4096ul
 #define VA0 0x400000ul
@@ -168,6 +169,31 @@ TEST(reclaim_drops_clean_swap_cache_pages_without_writing)
 	CHECK_EQ(fake_swap_writes(e), 1);
 	CHECK_EQ(fake.write_reqs, 1);
 	CHECK_EQ(fake_pmm_used(), 0);
+	teardown();
+}
+
+/* A swap-cache page someone holds (a fault waiting for it) is never
+ * dropped: the fault would read it again, and at swap full that loop was
+ * a livelock.  Once let go, it is. */
+TEST(reclaim_leaves_swap_cache_pages_someone_holds)
+{
+	setup(1, 0, 256, 8);
+	CHECK_EQ(reclaim_pages(1), 1);
+	uint64_t e = swapped_to(0);
+	CHECK(ra_set_policy("off"));
+	swapin_willneed(mm, VA0, VA0 + P);
+	fake_io_complete_all();
+	struct page *held = swapcache_lookup(e, false);
+	CHECK(held != NULL);
+	if (!held)
+		return;
+	fake_pmm_set_free(0);
+	CHECK_EQ(reclaim_pages(1), 0);
+	CHECK(page_test(held, PG_SWAPCACHE) && held->private == e);
+	put_page(held);
+	CHECK_EQ(reclaim_pages(1), 1);
+	CHECK_EQ(swapcache_size(), 0);
+	CHECK_EQ(fake_swap_writes(e), 1);
 	teardown();
 }
 

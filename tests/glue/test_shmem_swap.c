@@ -15,6 +15,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "swap/readahead.h"
+#include "swap/swapin.h"
 
 #define P 4096ul
 #define VA0 0x400000ul
@@ -116,5 +117,30 @@ TEST(shmem_write_error_puts_the_page_back_in_its_slot)
 		CHECK_EQ(data_at(mm, VA0 + i * P), 500 + i);
 		CHECK_EQ(st.majflt, 0);
 	}
+	teardown();
+}
+
+/* swapoff of the area: every slot of the object comes back into it, with
+ * its data and no disk copy. */
+TEST(shmem_unuse_brings_every_slot_back)
+{
+	setup();
+	fake_pmm_set_free(0);
+	reclaim_knobs.batch = NPAGES;
+	CHECK_EQ(reclaim_pages(NPAGES), NPAGES);
+	fake_pmm_set_free(NPAGES);
+	CHECK_EQ(swapin_unuse_shmem(0), NPAGES);
+	for (uint64_t i = 0; i < NPAGES; i++) {
+		CHECK_EQ(shmem_slot_peek(obj, i), 0);
+		uint64_t val = shmem_slot_get(obj, i);
+		CHECK(val && !swp_is_entry(val));
+		if (!val || swp_is_entry(val))
+			continue;
+		struct page *p = (struct page *)val;
+		CHECK_EQ(*fake_page_data(p), 500 + i);
+		CHECK(!page_test(p, PG_SWAPCACHE));
+		put_page(p);
+	}
+	CHECK_EQ(fake_swap_used(), 0);
 	teardown();
 }

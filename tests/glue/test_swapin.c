@@ -296,3 +296,52 @@ TEST(swapin_willneed_reads_ahead_and_faults_wait_for_it)
 	CHECK_EQ(st.majflt, 0);
 	teardown();
 }
+
+/* Swap more than half full (Linux's vm_swap_full): a read fault on a slot
+ * nobody else uses keeps no disk copy either; the slot is worth more
+ * free.  8 usable slots, 5 in use. */
+TEST(swapin_drops_the_copy_when_swap_is_more_than_half_full)
+{
+	setup(9, "off");
+	for (uint64_t i = 0; i < 5; i++)
+		swapped(i, 1 + i, 10 + i);
+	CHECK(reclaim_swap_full());
+	struct fault_stats st = { 0, 0, 0 };
+	CHECK_EQ(fault(0, false, &st), VM_FAULT_OK);
+	struct page *p = mapped(mm, 0);
+	CHECK(p && !page_test(p, PG_SWAPCACHE) && page_test(p, PG_DIRTY));
+	CHECK(fake_pte_writable(fake_pte(mm, VA0)));
+	CHECK_EQ(swap_count(E(1)), 0);
+	CHECK(!reclaim_swap_full());            /* 4 of 8 */
+	CHECK_EQ(fault(1, false, &st), VM_FAULT_OK);
+	CHECK(!fake_pte_writable(fake_pte(mm, VA0 + P)));
+	CHECK_EQ(swap_count(E(2)), 1);
+	teardown();
+}
+
+/* swapoff of one area: every page of the mm swapped there comes back,
+ * without a disk copy; pages on the other area stay where they are. */
+TEST(swapin_unuse_mm_brings_back_one_area)
+{
+	setup(64, "fixed:3");
+	fake_swap_add_area(1, 64);
+	mm->vmas.v = &v;
+	mm->vmas.n = 1;
+	for (uint64_t i = 0; i < 4; i++) {
+		fake_swap_store(swp_entry(1, 20 + 3 * i), 200 + i);
+		fake_set_pte(mm, VA0 + i * P, pt_swap_pte(swp_entry(1, 20 + 3 * i)));
+		swapped(4 + i, 30 + i, 300 + i);
+	}
+	CHECK_EQ(swapin_unuse_mm(mm, 1), 4);
+	fake_io_complete_all();
+	for (uint64_t i = 0; i < 4; i++) {
+		struct page *p = mapped(mm, i);
+		CHECK(p && *fake_page_data(p) == 200 + i);
+		CHECK(p && !page_test(p, PG_SWAPCACHE) && page_test(p, PG_DIRTY));
+		CHECK_EQ(swap_count(swp_entry(1, 20 + 3 * i)), 0);
+		CHECK(pt_pte_is_swap(fake_pte(mm, VA0 + (4 + i) * P)));
+		CHECK_EQ(swap_count(E(30 + i)), 1);
+	}
+	mm->vmas.n = 0;
+	teardown();
+}
