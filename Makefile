@@ -200,7 +200,7 @@ $(WOUT)/%.o: $(WDIR)/%.S
 	$(Q)$(WCC) $(WCFLAGS) -c $< -o $@
 $(WOUT)/librt.a: $(RT_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(WOUT)/libwl.a: $(WOUT)/vpage.o
+$(WOUT)/libwl.a: $(WOUT)/vpage.o $(WOUT)/wtrace.o
 	rm -f $@ && ar rcs $@ $^
 $(WOUT)/%: $(WOUT)/%.o $(WOUT)/rt/crt0.o $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o
 	$(WCC) $(WLDFLAGS) -o $@ $(WOUT)/rt/crt0.o $< $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o

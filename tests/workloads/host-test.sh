@@ -162,7 +162,7 @@ run_usage threads 4 16 1 0
 # The runtime's own unit tests, built against libc with sanitizers.
 if gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -I"$HERE" \
-	-o "$TMP/selftest" "$HERE/selftest.c" "$HERE/vpage.c" \
+	-o "$TMP/selftest" "$HERE/selftest.c" "$HERE/vpage.c" "$HERE/wtrace.c" \
 	"$HERE/rt/rt_print.c" "$HERE/rt/rt_string.c" "$HERE/rt/rt_sys.c" \
 	"$HERE/rt/rt_json.c" "$HERE/rt/rt_rand.c" "$HERE/rt/rt_time.c" \
 	>"$TMP/cc.log" 2>&1 && "$TMP/selftest" >"$TMP/out" 2>/dev/null; then
