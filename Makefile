@@ -290,7 +290,8 @@ matrix-selftest:
 # The Python tools' own tests (tools/tests, pytest; Debian's pytest-3 runs
 # the system python3 that python3-pytest installs into) and shellcheck of
 # the shell that tools/ ships into guests.
-tools-test:
+# tools/tests/test_min.py traces the workloads, so they are built first.
+tools-test: workloads
 	pytest-3 -q tools/tests
 
 deps:

@@ -87,6 +87,7 @@ void vpage_unmap(struct vpage_set *s)
 			    ~(RT_PAGE_SIZE - 1);
 
 	rt_munmap(s->counts, counts_len);
+	wtrace_unmap(s->base, s->pages * RT_PAGE_SIZE);
 	rt_munmap(s->base, s->pages * RT_PAGE_SIZE);
 }
 

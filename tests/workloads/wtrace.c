@@ -133,16 +133,32 @@ void wtrace_page_slow(const void *p)
 	wtrace_unlock();
 }
 
+void wtrace_unmap(const void *p, size_t len)
+{
+	static const unsigned char unmap[2] = { 0, 1 };
+
+	if (!wtrace_on || len == 0)
+		return;
+	wtrace_lock();
+	if (!wtrace.error) {
+		wtrace_put(unmap, sizeof(unmap));
+		wtrace_varint((uintptr_t)p >> 12);
+		wtrace_varint((len + RT_PAGE_SIZE - 1) >> 12);
+		wtrace.prev = 0;
+	}
+	wtrace_unlock();
+}
+
 int wtrace_finish(void)
 {
-	unsigned char end[9] = { 0 };
+	unsigned char end[10] = { 0 };
 	int err;
 
 	if (!wtrace_on)
 		return 0;
 	wtrace_lock();
 	for (int i = 0; i < 8; i++)
-		end[1 + i] = (unsigned char)(wtrace.entries >> (8 * i));
+		end[2 + i] = (unsigned char)(wtrace.entries >> (8 * i));
 	wtrace_put(end, sizeof(end));
 	wtrace_flush();
 	err = wtrace.error;

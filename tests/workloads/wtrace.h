@@ -20,7 +20,10 @@
  *   "MMTRACE1"                        8 bytes of magic
  *   per entry: zigzag varint of (page - previous page), previous starting
  *              at 0; never 0, since runs are collapsed
- *   0x00                              end of entries
+ *   0x00 0x01 varint page, varint n   an unmap of n pages from page: the
+ *              numbers may come back as other memory (a thread's region
+ *              mapped after another thread's went); previous is 0 again
+ *   0x00 0x00                         end of entries
  *   entries, little-endian u64        what was written, to catch a cut file
  *
  * Threads: every thread appends to the one trace under a spinlock, so the
@@ -45,6 +48,9 @@ static inline void wtrace_page(const void *p)
 	if (__builtin_expect(wtrace_on, 0))
 		wtrace_page_slow(p);
 }
+
+/* Records that [p, p + len) is unmapped (a no-op without a trace). */
+void wtrace_unmap(const void *p, size_t len);
 
 /* Writes the end marker and closes. Returns 0 or -errno (said on stderr). */
 int wtrace_finish(void);

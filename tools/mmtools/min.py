@@ -59,50 +59,104 @@ class TraceError(ValueError):
     pass
 
 
-def encode(pages):
+GEN_SHIFT = 36           # virtual page numbers are below 2^36 (48-bit addresses)
+
+
+def _varint(out, v):
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out.append(b | 0x80 if v else b)
+        if not v:
+            return
+
+
+def encode(pages, unmaps=()):
     """The trace file's bytes for a sequence of page numbers (runs of one
-    page are collapsed, as the workloads write them)."""
+    page are collapsed, as the workloads write them; page 0, never mapped,
+    cannot come first).  unmaps: (before entry i, first page, pages)
+    events, as wtrace_unmap writes them."""
     out = bytearray(MAGIC)
+    ev = sorted(unmaps)
     prev, n = 0, 0
-    for p in pages:
+    for i, p in enumerate(pages):
+        while ev and ev[0][0] <= i:
+            _, first, count = ev.pop(0)
+            out += b'\0\1'
+            _varint(out, first)
+            _varint(out, count)
+            prev = 0
         if p == prev:
             continue
         d = p - prev
-        v = (d << 1) if d >= 0 else ((-d << 1) - 1)
-        while True:
-            b = v & 0x7f
-            v >>= 7
-            out.append(b | 0x80 if v else b)
-            if not v:
-                break
+        _varint(out, (d << 1) if d >= 0 else ((-d << 1) - 1))
         prev = p
         n += 1
-    out.append(0)
+    out += b'\0\0'
     out += n.to_bytes(8, 'little')
     return bytes(out)
 
 
+def _unmap(data, i, name, pages, gens):
+    """Reads an unmap event at data[i:]: every page in its range starts a
+    new generation, so a page number mapped again is another page."""
+    vals = []
+    for _ in range(2):
+        v, shift = 0, 0
+        while True:
+            if i >= len(data):
+                raise TraceError('%s: cut short inside an unmap after %d entries' % (name, len(pages)))
+            b = data[i]
+            i += 1
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        vals.append(v)
+    first, count = vals
+    if count > 1 << 30 or first + count > 1 << GEN_SHIFT:
+        raise TraceError('%s: unmap of %d pages from page %d after %d entries: out of range'
+                         % (name, count, first, len(pages)))
+    for vpn in range(first, first + count):
+        gens[vpn] = gens.get(vpn, 0) + 1
+    return i
+
+
 def decode(data, name='trace'):
-    """Page numbers of a trace file's bytes; TraceError names what is wrong."""
+    """Page numbers of a trace file's bytes; TraceError names what is wrong.
+    After an unmap, a page number coming back is numbered page + (g << 36)
+    for its g-th mapping."""
     if data[:8] != MAGIC:
         raise TraceError('%s: not a page trace (no MMTRACE1 magic)' % name)
     pages = array('q')
+    gens = {}
     prev, v, shift, i, n = 0, 0, 0, 8, len(data)
-    while i < n:
+    while True:
+        if i >= n:
+            raise TraceError('%s: cut short after %d entries (no end marker: did the workload finish?)'
+                             % (name, len(pages)))
         b = data[i]
         i += 1
         if b == 0 and shift == 0:
-            break
+            if i >= n:
+                raise TraceError('%s: cut short after %d entries (inside the end marker)' % (name, len(pages)))
+            kind = data[i]
+            i += 1
+            if kind == 0:
+                break
+            if kind != 1:
+                raise TraceError('%s: unknown event %d after %d entries' % (name, kind, len(pages)))
+            i = _unmap(data, i, name, pages, gens)
+            prev = 0
+            continue
         v |= (b & 0x7f) << shift
         if b & 0x80:
             shift += 7
             continue
         prev += (v >> 1) ^ -(v & 1)
-        pages.append(prev)
+        g = gens.get(prev) if gens else None
+        pages.append(prev | (g << GEN_SHIFT) if g else prev)
         v, shift = 0, 0
-    else:
-        raise TraceError('%s: cut short after %d entries (no end marker: did the workload finish?)'
-                         % (name, len(pages)))
     if n - i != 8:
         raise TraceError('%s: %d bytes after the end marker, want 8' % (name, n - i))
     want = int.from_bytes(data[i:], 'little')
@@ -253,12 +307,14 @@ class _Greedy:
         self.res, self.disk = [], []
 
     def farthest(self):
+        """The resident page used last, or None (every page hidden)."""
         res, when = self.res, self.when
-        while True:
+        while res:
             w, q = res[0]
             if when[q] == -w:
                 return q
             heapq.heappop(res)
+        return None
 
     def evict(self, q):
         heapq.heappop(self.res)            # q is the valid top: farthest() said so
@@ -295,7 +351,7 @@ class _Greedy:
                 self.used += 1
             else:
                 r = self.farthest()
-                if when[r] <= nx:
+                if r is None or when[r] <= nx:
                     break
                 self.evict(r)
             heapq.heappop(disk)
