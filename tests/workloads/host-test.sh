@@ -141,7 +141,9 @@ fi
 # MM_TRACE=FILE (wtrace.h): same record, a trace file; a file that cannot
 # be created is one line on stderr and exit 3.  tools/tests/test_min.py
 # checks the traces' contents.
-MM_TRACE="$TMP/trace" run_ok touch "touches=5000 pages=2048 pages_touched=2048" touch 8 5000 seq anon
+export MM_TRACE="$TMP/trace"
+run_ok touch "touches=5000 pages=2048 pages_touched=2048" touch 8 5000 seq anon
+unset MM_TRACE
 if [ -s "$TMP/trace" ] && [ "$(head -c 8 "$TMP/trace")" = MMTRACE1 ]; then
 	pass "MM_TRACE writes a trace"
 else
