@@ -494,7 +494,7 @@ def column_cells(col, xs, frames, oracle, usable_bytes, notes):
         return {}
     cmd = next(iter(cmds))
     if len(cmd) != 1:
-        notes.append("'%s': a parallel group has no single access order: no MIN" % col)
+        notes.append("'%s': a parallel group has no single access order" % col)
         return {}
     k = ra_pages(xs[0].get('knobs'), usable_bytes)
     try:
@@ -513,6 +513,39 @@ def column_cells(col, xs, frames, oracle, usable_bytes, notes):
         out['MIN+PF major'] = str(pf.lower) if pf.lower == pf.upper else '%d-%d' % (pf.lower, pf.upper)
         out['majflt / MIN+PF'] = ratio_cell(maj, pf.lower)
     return out
+
+
+def min_table(columns, results, frames, frames_what, oracle, usable_bytes=None):
+    """Lines of the MIN table under a script's table: the kernel's mean
+    majflt per column, then table_rows(), then a note per column left out."""
+    from . import tables
+    rows, notes = table_rows(columns, results, frames, oracle, usable_bytes)
+    maj = []
+    for col in columns:
+        ms = [x['majflt'] for x in results if x.get('column') == col and isinstance(x.get('majflt'), int)]
+        maj.append('%.0f' % (sum(ms) / len(ms)) if ms else '-')
+    head = ('MIN (tools/min): %d frames (%s); major faults = re-faults, reads from swap; '
+            'MIN+PF: k pages per major fault, lower bound or lower-upper' % (frames, frames_what))
+    return [head] + tables.render(columns, [('majflt', maj)] + rows, name_width=16) + \
+        ['  no MIN for %s' % n for n in notes]
+
+
+def summary_fields(col, results, frames, oracle, usable_bytes=None):
+    """The MIN columns of a summary.csv row (empty strings when not done)."""
+    rows, _ = table_rows([col], [x for x in results if x.get('column') == col], frames, oracle, usable_bytes)
+    got = {name: cells[0] for name, cells in rows}
+
+    def val(name):
+        v = got.get(name, '-')
+        return '' if v in ('-', '?') else v
+    pf = val('MIN+PF major').split('-')
+    return {'min_frames': frames, 'min_major': val('MIN major'), 'lru_major': val('LRU major'),
+            'majflt_over_min': val('majflt / MIN'), 'ra_pages': val('RA pages k'),
+            'min_pf_lower': pf[0], 'min_pf_upper': pf[-1], 'majflt_over_min_pf': val('majflt / MIN+PF')}
+
+
+SUMMARY_FIELDS = ['min_frames', 'min_major', 'lru_major', 'majflt_over_min', 'ra_pages', 'min_pf_lower',
+                  'min_pf_upper', 'majflt_over_min_pf']
 
 
 # ------------------------------------------------------------ command line

@@ -346,3 +346,89 @@ def test_min_tool_errors_name_the_thing(tmp_path):
     log.write_text('{"type":"boot"}\n')
     r = subprocess.run([tool, '--log', str(log), '--trace', str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and 'mem_balance' in r.stderr
+
+
+def test_matrix_min_rows_and_summary_columns(tmp_path):
+    import argparse
+    import csv
+    import io
+    import sys
+    from mmtools import matrix, rig
+    from mmtools.records import parse_records
+    log = matrix.canned_log().replace(
+        '{"type":"boot","usable_bytes":50331648}',
+        '{"type":"boot","usable_bytes":50331648}\n'
+        '{"type":"mem_balance","phase":"start","of":"script","free_frames":60}')
+    r = rig.Result(0, log, parse_records(log), False, 1.0)
+    job = matrix.Job('canned.mm', 'ssd', 'nvme', 'canned.mm')
+    m = matrix.Matrix(argparse.Namespace(out=str(tmp_path), build='build', scripts=[], min=True))
+    scan = list(range(1, 101)) * 3
+    m.oracle = FakeOracle({'touch 56 20000 seq anon': scan, 'touch 56 3000 random anon': scan[:150]})
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = io.StringIO()
+    try:
+        d = m.digest(job, r, 1.0, 'canned.log')
+        m.write([job], [d])
+        m.print_tables([d])
+    finally:
+        sys.stdout, sys.stderr = saved
+    with open(tmp_path / 'summary.csv') as f:
+        rows = {s['column']: s for s in csv.DictReader(f)}
+    major = run_min(scan, 60).major
+    ra3 = rows['RA=3']
+    assert ra3['min_frames'] == '60' and ra3['min_major'] == str(major) and ra3['ra_pages'] == '8'
+    assert ra3['majflt_over_min'] == '%.2f' % (710 / major)
+    assert ra3['min_pf_lower'] == str(-(-major // 8))
+    assert rows['rnd Hugh']['min_major'] == '0' and rows['rnd Hugh']['majflt_over_min'] == 'inf'
+    text = m.report.getvalue()
+    assert 'MIN (tools/min): 60 frames (free_frames at the start of the script)' in text
+    assert 'MIN major' in text and 'majflt / MIN+PF' in text
+
+
+def test_matrix_without_min_leaves_the_columns_empty(tmp_path):
+    import argparse
+    import csv
+    import io
+    import sys
+    from mmtools import matrix, rig
+    from mmtools.records import parse_records
+    log = matrix.canned_log()
+    r = rig.Result(0, log, parse_records(log), False, 1.0)
+    job = matrix.Job('canned.mm', 'ssd', 'nvme', 'canned.mm')
+    m = matrix.Matrix(argparse.Namespace(out=str(tmp_path), build='build', scripts=[]))
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = io.StringIO()
+    try:
+        m.write([job], [m.digest(job, r, 1.0, 'canned.log')])
+    finally:
+        sys.stdout, sys.stderr = saved
+    with open(tmp_path / 'summary.csv') as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(s['min_major'] == '' for s in rows)
+    assert 'MIN' not in m.report.getvalue()
+
+
+def test_results_min_table_end_to_end(tmp_path):
+    import json
+    recs = [{'type': 'boot', 'usable_bytes': 48 << 20},
+            {'type': 'mem_balance', 'phase': 'start', 'of': 'script', 'free_frames': 100},
+            {'type': 'script', 'script': 'scripts/t.mm'}]
+    for col, ra, maj in (('RA=0', 'off', 400), ('RA=2', 'fixed:2', 100)):
+        recs.append({'type': 'result', 'script': 'scripts/t.mm', 'column': col, 'run': 0,
+                     'commands': ['touch 1 600 seq anon'], 'majflt': maj, 'minflt': 1, 'elapsed_ns': 1,
+                     'knobs': {'ra': ra, 'page_cluster': '3'}})
+    recs.append({'type': 'table', 'script': 'scripts/t.mm', 'columns': ['RA=0', 'RA=2'],
+                 'rows': [{'name': 'pgmajfault', 'unit': 'count',
+                           'cells': [{'n': 1, 'mean': 400}, {'n': 1, 'mean': 100}]}]})
+    path = tmp_path / 'r.jsonl'
+    path.write_text(''.join(json.dumps(x) + '\n' for x in recs))
+    r = subprocess.run([os.path.join(ROOT, 'tools', 'results'), str(path), '--min', '--build',
+                        os.path.join(ROOT, 'build')], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    major = run_min([i % 256 for i in range(600)], 100).major
+    # the MIN table's row names sit in 16 columns
+    rows = {line[:16].strip(): line[16:].split() for line in r.stdout.splitlines()}
+    assert rows['MIN major'] == [str(major), str(major)]
+    assert rows['majflt / MIN'] == ['%.2f' % (400 / major), '%.2f' % (100 / major)]
+    assert rows['RA pages k'] == ['1', '4']
+    assert rows['majflt / MIN+PF'][1] == '%.2f' % (100 / -(-major // 4))
