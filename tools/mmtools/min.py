@@ -31,8 +31,13 @@ fewest pages) and the faults of a greedy policy (each fault also brings the
 K-1 swapped pages used soonest, each only while it is used before the
 resident page used last, which it then replaces).
 
-Trace cost: the simulation is Python, about a microsecond per access for
-LRU and a few for MIN (README gives the measured figures).
+tools/results --min and tools/matrix --min put the same figures under
+each script's table (min_table()), one column per table column.
+
+Cost: the simulation is Python, measured at under a microsecond per
+access for LRU, one to two for MIN, two to six for MIN with prefetch;
+the seed scripts' traces (at most 210000 accesses) take seconds (README,
+"The optimum: tools/min", has the figures).
 """
 import argparse
 import heapq
