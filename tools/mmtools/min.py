@@ -467,6 +467,11 @@ class Oracle:
         return self.done[key]
 
 
+def mean(xs):
+    xs = [x for x in xs if isinstance(x, (int, float))]
+    return sum(xs) / len(xs) if xs else None
+
+
 def ratio_cell(a, b):
     if a is None or b is None:
         return '-'
@@ -477,11 +482,13 @@ def ratio_cell(a, b):
 
 def table_rows(columns, results, frames, oracle, usable_bytes=None):
     """Rows to add under a script's table, one cell per column: MIN's and
-    LRU's major faults (re-faults), the run's mean majflt over MIN's, the
-    read-ahead pages k of the column's policy, MIN with prefetch of k pages
+    LRU's major faults (re-faults), the runs' mean majflt over MIN's, their
+    mean pswpin (pages read from swap: MIN's major count bounds it under
+    every read-ahead policy, own's too) over MIN's, the read-ahead pages k of the column's policy, MIN with prefetch of k pages
     (lower bound, or lower-upper) and majflt over that lower bound.
     Returns (rows, notes): notes name columns that could not be done."""
-    names = ['MIN major', 'LRU major', 'majflt / MIN', 'RA pages k', 'MIN+PF major', 'majflt / MIN+PF']
+    names = ['MIN major', 'LRU major', 'majflt / MIN', 'pswpin / MIN', 'RA pages k', 'MIN+PF major',
+             'majflt / MIN+PF']
     cells = {n: [] for n in names}
     notes = []
     for col in columns:
@@ -507,10 +514,11 @@ def column_cells(col, xs, frames, oracle, usable_bytes, notes):
     except (RuntimeError, OSError, ValueError, subprocess.TimeoutExpired) as e:
         notes.append("'%s': %s" % (col, e))
         return {}
-    majs = [x['majflt'] for x in xs if isinstance(x.get('majflt'), int)]
-    maj = sum(majs) / len(majs) if majs else None
+    maj = mean([x.get('majflt') for x in xs])
+    pswpin = mean([x.get('vmstat', {}).get('pswpin') for x in xs])
     out = {'MIN major': str(a.min.major), 'LRU major': str(a.lru.major),
-           'majflt / MIN': ratio_cell(maj, a.min.major), 'RA pages k': str(k) if k else '?'}
+           'majflt / MIN': ratio_cell(maj, a.min.major), 'pswpin / MIN': ratio_cell(pswpin, a.min.major),
+           'RA pages k': str(k) if k else '?'}
     pf = a.prefetch.get(k) if k else None
     if k == 1:
         pf = Prefetch(1, a.min.major, a.min.major, a.min.major, 0)
@@ -545,11 +553,11 @@ def summary_fields(col, results, frames, oracle, usable_bytes=None):
         return '' if v in ('-', '?') else v
     pf = val('MIN+PF major').split('-')
     return {'min_frames': frames, 'min_major': val('MIN major'), 'lru_major': val('LRU major'),
-            'majflt_over_min': val('majflt / MIN'), 'ra_pages': val('RA pages k'),
+            'majflt_over_min': val('majflt / MIN'), 'pswpin_over_min': val('pswpin / MIN'), 'ra_pages': val('RA pages k'),
             'min_pf_lower': pf[0], 'min_pf_upper': pf[-1], 'majflt_over_min_pf': val('majflt / MIN+PF')}
 
 
-SUMMARY_FIELDS = ['min_frames', 'min_major', 'lru_major', 'majflt_over_min', 'ra_pages', 'min_pf_lower',
+SUMMARY_FIELDS = ['min_frames', 'min_major', 'lru_major', 'majflt_over_min', 'pswpin_over_min', 'ra_pages', 'min_pf_lower',
                   'min_pf_upper', 'majflt_over_min_pf']
 
 

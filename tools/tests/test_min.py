@@ -252,8 +252,8 @@ class FakeOracle(mm.Oracle):
 def test_table_rows():
     scan = list(range(1, 101)) * 3
     o = FakeOracle({'scan': scan})
-    res = [{'column': 'RA=0', 'commands': ['scan'], 'majflt': 150, 'knobs': {'ra': 'off'}},
-           {'column': 'RA=0', 'commands': ['scan'], 'majflt': 170, 'knobs': {'ra': 'off'}},
+    res = [{'column': 'RA=0', 'commands': ['scan'], 'majflt': 150, 'knobs': {'ra': 'off'}, 'vmstat': {'pswpin': 300}},
+           {'column': 'RA=0', 'commands': ['scan'], 'majflt': 170, 'knobs': {'ra': 'off'}, 'vmstat': {'pswpin': 320}},
            {'column': 'RA=3', 'commands': ['scan'], 'majflt': 30, 'knobs': {'ra': 'fixed:3'}},
            {'column': 'pair', 'commands': ['scan', 'scan'], 'majflt': 9, 'knobs': {'ra': 'off'}}]
     rows, notes = mm.table_rows(['RA=0', 'RA=3', 'pair', 'gone'], res, 60, o)
@@ -262,6 +262,7 @@ def test_table_rows():
     assert rows['MIN major'] == [str(major), str(major), '-', '-']
     assert rows['LRU major'][0] == str(mm.lru(scan, 60).major)
     assert rows['majflt / MIN'][0] == '%.2f' % (160 / major)
+    assert rows['pswpin / MIN'][:2] == ['%.2f' % (310 / major), '-']     # RA=3's runs carry no vmstat
     assert rows['RA pages k'][:2] == ['1', '8']
     assert rows['MIN+PF major'][0] == str(major)
     lower = -(-major // 8)
@@ -379,6 +380,7 @@ def test_matrix_min_rows_and_summary_columns(tmp_path):
     assert ra3['min_frames'] == '60' and ra3['min_major'] == str(major) and ra3['ra_pages'] == '8'
     assert ra3['majflt_over_min'] == '%.2f' % (710 / major)
     assert ra3['min_pf_lower'] == str(-(-major // 8))
+    assert ra3['pswpin_over_min'] == '%.2f' % (5000 / major)      # the canned runs read 5000 pages
     assert rows['rnd Hugh']['min_major'] == '0' and rows['rnd Hugh']['majflt_over_min'] == 'inf'
     text = m.report.getvalue()
     assert 'MIN (tools/min): 60 frames (free_frames at the start of the script)' in text
