@@ -59,17 +59,18 @@ def trailer_line(t, nbytes):
 
 def min_lines(table, seen, oracle):
     """The MIN table for a table record, from the records before it: the
-    script's results, its start's free frames, the boot's memory."""
+    script's results, the free frames of the last script start before it
+    (its mem_balance comes just before the script record), the boot's memory."""
     script = table.get('script')
-    starts = [x for x in seen if x['type'] == 'script']
-    if starts and starts[-1].get('script') == script:
-        seen = seen[seen.index(starts[-1]) - 1:]      # its mem_balance comes just before it
-    got = mmin.start_frames([x for x in seen if x['type'] == 'mem_balance'])
+    idx = max((i for i, x in enumerate(seen) if x['type'] == 'script' and x.get('script') == script),
+              default=0)
+    starts = [x for x in seen[:idx + 1] if x['type'] == 'mem_balance']
+    got = mmin.start_frames(starts[::-1])
     if got is None:
         return ['MIN: no mem_balance start record before the table of %s: no frame count' % script]
-    boots = [x for x in seen if x['type'] == 'boot']
+    boots = [x for x in seen[:idx + 1] if x['type'] == 'boot']
     usable = boots[-1].get('usable_bytes') if boots else None
-    results = [x for x in seen if x['type'] == 'result' and x.get('script') == script]
+    results = [x for x in seen[idx:] if x['type'] == 'result' and x.get('script') == script]
     return mmin.min_table(table.get('columns', []), results, got[0], got[1], oracle, usable)
 
 

@@ -434,3 +434,22 @@ def test_results_min_table_end_to_end(tmp_path):
     assert rows['majflt / MIN'] == ['%.2f' % (400 / major), '%.2f' % (100 / major)]
     assert rows['RA pages k'] == ['1', '4']
     assert rows['majflt / MIN+PF'][1] == '%.2f' % (100 / -(-major // 4))
+
+
+def test_results_each_script_uses_its_own_start():
+    from mmtools import results
+    scan = list(range(1, 101)) * 3
+    seen = []
+    for name, frames in (('scripts/a.mm', 60), ('scripts/b.mm', 90)):
+        seen += [{'type': 'mem_balance', 'phase': 'start', 'of': 'script', 'free_frames': frames},
+                 {'type': 'script', 'script': name},
+                 {'type': 'result', 'script': name, 'column': 'c', 'commands': ['scan'], 'majflt': 50,
+                  'knobs': {'ra': 'off'}}]
+        table = {'type': 'table', 'script': name, 'columns': ['c']}
+        seen.append(table)
+        lines = results.min_lines(table, seen, FakeOracle({'scan': scan}))
+        assert lines[0].startswith('MIN (tools/min): %d frames' % frames)
+        rows = {line[:16].strip(): line[16:].split() for line in lines[1:]}
+        assert rows['MIN major'] == [str(run_min(scan, frames).major)]
+    assert results.min_lines(table, [table], None) == [
+        'MIN: no mem_balance start record before the table of scripts/b.mm: no frame count']
