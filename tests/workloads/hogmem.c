@@ -55,27 +55,30 @@ static void hog_sweep(struct hog_state *h, uint64_t loop)
 	uint64_t tag = rt_mix64(loop + 1);
 	uint64_t prev = rt_mix64(loop);
 
-	for (uint64_t w = 0; w < h->words; w += HOG_STRIDE_WORDS) {
-		uint64_t off = w * sizeof(uint64_t);
+	/* A page at a time (the region is whole MiB), so the MM_TRACE hook is
+	 * one test per page, not per cache line. */
+	for (uint64_t pw = 0; pw < h->words; pw += HOG_PAGE_WORDS) {
+		wtrace_page(&h->region[pw]);
+		for (uint64_t w = pw; w < pw + HOG_PAGE_WORDS; w += HOG_STRIDE_WORDS) {
+			uint64_t off = w * sizeof(uint64_t);
 
-		if (w % HOG_PAGE_WORDS == 0)
-			wtrace_page(&h->region[w]);
-		if (loop > 0 && h->region[w] != (prev ^ off))
-			hog_mismatch(h, w, h->region[w], prev ^ off);
-		h->region[w] = tag ^ off;
+			if (loop > 0 && h->region[w] != (prev ^ off))
+				hog_mismatch(h, w, h->region[w], prev ^ off);
+			h->region[w] = tag ^ off;
+		}
 	}
 }
 
 static void hog_check(struct hog_state *h, uint64_t loop)
 {
-	for (uint64_t w = 0; w < h->words; w += HOG_STRIDE_WORDS) {
-		uint64_t want = hog_value(loop, w * sizeof(uint64_t));
+	for (uint64_t pw = 0; pw < h->words; pw += HOG_PAGE_WORDS) {
+		wtrace_page(&h->region[pw]);
+		for (uint64_t w = pw; w < pw + HOG_PAGE_WORDS; w += HOG_STRIDE_WORDS) {
+			uint64_t want = hog_value(loop, w * sizeof(uint64_t));
 
-		if (w % HOG_PAGE_WORDS == 0)
-			wtrace_page(&h->region[w]);
-
-		if (h->region[w] != want)
-			hog_mismatch(h, w, h->region[w], want);
+			if (h->region[w] != want)
+				hog_mismatch(h, w, h->region[w], want);
+		}
 	}
 }
 
