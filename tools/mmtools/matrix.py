@@ -73,8 +73,9 @@ mmtools/remote.py.
 under each table, per column, Belady's MIN and LRU on the column's
 workload traced on this host, with the frames free at the start of the
 script (its mem_balance record), beside the kernel's mean majflt, the
-ratio majflt / MIN, and MIN with prefetch of the column's read-ahead
-pages; summary.csv's min_* columns (empty without --min) carry the same.
+ratios majflt / MIN and pswpin / MIN, and MIN with prefetch (and with a
+window) of the column's read-ahead pages; summary.csv's min_* columns
+(empty without --min) carry the same.
 A parallel group has no single access order and gets none.
 
 --self-test parses a canned serial log into the CSVs and checks them (no

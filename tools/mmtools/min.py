@@ -29,7 +29,10 @@ policy can take lie between two bounds printed: ceil(MIN re-faults / K)
 (every page read from swap is read by some fault's I/O, and MIN reads the
 fewest pages) and the faults of a greedy policy (each fault also brings the
 K-1 swapped pages used soonest, each only while it is used before the
-resident page used last, which it then replaces).
+resident page used last, which it then replaces).  MIN+window is the same
+greedy policy allowed only the pages of the faulting page's aligned block
+of K page numbers, as a read-ahead window in the address space: what a
+clairvoyant windowed read-ahead achieves (a count, not a bound).
 
 tools/results --min and tools/matrix --min put the same figures under
 each script's table (min_table()), one column per table column.
@@ -56,6 +59,7 @@ NEVER = 1 << 62          # "no next use"
 
 Faults = namedtuple('Faults', 'faults compulsory major')
 Prefetch = namedtuple('Prefetch', 'k lower upper greedy reads')
+Window = namedtuple('Window', 'k upper greedy reads')
 
 
 # ------------------------------------------------------------ the trace file
@@ -198,6 +202,12 @@ def trace_command(words, build='build', timeout=3600):
 
 def dense(pages):
     """The trace with pages renumbered 0..n-1 in order of first use, and n."""
+    seq, ids = dense_map(pages)
+    return seq, len(ids)
+
+
+def dense_map(pages):
+    """dense()'s trace and {page number: id} (its keys in id order)."""
     ids = {}
     out = array('l', bytes(8 * len(pages)))
     for i, p in enumerate(pages):
@@ -205,7 +215,7 @@ def dense(pages):
         if j is None:
             j = ids[p] = len(ids)
         out[i] = j
-    return out, len(ids)
+    return out, ids
 
 
 def next_uses(seq, npages):
@@ -339,34 +349,59 @@ class _Greedy:
         else:
             self.evict(self.farthest())
 
-    def bring(self, m, pinned):
-        """Reads up to m swapped pages, soonest used first, each while it
-        is used before the resident page used last.  `pinned`, the faulting
-        page, arrives with them and keeps its frame: hidden from farthest()
-        meanwhile (its heap entries go stale and are dropped, then it is
-        pushed again).  Returns how many."""
+    def take(self, q, nx):
+        """Reads swapped page q, next used at nx, into a free frame or in
+        place of the resident page used last, if that one is used after
+        q; False (nothing read) if not."""
+        if self.used < self.frames:
+            self.used += 1
+        else:
+            r = self.farthest()
+            if r is None or self.when[r] <= nx:
+                return False
+            self.evict(r)
+        self.place(q, nx)
+        return True
+
+    def bring(self, m, pinned, cands=None):
+        """Reads up to m swapped pages, soonest used first, while take()
+        will: any pages on swap, or only cands ((next use, page) pairs).
+        `pinned`, the faulting page, arrives with them and keeps its frame:
+        hidden from farthest() meanwhile (its heap entries go stale and are
+        dropped, then it is pushed again).  Returns how many."""
         got, disk, out, when = 0, self.disk, self.out, self.when
         keep, when[pinned] = when[pinned], -2     # its heap entries look stale now
-        while got < m and disk:
+        if cands is not None:
+            for nx, q in sorted(cands)[:m]:
+                if not self.take(q, nx):
+                    break
+                got += 1
+        while cands is None and got < m and disk:
             nx, q = disk[0]
-            if out[q] != nx:
+            if out[q] != nx:                  # stale: q came in, or went out again later
                 heapq.heappop(disk)
                 continue
-            if self.used < self.frames:
-                self.used += 1
-            else:
-                r = self.farthest()
-                if r is None or when[r] <= nx:
-                    break
-                self.evict(r)
-            heapq.heappop(disk)
-            self.place(q, nx)
+            if not self.take(q, nx):
+                break
             got += 1
         self.place(pinned, keep)
         return got
 
+    def window(self, k, p, vpn_of, ids):
+        """(next use, page) of the pages of p's aligned block of k page
+        numbers that are on swap and used again."""
+        v = vpn_of[p]
+        out, when, got = self.out, self.when, []
+        for u in range(v - v % k, v - v % k + k):
+            q = ids.get(u)
+            if q is not None and when[q] < 0 and 0 <= out[q] < NEVER:
+                got.append((out[q], q))
+        return got
 
-def _greedy_prefetch(seq, frames, k, npages, nxt):
+
+def _greedy_prefetch(seq, frames, k, npages, nxt, window=None):
+    """(major faults, pages read ahead) of the greedy policy; window:
+    (vpn_of, ids) to read only from the faulting page's aligned block."""
     g = _Greedy(frames, npages)
     when, out, res = g.when, g.out, g.res
     faults = reads = 0
@@ -381,23 +416,47 @@ def _greedy_prefetch(seq, frames, k, npages, nxt):
         g.place(p, n)
         if major:
             faults += 1
-            reads += g.bring(k - 1, p)
+            cands = g.window(k, p, *window) if window else None
+            reads += g.bring(k - 1, p, cands)
     return faults, reads
+
+
+def belady_window(pages, frames, k, major=None):
+    """MIN with a read-ahead window: each major fault may also read the
+    swapped pages of its aligned block of k page numbers, greedily as in
+    belady_prefetch.  A count a clairvoyant windowed policy achieves, not
+    a bound: Window(k, upper, greedy, reads), upper = min(greedy, MIN's
+    re-faults)."""
+    seq, ids = dense_map(pages)
+    npages = len(ids)
+    nxt = next_uses(seq, npages)
+    if major is None:
+        major = belady(seq, frames, npages, nxt).major
+    if k == 1:
+        return Window(1, major, major, 0)
+    greedy, reads = _greedy_prefetch(seq, frames, k, npages, nxt, (list(ids), ids))
+    return Window(k, min(greedy, major), greedy, reads)
 
 
 # ------------------------------------------------------------ analysis
 
-Analysis = namedtuple('Analysis', 'accesses pages frames min lru prefetch')
+Analysis = namedtuple('Analysis', 'accesses pages frames min lru prefetch window')
 
 
 def analyse(pages, frames, ks=()):
-    """MIN, LRU and MIN with prefetch for each k in ks (k >= 2) of one
-    trace with `frames` frames."""
-    seq, npages = dense(pages)
+    """MIN, LRU, and MIN with prefetch and with a window for each k in ks
+    (k >= 2), of one trace with `frames` frames."""
+    seq, ids = dense_map(pages)
+    npages = len(ids)
     nxt = next_uses(seq, npages)
     b = belady(seq, frames, npages, nxt)
-    pf = {k: belady_prefetch(seq, frames, k, npages, nxt, b.major) for k in sorted(set(ks)) if k > 1}
-    return Analysis(len(seq), npages, frames, b, lru(seq, frames), pf)
+    ks = [k for k in sorted(set(ks)) if k > 1]
+    pf = {k: belady_prefetch(seq, frames, k, npages, nxt, b.major) for k in ks}
+    win = {}
+    for k in ks:
+        greedy, reads = _greedy_prefetch(seq, frames, k, npages, nxt, (list(ids), ids))
+        win[k] = Window(k, min(greedy, b.major), greedy, reads)
+    return Analysis(len(seq), npages, frames, b, lru(seq, frames), pf, win)
 
 
 def start_frames(records):
@@ -488,7 +547,7 @@ def table_rows(columns, results, frames, oracle, usable_bytes=None):
     (lower bound, or lower-upper) and majflt over that lower bound.
     Returns (rows, notes): notes name columns that could not be done."""
     names = ['MIN major', 'LRU major', 'majflt / MIN', 'pswpin / MIN', 'RA pages k', 'MIN+PF major',
-             'majflt / MIN+PF']
+             'majflt / MIN+PF', 'MIN+window']
     cells = {n: [] for n in names}
     notes = []
     for col in columns:
@@ -520,11 +579,15 @@ def column_cells(col, xs, frames, oracle, usable_bytes, notes):
            'majflt / MIN': ratio_cell(maj, a.min.major), 'pswpin / MIN': ratio_cell(pswpin, a.min.major),
            'RA pages k': str(k) if k else '?'}
     pf = a.prefetch.get(k) if k else None
+    win = a.window.get(k) if k else None
     if k == 1:
         pf = Prefetch(1, a.min.major, a.min.major, a.min.major, 0)
+        win = Window(1, a.min.major, a.min.major, 0)
     if pf:
         out['MIN+PF major'] = str(pf.lower) if pf.lower == pf.upper else '%d-%d' % (pf.lower, pf.upper)
         out['majflt / MIN+PF'] = ratio_cell(maj, pf.lower)
+    if win:
+        out['MIN+window'] = str(win.upper)
     return out
 
 
@@ -538,7 +601,8 @@ def min_table(columns, results, frames, frames_what, oracle, usable_bytes=None):
         ms = [x['majflt'] for x in results if x.get('column') == col and isinstance(x.get('majflt'), int)]
         maj.append('%.0f' % (sum(ms) / len(ms)) if ms else '-')
     head = ('MIN (tools/min): %d frames (%s); major faults = re-faults, reads from swap; '
-            'MIN+PF: k pages per major fault, lower bound or lower-upper' % (frames, frames_what))
+            'MIN+PF: k pages per major fault, lower bound or lower-upper; MIN+window: k-page '
+            'aligned blocks' % (frames, frames_what))
     return [head] + tables.render(columns, [('majflt', maj)] + rows, name_width=16) + \
         ['  no MIN for %s' % n for n in notes]
 
@@ -553,12 +617,13 @@ def summary_fields(col, results, frames, oracle, usable_bytes=None):
         return '' if v in ('-', '?') else v
     pf = val('MIN+PF major').split('-')
     return {'min_frames': frames, 'min_major': val('MIN major'), 'lru_major': val('LRU major'),
-            'majflt_over_min': val('majflt / MIN'), 'pswpin_over_min': val('pswpin / MIN'), 'ra_pages': val('RA pages k'),
-            'min_pf_lower': pf[0], 'min_pf_upper': pf[-1], 'majflt_over_min_pf': val('majflt / MIN+PF')}
+            'majflt_over_min': val('majflt / MIN'), 'pswpin_over_min': val('pswpin / MIN'),
+            'ra_pages': val('RA pages k'), 'min_pf_lower': pf[0], 'min_pf_upper': pf[-1],
+            'majflt_over_min_pf': val('majflt / MIN+PF'), 'min_window_major': val('MIN+window')}
 
 
-SUMMARY_FIELDS = ['min_frames', 'min_major', 'lru_major', 'majflt_over_min', 'pswpin_over_min', 'ra_pages', 'min_pf_lower',
-                  'min_pf_upper', 'majflt_over_min_pf']
+SUMMARY_FIELDS = ['min_frames', 'min_major', 'lru_major', 'majflt_over_min', 'pswpin_over_min', 'ra_pages',
+                  'min_pf_lower', 'min_pf_upper', 'majflt_over_min_pf', 'min_window_major']
 
 
 # ------------------------------------------------------------ command line
@@ -574,13 +639,17 @@ def report(a, what, frames_what):
     for k, pf in sorted(a.prefetch.items()):
         lines.append('MIN+PF k=%d: major faults >= %d (MIN major / %d), <= %d (greedy: %d faults, '
                      '%d pages read ahead)' % (k, pf.lower, k, pf.upper, pf.greedy, pf.reads))
+        w = a.window[k]
+        lines.append('MIN+window k=%d: %d major faults (greedy from each fault\'s aligned %d-page block: '
+                     '%d faults, %d pages read ahead)' % (k, w.upper, k, w.greedy, w.reads))
     return lines
 
 
 def as_json(a, what):
     return json.dumps({'type': 'min', 'what': what, 'accesses': a.accesses, 'pages': a.pages,
                        'frames': a.frames, 'min': a.min._asdict(), 'lru': a.lru._asdict(),
-                       'prefetch': [p._asdict() for _, p in sorted(a.prefetch.items())]},
+                       'prefetch': [p._asdict() for _, p in sorted(a.prefetch.items())],
+                       'window': [w._asdict() for _, w in sorted(a.window.items())]},
                       separators=(',', ':'))
 
 

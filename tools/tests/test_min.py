@@ -42,9 +42,10 @@ def brute_min(seq, frames):
     return best(0, frozenset())
 
 
-def brute_prefetch(seq, frames, k):
+def brute_prefetch(seq, frames, k, window=False):
     """The fewest major faults when each major fault may also read up to
-    k-1 pages that are on swap (touched before, not resident), first
+    k-1 pages that are on swap (touched before, not resident) - with
+    window, only those of its aligned block of k page numbers - first
     touches read nothing, and the resident set never exceeds frames."""
     @functools.lru_cache(maxsize=None)
     def best(i, res):
@@ -56,6 +57,8 @@ def brute_prefetch(seq, frames, k):
         touched = set(seq[:i])
         major = p in touched
         swapped = sorted(touched - res - {p}) if major else []
+        if window:
+            swapped = [q for q in swapped if q // k == p // k]
         out = None
         for extra in range(0, min(k - 1, len(swapped)) + 1):
             for s in itertools.combinations(swapped, extra):
@@ -160,6 +163,36 @@ def test_prefetch_bounds_hold_the_exhaustive_optimum(seed):
                 opt = brute_prefetch(seq, frames, k)
                 assert pf.lower <= opt <= pf.upper <= major, (seq, frames, k, pf, opt)
                 assert pf.upper == min(pf.greedy, major)
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_window_is_a_policy_of_its_model(seed):
+    rng = random.Random(500 + seed)
+    for _ in range(12):
+        seq = random_trace(rng, rng.randrange(4, 11), rng.randrange(3, 7))
+        d, n = mm.dense(seq)
+        for frames in (1, 2, 3):
+            major = mm.belady(d, frames, n).major
+            assert mm.belady_window(seq, frames, 1) == mm.Window(1, major, major, 0)
+            for k in (2, 4):
+                w = mm.belady_window(seq, frames, k)
+                opt = brute_prefetch(seq, frames, k, window=True)
+                # greedy is one policy of the window model; the window model
+                # is a restriction of the any-page model
+                assert brute_prefetch(seq, frames, k) <= opt <= w.upper <= major, (seq, frames, k, w, opt)
+
+
+def test_window_helps_a_scan_not_random_pages():
+    rng = random.Random(7)
+    scan = list(range(1, 201)) * 4
+    rnd = random_trace(rng, 2000, 200)
+    for seq in (scan, rnd):
+        a = mm.analyse(seq, 120, [8])
+        assert a.window[8].upper >= a.prefetch[8].lower
+    a = mm.analyse(scan, 120, [8])
+    assert a.window[8].upper <= a.prefetch[8].lower + 5        # the next pages are the block's
+    a = mm.analyse(rnd, 120, [8])
+    assert a.window[8].upper > 2 * a.prefetch[8].upper           # random neighbours are little use
 
 
 def test_prefetch_on_a_cyclic_scan_reaches_the_lower_bound():
@@ -267,6 +300,7 @@ def test_table_rows():
     assert rows['MIN+PF major'][0] == str(major)
     lower = -(-major // 8)
     assert rows['majflt / MIN+PF'][1] == '%.2f' % (30 / lower)
+    assert rows['MIN+window'][:2] == [str(major), str(mm.belady_window(scan, 60, 8).upper)]
     assert len(notes) == 2 and 'parallel group' in notes[0] and 'no results' in notes[1]
 
 
@@ -332,7 +366,7 @@ def test_min_tool_on_a_workload(tmp_path):
     seq = [i % 256 for i in range(600)]
     assert got['min'] == run_min(seq, 100)._asdict()
     assert got['lru']['faults'] == 600
-    assert got['prefetch'][0]['k'] == 4
+    assert got['prefetch'][0]['k'] == 4 and got['window'][0]['k'] == 4
 
 
 def test_min_tool_errors_name_the_thing(tmp_path):
@@ -381,6 +415,7 @@ def test_matrix_min_rows_and_summary_columns(tmp_path):
     assert ra3['majflt_over_min'] == '%.2f' % (710 / major)
     assert ra3['min_pf_lower'] == str(-(-major // 8))
     assert ra3['pswpin_over_min'] == '%.2f' % (5000 / major)      # the canned runs read 5000 pages
+    assert ra3['min_window_major'] == str(mm.belady_window(scan, 60, 8).upper)
     assert rows['rnd Hugh']['min_major'] == '0' and rows['rnd Hugh']['majflt_over_min'] == 'inf'
     text = m.report.getvalue()
     assert 'MIN (tools/min): 60 frames (free_frames at the start of the script)' in text
