@@ -206,7 +206,7 @@ $(WOUT)/%.o: $(WDIR)/%.S
 	$(Q)$(WCC) $(WCFLAGS) -c $< -o $@
 $(WOUT)/librt.a: $(RT_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(WOUT)/libwl.a: $(WOUT)/vpage.o
+$(WOUT)/libwl.a: $(WOUT)/vpage.o $(WOUT)/wtrace.o
 	rm -f $@ && ar rcs $@ $^
 $(WOUT)/%: $(WOUT)/%.o $(WOUT)/rt/crt0.o $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o
 	$(WCC) $(WLDFLAGS) -o $@ $(WOUT)/rt/crt0.o $< $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o
@@ -296,7 +296,8 @@ matrix-selftest:
 # The Python tools' own tests (tools/tests, pytest; Debian's pytest-3 runs
 # the system python3 that python3-pytest installs into) and shellcheck of
 # the shell that tools/ ships into guests.
-tools-test:
+# tools/tests/test_min.py traces the workloads, so they are built first.
+tools-test: workloads
 	pytest-3 -q tools/tests
 
 deps:

@@ -13,9 +13,11 @@
  * (enomem: true), not an error. Then every chunk is read back and checked.
  *
  * Exit status: 0 clean, 1 data mismatch, 2 bad arguments, 3 a system call
- * failed with something other than ENOMEM.
+ * failed with something other than ENOMEM (or the MM_TRACE page trace,
+ * wtrace.h, could not be written).
  */
 #include "rt/rt.h"
+#include "wtrace.h"
 
 #define FILL_USAGE "fill PERCENT [TOTAL_MIB] [CHUNK_MIB]"
 #define FILL_MAX_MIB (1ULL << 24)
@@ -72,6 +74,7 @@ static void fill_write(uint64_t *p, uint64_t chunk, uint64_t pages)
 	for (uint64_t pg = 0; pg < pages; pg++) {
 		uint64_t base = fill_base(chunk, pg);
 
+		wtrace_page(&p[pg * FILL_PAGE_WORDS]);
 		for (uint64_t w = 0; w < FILL_PAGE_WORDS; w++)
 			p[pg * FILL_PAGE_WORDS + w] = base + w;
 	}
@@ -95,6 +98,7 @@ static void fill_check(struct fill_state *f, uint64_t chunk)
 	for (uint64_t pg = 0; pg < pages; pg++, p += FILL_PAGE_WORDS) {
 		uint64_t base = fill_base(chunk, pg);
 
+		wtrace_page(p);
 		for (uint64_t w = 0; w < FILL_PAGE_WORDS; w++) {
 			if (p[w] != base + w)
 				fill_mismatch(f, chunk, &p[w], base + w);
@@ -168,7 +172,6 @@ int main(int argc, char **argv, char **envp)
 	uint64_t percent, total, t0, t1;
 	int err;
 
-	(void)envp;
 	if (argc < 2 || argc > 4)
 		rt_usage_error(FILL_USAGE, "fill: expected 1 to 3 arguments, got %d", argc - 1);
 	percent = rt_arg_u64("fill", FILL_USAGE, "PERCENT", argv[1], 1, 100);
@@ -176,6 +179,8 @@ int main(int argc, char **argv, char **envp)
 			 : fill_total_mib();
 	f.chunk_bytes = RT_MIB * (argc > 3 ? rt_arg_u64("fill", FILL_USAGE, "CHUNK_MIB",
 							argv[3], 1, FILL_MAX_CHUNK_MIB) : 1);
+	if (wtrace_init("fill", envp) < 0)
+		return 3;
 	f.max_chunks = (total * RT_MIB * percent / 100 + f.chunk_bytes - 1) / f.chunk_bytes;
 	t0 = rt_now_ns();
 	err = fill_allocate(&f);
@@ -187,6 +192,7 @@ int main(int argc, char **argv, char **envp)
 	t1 = rt_now_ns();
 	for (uint64_t c = 0; c < f.nchunks; c++)
 		fill_check(&f, c);
+	err = wtrace_finish();
 	fill_report(&f, percent, total, t0, t1, rt_now_ns());
-	return f.mismatches != 0 ? 1 : 0;
+	return f.mismatches != 0 ? 1 : err < 0 ? 3 : 0;
 }

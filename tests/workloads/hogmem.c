@@ -11,12 +11,15 @@
  * Throughput is SIZE_MIB * LOOPS over the sweeps' time (the check-only pass
  * is excluded), printed as MB/sec with two decimals as the 1999 mail did.
  *
- * Exit status: 0 clean, 1 data mismatch, 2 bad arguments, 3 mmap failed.
+ * Exit status: 0 clean, 1 data mismatch, 2 bad arguments, 3 mmap failed
+ * (or the MM_TRACE page trace, wtrace.h, could not be written).
  */
 #include "rt/rt.h"
+#include "wtrace.h"
 
 #define HOG_USAGE "hogmem SIZE_MIB LOOPS"
 #define HOG_STRIDE_WORDS 8		/* one word per 64-byte cache line */
+#define HOG_PAGE_WORDS (RT_PAGE_SIZE / sizeof(uint64_t))
 #define HOG_REPORT_MAX 5
 #define HOG_MAX_MIB (1ULL << 24)
 /* Keeps SIZE_MIB * LOOPS * 10^8 (the MB/sec x 100 numerator) below 2^64. */
@@ -52,22 +55,30 @@ static void hog_sweep(struct hog_state *h, uint64_t loop)
 	uint64_t tag = rt_mix64(loop + 1);
 	uint64_t prev = rt_mix64(loop);
 
-	for (uint64_t w = 0; w < h->words; w += HOG_STRIDE_WORDS) {
-		uint64_t off = w * sizeof(uint64_t);
+	/* A page at a time (the region is whole MiB), so the MM_TRACE hook is
+	 * one test per page, not per cache line. */
+	for (uint64_t pw = 0; pw < h->words; pw += HOG_PAGE_WORDS) {
+		wtrace_page(&h->region[pw]);
+		for (uint64_t w = pw; w < pw + HOG_PAGE_WORDS; w += HOG_STRIDE_WORDS) {
+			uint64_t off = w * sizeof(uint64_t);
 
-		if (loop > 0 && h->region[w] != (prev ^ off))
-			hog_mismatch(h, w, h->region[w], prev ^ off);
-		h->region[w] = tag ^ off;
+			if (loop > 0 && h->region[w] != (prev ^ off))
+				hog_mismatch(h, w, h->region[w], prev ^ off);
+			h->region[w] = tag ^ off;
+		}
 	}
 }
 
 static void hog_check(struct hog_state *h, uint64_t loop)
 {
-	for (uint64_t w = 0; w < h->words; w += HOG_STRIDE_WORDS) {
-		uint64_t want = hog_value(loop, w * sizeof(uint64_t));
+	for (uint64_t pw = 0; pw < h->words; pw += HOG_PAGE_WORDS) {
+		wtrace_page(&h->region[pw]);
+		for (uint64_t w = pw; w < pw + HOG_PAGE_WORDS; w += HOG_STRIDE_WORDS) {
+			uint64_t want = hog_value(loop, w * sizeof(uint64_t));
 
-		if (h->region[w] != want)
-			hog_mismatch(h, w, h->region[w], want);
+			if (h->region[w] != want)
+				hog_mismatch(h, w, h->region[w], want);
+		}
 	}
 }
 
@@ -106,12 +117,14 @@ int main(int argc, char **argv, char **envp)
 	struct hog_state h = { 0 };
 	uint64_t mib, loops, start, sweeps_end;
 	void *p;
+	int err;
 
-	(void)envp;
 	if (argc != 3)
 		rt_usage_error(HOG_USAGE, "hogmem: expected 2 arguments, got %d", argc - 1);
 	mib = rt_arg_u64("hogmem", HOG_USAGE, "SIZE_MIB", argv[1], 1, HOG_MAX_MIB);
 	loops = rt_arg_u64("hogmem", HOG_USAGE, "LOOPS", argv[2], 1, HOG_MAX_LOOPS);
+	if (wtrace_init("hogmem", envp) < 0)
+		return 3;
 	start = rt_now_ns();
 	p = rt_mmap(NULL, mib * RT_MIB, RT_PROT_READ | RT_PROT_WRITE,
 		    RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
@@ -126,7 +139,8 @@ int main(int argc, char **argv, char **envp)
 		hog_sweep(&h, loop);
 	sweeps_end = rt_now_ns();
 	hog_check(&h, loops - 1);
+	err = wtrace_finish();
 	hog_report(&h, mib, loops, start, sweeps_end, rt_now_ns());
 	rt_munmap(p, mib * RT_MIB);
-	return h.mismatches != 0 ? 1 : 0;
+	return h.mismatches != 0 ? 1 : err < 0 ? 3 : 0;
 }

@@ -138,6 +138,25 @@ else
 	fail "touch random differs: rt '$a' musl '$b'"
 fi
 
+# MM_TRACE=FILE (wtrace.h): same record, a trace file; a file that cannot
+# be created is one line on stderr and exit 3.  tools/tests/test_min.py
+# checks the traces' contents.
+export MM_TRACE="$TMP/trace"
+run_ok touch "touches=5000 pages=2048 pages_touched=2048" touch 8 5000 seq anon
+unset MM_TRACE
+if [ -s "$TMP/trace" ] && [ "$(head -c 8 "$TMP/trace")" = MMTRACE1 ]; then
+	pass "MM_TRACE writes a trace"
+else
+	fail "MM_TRACE wrote no trace"
+fi
+MM_TRACE="$TMP/no/such/dir" timeout 20 "$OUT/hogmem" 1 1 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q 'MM_TRACE=' "$TMP/err"; then
+	pass "MM_TRACE to a bad path: exit 3, one line"
+else
+	fail "MM_TRACE to a bad path (exit $rc)"
+fi
+
 run_usage touch
 run_usage touch 8 x seq anon
 run_usage touch 8 10 sideways anon
@@ -162,7 +181,7 @@ run_usage threads 4 16 1 0
 # The runtime's own unit tests, built against libc with sanitizers.
 if gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -I"$HERE" \
-	-o "$TMP/selftest" "$HERE/selftest.c" "$HERE/vpage.c" \
+	-o "$TMP/selftest" "$HERE/selftest.c" "$HERE/vpage.c" "$HERE/wtrace.c" \
 	"$HERE/rt/rt_print.c" "$HERE/rt/rt_string.c" "$HERE/rt/rt_sys.c" \
 	"$HERE/rt/rt_json.c" "$HERE/rt/rt_rand.c" "$HERE/rt/rt_time.c" \
 	>"$TMP/cc.log" 2>&1 && "$TMP/selftest" >"$TMP/out" 2>/dev/null; then

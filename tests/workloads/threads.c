@@ -20,10 +20,12 @@
  * (%fs:0 is its own TCB, the CLONE_PARENT_SETTID tid equals gettid()).
  *
  * Exit status: 0 clean, 1 mismatch or TLS error, 2 bad arguments, 3 a thread
- * could not be created or could not map its memory.
+ * could not be created or could not map its memory (or the MM_TRACE page
+ * trace, wtrace.h, could not be written; the threads share one trace).
  */
 #include "rt/rt.h"
 #include "vpage.h"
+#include "wtrace.h"
 
 #define THR_USAGE "threads N SIZE_MIB SECONDS [ROUNDS]"
 #define THR_MAX 256
@@ -195,8 +197,8 @@ int main(int argc, char **argv, char **envp)
 	struct thr_worker sum = { 0 };
 	uint64_t n, mib, secs, pages_each, start;
 	unsigned made;
+	int err;
 
-	(void)envp;
 	if (argc != 4 && argc != 5)
 		rt_usage_error(THR_USAGE, "threads: expected 3 or 4 arguments, got %d", argc - 1);
 	n = rt_arg_u64("threads", THR_USAGE, "N", argv[1], 1, THR_MAX);
@@ -204,6 +206,8 @@ int main(int argc, char **argv, char **envp)
 	secs = rt_arg_u64("threads", THR_USAGE, "SECONDS", argv[3], 1, 86400);
 	if (argc == 5)
 		thr_shared.rounds = rt_arg_u64("threads", THR_USAGE, "ROUNDS", argv[4], 1, 1ULL << 32);
+	if (wtrace_init("threads", envp) < 0)
+		return 3;
 	pages_each = mib * (RT_MIB / RT_PAGE_SIZE) / n;
 	if (pages_each == 0)
 		pages_each = 1;
@@ -211,8 +215,9 @@ int main(int argc, char **argv, char **envp)
 	made = thr_spawn((unsigned)n, pages_each);
 	thr_start(made == n ? rt_now_ns() + secs * 1000000000ULL : 0);
 	thr_join_all(made, &sum);
+	err = wtrace_finish();
 	if (made != n || sum.error < 0)
 		return 3;
 	thr_report(made, mib, secs, pages_each, &sum, start, rt_now_ns());
-	return sum.mismatches != 0 || sum.tls_errors != 0 ? 1 : 0;
+	return sum.mismatches != 0 || sum.tls_errors != 0 ? 1 : err < 0 ? 3 : 0;
 }

@@ -23,10 +23,11 @@
  * Every touch verifies the page (see vpage.h). Exit status: 0 clean,
  * 1 a page held the wrong data, 2 bad arguments, 3 a system call failed.
  * The one JSON line on stdout carries touches, pages, mismatches and the
- * usual time and fault counts.
+ * usual time and fault counts. MM_TRACE=FILE: the page trace (wtrace.h).
  */
 #include "rt/rt.h"
 #include "vpage.h"
+#include "wtrace.h"
 
 #define TOUCH_USAGE "touch SIZE_MIB TOUCHES seq|random|stride:N|streams:K|jumps:N|shift:W:N anon|shmem [SEED]"
 #define TOUCH_MAX_MIB (1ULL << 24)	/* 16 TiB: keeps page numbers < 2^32 */
@@ -208,8 +209,9 @@ int main(int argc, char **argv, char **envp)
 	uint64_t start, end;
 	int err;
 
-	(void)envp;
 	touch_parse(argc, argv, &a);
+	if (wtrace_init("touch", envp) < 0)
+		return 3;
 	start = rt_now_ns();
 	err = vpage_map(&set, a.size_mib * (RT_MIB / RT_PAGE_SIZE), a.shmem, "touch");
 	if (err < 0) {
@@ -219,7 +221,8 @@ int main(int argc, char **argv, char **envp)
 	}
 	touch_run(&set, &a);
 	end = rt_now_ns();
+	err = wtrace_finish();
 	touch_report(&a, &set, start, end);
 	vpage_unmap(&set);
-	return set.mismatches != 0 ? 1 : 0;
+	return set.mismatches != 0 ? 1 : err < 0 ? 3 : 0;
 }

@@ -7,6 +7,7 @@
  * contents, can pass. Everything else in the page is left alone.
  */
 #include "vpage.h"
+#include "wtrace.h"
 
 #define VPAGE_WORDS (RT_PAGE_SIZE / sizeof(uint64_t))
 
@@ -46,8 +47,11 @@ static bool vpage_check(struct vpage_set *s, uint64_t page)
 	uint32_t n = s->counts[page];
 	uint64_t want = n == 0 ? 0 : vpage_value(page, n);
 	uint64_t want_copy = n == 0 ? 0 : ~want;
-	uint64_t got0 = w[0];
-	uint64_t got1 = w[vpage_copy_word(page)];
+	uint64_t got0, got1;
+
+	wtrace_page(w);
+	got0 = w[0];
+	got1 = w[vpage_copy_word(page)];
 
 	if (got0 == want && got1 == want_copy)
 		return true;
@@ -83,6 +87,7 @@ void vpage_unmap(struct vpage_set *s)
 			    ~(RT_PAGE_SIZE - 1);
 
 	rt_munmap(s->counts, counts_len);
+	wtrace_unmap(s->base, s->pages * RT_PAGE_SIZE);
 	rt_munmap(s->base, s->pages * RT_PAGE_SIZE);
 }
 

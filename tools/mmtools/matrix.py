@@ -3,7 +3,7 @@
   tools/matrix SCRIPT.mm... [--profile none,ssd,hdd] [--swap-bus nvme,sata]
                [--swap-mib 256] [--mem 256M] [--icount] [--timeout S]
                [--jobs 1] [--sshlogin HOSTS] [--out build/matrix] [--build build]
-               [--echo] [--cmdline 'KERNEL OPTIONS']
+               [--echo] [--cmdline 'KERNEL OPTIONS'] [--min]
   tools/matrix --self-test
 
 Per script and swap bus it builds one image with tools/mkscript-image;
@@ -69,6 +69,15 @@ transport); files go below the same path as OUT here (parallel --workdir
 ., relative to the home directory when OUT is below it).  See
 mmtools/remote.py.
 
+--min adds the optimum as a column (tools/min, README "The optimum"):
+under each table, per column, Belady's MIN and LRU on the column's
+workload traced on this host, with the frames free at the start of the
+script (its mem_balance record), beside the kernel's mean majflt, the
+ratios majflt / MIN and pswpin / MIN, and MIN with prefetch (and with a
+window) of the column's read-ahead pages; summary.csv's min_* columns
+(empty without --min) carry the same.
+A parallel group has no single access order and gets none.
+
 --self-test parses a canned serial log into the CSVs and checks them (no
 QEMU).
 """
@@ -87,6 +96,7 @@ import threading
 import time
 
 from . import mkscript, remote, rig, tables
+from . import min as mmin
 from .records import parse_records
 from .stats import mean_stderr
 
@@ -104,7 +114,7 @@ RESULT_FIELDS = [
 ]
 VMSTAT_FIELDS = ['pgmajfault', 'pgpgin', 'pgpgout', 'pswpin', 'pswpout', 'swap_ra', 'swap_ra_hit', 'swap_ra_waste']
 SUMMARY_FIELDS = ['script', 'profile', 'swap_bus', 'column', 'workload', 'policy', 'n',
-                  'elapsed_ms_mean', 'elapsed_ms_stderr', 'majflt_mean', 'majflt_stderr']
+                  'elapsed_ms_mean', 'elapsed_ms_stderr', 'majflt_mean', 'majflt_stderr'] + mmin.SUMMARY_FIELDS
 BOOT_FIELDS = ['script', 'profile', 'swap_bus', 'status', 'host_s', 'results', 'problems', 'log']
 KEEP_RECORDS = ('result', 'table', 'script_end', 'script_error', 'panic', 'probe')
 
@@ -527,6 +537,7 @@ class Matrix:
         self.problems = []
         self.lock = threading.Lock()
         self.report = io.StringIO()
+        self.oracle = mmin.Oracle(a.build) if getattr(a, 'min', False) else None
 
     def say(self, text=''):
         with self.lock:
@@ -672,6 +683,9 @@ class Matrix:
         d['table_text'] = human_table(r)
         d['summary'] = summarize(job, d['results'], d['tables'])
         d['problems'] = problems_of(job, r)
+        d['frames'] = mmin.start_frames(r.records)
+        boots = r.find('boot')
+        d['usable'] = boots[-1].get('usable_bytes') if boots else None
         for p in d['problems']:
             self.fail(p)
         self.say('matrix: %s: %s after %.0f s%s, %d results%s; log %s' % (
@@ -694,7 +708,11 @@ class Matrix:
             w.writeheader()
             for d in done:
                 for s in d['summary']:
-                    w.writerow({k: fmt(v, 3) if isinstance(v, float) else v for k, v in s.items()})
+                    row = {k: fmt(v, 3) if isinstance(v, float) else v for k, v in s.items()}
+                    if self.oracle and d.get('frames'):
+                        row.update(mmin.summary_fields(s['column'], d['results'], d['frames'][0], self.oracle,
+                                                       d.get('usable')))
+                    w.writerow(row)
         with open(os.path.join(self.out, 'boots.csv'), 'w', newline='') as f:
             w = csv.DictWriter(f, BOOT_FIELDS)
             w.writeheader()
@@ -719,6 +737,16 @@ class Matrix:
             self.say('')
             for line in compare(d['summary']):
                 self.say(line)
+            if self.oracle:
+                self.say('')
+                for line in self.min_lines(d):
+                    self.say(line)
+
+    def min_lines(self, d):
+        if not d.get('frames'):
+            return ['MIN: no mem_balance start record in the log: no frame count']
+        cols = column_order(d['results'], d['tables'])
+        return mmin.min_table(cols, d['results'], d['frames'][0], d['frames'][1], self.oracle, d.get('usable'))
 
     def plots(self, done):
         if not shutil.which('gnuplot'):
@@ -941,6 +969,8 @@ def main():
     ap.add_argument('--out', default='build/matrix', help='output directory (default build/matrix)')
     ap.add_argument('--build', default='build', help='where the kernel, loader and workloads are (default build)')
     ap.add_argument('--echo', action='store_true', help='stream the serial consoles (best with --jobs 1)')
+    ap.add_argument('--min', action='store_true',
+                    help="MIN and LRU of each column's workload beside the tables (tools/min)")
     ap.add_argument('--self-test', action='store_true', help='check the record parsing on a canned log; no QEMU')
     a = ap.parse_args()
     if a.self_test:

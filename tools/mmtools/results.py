@@ -1,6 +1,6 @@
 """Print a results file (results/NNNN.jsonl from a boot's ESP) as tables.
 
-  tools/results FILE.jsonl [--records]
+  tools/results FILE.jsonl [--records] [--min [--build DIR]]
 
 The kernel writes every record it prints on the console into the results
 file the loader pre-allocated on the ESP (README, "Results file").  This
@@ -9,7 +9,11 @@ CPU), each run's result, the tables of each workload script (drawn by
 tools/matrix's render_table, as tools/matrix does when the console lines
 are missing), and the file's own trailer: how many bytes of records it
 holds and whether the kernel reached halt.  --records also prints the
-records themselves, one line each.
+records themselves, one line each.  --min adds under each table the
+optimum as a column (tools/min): each column's workload traced on this
+host (BUILD/workloads, default build) and run through Belady's MIN and LRU
+with the frames free at the start of the script, beside the kernel's
+major faults, with the ratio majflt / MIN and MIN with prefetch.
 
 Blank lines are padding (the file keeps its pre-allocated size) and are
 skipped.  A line that is not JSON is reported with its line number.
@@ -20,6 +24,7 @@ import json
 import sys
 
 
+from . import min as mmin
 from .matrix import render_table
 from .records import read_jsonl
 
@@ -52,10 +57,29 @@ def trailer_line(t, nbytes):
     return s
 
 
+def min_lines(table, seen, oracle):
+    """The MIN table for a table record, from the records before it: the
+    script's results, the free frames of the last script start before it
+    (its mem_balance comes just before the script record), the boot's memory."""
+    script = table.get('script')
+    idx = max((i for i, x in enumerate(seen) if x['type'] == 'script' and x.get('script') == script),
+              default=0)
+    starts = [x for x in seen[:idx + 1] if x['type'] == 'mem_balance']
+    got = mmin.start_frames(starts[::-1])
+    if got is None:
+        return ['MIN: no mem_balance start record before the table of %s: no frame count' % script]
+    boots = [x for x in seen[:idx + 1] if x['type'] == 'boot']
+    usable = boots[-1].get('usable_bytes') if boots else None
+    results = [x for x in seen[idx:] if x['type'] == 'result' and x.get('script') == script]
+    return mmin.min_table(table.get('columns', []), results, got[0], got[1], oracle, usable)
+
+
 def main():
     ap = argparse.ArgumentParser(description='print a results file as tables')
     ap.add_argument('file')
     ap.add_argument('--records', action='store_true', help='also print every record')
+    ap.add_argument('--min', action='store_true', help="MIN and LRU under each table (tools/min)")
+    ap.add_argument('--build', default='build', help='where workloads/ is, for --min (default build)')
     a = ap.parse_args()
     try:
         recs, problems, nbytes = read_records(a.file)
@@ -68,7 +92,10 @@ def main():
         return 1
     for b in (r for r in recs if r['type'] == 'boot'):
         print(boot_line(b))
+    oracle = mmin.Oracle(a.build) if a.min else None
+    seen = []
     for r in recs:
+        seen.append(r)
         if r['type'] == 'script':
             print('script %s' % r.get('script'))
         elif r['type'] == 'result':
@@ -79,6 +106,9 @@ def main():
             print()
             print(render_table(r))
             print()
+            if oracle:
+                print('\n'.join(min_lines(r, seen, oracle)))
+                print()
         elif r['type'] == 'panic':
             print('PANIC: %s' % r.get('reason'))
     if a.records:
