@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/console.h"
 #include "core/panic.h"
+#include "core/lockstat.h"
 #include "core/record.h"
 #include "lib/printf.h"
 #include "tests/kernel/selftest.h"
@@ -342,6 +343,7 @@ void kmain(const struct boot_info *bi)
 	time_start_tick((unsigned)kcfg.hz, strcmp(kcfg.timer, "periodic") != 0);
 	halt_register_hook(sched_report);
 	halt_register_hook(irq_report);
+	halt_register_hook(lockstat_halt_report);
 	bootfs_init(&bootinfo);
 	page_ref_init();
 	reclaim_init();

@@ -6,7 +6,12 @@
  * Rules: hold a spinlock briefly, never sleep with one held, and take
  * the irqsave form for any lock an interrupt handler may also take.
  * Holding a spinlock disables preemption (preempt_count), so the timer
- * never switches away from a thread inside a critical section.
+ * never switches away from a thread inside a critical section; a wakeup
+ * that wanted the CPU meanwhile (need_resched) is honoured at the unlock
+ * that ends the last such section, not at the next tick.
+ *
+ * Every hold is timed (lockstat.h): the longest hold per lock class is
+ * how long a woken real-time thread may have to wait.
  */
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
@@ -15,47 +20,83 @@
 #include <stdint.h>
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/percpu.h"
+#include "lockstat.h"
+
+struct lock_class;
 
 struct spinlock {
 	volatile uint32_t locked;
 	const char *name;
-	void *owner;            /* return address of the taker, for debugging */
+	uint64_t owner;         /* an address in the function that took it */
+	uint64_t since;         /* TSC when taken */
+	struct lock_class *cls; /* lockstat's class, found at the first unlock */
 };
 
-#define SPINLOCK_INIT(n) { 0, n, 0 }
+#define SPINLOCK_INIT(n) { .name = (n) }
+
+/* sched.c: switch now if a wakeup asked for the CPU and nothing forbids it. */
+void sched_preempt_point(void);
 
 static inline void spin_init(struct spinlock *l, const char *name)
 {
 	l->locked = 0;
 	l->name = name;
 	l->owner = 0;
+	l->since = 0;
+	l->cls = 0;
 }
 
-static inline bool spin_trylock(struct spinlock *l)
+/* The address of the code it is inlined into (the caller's function). */
+static inline __attribute__((always_inline)) uint64_t spin_here(void)
+{
+	uint64_t ip;
+	__asm__ volatile("lea 0(%%rip), %0" : "=r"(ip));
+	return ip;
+}
+
+static inline __attribute__((always_inline)) bool spin_trylock(struct spinlock *l)
 {
 	preempt_disable();
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
 		preempt_enable();
 		return false;
 	}
-	l->owner = __builtin_return_address(0);
+	l->owner = spin_here();
+	l->since = rdtsc();
 	return true;
 }
 
-static inline void spin_lock(struct spinlock *l)
+static inline __attribute__((always_inline)) void spin_lock(struct spinlock *l)
 {
 	preempt_disable();
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (l->locked)
-			cpu_relax();
-	l->owner = __builtin_return_address(0);
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		uint64_t t0 = rdtsc();
+		do {
+			while (l->locked)
+				cpu_relax();
+		} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
+		lockstat_contended(l, rdtsc() - t0);
+	}
+	l->owner = spin_here();
+	l->since = rdtsc();
+}
+
+/* Unlock without the preemption check: for the scheduler's own lock and
+ * callers that keep interrupts off anyway. */
+static inline void spin_unlock_nosched(struct spinlock *l)
+{
+	lockstat_release(l, rdtsc() - l->since);
+	l->owner = 0;
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	preempt_enable();
 }
 
 static inline void spin_unlock(struct spinlock *l)
 {
-	l->owner = 0;
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-	preempt_enable();
+	spin_unlock_nosched(l);
+	struct cpu *c = this_cpu();
+	if (c->need_resched && !c->preempt_count && irqs_enabled())
+		sched_preempt_point();
 }
 
 /* Returns the interrupt state to hand back to spin_unlock_irqrestore. */
@@ -68,8 +109,11 @@ static inline bool spin_lock_irqsave(struct spinlock *l)
 
 static inline void spin_unlock_irqrestore(struct spinlock *l, bool on)
 {
-	spin_unlock(l);
+	spin_unlock_nosched(l);
 	irq_restore(on);
+	struct cpu *c = this_cpu();
+	if (on && c->need_resched && !c->preempt_count)
+		sched_preempt_point();
 }
 
 static inline bool spin_is_locked(const struct spinlock *l) { return l->locked != 0; }

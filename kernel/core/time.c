@@ -65,6 +65,7 @@ void time_init(void)
 	tm.tsc_hz = c->hz;
 	tm.tsc_source = c->source;
 	tm.tsc0 = rdtsc();
+	irqtrace_set_tsc_hz(tm.tsc_hz);
 }
 
 void udelay(uint64_t us)

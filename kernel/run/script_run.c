@@ -33,6 +33,7 @@
 #include "script.h"
 #include "lib/stats.h"
 #include "probe.h"
+#include "core/lockstat.h"
 #include "core/bootfs.h"
 #include "core/console.h"
 #include "core/record.h"
@@ -256,6 +257,7 @@ static void unit_start(struct script_unit *u)
 {
 	vm_drop_caches();
 	probe_window_begin();
+	lockstat_reset();
 	swapin_latency_reset();
 	__atomic_store_n(&unit_mismatches, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&unit_workload_lines, 0, __ATOMIC_RELAXED);
@@ -390,6 +392,7 @@ static void result_record(struct script_exec *x, const struct script_unit *u, in
 	swapin_latency_json(j, "swapin_latency");
 	if (probe_running())
 		probe_json(j, "probe", &pr);
+	lockstat_json(j, "locks", 5);
 	json_vmstat(j, u);
 	rec_end();
 }

@@ -109,11 +109,28 @@ static void release_pte(pte_t e)
 	put_page(p);
 }
 
+/* Teardown frees one leaf at a time under the ptl, and lets go of it
+ * every TEARDOWN_BATCH leaves so a big address space does not keep
+ * interrupts and preemption off for its whole size (a 176 MiB mm took
+ * tens of ms).  Nothing else walks these tables meanwhile: the mm is off
+ * mm_list, its last reference is gone and reclaim is excluded. */
+#define TEARDOWN_BATCH 64
+
+struct teardown {
+	struct mm *mm;
+	bool irq_on;
+	unsigned n;
+};
+
 static void free_leaf(pte_t e, uint64_t va, void *ctx)
 {
+	struct teardown *t = ctx;
 	(void)va;
-	(void)ctx;
 	release_pte(e);
+	if (++t->n % TEARDOWN_BATCH == 0) {
+		spin_unlock_irqrestore(&t->mm->ptl, t->irq_on);
+		t->irq_on = spin_lock_irqsave(&t->mm->ptl);
+	}
 }
 
 void mm_put(struct mm *mm)
@@ -127,9 +144,10 @@ void mm_put(struct mm *mm)
 	spin_unlock_irqrestore(&mm_list_lock, on);
 	/* Pages first (shmem mapcounts), then the objects' references. */
 	reclaim_lock();
-	on = spin_lock_irqsave(&mm->ptl);
-	pt_free_user(mm->pml4, free_leaf, NULL);
-	spin_unlock_irqrestore(&mm->ptl, on);
+	struct teardown t = { .mm = mm };
+	t.irq_on = spin_lock_irqsave(&mm->ptl);
+	pt_free_user(mm->pml4, free_leaf, &t);
+	spin_unlock_irqrestore(&mm->ptl, t.irq_on);
 	for (uint32_t i = 0; i < mm->vmas.n; i++)
 		if (mm->vmas.v[i].obj)
 			shmem_put(mm, mm->vmas.v[i].obj);

@@ -128,6 +128,11 @@ void trap_dispatch(struct trap_frame *f)
 {
 	/* Time in ring 3 ends here; the kernel's share ends on the way out. */
 	bool from_user = (f->cs & 3) && user.enter;
+	/* Interrupt gates turned interrupts off at entry; iret turns them
+	 * back on if the interrupted code had them on. */
+	bool was_on = (f->rflags & RFLAGS_IF) != 0;
+	if (was_on)
+		irqtrace_begin(f->rip, rdtsc());
 	if (from_user)
 		user.enter();
 	if (f->vector < 32) {
@@ -141,4 +146,6 @@ void trap_dispatch(struct trap_frame *f)
 	}
 	if (from_user)
 		user.leave();
+	if (was_on)
+		irqtrace_end(f->rip, rdtsc());
 }

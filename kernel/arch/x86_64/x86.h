@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "irqtrace.h"
 
 #define MSR_EFER          0xc0000080
 #define MSR_STAR          0xc0000081
@@ -75,8 +76,7 @@ DEFINE_CR(4)
 static inline void invlpg(uint64_t va) { __asm__ volatile("invlpg (%0)" :: "r"(va) : "memory"); }
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
-static inline void irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
-static inline void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
+
 static inline void stac(void) { __asm__ volatile(".byte 0x0f,0x01,0xcb" ::: "memory"); }
 static inline void clac(void) { __asm__ volatile(".byte 0x0f,0x01,0xca" ::: "memory"); }
 
@@ -91,20 +91,49 @@ static inline uint64_t read_rflags(void)
 	return f;
 }
 
-/* Disable interrupts and return whether they were on. */
-static inline bool irq_save(void)
+static inline bool irqs_enabled(void) { return (read_rflags() & RFLAGS_IF) != 0; }
+
+/* The address of the code it is inlined into, for irqtrace's sites. */
+static inline __attribute__((always_inline)) uint64_t irq_here(void)
 {
-	bool on = (read_rflags() & RFLAGS_IF) != 0;
-	irq_disable();
+	uint64_t ip;
+	__asm__ volatile("lea 0(%%rip), %0" : "=r"(ip));
+	return ip;
+}
+
+/* cli and sti, each edge timed (irqtrace.h).  The timestamp is taken with
+ * interrupts off on both edges, so no handler runs between it and cli/sti. */
+static inline __attribute__((always_inline)) void irq_disable(void)
+{
+	bool on = irqs_enabled();
+	__asm__ volatile("cli" ::: "memory");
+	if (on)
+		irqtrace_begin(irq_here(), rdtsc());
+}
+
+static inline __attribute__((always_inline)) void irq_enable(void)
+{
+	if (!irqs_enabled())
+		irqtrace_end(irq_here(), rdtsc());
+	__asm__ volatile("sti" ::: "memory");
+}
+
+/* Disable interrupts and return whether they were on. */
+static inline __attribute__((always_inline)) bool irq_save(void)
+{
+	bool on = irqs_enabled();
+	__asm__ volatile("cli" ::: "memory");
+	if (on)
+		irqtrace_begin(irq_here(), rdtsc());
 	return on;
 }
 
-static inline void irq_restore(bool on)
+static inline __attribute__((always_inline)) void irq_restore(bool on)
 {
-	if (on)
-		irq_enable();
+	if (on) {
+		irqtrace_end(irq_here(), rdtsc());
+		__asm__ volatile("sti" ::: "memory");
+	}
 }
-
-static inline bool irqs_enabled(void) { return (read_rflags() & RFLAGS_IF) != 0; }
 
 #endif

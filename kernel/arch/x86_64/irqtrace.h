@@ -1,0 +1,46 @@
+/*
+ * Interrupt-off sections, timed.  A section begins where interrupts go
+ * off (irq_save or irq_disable with them on, or an interrupt's entry) and
+ * ends where they come back on (irq_restore, irq_enable, the return from
+ * an interrupt to code that had them on).  A context switch inside a
+ * section is part of it: the CPU could not take interrupts either way.
+ * Returns to user mode turn interrupts on without an end; the begin stays
+ * stale then, but every end that counts has a fresh begin before it,
+ * because interrupts can only be off again through one of the begins.
+ *
+ * One CPU's state: per CPU when a second one runs (issue: SMP).
+ */
+#ifndef IRQTRACE_H
+#define IRQTRACE_H
+
+#include <stdint.h>
+
+struct irqtrace {
+	uint64_t since;                 /* TSC at the begin; 0: none open */
+	uint64_t since_site;            /* where it began */
+	uint64_t max_cycles, max_from, max_to;
+	uint64_t sections, over_100us, over_1ms;
+};
+
+extern struct irqtrace irqtrace;
+
+void irqtrace_end_slow(uint64_t site, uint64_t now);
+
+static inline __attribute__((always_inline)) void irqtrace_begin(uint64_t site, uint64_t now)
+{
+	irqtrace.since = now;
+	irqtrace.since_site = site;
+}
+
+static inline __attribute__((always_inline)) void irqtrace_end(uint64_t site, uint64_t now)
+{
+	if (irqtrace.since)
+		irqtrace_end_slow(site, now);
+}
+
+/* Restart the figures (lockstat_reset); the open section goes on. */
+void irqtrace_reset(void);
+/* time_init: the TSC rate, for the over-100-us and over-1-ms counts. */
+void irqtrace_set_tsc_hz(uint64_t hz);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Where the CPU cannot be preempted or interrupted, and for how long.
+ *
+ * Two measurements, always on (a TSC read at each edge):
+ *  - lock classes: every spinlock belongs to the class of its name (all
+ *    page-table locks are one class, as in Linux's lockdep), which counts
+ *    acquisitions, contended acquisitions and the time spent waiting, the
+ *    total and longest hold, where the longest hold was taken, and holds
+ *    over 100 us and over 1 ms.  A held spinlock disables preemption, so
+ *    the longest hold bounds how late a woken real-time thread can run.
+ *  - interrupt-off sections (arch/x86_64/irqtrace.h): the longest one and
+ *    where it began and ended.
+ *
+ * lockstat_json(j, key, top) writes both as one JSON object (top: only
+ * the classes with the longest holds, 0 for all); lockstat_reset() starts
+ * a new window (the script runner: one per run, in each result record).
+ * At halt a "locks" record covers the window since the last reset.
+ *
+ * Sizes: MAX classes are named in code, not per object, so a fixed table
+ * holds them (a class that does not fit is counted as "(other)").
+ */
+#ifndef LOCKSTAT_H
+#define LOCKSTAT_H
+
+#include <stdint.h>
+
+#define LOCKSTAT_MAX_CLASSES 96
+
+struct lock_class {
+	const char *name;
+	uint64_t acquired, contended;
+	uint64_t wait_cycles, hold_cycles, max_hold_cycles;
+	uint64_t over_100us, over_1ms;
+	uint64_t max_hold_site;         /* an address in the function that took it */
+};
+
+struct spinlock;
+
+/* Called by spin_unlock with the hold time; by spin_lock when it had to
+ * wait.  Cheap: the class is looked up once per lock object. */
+void lockstat_release(struct spinlock *l, uint64_t hold_cycles);
+void lockstat_contended(struct spinlock *l, uint64_t wait_cycles);
+
+void lockstat_reset(void);
+struct json;
+void lockstat_json(struct json *j, const char *key, unsigned top);
+void lockstat_halt_report(void);
+
+#endif

@@ -1,0 +1,57 @@
+"""Latency while swapping: the lock and interrupt-off figures (the
+"locks" object in each result record and the "locks" record at halt),
+and the probe's deadlines with them.
+
+Judged under -icount with sleep=off (qemurig's icount='exact'), where
+guest time counts instructions: a busy host cannot stretch a section, so
+a section over 1 ms is the kernel's own doing."""
+import pytest
+
+from rig import expect, expect_ok, one_record, swap_image, script_text_image
+
+# mtest01's fill (seed 002) at 80% of 100 MiB in 48 MiB of RAM: it exits
+# with its 80 MiB still mapped, and the teardown of that address space
+# used to hold the ptl with interrupts off for the whole of it (13 ms
+# for mtest01.mm's 140 MiB).  Then a touch run that swaps both ways.
+SCRIPT = '''mem 48M
+swap auto
+probe on
+column "mix"
+set ra fixed:3
+run fill 80 100
+run touch 64 40000 seq anon
+probe off
+'''
+
+MS = 1000000
+
+
+@pytest.mark.slow
+def test_latency_sections_and_probe_icount(ctx):
+    img = script_text_image(ctx, SCRIPT, programs=('touch', 'fill'), cmdline='quiet mem=48M')
+    r = ctx.boot(None, image=img, disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], icount='exact', timeout=900)
+    expect_ok(r)
+    res = r.find('result')
+    expect(len(res) == 2, 'expected 2 results, got %d' % len(res))
+    for x in res:
+        expect(x['failed'] == 0 and x['mismatches'] == 0, 'run failed: %r' % x['exits'])
+        expect(x['vmstat']['pswpout'] > 1000, 'the run did not swap: %r' % x['vmstat'])
+        L = x['locks']
+        irq = L['irqoff']
+        expect(irq['sections'] > 1000, 'irqoff figures %r' % irq)
+        expect(0 < irq['max_ns'] < MS and irq['over_1ms'] == 0,
+               'interrupts off for %d ns (%s .. %s)' % (irq['max_ns'], irq['max_from'], irq['max_to']))
+        names = [c['name'] for c in L['classes']]
+        expect(0 < len(names) <= 5, 'locks %r: expected the top 5 classes' % names)
+        for c in L['classes']:
+            expect(c['acquired'] > 0 and c['over_1ms'] == 0 and c['max_hold_ns'] < MS,
+                   'lock %s held %d ns at %s' % (c['name'], c['max_hold_ns'], c['max_hold_at']))
+            expect(not c['max_hold_at'].startswith('0x'), 'site %r is not a symbol' % c['max_hold_at'])
+        p = x['probe']
+        expect(p['periods'] >= 20, 'probe %r' % p)
+        expect(p['met'] == p['periods'] and p['worst_late_ns'] < MS,
+               'probe met %d of %d deadlines, worst %d ns late' % (p['met'], p['periods'], p['worst_late_ns']))
+    halt = one_record(r, 'locks')['since_reset']
+    by_name = {c['name']: c for c in halt['classes']}
+    for name in ('ptl', 'swap', 'lru', 'pmm'):
+        expect(name in by_name and by_name[name]['acquired'] > 0, 'no %s class at halt: %r' % (name, sorted(by_name)))
