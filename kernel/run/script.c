@@ -11,13 +11,22 @@
  * Rules checked here, so that a script either runs whole or not at all:
  *   - declarations (mem, swap) come before every other statement;
  *   - blocks nest at most SCRIPT_MAX_DEPTH deep and each has its `end`;
- *   - a parallel group holds only run, sleep and swapoff, and >= 1 run;
+ *   - a parallel group holds only run, sleep, swapon and swapoff, and
+ *     >= 1 run;
  *   - `set` names a knob the kernel has and implements, with a value in
  *     its range (knob_table.h, the table the command line checks too);
  *     what only the running kernel knows (ra's policy names, whether swap
  *     slots are in use) is checked when the statement runs, by
  *     vm_set_knob, whose message names the line.
  * The first problem stops parsing with one message: FILE:LINE:COL: what.
+ *
+ * run= (script_compile_run) is compiled by the same statement parsers:
+ * each '&'-separated part of a step is split into words, a program
+ * becomes the words of a `run` line, "@set"/"@sleep"/"@swapon"/"@swapoff"
+ * those of set/sleep/swapon/swapoff, and the statement's row parses it, so
+ * values are checked and worded exactly as in scripts.  Only the prefix of
+ * a message differs ("run=: step N 'TEXT': "), and a bad part is left out
+ * and reported while the rest goes on, as for any command-line option.
  */
 #include <stdarg.h>
 #include <string.h>
@@ -26,6 +35,10 @@
 #include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/errno.h"
+
+/* A run= step quoted in a message: longer ones are cut to this (with
+ * "..."), so that what is wrong still fits in SCRIPT_ERR_MAX. */
+#define SCRIPT_QUOTE_MAX 64
 
 struct script_tok {
 	const char *s;          /* NUL-terminated, quotes and escapes removed */
@@ -49,6 +62,9 @@ struct parser {
 	int ntok;
 	int eol_col;                    /* column just past the last word */
 	char words[SCRIPT_LINE_MAX + SCRIPT_MAX_TOKENS + 1];
+	/* run=: the step being compiled (line is its number), as quoted in
+	 * messages; empty for a script file. */
+	char step_quote[SCRIPT_QUOTE_MAX];
 };
 
 /* ------------------------------------------------------------ errors */
@@ -61,7 +77,8 @@ static int fail(struct parser *p, int col, const char *fmt, ...)
 	p->s->err_col = col;
 	if (!p->errlen)
 		return -EINVAL;
-	int n = ksnprintf(p->err, p->errlen, "%s:%d:%d: ", p->s->name, p->line, col);
+	int n = p->s->from_run ? ksnprintf(p->err, p->errlen, "run=: step %d '%s': ", p->line, p->step_quote)
+			       : ksnprintf(p->err, p->errlen, "%s:%d:%d: ", p->s->name, p->line, col);
 	if (n >= 0 && (size_t)n < p->errlen) {
 		va_list ap;
 		va_start(ap, fmt);
@@ -413,7 +430,8 @@ static int parse_run(struct parser *p, struct script_stmt *st)
 		for (int i = p->group + 1; i < p->s->nstmts; i++)
 			runs += p->s->stmt[i].op == SCRIPT_RUN;
 		if (runs == SCRIPT_MAX_PARALLEL)
-			return fail(p, p->tok[0].col, "more than %d runs in one parallel group", SCRIPT_MAX_PARALLEL);
+			return fail(p, p->tok[0].col, "more than %d %s", SCRIPT_MAX_PARALLEL,
+				    p->s->from_run ? "programs in one step" : "runs in one parallel group");
 		return 0;
 	}
 	st->column = p->column >= 0 ? p->column : column_of(p, st->a, p->tok[1].col);
@@ -505,7 +523,8 @@ static int parse_ms(struct parser *p, struct script_stmt *st)
 	return 0;
 }
 
-static int parse_swapoff(struct parser *p, struct script_stmt *st) { return device(p, &p->tok[1], st); }
+/* swapoff and swapon. */
+static int parse_device(struct parser *p, struct script_stmt *st) { return device(p, &p->tok[1], st); }
 static int parse_none(struct parser *p, struct script_stmt *st) { (void)p; (void)st; return 0; }
 
 static int parse_probe(struct parser *p, struct script_stmt *st)
@@ -541,7 +560,8 @@ static const struct script_syntax syntax[] = {
 	{ "repeat", SCRIPT_REPEAT, 1, 1, 0, "repeat N", parse_repeat },
 	{ "end", SCRIPT_END, 0, 0, ST_GROUP, "end", parse_end },
 	{ "vmstat", SCRIPT_VMSTAT, 1, 1, 0, "vmstat MS", parse_ms },
-	{ "swapoff", SCRIPT_SWAPOFF, 1, 1, ST_GROUP, "swapoff DEV", parse_swapoff },
+	{ "swapoff", SCRIPT_SWAPOFF, 1, 1, ST_GROUP, "swapoff DEV", parse_device },
+	{ "swapon", SCRIPT_SWAPON, 1, 1, ST_GROUP, "swapon DEV", parse_device },
 	{ "sleep", SCRIPT_SLEEP, 1, 1, ST_GROUP, "sleep MS", parse_ms },
 	{ "drop_caches", SCRIPT_DROP_CACHES, 0, 0, 0, "drop_caches", parse_none },
 	{ "probe", SCRIPT_PROBE, 1, 1, 0, "probe on|off", parse_probe },
@@ -584,7 +604,7 @@ static int check_place(struct parser *p, const struct script_syntax *sx)
 {
 	int col = p->tok[0].col;
 	if (p->group >= 0 && !(sx->flags & ST_GROUP))
-		return fail(p, col, "'%s' is not allowed inside 'parallel' (only run, sleep and swapoff are)", sx->name);
+		return fail(p, col, "'%s' is not allowed inside 'parallel' (only run, sleep, swapon and swapoff are)", sx->name);
 	if (!(sx->flags & ST_DECL)) {
 		if (!p->first_stmt_line) {
 			p->first_stmt_line = p->line;
@@ -608,25 +628,40 @@ static int check_args(struct parser *p, const struct script_syntax *sx)
 	return 0;
 }
 
+/* The next statement, blank; it counts once its parser accepts it. */
+static struct script_stmt *new_stmt(struct parser *p, enum script_op op, int col, int arg_col)
+{
+	if (p->s->nstmts == SCRIPT_MAX_STMTS) {
+		fail(p, col, "more than %d statements", SCRIPT_MAX_STMTS);
+		return NULL;
+	}
+	struct script_stmt *st = &p->s->stmt[p->s->nstmts];
+	memset(st, 0, sizeof *st);
+	st->op = op;
+	st->line = p->line;
+	st->col = col;
+	st->arg_col = arg_col;
+	st->end = -1;
+	st->column = -1;
+	return st;
+}
+
+/* The statement in p->tok (its name in tok[0]), parsed by its row. */
+static int emit(struct parser *p, const struct script_syntax *sx)
+{
+	struct script_stmt *st = new_stmt(p, sx->op, p->tok[0].col, p->ntok > 1 ? p->tok[1].col : p->eol_col);
+	if (!st || sx->parse(p, st))
+		return -EINVAL;
+	p->s->nstmts++;
+	return 0;
+}
+
 static int statement(struct parser *p)
 {
 	const struct script_syntax *sx = lookup(p);
 	if (!sx || check_args(p, sx) || check_place(p, sx))
 		return -EINVAL;
-	if (p->s->nstmts == SCRIPT_MAX_STMTS)
-		return fail(p, p->tok[0].col, "more than %d statements", SCRIPT_MAX_STMTS);
-	struct script_stmt *st = &p->s->stmt[p->s->nstmts];
-	memset(st, 0, sizeof *st);
-	st->op = sx->op;
-	st->line = p->line;
-	st->col = p->tok[0].col;
-	st->arg_col = p->ntok > 1 ? p->tok[1].col : p->eol_col;
-	st->end = -1;
-	st->column = -1;
-	if (sx->parse(p, st))
-		return -EINVAL;
-	p->s->nstmts++;
-	return 0;
+	return emit(p, sx);
 }
 
 /* ------------------------------------------------------------ files */
@@ -642,7 +677,7 @@ int script_parse(const char *name, const char *text, size_t len, struct script *
 {
 	struct parser p;
 	memset(&p, 0, sizeof p);
-	memset(s, 0, offsetof(struct script, pool));
+	memset(s, 0, offsetof(struct script, pool));       /* from_run too */
 	s->pool_used = 0;
 	s->err_line = s->err_col = 0;
 	size_t n = bounded_len(name, sizeof s->name - 1);
@@ -669,92 +704,227 @@ int script_parse(const char *name, const char *text, size_t len, struct script *
 	return p.depth ? unclosed(&p) : 0;
 }
 
-/* ------------------------------------------------------------ run= built-ins */
+/* ------------------------------------------------------------ run= */
 
 static const struct {
 	const char *name;
 	enum script_op op;
+	int nargs;
 	const char *usage;
 } builtins[] = {
-	{ "@set", SCRIPT_SET, "@set KNOB VALUE" },
-	{ "@sleep", SCRIPT_SLEEP, "@sleep MS" },
-	{ "@swapon", SCRIPT_SWAP, "@swapon DEV" },
-	{ "@swapoff", SCRIPT_SWAPOFF, "@swapoff DEV" },
+	{ "@set", SCRIPT_SET, 2, "@set KNOB VALUE" },
+	{ "@sleep", SCRIPT_SLEEP, 1, "@sleep MS" },
+	{ "@swapon", SCRIPT_SWAPON, 1, "@swapon DEV" },
+	{ "@swapoff", SCRIPT_SWAPOFF, 1, "@swapoff DEV" },
 };
 
 #define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
 
-/* Split s in place into at most max blank-separated words; returns how
- * many there were (more than max: max + 1). */
-static int split_step(char *s, char **w, int max)
+static const struct script_syntax *syntax_of(enum script_op op)
 {
-	int n = 0;
-	for (;;) {
-		while (is_blank(*s))
-			*s++ = 0;
-		if (!*s)
-			return n;
-		if (n == max)
-			return max + 1;
-		w[n++] = s;
-		while (*s && !is_blank(*s))
-			s++;
-	}
+	for (int i = 0; i < NSYNTAX; i++)
+		if (syntax[i].op == op)
+			return &syntax[i];
+	return NULL;
 }
 
-static int builtin_fail(char *err, size_t n, const char *step, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int builtin_fail(char *err, size_t n, const char *step, const char *fmt, ...)
+/* text (len bytes) as messages quote a step: blanks and control
+ * characters shown as ' ' and '?', cut with "..." to SCRIPT_QUOTE_MAX. */
+static void quote(char *out, const char *text, size_t len)
 {
-	int k = ksnprintf(err, n, "%s: ", step);
-	if (k >= 0 && (size_t)k < n) {
-		va_list ap;
-		va_start(ap, fmt);
-		kvsnprintf(err + k, n - (size_t)k, fmt, ap);
-		va_end(ap);
+	size_t n = len < SCRIPT_QUOTE_MAX ? len : SCRIPT_QUOTE_MAX - 4;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+		out[i] = c == '\t' ? ' ' : c < 0x20 || c == 0x7f ? '?' : (char)c;
 	}
-	return -EINVAL;
+	if (n < len) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n] = 0;
 }
 
-/* The arguments of a known built-in, checked. */
-static int builtin_args(const char *step, int i, char **w, int nw, struct script_builtin *b, char *err, size_t n)
+/* Narrow [*from, *to) of spec past blanks at both ends. */
+static void trim_range(const char *spec, int *from, int *to)
 {
-	int want = builtins[i].op == SCRIPT_SET ? 3 : 2;
-	char why[128];
-	if (nw != want)
-		return builtin_fail(err, n, step, "%s (usage: %s)", nw < want ? "missing argument" : "too many arguments",
-				    builtins[i].usage);
-	b->op = builtins[i].op;
-	b->a = w[1];
-	b->b = nw > 2 ? w[2] : NULL;
-	if (b->op == SCRIPT_SLEEP && (!cmdline_parse_u64(w[1], &b->n) || b->n > SCRIPT_MS_MAX))
-		return builtin_fail(err, n, step, "'%s' is not a number of ms in 0..%llu", w[1], SCRIPT_MS_MAX);
-	if ((b->op == SCRIPT_SWAP || b->op == SCRIPT_SWAPOFF) && strlen(w[1]) >= SCRIPT_DEV_MAX)
-		return builtin_fail(err, n, step, "'%s' is not a device name (1..%d characters)", w[1], SCRIPT_DEV_MAX - 1);
-	if (b->op == SCRIPT_SET) {
-		const struct knob_def *d = knob_find(w[1]);
-		if (!d)
-			return builtin_fail(err, n, step, "unknown knob '%s'", w[1]);
-		if (knob_check(d, w[2], NULL, why, sizeof why))
-			return builtin_fail(err, n, step, "%s: %s", d->name, why);
+	while (*from < *to && is_blank(spec[*from]))
+		(*from)++;
+	while (*to > *from && is_blank(spec[*to - 1]))
+		(*to)--;
+}
+
+/* Split spec[from, to) into p->tok[1..], leaving tok[0] for the
+ * statement's name; columns are spec's. */
+static int part_words(struct parser *p, const char *spec, int from, int to)
+{
+	char *out = p->words;
+	p->ntok = 1;
+	for (int i = from; i < to;) {
+		if (is_blank(spec[i])) {
+			i++;
+			continue;
+		}
+		if (p->ntok == SCRIPT_MAX_TOKENS)
+			return fail(p, i + 1, "more than %d words in one part", SCRIPT_MAX_TOKENS - 1);
+		struct script_tok *t = &p->tok[p->ntok++];
+		t->s = out;
+		t->col = i + 1;
+		t->quoted = false;
+		while (i < to && !is_blank(spec[i]))
+			*out++ = spec[i++];
+		*out++ = 0;
 	}
+	p->eol_col = to + 1;
 	return 0;
 }
 
-int script_builtin_parse(char *step, struct script_builtin *b, char *err, size_t errlen)
+/* A built-in in p->tok: its name exact, its argument count right, its
+ * values checked by the statement's own parser. */
+static int run_builtin(struct parser *p)
 {
-	char copy[SCRIPT_CMD_MAX], *w[4];
-	size_t len = bounded_len(step, sizeof copy - 1);
-	memcpy(copy, step, len);        /* the step as given, for messages */
-	copy[len] = 0;
-	memset(b, 0, sizeof *b);
-	int nw = split_step(step, w, 3);
-	for (int i = 0; nw > 0 && i < NBUILTINS; i++)
-		if (!strcmp(w[0], builtins[i].name))
-			return builtin_args(copy, i, w, nw, b, err, errlen);
-	return builtin_fail(err, errlen, copy, "unknown built-in '%s' (expected @set, @sleep, @swapon or @swapoff)",
-			    nw > 0 ? w[0] : "");
+	int nargs = p->ntok - 1;
+	for (int i = 0; i < NBUILTINS; i++) {
+		if (strcmp(p->tok[0].s, builtins[i].name))
+			continue;
+		if (nargs < builtins[i].nargs)
+			return fail(p, p->eol_col, "missing argument (usage: %s)", builtins[i].usage);
+		if (nargs > builtins[i].nargs)
+			return fail(p, p->tok[builtins[i].nargs + 1].col, "too many arguments (usage: %s)",
+				    builtins[i].usage);
+		return emit(p, syntax_of(builtins[i].op));
+	}
+	return fail(p, p->tok[0].col, "unknown built-in '%s' (expected @set, @sleep, @swapon or @swapoff)",
+		    p->tok[0].s);
+}
+
+/* One '&'-separated part, spec[from, to): a program or a built-in. */
+static int run_part(struct parser *p, const char *spec, int from, int to)
+{
+	trim_range(spec, &from, &to);
+	if (from == to)
+		return fail(p, from + 1, "an empty part ('&' with nothing on one side)");
+	if (part_words(p, spec, from, to))
+		return -EINVAL;
+	if (p->tok[1].s[0] != '@') {
+		p->tok[0] = (struct script_tok){ "run", p->tok[1].col, false };
+		return emit(p, syntax_of(SCRIPT_RUN));
+	}
+	memmove(p->tok, p->tok + 1, (size_t)--p->ntok * sizeof p->tok[0]);
+	return run_builtin(p);
+}
+
+static int report(struct parser *p, script_error_fn *on_error, void *ctx)
+{
+	if (on_error)
+		on_error(ctx, p->s->err_line, p->s->err_col, p->err);
+	return 1;
+}
+
+/* The statements a step needs at most: its group, its end, a part per
+ * '&' and one more. */
+static int step_room(const char *spec, int from, int to)
+{
+	int n = 3;
+	for (int i = from; i < to; i++)
+		n += spec[i] == '&';
+	return n;
+}
+
+/* One step, spec[from, to): a PARALLEL group of its good parts.  Returns
+ * the errors reported, or -1 (one reported) when the program is full. */
+static int run_step(struct parser *p, const char *spec, int from, int to, script_error_fn *on_error, void *ctx)
+{
+	int errors = 0;
+	trim_range(spec, &from, &to);
+	quote(p->step_quote, spec + from, (size_t)(to - from));
+	if (from == to) {
+		fail(p, from + 1, "empty step (nothing between ';'s)");
+		return report(p, on_error, ctx);
+	}
+	for (int i = from; i < to; i++) {
+		unsigned char c = (unsigned char)spec[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			fail(p, i + 1, "control character 0x%02x", c);
+			return report(p, on_error, ctx);
+		}
+	}
+	if (p->s->nstmts + step_room(spec, from, to) > SCRIPT_MAX_STMTS) {
+		fail(p, from + 1, "more than %d statements; this step and the ones after it are left out",
+		     SCRIPT_MAX_STMTS);
+		report(p, on_error, ctx);
+		return -1;
+	}
+	/* Room checked: new_stmt cannot fail, and the pool holds far more
+	 * than a run= line's SCRIPT_LINE_MAX bytes. */
+	int g = p->s->nstmts;
+	struct script_stmt *st = new_stmt(p, SCRIPT_PARALLEL, from + 1, from + 1);
+	st->a = pool_add(p, spec + from, (size_t)(to - from), from + 1);
+	st->column = 0;
+	p->s->nstmts++;
+	p->group = g;
+	for (int a = from; a <= to;) {
+		int e = a;
+		while (e < to && spec[e] != '&')
+			e++;
+		if (run_part(p, spec, a, e))
+			errors += report(p, on_error, ctx);
+		a = e + 1;
+	}
+	p->group = -1;
+	st = new_stmt(p, SCRIPT_END, to + 1, to + 1);
+	st->end = g;
+	p->s->stmt[g].end = p->s->nstmts++;
+	return errors;
+}
+
+int script_compile_run(const char *spec, struct script *s, script_error_fn *on_error, void *ctx)
+{
+	struct parser p;
+	char err[SCRIPT_ERR_MAX];
+	memset(&p, 0, sizeof p);
+	memset(s, 0, offsetof(struct script, pool));
+	s->pool_used = 0;
+	s->err_line = s->err_col = 0;
+	memcpy(s->name, "run=", 5);
+	s->from_run = true;
+	p.s = s;
+	p.err = err;
+	p.errlen = sizeof err;
+	p.group = p.column = -1;
+	column_of(&p, "run=", 1);       /* the first column: cannot fail */
+	int len = (int)bounded_len(spec, SCRIPT_LINE_MAX + 1), errors = 0;
+	if (len > SCRIPT_LINE_MAX) {
+		ksnprintf(err, sizeof err, "run=: longer than %d characters; nothing runs", SCRIPT_LINE_MAX);
+		s->err_col = SCRIPT_LINE_MAX + 1;
+		return report(&p, on_error, ctx);
+	}
+	for (int from = 0; from <= len;) {
+		int to = from;
+		while (to < len && spec[to] != ';')
+			to++;
+		p.line++;
+		int n = run_step(&p, spec, from, to, on_error, ctx);
+		if (n < 0)
+			return errors + 1;
+		errors += n;
+		from = to + 1;
+	}
+	return errors;
+}
+
+void script_where(const struct script *s, int i, char *buf, size_t n)
+{
+	const struct script_stmt *st = &s->stmt[i];
+	char q[SCRIPT_QUOTE_MAX];
+	if (!s->from_run) {
+		ksnprintf(buf, n, "%s:%d:%d", s->name, st->line, st->arg_col);
+		return;
+	}
+	while (i > 0 && s->stmt[i].op != SCRIPT_PARALLEL)       /* the step's group */
+		i--;
+	const char *text = s->stmt[i].op == SCRIPT_PARALLEL && s->stmt[i].a ? s->stmt[i].a : "";
+	quote(q, text, strlen(text));
+	ksnprintf(buf, n, "run=: step %d '%s'", st->line, q);
 }
 
 /* ------------------------------------------------------------ workload lines */

@@ -47,11 +47,12 @@ enum script_op {
 	SCRIPT_SET,             /* a = knob, b = value */
 	SCRIPT_COLUMN,          /* a = label (NULL: back to the default) */
 	SCRIPT_RUN,             /* a = command line, column */
-	SCRIPT_PARALLEL,        /* end, column */
+	SCRIPT_PARALLEL,        /* end, column; a = the step's text (run=), else NULL */
 	SCRIPT_REPEAT,          /* n = count, end */
 	SCRIPT_END,             /* end = index of its opener */
 	SCRIPT_VMSTAT,          /* n = interval ms, 0 stops */
 	SCRIPT_SWAPOFF,         /* a = device */
+	SCRIPT_SWAPON,          /* a = device */
 	SCRIPT_SLEEP,           /* n = ms */
 	SCRIPT_DROP_CACHES,
 	SCRIPT_PROBE,           /* n = 1 on, 0 off */
@@ -77,6 +78,7 @@ struct script {
 	uint64_t mem;           /* from `mem`; 0 when the script has none */
 	const char *column[SCRIPT_MAX_COLUMNS];
 	int ncolumns;
+	bool from_run;          /* compiled from run= (script_compile_run) */
 	char pool[SCRIPT_POOL_SIZE];
 	size_t pool_used;
 	int err_line, err_col;  /* where script_parse failed */
@@ -88,22 +90,30 @@ struct script {
  * s->err_line, s->err_col); the program in *s is then unusable. */
 int script_parse(const char *name, const char *text, size_t len, struct script *s, char *err, size_t errlen);
 
-/* A built-in step of run= (runner.c): "@set KNOB VALUE", "@sleep MS",
- * "@swapon DEV" or "@swapoff DEV".  op is SCRIPT_SET (a = knob, b =
- * value), SCRIPT_SLEEP (n = ms), SCRIPT_SWAP (a = device to turn on) or
- * SCRIPT_SWAPOFF (a = device). */
-struct script_builtin {
-	enum script_op op;
-	const char *a, *b;
-	uint64_t n;
-};
+/* Compile a run= value (README.md, "Kernel command line") into *s, the
+ * program script_parse would give for the same steps, so that one
+ * executor runs both.  ';' separates steps, '&' the parts of a step; a
+ * part is a program and its arguments (as `run`) or a built-in: "@set
+ * KNOB VALUE", "@sleep MS", "@swapon DEV", "@swapoff DEV" (as set, sleep,
+ * swapon, swapoff).  Each step becomes one PARALLEL group, its parts
+ * inside in order: the group's `a` is the step's text (trimmed), `line`
+ * of every statement is the step's number (from 1, empty steps counted)
+ * and `col` the column in spec.  Unlike a script's group, a step may hold
+ * set and swapon, and no run at all (its record is still wanted).  Every
+ * group is in column 0, "run=".
+ *
+ * A bad step or part is left out and reported once through on_error
+ * (may be NULL), in the style of script errors, naming the step:
+ * "run=: step 3 '@sleepy 5': unknown built-in '@sleepy' (expected @set,
+ * @sleep, @swapon or @swapoff)"; the rest still compiles (the command
+ * line's rule).  Returns the number of errors; *s is always a program,
+ * with s->from_run set. */
+typedef void script_error_fn(void *ctx, int step, int col, const char *msg);
+int script_compile_run(const char *spec, struct script *s, script_error_fn *on_error, void *ctx);
 
-/* Parse one built-in step, splitting it in place: the name must match
- * exactly (so "@sleepy 5" is an error, not "@sleep"), the arguments be
- * complete and the values in range.  Returns 0 with *b filled (pointing
- * into step), or -EINVAL with one line in err: "@sleepy 5: unknown
- * built-in '@sleepy' (...)". */
-int script_builtin_parse(char *step, struct script_builtin *b, char *err, size_t errlen);
+/* Where statement i is, for a run-time message: "FILE:LINE:COL" (COL of
+ * its first argument) or, for run=, "run=: step N 'TEXT'". */
+void script_where(const struct script *s, int i, char *buf, size_t n);
 
 /* The statement keyword of an op ("run", "repeat", ...). */
 const char *script_op_name(enum script_op op);
@@ -113,7 +123,24 @@ const char *script_op_name(enum script_op op);
 bool script_workload_mismatches(const char *line, size_t n, uint64_t *out);
 
 /* ---- Kernel side (script_run.c) ----
- * Load the boot file at path, parse and check it, run it, print a result
+ * A problem that stops (a script) or skips (run=) something: one
+ * console line and a {"type":"script_error"} record; line 0 when none.
+ * phase: parse, check, swap or run. */
+void script_report_error(const char *script, int line, int col, const char *phase, const char *msg);
+
+/* Run a program: script_parse's (what script_run does after loading) or
+ * script_compile_run's.  A script runs whole or not at all: a statement
+ * that does not fit the machine stops it before anything runs, and a run-
+ * time error stops it there.  A run= program skips what does not fit and
+ * goes on after a run-time error, each reported naming the step; its
+ * records are a `vmstat` one per step (label: the step's text) instead of
+ * a script's `script`, `result`, `table` and `script_end`.  Either way the
+ * program is bracketed by mem_balance records.  Blocks until done; called
+ * from kmain.  Returns the number of failed runs (script) or steps
+ * (run=), or -EINVAL when a script did not start. */
+int script_execute(struct script *s, uint64_t usable_bytes);
+
+/* Load the boot file at path, parse and check it, run it, print a result
  * record per run and the table at the end.  Nothing runs when the script
  * has an error or does not fit the machine (memory size, programs, swap
  * devices).  usable_bytes: the RAM the kernel manages after mem= (the

@@ -26,6 +26,18 @@
  * sums N over the unit, so the result record carries it; the host tools
  * may cross-check from the workload records themselves.
  *
+ * run= (runner.c) compiles to the same program (script_compile_run) and
+ * runs here too, with two differences the program's from_run selects:
+ *   - errors skip rather than stop: a statement that does not fit the
+ *     machine is reported and left out, a run-time error is reported and
+ *     the rest goes on (the command line's rule: the rest still applies);
+ *   - its output is run='s own (struct script_output): per step one
+ *     {"type":"vmstat","label":STEP} record with every counter as a delta
+ *     over the step and the swap-in latency, and no result records, table
+ *     or script records, which the host tools reading run= do not expect.
+ * Messages name the statement by script_where: FILE:LINE:COL, or
+ * run=: step N 'TEXT'.
+ *
  * Runs in the kmain thread, which sleeps while programs run.  All state is
  * in one struct script_exec allocated for the run.
  */
@@ -88,8 +100,21 @@ _Static_assert(SCRIPT_MAX_COLUMNS <= RTABLE_MAX_COLUMNS, "the table module holds
 
 #define NS_PER_MS 1000000ul
 
+struct script_exec;
+struct script_unit;
+
+/* What a program prints and records besides errors: a script's or run='s. */
+struct script_output {
+	const char *of;                 /* the mem_balance records' "of" */
+	void (*begin)(struct script_exec *x);
+	void (*unit)(struct script_exec *x, const struct script_unit *u, int column);
+	void (*end)(struct script_exec *x);
+};
+
 struct script_exec {
-	struct script prog;
+	struct script *prog;
+	const struct script_output *out;
+	bool skip[SCRIPT_MAX_STMTS];    /* run=: left out by the check */
 	int rep[SCRIPT_MAX_DEPTH];      /* iteration of each enclosing repeat */
 	int nrep;
 	bool stopped;                   /* a run-time error ended the script */
@@ -115,8 +140,7 @@ static uint64_t unit_mismatches, unit_workload_lines;   /* atomic: the stdout ho
 
 /* ------------------------------------------------------------ messages */
 
-/* A problem that stops the script: one console line and a record. */
-static void script_error(const char *script, int line, int col, const char *phase, const char *msg)
+void script_report_error(const char *script, int line, int col, const char *phase, const char *msg)
 {
 	kprintf("%s\n", msg);
 	struct json *j = rec_begin("script_error");
@@ -130,11 +154,14 @@ static void script_error(const char *script, int line, int col, const char *phas
 	rec_end();
 }
 
-static void stmt_error(struct script_exec *x, const struct script_stmt *st, const char *phase, const char *what)
+/* A problem with statement i, named by where it stands. */
+static void stmt_error(struct script_exec *x, int i, const char *phase, const char *what)
 {
-	char msg[SCRIPT_ERR_MAX + 64];
-	ksnprintf(msg, sizeof msg, "%s:%d:%d: %s", x->prog.name, st->line, st->arg_col, what);
-	script_error(x->prog.name, st->line, st->arg_col, phase, msg);
+	char msg[SCRIPT_ERR_MAX + 64], where[128];
+	const struct script_stmt *st = &x->prog->stmt[i];
+	script_where(x->prog, i, where, sizeof where);
+	ksnprintf(msg, sizeof msg, "%s: %s", where, what);
+	script_report_error(x->prog->name, st->line, st->arg_col, phase, msg);
 }
 
 /* ------------------------------------------------------------ checks */
@@ -149,15 +176,15 @@ static void size_text(char *buf, size_t n, uint64_t bytes)
 
 static int check_mem(struct script_exec *x, uint64_t have)
 {
-	uint64_t want = x->prog.mem;
+	uint64_t want = x->prog->mem;
 	uint64_t diff = want > have ? want - have : have - want;
 	if (!want || diff * 100 <= want * MEM_TOLERANCE_PCT)
 		return 0;
 	char w[24], msg[192];
 	size_text(w, sizeof w, want);
 	ksnprintf(msg, sizeof msg, "%s: the script expects mem %s but the kernel has %lu MiB of usable RAM; boot with mem=%s",
-		  x->prog.name, w, have >> 20, w);
-	script_error(x->prog.name, 0, 0, "check", msg);
+		  x->prog->name, w, have >> 20, w);
+	script_report_error(x->prog->name, 0, 0, "check", msg);
 	return -EINVAL;
 }
 
@@ -171,8 +198,9 @@ static void program_of(const char *cmd, char *out, size_t n)
 	out[o] = 0;
 }
 
-static int check_stmt(struct script_exec *x, const struct script_stmt *st)
+static int check_stmt(struct script_exec *x, int i)
 {
+	const struct script_stmt *st = &x->prog->stmt[i];
 	char what[SCRIPT_CMD_MAX + 64], prog[SCRIPT_CMD_MAX];
 	const void *data;
 	uint64_t size;
@@ -182,22 +210,29 @@ static int check_stmt(struct script_exec *x, const struct script_stmt *st)
 		if (bootfs_find(prog, &data, &size, &path))
 			return 0;
 		ksnprintf(what, sizeof what, "no program '%s' among the boot files", prog);
-	} else if (st->op == SCRIPT_SWAPOFF || (st->op == SCRIPT_SWAP && strcmp(st->a, "auto") && strcmp(st->a, "none"))) {
+	} else if (st->op == SCRIPT_SWAPOFF || st->op == SCRIPT_SWAPON ||
+		   (st->op == SCRIPT_SWAP && strcmp(st->a, "auto") && strcmp(st->a, "none"))) {
 		if (blk_find(st->a))
 			return 0;
 		ksnprintf(what, sizeof what, "%s %s: no such block device", script_op_name(st->op), st->a);
 	} else {
 		return 0;
 	}
-	stmt_error(x, st, "check", what);
+	stmt_error(x, i, "check", what);
 	return -EINVAL;
 }
 
+/* A script stops at the first misfit; run= leaves each one out. */
 static int check_machine(struct script_exec *x, uint64_t usable_bytes)
 {
 	int err = check_mem(x, usable_bytes);
-	for (int i = 0; i < x->prog.nstmts && !err; i++)
-		err = check_stmt(x, &x->prog.stmt[i]);
+	for (int i = 0; i < x->prog->nstmts && !err; i++) {
+		if (!check_stmt(x, i))
+			continue;
+		if (!x->prog->from_run)
+			return -EINVAL;
+		x->skip[i] = true;
+	}
 	return err;
 }
 
@@ -212,8 +247,9 @@ static void swap_all_off(void)
 	}
 }
 
-static int swap_line(struct script_exec *x, const struct script_stmt *st)
+static int swap_line(struct script_exec *x, int i)
 {
+	const struct script_stmt *st = &x->prog->stmt[i];
 	if (!strcmp(st->a, "auto"))
 		return 0;
 	if (!strcmp(st->a, "none")) {
@@ -229,14 +265,14 @@ static int swap_line(struct script_exec *x, const struct script_stmt *st)
 		return 0;
 	char what[96];
 	ksnprintf(what, sizeof what, "swap %s: swapon failed (see the line above)", st->a);
-	stmt_error(x, st, "swap", what);
+	stmt_error(x, i, "swap", what);
 	return -EIO;
 }
 
 static int setup_swap_lines(struct script_exec *x)
 {
-	for (int i = 0; i < x->prog.nstmts; i++)
-		if (x->prog.stmt[i].op == SCRIPT_SWAP && swap_line(x, &x->prog.stmt[i]))
+	for (int i = 0; i < x->prog->nstmts; i++)
+		if (x->prog->stmt[i].op == SCRIPT_SWAP && swap_line(x, i))
 			return -EIO;
 	return 0;
 }
@@ -264,10 +300,12 @@ static void unit_start(struct script_unit *u)
 	vmstat_snapshot(u->base);
 }
 
-static void unit_spawn(struct script_unit *u, const struct script_stmt *st)
+/* Run statement i; one left out by the check counts as not started. */
+static void unit_spawn(struct script_exec *x, struct script_unit *u, int i)
 {
+	const struct script_stmt *st = &x->prog->stmt[i];
 	u->cmd[u->ntasks] = st->a;
-	u->task[u->ntasks] = task_spawn(st->a, 0);
+	u->task[u->ntasks] = x->skip[i] ? NULL : task_spawn(st->a, 0);
 	u->ntasks++;
 }
 
@@ -353,9 +391,9 @@ static void json_vmstat(struct json *j, const struct script_unit *u)
 
 static void result_head(struct json *j, struct script_exec *x, const struct script_stmt *st, int column)
 {
-	json_str(j, "script", x->prog.name);
+	json_str(j, "script", x->prog->name);
 	json_u64(j, "line", (uint64_t)st->line);
-	json_str(j, "column", x->prog.column[column]);
+	json_str(j, "column", x->prog->column[column]);
 	json_u64(j, "column_index", (uint64_t)column);
 	json_u64(j, "run", x->column_runs[column]);
 	json_u64(j, "rep", x->nrep ? (uint64_t)x->rep[x->nrep - 1] : 0);
@@ -368,7 +406,7 @@ static void result_head(struct json *j, struct script_exec *x, const struct scri
 
 static void result_record(struct script_exec *x, const struct script_unit *u, int column)
 {
-	const struct script_stmt *st = &x->prog.stmt[u->stmt];
+	const struct script_stmt *st = &x->prog->stmt[u->stmt];
 	struct probe_report pr;
 	if (probe_running())
 		probe_read(true, &pr);
@@ -420,17 +458,34 @@ static void keep_sample(struct script_exec *x, const struct script_unit *u, int 
 	s->v[ROW_LAT_P99] = swapin_latency_percentile(990);
 }
 
+/* A script's unit: a result record, a table sample, one console line. */
+static void script_out_unit(struct script_exec *x, const struct script_unit *u, int column)
+{
+	result_record(x, u, column);
+	keep_sample(x, u, column);
+	kprintf("script: %s #%u: %lu ms%s\n", x->prog->column[column], x->column_runs[column],
+		u->elapsed / NS_PER_MS, u->failed ? ", FAILED" : "");
+}
+
+/* A run= step: its counters as a vmstat record labelled with the step. */
+static void run_out_unit(struct script_exec *x, const struct script_unit *u, int column)
+{
+	(void)column;
+	struct json *j = rec_begin("vmstat");
+	json_str(j, "label", x->prog->stmt[u->stmt].a);
+	vmstat_json_delta(j, u->base);
+	swapin_latency_json(j, "swapin_latency");
+	rec_end();
+}
+
 static void unit_finish(struct script_exec *x, struct script_unit *u, int column)
 {
 	unit_wait(u);
-	result_record(x, u, column);
-	keep_sample(x, u, column);
+	x->out->unit(x, u, column);
 	unit_put(u);
 	x->results++;
 	x->column_runs[column]++;
 	x->failed += u->failed != 0;
-	kprintf("script: %s #%u: %lu ms%s\n", x->prog.column[column], x->column_runs[column] - 1,
-		u->elapsed / NS_PER_MS, u->failed ? ", FAILED" : "");
 }
 
 /* ------------------------------------------------------------ statements */
@@ -444,24 +499,25 @@ static int exec_run(struct script_exec *x, int i)
 	memset(&u, 0, sizeof u);
 	u.stmt = i;
 	unit_start(&u);
-	unit_spawn(&u, &x->prog.stmt[i]);
-	unit_finish(x, &u, x->prog.stmt[i].column);
+	unit_spawn(x, &u, i);
+	unit_finish(x, &u, x->prog->stmt[i].column);
 	return i + 1;
 }
 
 static int exec_parallel(struct script_exec *x, int i)
 {
 	static struct script_unit u;
-	const struct script_stmt *g = &x->prog.stmt[i];
+	const struct script_stmt *g = &x->prog->stmt[i];
 	memset(&u, 0, sizeof u);
 	u.stmt = i;
 	unit_start(&u);
 	for (int k = i + 1; k < g->end; k++)
-		if (x->prog.stmt[k].op == SCRIPT_RUN)
-			unit_spawn(&u, &x->prog.stmt[k]);
-	/* sleep and swapoff, in order, once the programs have started. */
+		if (x->prog->stmt[k].op == SCRIPT_RUN)
+			unit_spawn(x, &u, k);
+	/* The rest (sleep, swapoff; a run= step's set and swapon too), in
+	 * order, once the programs have started. */
 	for (int k = i + 1; k < g->end; k++)
-		if (x->prog.stmt[k].op != SCRIPT_RUN)
+		if (x->prog->stmt[k].op != SCRIPT_RUN)
 			exec_range(x, k, k + 1);
 	unit_finish(x, &u, g->column);
 	return g->end + 1;
@@ -469,7 +525,7 @@ static int exec_parallel(struct script_exec *x, int i)
 
 static int exec_repeat(struct script_exec *x, int i)
 {
-	const struct script_stmt *r = &x->prog.stmt[i];
+	const struct script_stmt *r = &x->prog->stmt[i];
 	int level = x->nrep++;
 	for (uint64_t k = 0; k < r->n && !x->stopped; k++) {
 		x->rep[level] = (int)k;
@@ -479,50 +535,80 @@ static int exec_repeat(struct script_exec *x, int i)
 	return r->end + 1;
 }
 
-static int exec_set(struct script_exec *x, int i)
+/* A run-time error of statement i: a script stops there, run= goes on. */
+static int exec_failed(struct script_exec *x, int i, const char *what)
 {
-	const struct script_stmt *st = &x->prog.stmt[i];
-	char err[128], what[224];
-	if (!vm_set_knob(st->a, st->b, err, sizeof err)) {
-		kprintf("script: set %s %s\n", st->a, st->b);
-		return i + 1;
-	}
-	ksnprintf(what, sizeof what, "set %s %s: %s; the script stops here", st->a, st->b, err);
-	stmt_error(x, st, "run", what);
-	x->stopped = true;
+	char msg[SCRIPT_ERR_MAX];
+	ksnprintf(msg, sizeof msg, "%s%s", what, x->prog->from_run ? "" : "; the script stops here");
+	stmt_error(x, i, "run", msg);
+	x->stopped = !x->prog->from_run;
 	return i + 1;
 }
 
+static int exec_set(struct script_exec *x, int i)
+{
+	const struct script_stmt *st = &x->prog->stmt[i];
+	char err[128], what[224];
+	if (!vm_set_knob(st->a, st->b, err, sizeof err)) {
+		kprintf("%s: set %s %s\n", x->prog->from_run ? "run=" : "script", st->a, st->b);
+		return i + 1;
+	}
+	ksnprintf(what, sizeof what, "set %s %s: %s", st->a, st->b, err);
+	return exec_failed(x, i, what);
+}
+
+/* Nothing to do is no error: the area is already as asked. */
 static int exec_swapoff(struct script_exec *x, int i)
 {
-	const struct script_stmt *st = &x->prog.stmt[i];
+	const struct script_stmt *st = &x->prog->stmt[i];
+	char where[128];
 	int a = swap_area_of(st->a);
-	if (a < 0)
-		kprintf("script: %s:%d: swapoff %s: not a swap area; nothing to do\n", x->prog.name, st->line, st->a);
-	else
+	if (a >= 0) {
 		swapoff(a);
+		return i + 1;
+	}
+	script_where(x->prog, i, where, sizeof where);
+	kprintf("%s: swapoff %s: not a swap area; nothing to do\n", where, st->a);
 	return i + 1;
+}
+
+/* swapon() itself would add an active area a second time, over the same
+ * slots: an area already on stays on as it is. */
+static int exec_swapon(struct script_exec *x, int i)
+{
+	const struct script_stmt *st = &x->prog->stmt[i];
+	char where[128], what[96];
+	if (swap_area_of(st->a) >= 0) {
+		script_where(x->prog, i, where, sizeof where);
+		kprintf("%s: swapon %s: already a swap area; nothing to do\n", where, st->a);
+		return i + 1;
+	}
+	int err = swapon(blk_find(st->a), 0, swap_cluster_size());
+	if (err >= 0)
+		return i + 1;
+	ksnprintf(what, sizeof what, "swapon %s: failed (%d; see the line above)", st->a, err);
+	return exec_failed(x, i, what);
 }
 
 static int exec_vmstat(struct script_exec *x, int i)
 {
-	x->vmstat_on = x->prog.stmt[i].n != 0;
-	vmstat_sampler(x->prog.stmt[i].n);
+	x->vmstat_on = x->prog->stmt[i].n != 0;
+	vmstat_sampler(x->prog->stmt[i].n);
 	return i + 1;
 }
 
 static int exec_probe(struct script_exec *x, int i)
 {
-	if (!x->prog.stmt[i].n)
+	if (!x->prog->stmt[i].n)
 		probe_stop();
 	else if (probe_start())
-		kprintf("script: %s:%d: probe: out of memory; no probe\n", x->prog.name, x->prog.stmt[i].line);
+		kprintf("script: %s:%d: probe: out of memory; no probe\n", x->prog->name, x->prog->stmt[i].line);
 	return i + 1;
 }
 
 static int exec_sleep(struct script_exec *x, int i)
 {
-	sleep_ms(x->prog.stmt[i].n);
+	sleep_ms(x->prog->stmt[i].n);
 	return i + 1;
 }
 
@@ -551,15 +637,18 @@ static const exec_fn exec_ops[SCRIPT_NOPS] = {
 	[SCRIPT_END] = exec_nothing,
 	[SCRIPT_VMSTAT] = exec_vmstat,
 	[SCRIPT_SWAPOFF] = exec_swapoff,
+	[SCRIPT_SWAPON] = exec_swapon,
 	[SCRIPT_SLEEP] = exec_sleep,
 	[SCRIPT_DROP_CACHES] = exec_drop,
 	[SCRIPT_PROBE] = exec_probe,
 };
 
+/* Statements left out by the check are runs, swapons and swapoffs: none
+ * opens a block, so skipping one is a step to the next. */
 static int exec_range(struct script_exec *x, int from, int to)
 {
 	for (int i = from; i < to && !x->stopped;)
-		i = exec_ops[x->prog.stmt[i].op](x, i);
+		i = x->skip[i] ? i + 1 : exec_ops[x->prog->stmt[i].op](x, i);
 	return to;
 }
 
@@ -567,8 +656,8 @@ static int exec_range(struct script_exec *x, int from, int to)
 
 static struct rtable table_of(const struct script_exec *x)
 {
-	return (struct rtable){ .title = x->prog.name, .rows = rows, .nrows = NROWS, .columns = x->prog.column,
-				.ncolumns = x->prog.ncolumns, .column_runs = x->column_runs, .failed = x->failed,
+	return (struct rtable){ .title = x->prog->name, .rows = rows, .nrows = NROWS, .columns = x->prog->column,
+				.ncolumns = x->prog->ncolumns, .column_runs = x->column_runs, .failed = x->failed,
 				.samples = x->sample, .nsamples = x->nsamples };
 }
 
@@ -592,9 +681,45 @@ static void table_record(const struct script_exec *x)
 	rec_end();
 }
 
+/* ------------------------------------------------------------ output */
+
+static void script_begin(struct script_exec *x)
+{
+	kprintf("script: %s: %d statements, %d columns\n", x->prog->name, x->prog->nstmts, x->prog->ncolumns);
+	struct json *j = rec_begin("script");
+	json_str(j, "script", x->prog->name);
+	json_u64(j, "statements", (uint64_t)x->prog->nstmts);
+	if (x->prog->mem)
+		json_u64(j, "mem_bytes", x->prog->mem);
+	else
+		json_null(j, "mem_bytes");
+	json_arr_begin(j, "columns");
+	for (int c = 0; c < x->prog->ncolumns; c++)
+		json_str(j, NULL, x->prog->column[c]);
+	json_arr_end(j);
+	rec_end();
+}
+
+static void script_finish(struct script_exec *x)
+{
+	print_table(x);
+	table_record(x);
+	struct json *j = rec_begin("script_end");
+	json_str(j, "script", x->prog->name);
+	json_u64(j, "results", x->results);
+	json_u64(j, "failed", x->failed);
+	json_bool(j, "stopped", x->stopped);
+	rec_end();
+}
+
+static void run_nothing(struct script_exec *x) { (void)x; }
+
+static const struct script_output script_output = { "script", script_begin, script_out_unit, script_finish };
+static const struct script_output run_output = { "run", run_nothing, run_out_unit, run_nothing };
+
 /* ------------------------------------------------------------ entry */
 
-static struct script_exec *load(const char *path)
+static struct script *load(const char *path)
 {
 	const void *data;
 	uint64_t size;
@@ -602,75 +727,62 @@ static struct script_exec *load(const char *path)
 	char err[SCRIPT_ERR_MAX];
 	if (!bootfs_find(path, &data, &size, &found)) {
 		ksnprintf(err, sizeof err, "script: no boot file '%s'; nothing runs", path);
-		script_error(path, 0, 0, "load", err);
+		script_report_error(path, 0, 0, "load", err);
 		return NULL;
 	}
-	struct script_exec *x = kzalloc(sizeof *x);
-	if (!x) {
+	struct script *s = kzalloc(sizeof *s);
+	if (!s) {
 		ksnprintf(err, sizeof err, "script: %s: out of memory; nothing runs", path);
-		script_error(path, 0, 0, "load", err);
+		script_report_error(path, 0, 0, "load", err);
 		return NULL;
 	}
-	if (script_parse(path, data, size, &x->prog, err, sizeof err)) {
-		script_error(path, x->prog.err_line, x->prog.err_col, "parse", err);
+	if (script_parse(path, data, size, s, err, sizeof err)) {
+		script_report_error(path, s->err_line, s->err_col, "parse", err);
 		kprintf("script: %s has an error; nothing runs\n", path);
-		kfree(x);
+		kfree(s);
 		return NULL;
 	}
-	return x;
+	return s;
 }
 
-static void script_begin_record(const struct script_exec *x)
+int script_execute(struct script *s, uint64_t usable_bytes)
 {
-	struct json *j = rec_begin("script");
-	json_str(j, "script", x->prog.name);
-	json_u64(j, "statements", (uint64_t)x->prog.nstmts);
-	if (x->prog.mem)
-		json_u64(j, "mem_bytes", x->prog.mem);
-	else
-		json_null(j, "mem_bytes");
-	json_arr_begin(j, "columns");
-	for (int c = 0; c < x->prog.ncolumns; c++)
-		json_str(j, NULL, x->prog.column[c]);
-	json_arr_end(j);
-	rec_end();
-}
-
-static void script_end(struct script_exec *x)
-{
+	struct script_exec *x = kzalloc(sizeof *x);
+	char err[SCRIPT_ERR_MAX];
+	if (!x) {
+		ksnprintf(err, sizeof err, "%s: out of memory; nothing runs", s->name);
+		script_report_error(s->name, 0, 0, "load", err);
+		return -ENOMEM;
+	}
+	x->prog = s;
+	x->out = s->from_run ? &run_output : &script_output;
+	if (check_machine(x, usable_bytes) || setup_swap_lines(x)) {
+		kprintf("script: %s does not fit this machine; nothing runs\n", s->name);
+		kfree(x);
+		return -EINVAL;
+	}
+	membal_record("start", x->out->of);
+	x->out->begin(x);
+	task_set_stdout_hook(on_stdout);
+	exec_range(x, 0, s->nstmts);
 	if (x->vmstat_on)
 		vmstat_sampler(0);
 	probe_stop();
 	task_set_stdout_hook(NULL);
-	print_table(x);
-	table_record(x);
-	struct json *j = rec_begin("script_end");
-	json_str(j, "script", x->prog.name);
-	json_u64(j, "results", x->results);
-	json_u64(j, "failed", x->failed);
-	json_bool(j, "stopped", x->stopped);
-	rec_end();
+	x->out->end(x);
+	/* Before kfree(x): x (and s) were allocated at the start record too. */
+	membal_record("end", x->out->of);
+	int failed = (int)x->failed;
+	kfree(x);
+	return failed;
 }
 
 int script_run(const char *path, uint64_t usable_bytes)
 {
-	struct script_exec *x = load(path);
-	if (!x)
+	struct script *s = load(path);
+	if (!s)
 		return -EINVAL;
-	if (check_machine(x, usable_bytes) || setup_swap_lines(x)) {
-		kprintf("script: %s does not fit this machine; nothing runs\n", x->prog.name);
-		kfree(x);
-		return -EINVAL;
-	}
-	kprintf("script: %s: %d statements, %d columns\n", x->prog.name, x->prog.nstmts, x->prog.ncolumns);
-	membal_record("start", "script");
-	script_begin_record(x);
-	task_set_stdout_hook(on_stdout);
-	exec_range(x, 0, x->prog.nstmts);
-	script_end(x);
-	/* Before kfree(x): x was allocated at the start record too. */
-	membal_record("end", "script");
-	int failed = (int)x->failed;
-	kfree(x);
+	int failed = script_execute(s, usable_bytes);
+	kfree(s);
 	return failed;
 }

@@ -2,8 +2,9 @@
  * libFuzzer target: the workload script parser on arbitrary bytes.  A
  * parse either fails with one "f.mm:LINE:COL: ..." message or yields a
  * program whose blocks, columns and strings are consistent; the workload
- * line scanner, run='s built-in step parser and the statistics run on the
- * same bytes.
+ * line scanner, the run= compiler (its program checked the same way, plus
+ * run='s shape: only step groups) and the statistics run on the same
+ * bytes.
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -67,26 +68,62 @@ static void check_stats(const uint8_t *data, size_t size)
 		__builtin_trap();
 }
 
-/* The step in a heap buffer of exactly its size, so ASan sees any read
- * past its end (the old runner read step + 8 of "@sleep"). */
-static void check_builtin(const uint8_t *data, size_t size)
+static int run_errors;
+
+static void on_run_error(void *ctx, int step, int col, const char *msg)
 {
-	size_t max = size < 300 ? size : 300;
+	(void)ctx;
+	if (strncmp(msg, "run=: ", 6) || !memchr(msg, 0, SCRIPT_ERR_MAX) || step < 0 || col < 1)
+		__builtin_trap();
+	run_errors++;
+}
+
+/* run= compiles to groups only: every top-level statement a step's
+ * group, its runs at most SCRIPT_MAX_PARALLEL, all in column 0. */
+static void check_run_program(void)
+{
+	for (int i = 0; i < prog.nstmts; i = prog.stmt[i].end + 1) {
+		const struct script_stmt *g = &prog.stmt[i];
+		int runs = 0;
+		if (g->op != SCRIPT_PARALLEL || g->column != 0 || !g->a)
+			__builtin_trap();
+		for (int k = i + 1; k < g->end; k++) {
+			enum script_op op = prog.stmt[k].op;
+			runs += op == SCRIPT_RUN;
+			if (op != SCRIPT_RUN && op != SCRIPT_SET && op != SCRIPT_SLEEP && op != SCRIPT_SWAPON &&
+			    op != SCRIPT_SWAPOFF)
+				__builtin_trap();
+			if (prog.stmt[k].line != g->line)
+				__builtin_trap();
+		}
+		if (runs > SCRIPT_MAX_PARALLEL)
+			__builtin_trap();
+	}
+}
+
+/* The bytes up to a NUL as a run= value, in a heap buffer of exactly its
+ * size so ASan sees any read past its end. */
+static void check_run_spec(const uint8_t *data, size_t size)
+{
+	size_t max = size < 600 ? size : 600;
 	const uint8_t *nul = memchr(data, 0, max);
 	size_t n = nul ? (size_t)(nul - data) : max;
-	char *step = malloc(n + 1), err[SCRIPT_ERR_MAX];
-	struct script_builtin b;
-	memcpy(step, data, n);
-	step[n] = 0;
-	if (script_builtin_parse(step, &b, err, sizeof err) == 0) {
-		bool inside = b.a >= step && b.a < step + n && (!b.b || (b.b >= step && b.b < step + n));
-		bool op_ok = b.op == SCRIPT_SET || b.op == SCRIPT_SLEEP || b.op == SCRIPT_SWAP || b.op == SCRIPT_SWAPOFF;
-		if (!inside || !op_ok || (b.op == SCRIPT_SET) != (b.b != NULL))
-			__builtin_trap();
-	} else if (!err[0] || !memchr(err, 0, sizeof err)) {
+	char *spec = malloc(n + 1);
+	memcpy(spec, data, n);
+	spec[n] = 0;
+	run_errors = 0;
+	int errors = script_compile_run(spec, &prog, on_run_error, NULL);
+	if (errors != run_errors || !prog.from_run || prog.ncolumns != 1)
 		__builtin_trap();
+	check_program();
+	check_run_program();
+	char where[128];
+	for (int i = 0; i < prog.nstmts; i++) {
+		script_where(&prog, i, where, sizeof where);
+		if (strncmp(where, "run=: step ", 11))
+			__builtin_trap();
 	}
-	free(step);
+	free(spec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -99,6 +136,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t m;
 	script_workload_mismatches((const char *)data, size, &m);
 	check_stats(data, size);
-	check_builtin(data, size);
+	check_run_spec(data, size);
 	return 0;
 }

@@ -68,17 +68,29 @@ def test_cmdline_bad_hz_keeps_swap_cluster_and_dev_cluster_checked(ctx):
 def test_cmdline_run_builtins_named_errors(ctx):
     # @sleepy used to run as @sleep; @swapon of nothing printed nothing;
     # @swapon of an active area added it again, over the same slots.
-    r = ctx.boot('quiet run="@sleepy 5 ; @swapon ; @swapon nvme9n9 ; @sleep ; @set swappiness 60 ; '
-                 '@swapon nvme1n1 ; hello"', disks=[{'file': swap_image(ctx), 'bus': 'nvme'}])
+    # run= is compiled into a script program: every error names its step
+    # in the script errors' style (run=: step N 'TEXT': ...) and gives a
+    # script_error record; a bad step or part is left out, the rest runs,
+    # and every step still gives its vmstat record.
+    steps = ['@sleepy 5', '@swapon', '@swapon nvme9n9', '@sleep', '@set swappiness 60', '@swapon nvme1n1',
+             'helo & hello']
+    r = ctx.boot('quiet run="%s"' % ' ; '.join(steps), disks=[{'file': swap_image(ctx), 'bus': 'nvme'}])
     expect_ok(r)
-    expect_in_log(r, 'run: @swapon nvme1n1: already a swap area')
+    expect_in_log(r, "run=: step 6 '@swapon nvme1n1': swapon nvme1n1: already a swap area; nothing to do")
     expect(len(re.findall(r'swap: nvme1n1: \d+ MiB', r.log)) == 1, 'nvme1n1 added as a swap area twice')
-    expect_in_log(r, "run: @sleepy 5: unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)")
-    expect_in_log(r, 'run: @swapon: missing argument (usage: @swapon DEV)')
-    expect_in_log(r, 'run: @swapon nvme9n9: no such block device')
-    expect_in_log(r, 'run: @sleep: missing argument (usage: @sleep MS)')
-    expect_in_log(r, 'run: @set swappiness 60: swappiness: not implemented yet (no file pages to balance against)')
+    expect_in_log(r, "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)")
+    expect_in_log(r, "run=: step 2 '@swapon': missing argument (usage: @swapon DEV)")
+    expect_in_log(r, "run=: step 3 '@swapon nvme9n9': swapon nvme9n9: no such block device")
+    expect_in_log(r, "run=: step 4 '@sleep': missing argument (usage: @sleep MS)")
+    expect_in_log(r, "run=: step 5 '@set swappiness 60': swappiness: not implemented yet "
+                     "(no file pages to balance against)")
+    expect_in_log(r, "run=: step 7 'helo & hello': no program 'helo' among the boot files")
+    errs = [(x['phase'], x['line']) for x in r.find('script_error') if x['script'] == 'run=']
+    expect(errs == [('parse', 1), ('parse', 2), ('parse', 4), ('parse', 5), ('check', 3), ('check', 7)],
+           'script_error records (phase, step) %r' % errs)
     expect(ran(r, 'hello'), 'hello after the bad built-ins did not run')
+    labels = [x.get('label') for x in r.find('vmstat') if x.get('label') != 'final']
+    expect(labels == steps, 'vmstat records per step %r' % labels)
 
 
 def test_user_syscalls_writev_einval_and_enosys_logged_once(ctx):

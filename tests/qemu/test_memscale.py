@@ -7,12 +7,13 @@ struct page array, descriptors initialised per 4 MiB chunk on first use).
 To make the guest swap without touching 16 GiB, the run first sets the
 mem_limit_mib knob (a run-time mem=: the rest is held by the page
 allocator, never written), then touches more than the limit leaves."""
+import re
 import sys
 
 import pytest
 
 from rig import expect, expect_ok, boot_record, expect_in_log, swap_image, vm_final, \
-    expect_clean_exits
+    expect_clean_exits, task_exits
 
 GIB = 1 << 30
 
@@ -45,8 +46,8 @@ def test_memscale_16g_swap(ctx):
     expect_ok(r)
     b = expect_big_guest(r, 16)
     report_boot_ms('memscale_16g_swap', b)
-    expect('run: @set' not in r.log, 'a mem_limit_mib step failed: %s' %
-           [x for x in r.log.splitlines() if 'run: @set' in x])
+    expect(not re.search(r"run=: step \d+ '@set", r.log), 'a mem_limit_mib step failed: %s' %
+           [x for x in r.log.splitlines() if "'@set" in x])
     expect_clean_exits(r, 2)
     w = r.find('workload')
     expect(len(w) == 2, 'expected two workload records, got %d' % len(w))
@@ -66,7 +67,8 @@ def test_memscale_limit_below_use_refused(ctx):
     # error naming the knob; nothing is held and the run goes on.
     r = ctx.boot('quiet run="@set mem_limit_mib 1 ; hello"', mem='2G')
     expect_ok(r)
-    expect_in_log(r, 'run: @set: mem_limit_mib: 1 MiB is less than is in use')
+    expect_in_log(r, "run=: step 1 '@set mem_limit_mib 1': set mem_limit_mib 1: mem_limit_mib: 1 MiB is less than is in use")
+    expect(task_exits(r) and task_exits(r)[0]['exit_code'] == 0, 'hello did not run after the refused limit')
     v = vm_final(r)
     b = boot_record(r)
     expect(v['nr_free_pages'] * 4096 > b['free_bytes'] - (16 << 20), 'frames stayed held after a refused limit')

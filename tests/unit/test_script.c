@@ -1,8 +1,11 @@
 /*
  * Workload script parser (kernel/run/script.c): good scripts compile to
  * the expected statements, blocks and columns; every kind of mistake stops
- * with one exact FILE:LINE:COL message; the knob list matches the kernel's
- * knob table; the workload-line scanner finds mismatch counts.
+ * with one exact FILE:LINE:COL message; run= values compile to the same
+ * statements, one group per step, and every bad step or part is reported
+ * once, naming the step, and left out while the rest compiles; the knob
+ * list matches the kernel's knob table; the workload-line scanner finds
+ * mismatch counts.
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -198,9 +201,9 @@ TEST(script_error_messages)
 	CHECK_STR(error_of("swap averyveryverylongdevicename0\n"),
 		  "t.mm:1:6: 'averyveryverylongdevicename0' is not a device name (1..23 characters)");
 	CHECK_STR(error_of("parallel\nrun hello\nset ra off\nend\n"),
-		  "t.mm:3:1: 'set' is not allowed inside 'parallel' (only run, sleep and swapoff are)");
+		  "t.mm:3:1: 'set' is not allowed inside 'parallel' (only run, sleep, swapon and swapoff are)");
 	CHECK_STR(error_of("parallel\nrepeat 2\n"),
-		  "t.mm:2:1: 'repeat' is not allowed inside 'parallel' (only run, sleep and swapoff are)");
+		  "t.mm:2:1: 'repeat' is not allowed inside 'parallel' (only run, sleep, swapon and swapoff are)");
 	CHECK_STR(error_of("probe maybe\n"), "t.mm:1:7: probe: expected on or off, not 'maybe'");
 	CHECK_STR(error_of("vmstat 5\n"), "t.mm:1:8: vmstat: an interval of 5 ms is below 10 ms");
 	CHECK_STR(error_of("sleep -1\n"), "t.mm:1:7: sleep: '-1' is not a number in 0..86400000");
@@ -336,51 +339,246 @@ TEST(knob_table_ranges)
 	CHECK(knob_find("") == NULL);
 }
 
-static int builtin(const char *step, struct script_builtin *b)
+/* ------------------------------------------------------------ run= */
+
+#define MAX_RUN_ERRORS 8
+static char run_err[MAX_RUN_ERRORS][SCRIPT_ERR_MAX];
+static int run_err_step[MAX_RUN_ERRORS], run_err_col[MAX_RUN_ERRORS], run_nerr;
+
+static void on_run_error(void *ctx, int step, int col, const char *msg)
 {
-	static char buf[SCRIPT_CMD_MAX];
-	snprintf(buf, sizeof buf, "%s", step);
-	return script_builtin_parse(buf, b, err, sizeof err);
+	CHECK(ctx == &run_nerr);
+	if (run_nerr < MAX_RUN_ERRORS) {
+		snprintf(run_err[run_nerr], sizeof run_err[0], "%s", msg);
+		run_err_step[run_nerr] = step;
+		run_err_col[run_nerr] = col;
+	}
+	run_nerr++;
 }
 
-TEST(script_run_builtins_exact_names_and_arguments)
+/* Compile spec; the number of errors (each also counted by the callback). */
+static int compile(const char *spec)
 {
-	struct script_builtin b;
-	CHECK_EQ(builtin("@sleep 250", &b), 0);
-	CHECK_EQ(b.op, SCRIPT_SLEEP);
-	CHECK_EQ(b.n, 250);
-	CHECK_EQ(builtin("  @set   ra  own ", &b), 0);
-	CHECK_EQ(b.op, SCRIPT_SET);
-	CHECK_STR(b.a, "ra");
-	CHECK_STR(b.b, "own");
-	CHECK_EQ(builtin("@swapon nvme1n1", &b), 0);
-	CHECK_EQ(b.op, SCRIPT_SWAP);
-	CHECK_STR(b.a, "nvme1n1");
-	CHECK_EQ(builtin("@swapoff nvme1n1", &b), 0);
-	CHECK_EQ(b.op, SCRIPT_SWAPOFF);
+	run_nerr = 0;
+	memset(run_err, 0, sizeof run_err);
+	int n = script_compile_run(spec, &prog, on_run_error, &run_nerr);
+	CHECK_EQ(n, run_nerr);
+	CHECK(prog.from_run);
+	CHECK_STR(prog.name, "run=");
+	CHECK_EQ(prog.ncolumns, 1);
+	return n;
+}
 
-	CHECK_EQ(builtin("@sleepy 5", &b), -EINVAL);
-	CHECK_STR(err, "@sleepy 5: unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)");
-	CHECK_EQ(builtin("@swaponx nvme1n1", &b), -EINVAL);
-	CHECK_EQ(builtin("@", &b), -EINVAL);
-	/* Short steps: nothing read past their end (ASan watches). */
-	CHECK_EQ(builtin("@sleep", &b), -EINVAL);
-	CHECK_STR(err, "@sleep: missing argument (usage: @sleep MS)");
-	CHECK_EQ(builtin("@swapon", &b), -EINVAL);
-	CHECK_STR(err, "@swapon: missing argument (usage: @swapon DEV)");
-	CHECK_EQ(builtin("@swapoff", &b), -EINVAL);
-	CHECK_EQ(builtin("@set ra", &b), -EINVAL);
-	CHECK_EQ(builtin("@sleep 5 6", &b), -EINVAL);
-	CHECK_STR(err, "@sleep 5 6: too many arguments (usage: @sleep MS)");
-	CHECK_EQ(builtin("@sleep soon", &b), -EINVAL);
-	CHECK_STR(err, "@sleep soon: 'soon' is not a number of ms in 0..86400000");
-	CHECK_EQ(builtin("@set reclaim_batch 0", &b), -EINVAL);
-	CHECK_STR(err, "@set reclaim_batch 0: reclaim_batch: '0' is not a number in 1..256");
-	CHECK_EQ(builtin("@set swappiness 60", &b), -EINVAL);
-	CHECK_STR(err, "@set swappiness 60: swappiness: not implemented yet (no file pages to balance against)");
-	CHECK_EQ(builtin("@set nosuch 1", &b), -EINVAL);
-	CHECK_STR(err, "@set nosuch 1: unknown knob 'nosuch'");
-	CHECK_EQ(builtin("@swapon abcdefghijabcdefghijabcdefghij", &b), -EINVAL);
+/* The one message a spec with one mistake gives (or "OK", or "MANY"). */
+static const char *run_error_of(const char *spec)
+{
+	int n = compile(spec);
+	return n == 0 ? "OK" : n == 1 ? run_err[0] : "MANY";
+}
+
+/* Statement i is step `step`'s group with these parts' ops. */
+static void check_step(int i, int step, const char *text, int nparts)
+{
+	const struct script_stmt *g = &prog.stmt[i];
+	CHECK_EQ(g->op, SCRIPT_PARALLEL);
+	CHECK_EQ(g->line, step);
+	CHECK_STR(g->a, text);
+	CHECK_EQ(g->column, 0);
+	CHECK_EQ(g->end, i + nparts + 1);
+	CHECK_EQ(prog.stmt[g->end].op, SCRIPT_END);
+	CHECK_EQ(prog.stmt[g->end].end, i);
+	for (int k = i; k <= g->end; k++)
+		CHECK_EQ(prog.stmt[k].line, step);
+}
+
+TEST(script_run_spec_compiles_to_groups)
+{
+	const char *spec = "touch 8 1000 seq anon & hogmem 8 1 ; @set ra off ;@sleep 250 & hello x;"
+			   "  @swapon nvme1n1 ; @swapoff nvme1n1\t";
+	CHECK_EQ(compile(spec), 0);
+	CHECK_STR(prog.column[0], "run=");
+	CHECK_EQ(prog.nstmts, 17);
+	const struct script_stmt *s = prog.stmt;
+	check_step(0, 1, "touch 8 1000 seq anon & hogmem 8 1", 2);
+	CHECK_EQ(s[0].col, 1);
+	CHECK_EQ(s[1].op, SCRIPT_RUN);
+	CHECK_STR(s[1].a, "touch 8 1000 seq anon");
+	CHECK_EQ(s[1].col, 1);
+	CHECK_EQ(s[1].column, -1);              /* the group's column */
+	CHECK_EQ(s[2].op, SCRIPT_RUN);
+	CHECK_STR(s[2].a, "hogmem 8 1");
+	CHECK_EQ(s[2].col, 25);
+	check_step(4, 2, "@set ra off", 1);
+	CHECK_EQ(s[4].col, 38);
+	CHECK_EQ(s[5].op, SCRIPT_SET);
+	CHECK_STR(s[5].a, "ra");
+	CHECK_STR(s[5].b, "off");
+	CHECK_EQ(s[5].arg_col, 43);
+	check_step(7, 3, "@sleep 250 & hello x", 2);
+	CHECK_EQ(s[8].op, SCRIPT_SLEEP);
+	CHECK_EQ(s[8].n, 250);
+	CHECK_EQ(s[9].op, SCRIPT_RUN);
+	CHECK_STR(s[9].a, "hello x");
+	check_step(11, 4, "@swapon nvme1n1", 1);
+	CHECK_EQ(s[12].op, SCRIPT_SWAPON);
+	CHECK_STR(s[12].a, "nvme1n1");
+	check_step(14, 5, "@swapoff nvme1n1", 1);
+	CHECK_EQ(s[15].op, SCRIPT_SWAPOFF);
+	CHECK_STR(s[15].a, "nvme1n1");
+	/* Blanks: the step's text keeps its inner ones, a command its words. */
+	CHECK_EQ(compile("  hello   a\t ;\thello b "), 0);
+	check_step(0, 1, "hello   a", 1);
+	CHECK_STR(prog.stmt[1].a, "hello a");
+	check_step(3, 2, "hello b", 1);
+	/* '#' is no comment in run=. */
+	CHECK_EQ(compile("hello #1"), 0);
+	CHECK_STR(prog.stmt[1].a, "hello #1");
+	/* Sixteen programs in one step. */
+	char many[512] = "hello";
+	for (int i = 1; i < SCRIPT_MAX_PARALLEL; i++)
+		strcat(many, " & hello");
+	CHECK_EQ(compile(many), 0);
+	CHECK_EQ(prog.nstmts, SCRIPT_MAX_PARALLEL + 2);
+	/* A script file is never from run=. */
+	CHECK_EQ(parse("run hello\n"), 0);
+	CHECK(!prog.from_run);
+}
+
+TEST(script_run_spec_errors_name_the_step)
+{
+	CHECK_STR(run_error_of("@sleepy 5"),
+		  "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)");
+	CHECK_EQ(run_err_step[0], 1);
+	CHECK_EQ(run_err_col[0], 1);
+	CHECK_STR(run_error_of("hello ; @swaponx nvme1n1"),
+		  "run=: step 2 '@swaponx nvme1n1': unknown built-in '@swaponx' (expected @set, @sleep, @swapon or @swapoff)");
+	CHECK_EQ(run_err_step[0], 2);
+	CHECK_EQ(run_err_col[0], 9);
+	CHECK_STR(run_error_of("@"), "run=: step 1 '@': unknown built-in '@' (expected @set, @sleep, @swapon or @swapoff)");
+	CHECK_STR(run_error_of("@sleep"), "run=: step 1 '@sleep': missing argument (usage: @sleep MS)");
+	CHECK_EQ(run_err_col[0], 7);
+	CHECK_STR(run_error_of("@swapon"), "run=: step 1 '@swapon': missing argument (usage: @swapon DEV)");
+	CHECK_STR(run_error_of("@swapoff"), "run=: step 1 '@swapoff': missing argument (usage: @swapoff DEV)");
+	CHECK_STR(run_error_of("@set ra"), "run=: step 1 '@set ra': missing argument (usage: @set KNOB VALUE)");
+	CHECK_STR(run_error_of("@sleep 5 6"), "run=: step 1 '@sleep 5 6': too many arguments (usage: @sleep MS)");
+	CHECK_EQ(run_err_col[0], 10);
+	/* Values: the script statements' own checks and words. */
+	CHECK_STR(run_error_of("@sleep soon"), "run=: step 1 '@sleep soon': sleep: 'soon' is not a number in 0..86400000");
+	CHECK_EQ(run_err_col[0], 8);
+	CHECK_STR(run_error_of("@set reclaim_batch 0"),
+		  "run=: step 1 '@set reclaim_batch 0': reclaim_batch: '0' is not a number in 1..256");
+	CHECK_STR(run_error_of("@set swappiness 60"),
+		  "run=: step 1 '@set swappiness 60': swappiness: not implemented yet (no file pages to balance against)");
+	CHECK_STR(run_error_of("@set swap_clster 8"),
+		  "run=: step 1 '@set swap_clster 8': unknown knob 'swap_clster' (did you mean swap_cluster?)");
+	CHECK_STR(run_error_of("@set nosuch 1"), "run=: step 1 '@set nosuch 1': unknown knob 'nosuch'");
+	CHECK_STR(run_error_of("@swapon abcdefghijabcdefghijabcdefghij"),
+		  "run=: step 1 '@swapon abcdefghijabcdefghijabcdefghij': "
+		  "'abcdefghijabcdefghijabcdefghij' is not a device name (1..23 characters)");
+	CHECK_STR(run_error_of("fill 'x'"), "run=: step 1 'fill 'x'': quotes inside a program argument are not supported");
+	/* Shape. */
+	CHECK_STR(run_error_of("hello ;"), "run=: step 2 '': empty step (nothing between ';'s)");
+	CHECK_EQ(run_err_col[0], 8);
+	CHECK_STR(run_error_of(" ; hello"), "run=: step 1 '': empty step (nothing between ';'s)");
+	CHECK_STR(run_error_of("   "), "run=: step 1 '': empty step (nothing between ';'s)");
+	CHECK_EQ(prog.nstmts, 0);
+	CHECK_STR(run_error_of("hello & "), "run=: step 1 'hello &': an empty part ('&' with nothing on one side)");
+	CHECK_STR(run_error_of("& hello"), "run=: step 1 '& hello': an empty part ('&' with nothing on one side)");
+	CHECK_STR(run_error_of("hello\x01 ; hello"), "run=: step 1 'hello?': control character 0x01");
+	CHECK_EQ(run_err_col[0], 6);
+	CHECK_EQ(prog.nstmts, 3);               /* step 1 left out whole */
+	CHECK_STR(run_error_of("hello\x7f"), "run=: step 1 'hello?': control character 0x7f");
+}
+
+TEST(script_run_spec_bad_parts_left_out_rest_compiles)
+{
+	/* Every mistake reported once, in order; the good parts stay, and a
+	 * step whose parts all failed stays as an empty group (its record). */
+	CHECK_EQ(compile("@sleepy 5 ; @swapon ; hello & @sleep x & hogmem 8 1 ; hello after"), 3);
+	CHECK_STR(run_err[0],
+		  "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)");
+	CHECK_STR(run_err[1], "run=: step 2 '@swapon': missing argument (usage: @swapon DEV)");
+	CHECK_STR(run_err[2], "run=: step 3 'hello & @sleep x & hogmem 8 1': sleep: 'x' is not a number in 0..86400000");
+	CHECK_EQ(run_err_step[2], 3);
+	CHECK_EQ(run_err_col[2], 38);
+	check_step(0, 1, "@sleepy 5", 0);
+	check_step(2, 2, "@swapon", 0);
+	check_step(4, 3, "hello & @sleep x & hogmem 8 1", 2);
+	CHECK_STR(prog.stmt[5].a, "hello");
+	CHECK_STR(prog.stmt[6].a, "hogmem 8 1");
+	check_step(8, 4, "hello after", 1);
+	CHECK_EQ(prog.nstmts, 11);
+	/* The callback may be NULL: the count still says. */
+	CHECK_EQ(script_compile_run("@sleepy 5 ; hello", &prog, NULL, NULL), 1);
+	CHECK_EQ(prog.nstmts, 5);
+}
+
+TEST(script_run_spec_limits)
+{
+	static char spec[2048];
+	/* Programs in one step: the 17th is left out. */
+	strcpy(spec, "hello");
+	for (int i = 1; i <= SCRIPT_MAX_PARALLEL; i++)
+		strcat(spec, " & hello");
+	CHECK_EQ(compile(spec), 1);
+	CHECK_CONTAINS(run_err[0], "': more than 16 programs in one step");
+	CHECK_EQ(prog.nstmts, SCRIPT_MAX_PARALLEL + 2);
+	/* A long step is quoted cut, so the message still says what is wrong. */
+	memset(spec, 0, sizeof spec);
+	strcpy(spec, "@sleep ");
+	memset(spec + 7, '9', 100);
+	CHECK_EQ(compile(spec), 1);
+	CHECK_CONTAINS(run_err[0], "run=: step 1 '@sleep 99999");
+	CHECK_CONTAINS(run_err[0], "999...': sleep: '999");
+	CHECK(strlen(run_err[0]) < SCRIPT_ERR_MAX - 1);
+	/* Command length. */
+	memset(spec, 0, sizeof spec);
+	memset(spec, 'y', SCRIPT_CMD_MAX);
+	CHECK_EQ(compile(spec), 1);
+	CHECK_CONTAINS(run_err[0], "': command longer than 255 characters");
+	/* The whole value: at most a script line (the command line holds 511). */
+	memset(spec, 0, sizeof spec);
+	memset(spec, 'h', SCRIPT_LINE_MAX + 1);
+	CHECK_STR(run_error_of(spec), "run=: longer than 512 characters; nothing runs");
+	CHECK_EQ(prog.nstmts, 0);
+	spec[SCRIPT_LINE_MAX] = 0;
+	CHECK_EQ(compile(spec), 1);             /* 512 is fine; the command is not */
+	CHECK_CONTAINS(run_err[0], "command longer than 255");
+	/* Statements: 85 one-program steps fill 255 of 256; the 86th and all
+	 * after it are left out, with one message. */
+	memset(spec, 0, sizeof spec);
+	strcpy(spec, "a");
+	for (int i = 1; i < 100; i++)
+		strcat(spec, ";a");
+	CHECK_EQ(compile(spec), 1);
+	CHECK_STR(run_err[0], "run=: step 86 'a': more than 256 statements; this step and the ones after it are left out");
+	CHECK_EQ(prog.nstmts, 255);
+	/* Words in one part. */
+	memset(spec, 0, sizeof spec);
+	strcpy(spec, "hello");
+	for (int i = 0; i < SCRIPT_MAX_TOKENS; i++)
+		strcat(spec, " a");
+	CHECK_EQ(compile(spec), 1);
+	CHECK_CONTAINS(run_err[0], "': more than 63 words in one part");
+}
+
+TEST(script_where_names_a_statement)
+{
+	char where[128];
+	CHECK_EQ(parse("run hello\nset  ra off\n"), 0);
+	script_where(&prog, 1, where, sizeof where);
+	CHECK_STR(where, "t.mm:2:6");
+	CHECK_EQ(compile("hello ; @set ra off & hello x"), 0);
+	script_where(&prog, 4, where, sizeof where);
+	CHECK_STR(where, "run=: step 2 '@set ra off & hello x'");
+	script_where(&prog, 1, where, sizeof where);
+	CHECK_STR(where, "run=: step 1 'hello'");
+	/* swapon is a script statement too, allowed in a group. */
+	CHECK_EQ(parse("swapoff nvme1n1\nparallel\nrun hello\nswapon nvme1n1\nend\n"), 0);
+	CHECK_EQ(prog.stmt[3].op, SCRIPT_SWAPON);
+	CHECK_STR(prog.stmt[3].a, "nvme1n1");
+	CHECK_STR(script_op_name(SCRIPT_SWAPON), "swapon");
+	CHECK_STR(error_of("swapon\n"), "t.mm:1:7: 'swapon' needs more: swapon DEV");
 }
 
 TEST(script_workload_line_scan)
