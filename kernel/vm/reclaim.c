@@ -44,6 +44,7 @@
 #include "mem/pmm.h"
 #include "vm/page_ref.h"
 #include "vmstat.h"
+#include "workingset.h"
 #include "core/console.h"
 #include "core/record.h"
 #include "core/config.h"
@@ -138,6 +139,7 @@ static void age_active(enum lru_kind kind, int n)
 			putback(p, true);
 		} else {
 			page_clear(p, PG_REFERENCED);
+			page_set(p, PG_WORKINGSET);     /* evicted later: a restore if it refaults */
 			vmstat_inc(PGDEACTIVATE);
 			putback(p, false);
 		}
@@ -157,7 +159,7 @@ static void refill(enum lru_kind kind, int chunk)
  * drop it.  Returns 1 (a page freed). */
 static uint64_t drop_clean(struct page *p)
 {
-	swapcache_drop(p);
+	swapcache_evict(p, workingset_eviction(p));     /* its slot keeps a shadow */
 	unlock_page(p);
 	put_page(p);
 	return 1;
@@ -194,8 +196,10 @@ static uint64_t judge(struct page *p, int *nb)
 	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), true,
 						page_test(p, PG_READAHEAD));
 	if (v != LRU_RECLAIM) {
-		if (v == LRU_ACTIVATE)
+		if (v == LRU_ACTIVATE) {
 			vmstat_inc(PGACTIVATE);
+			workingset_activation();
+		}
 		else if (refs)
 			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
 		free_swap_of_kept(p);
