@@ -1,0 +1,99 @@
+"""Workingset detection (kernel/vm/workingset.c): refaults are recognised
+from the shadows evicted pages leave at their swap slots, pages that
+refault within the working set are activated, workingset=off activates
+nothing, and every shadow is gone once the slots are freed.
+
+Counters are exact and judged per step (the vmstat record of each run=
+step).  Readahead is off (ra=off): every major fault is then one read of
+one slot, so a refault is a major fault."""
+import pytest
+
+from rig import (expect, expect_ok, expect_in_log, swap_image, vm_final, expect_clean_exits, script_text_image,
+                 check_script_error)
+
+
+def boot_swapping(ctx, progs, cmdline='', swap_mib=256):
+    """q35 -m 128 with mem=60M and no readahead, as issue 12 measured."""
+    r = ctx.boot('quiet mem=60M ra=off page_cluster=0 %s run="%s"' % (cmdline, ' ; '.join(progs)),
+                 disks=[{'file': swap_image(ctx, mib=swap_mib), 'bus': 'nvme'}], mem='128M', timeout=1500)
+    expect_ok(r)
+    return r
+
+
+def steps(r):
+    """The vmstat record of each workload step, in order."""
+    return [v for v in r.find('vmstat') if v.get('label', '').startswith('touch')]
+
+
+def judge_on(v, kind):
+    refaults, act = v['workingset_refault_' + kind], v['workingset_activate_' + kind]
+    restore = v['workingset_restore_' + kind]
+    # A 64 MiB region in about 57 MiB of free memory: every page evicted
+    # comes back within a few thousand evictions, so each major fault is
+    # a refault with a shadow (fewer than RAM-pages shadows: none dropped).
+    # A shmem page read back sits on the anon list until its fault adopts
+    # it; evicted in between, it left an anon shadow: so the two kinds
+    # add up to the major faults, and shmem's own are nearly all.
+    both = v['workingset_refault_anon'] + v['workingset_refault_shmem']
+    expect(refaults > 1000 and both == v['pgmajfault'] and refaults * 10 >= v['pgmajfault'] * 9,
+           '%s: %d refaults (%d of both kinds) for %d major faults' % (kind, refaults, both, v['pgmajfault']))
+    # Its working set nearly fits: most refault distances are shorter
+    # than the active lists.
+    expect(act * 2 > refaults, '%s: %d of %d refaults activated' % (kind, act, refaults))
+    expect(restore <= act, '%s: %d restores, %d activations' % (kind, restore, act))
+
+
+@pytest.mark.slow
+def test_workingset_refaults_activate(ctx):
+    progs = ['touch 64 40000 fill+random anon 1', 'touch 64 40000 fill+random shmem 2',
+             '@set workingset off', 'touch 64 40000 fill+random anon 1']
+    r = boot_swapping(ctx, progs)
+    expect_clean_exits(r, 3)
+    anon, shmem, off = steps(r)
+    judge_on(anon, 'anon')
+    judge_on(shmem, 'shmem')
+    expect(anon['workingset_refault_shmem'] == 0 and anon['workingset_activate_shmem'] == 0,
+           'anon run counted shmem refaults: %r' % anon)
+    # Off: the same refaults are recognised and counted, none activated.
+    expect(off['workingset_refault_anon'] > 1000, 'off: %d refaults' % off['workingset_refault_anon'])
+    expect(off['workingset_activate_anon'] == 0 and off['workingset_restore_anon'] == 0,
+           'off: activations %r' % off)
+    # Every slot is free once the tasks are gone, and so no shadow is left.
+    expect(vm_final(r)['nr_workingset_shadows'] == 0, 'shadows left: %r' % vm_final(r)['nr_workingset_shadows'])
+
+
+@pytest.mark.slow
+def test_workingset_shadows_bounded(ctx):
+    # 160 MiB through 60M: about 27000 evictions in the fill alone, more
+    # than the RAM pages of shadows kept, so the oldest go and faults on
+    # them are not refaults; the count of shadows never exceeds RAM pages.
+    # Command line workingset=off: activations stay 0 from the boot on.
+    r = boot_swapping(ctx, ['touch 160 20000 fill+random anon 3'], 'workingset=off', swap_mib=512)
+    expect_clean_exits(r, 1)
+    v = steps(r)[0]
+    pages = r.find('boot')[0]['managed_bytes'] >> 12
+    expect(0 < v['workingset_refault_anon'] < v['pgmajfault'],
+           '%d refaults for %d major faults' % (v['workingset_refault_anon'], v['pgmajfault']))
+    expect(v['workingset_activate_anon'] == 0, 'workingset=off on the command line: %r' % v)
+    expect(v['nr_workingset_shadows'] <= pages, '%d shadows for %d pages' % (v['nr_workingset_shadows'], pages))
+
+
+@pytest.mark.quick
+def test_workingset_knob(ctx):
+    # A bad value on the command line is refused by name and the default
+    # (on) stays; a script turns it off between runs and the result
+    # records say so.
+    text = 'run hello\nset workingset off\nrun hello\n'
+    r = ctx.boot(None, image=script_text_image(ctx, text, cmdline='quiet workingset=maybe'))
+    expect_ok(r)
+    expect_in_log(r, "cmdline: workingset=maybe: 'maybe' is not on or off; default kept")
+    res = r.find('result')
+    expect(len(res) == 2, 'results %r' % res)
+    expect(res[0]['knobs'].get('workingset') == 'on' and res[1]['knobs'].get('workingset') == 'off',
+           'knobs %r, %r' % (res[0]['knobs'], res[1]['knobs']))
+
+
+@pytest.mark.quick
+def test_workingset_script_value_checked(ctx):
+    check_script_error(ctx, 'run hello\nset workingset sometimes\n',
+                       "scripts/bad.mm:2:16: workingset: 'sometimes' is not on or off")
