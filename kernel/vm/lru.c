@@ -46,7 +46,7 @@ void lru_add(struct page *p, enum lru_kind kind, bool active)
 {
 	bool on = spin_lock_irqsave(&L.lock);
 	if (!page_test(p, PG_LRU))
-		link_page(p, kind, active || page_test(p, PG_ACTIVE));
+		link_page(p, kind, page_test_clear(p, kind == LRU_SHMEM ? PG_ACTIVATE_SHMEM : PG_ACTIVATE_ANON) || active);
 	spin_unlock_irqrestore(&L.lock, on);
 }
 
@@ -84,7 +84,6 @@ int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint6
 			continue;
 		}
 		unlink_page(p);
-		page_clear(p, PG_ACTIVE);       /* lru_putback says where it goes */
 		out[got++] = p;
 	}
 	spin_unlock_irqrestore(&L.lock, on);

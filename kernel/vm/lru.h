@@ -14,11 +14,9 @@
 
 enum lru_kind { LRU_ANON = 0, LRU_SHMEM = 1, LRU_KINDS = 2 };
 
-/* New or returning page (not on a list).  Any context.  A page off the
- * lists with PG_ACTIVE goes to the active list whatever `active` says:
- * set before its first add (a refault inside the working set,
- * workingset.c) or kept from the list it left by lru_del (shmem adopting
- * a page read back from swap); an isolated page has it cleared. */
+/* New or returning page (not on a list).  Any context.  A page marked
+ * PG_ACTIVATE_ANON/SHMEM (a refault inside the working set) goes on the
+ * active list of that kind whatever `active` says, once. */
 void lru_add(struct page *p, enum lru_kind kind, bool active);
 /* Off its list, if on one.  Any context. */
 void lru_del(struct page *p);

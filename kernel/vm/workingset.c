@@ -61,7 +61,7 @@ void workingset_refault(struct page *p)
 	if (__atomic_load_n(&W.off, __ATOMIC_RELAXED) ||
 	    !ws_should_activate(ws_distance(now, s.eviction), workingset_size()))
 		return;
-	page_set(p, PG_ACTIVE);
+	page_set(p, s.shmem ? PG_ACTIVATE_SHMEM : PG_ACTIVATE_ANON);
 	tick();
 	vmstat_inc(s.shmem ? WORKINGSET_ACTIVATE_SHMEM : WORKINGSET_ACTIVATE_ANON);
 	if (s.workingset) {

@@ -26,8 +26,8 @@ uint64_t workingset_eviction(struct page *p);
 void workingset_activation(void);
 /* p (locked, just added to the swap cache for a read of its slot, not on
  * an LRU list yet) is a refault if its slot kept a shadow: counts it and,
- * when its distance fits in the working set, marks it active (PG_ACTIVE:
- * its lru_add puts it on the active list) and, when it was in the working
+ * when its distance fits in the working set, marks it for the active list
+ * of its kind (PG_ACTIVATE_ANON/SHMEM: lru_add) and, when it was in the working
  * set at eviction, restores PG_WORKINGSET.  Never sleeps. */
 void workingset_refault(struct page *p);
 

@@ -31,9 +31,9 @@ def judge_on(v, kind):
     # A 64 MiB region in about 57 MiB of free memory: every page evicted
     # comes back within a few thousand evictions, so each major fault is
     # a refault with a shadow (fewer than RAM-pages shadows: none dropped).
-    # A shmem page read back sits on the anon list until its fault adopts
-    # it; evicted in between, it left an anon shadow: so the two kinds
-    # add up to the major faults, and shmem's own are nearly all.
+    # The program's own anonymous pages (stack, data) may be evicted and
+    # refault too: the two kinds add up to the major faults, and the
+    # mapping's own kind has nearly all of them.
     both = v['workingset_refault_anon'] + v['workingset_refault_shmem']
     expect(refaults > 1000 and both == v['pgmajfault'] and refaults * 10 >= v['pgmajfault'] * 9,
            '%s: %d refaults (%d of both kinds) for %d major faults' % (kind, refaults, both, v['pgmajfault']))
