@@ -20,11 +20,12 @@
  * shadow word, as Linux keeps shadows in the swap cache's xarray at the
  * slot.  A read of the slot (swapcache_add) turns the node back into a
  * page's and keeps the shadow there for swapcache_take_shadow.  Shadows
- * go when the slot is freed (swap_free calls swapcache_forget_shadow) and,
- * oldest first, when there are more than RAM pages of them: a shadow
- * older than that many evictions has a refault distance larger than any
- * active list, so dropping it loses nothing (each costs one 64-byte node:
- * at most 1/64 of RAM, whatever the size of the swap areas).
+ * go when the slot is freed (swap_free calls swapcache_forget_shadow),
+ * oldest first when the workingset code finds them stale
+ * (swapcache_trim_shadows), and oldest first beyond RAM pages of them: a
+ * shadow older than that many evictions has a refault distance larger
+ * than any active list (each costs one 64-byte node: at most 1/64 of RAM,
+ * whatever the size of the swap areas).
  *
  * Invariant: every cached entry and shadow is in exactly one of the
  * tables: in `old` at a bucket >= migrated, or in `cur`.  A page's node is
@@ -384,6 +385,25 @@ void swapcache_forget_shadow(uint64_t entry)
 	kfree(s);
 	if (s)
 		maybe_shrink();
+}
+
+int swapcache_trim_shadows(bool (*stale)(uint64_t shadow, void *arg), void *arg, int max)
+{
+	struct node *gone[8];
+	int n = 0;
+	if (max > 8)
+		max = 8;
+	bool on = spin_lock_irqsave(&sc.lock);
+	while (n < max && !list_empty(&sc.shadows)) {
+		struct node *oldest = list_entry(sc.shadows.next, struct node, area_link);
+		if (!stale(oldest->shadow, arg))
+			break;
+		gone[n++] = unlink_shadow(find(oldest->entry));
+	}
+	spin_unlock_irqrestore(&sc.lock, on);
+	for (int i = 0; i < n; i++)
+		kfree(gone[i]);
+	return n;
 }
 
 uint64_t swapcache_shadows(void) { return sc.nshadow; }

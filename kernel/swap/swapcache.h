@@ -51,6 +51,10 @@ uint64_t swapcache_take_shadow(struct page *p);
 /* The slot is free: forget its shadow, if any (swap_free calls it).
  * Never sleeps. */
 void swapcache_forget_shadow(uint64_t entry);
+/* Drop up to max (at most 8) of the oldest shadows, as long as stale()
+ * says they are of no more use.  stale runs under the cache's spinlock.
+ * Returns how many went. */
+int swapcache_trim_shadows(bool (*stale)(uint64_t shadow, void *arg), void *arg, int max);
 /* Shadows kept now (at most RAM pages). */
 uint64_t swapcache_shadows(void);
 /* Up to max cached pages whose entry lies on `area`, oldest first, each

@@ -34,9 +34,32 @@ static struct {
 
 static uint64_t tick(void) { return __atomic_add_fetch(&W.clock, 1, __ATOMIC_RELAXED); }
 
+struct trim {
+	uint64_t now, size;
+};
+
+static bool stale(uint64_t shadow, void *arg)
+{
+	const struct trim *t = arg;
+	return ws_shadow_stale(shadow, t->now, t->size);
+}
+
+static uint64_t workingset_size(void);
+
+/* Off: no shadow, so the run pays neither the memory nor the counting. */
 uint64_t workingset_eviction(struct page *p)
 {
-	return ws_pack(tick(), page_test(p, PG_SHMEM), page_test(p, PG_WORKINGSET));
+	if (__atomic_load_n(&W.off, __ATOMIC_RELAXED))
+		return 0;
+	struct trim t = { tick(), workingset_size() };
+	/* Shadows cost memory the working set could use (64 bytes each, so
+	 * about one page of memory per 64 shadows): drop the oldest ones
+	 * that could no longer activate their page, a few per eviction, so
+	 * their number follows the active lists rather than RAM.  Measured:
+	 * 160 MiB random through 48 MiB kept ~13000 shadows with only the
+	 * RAM-pages bound, and took 0.7% more major faults than without. */
+	swapcache_trim_shadows(stale, &t, 4);
+	return ws_pack(t.now, page_test(p, PG_SHMEM), page_test(p, PG_WORKINGSET));
 }
 
 void workingset_activation(void) { tick(); }
@@ -54,12 +77,11 @@ static uint64_t workingset_size(void)
 void workingset_refault(struct page *p)
 {
 	struct ws_shadow s;
-	if (!ws_unpack(swapcache_take_shadow(p), &s))
+	if (__atomic_load_n(&W.off, __ATOMIC_RELAXED) || !ws_unpack(swapcache_take_shadow(p), &s))
 		return;
 	vmstat_inc(s.shmem ? WORKINGSET_REFAULT_SHMEM : WORKINGSET_REFAULT_ANON);
 	uint64_t now = __atomic_load_n(&W.clock, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&W.off, __ATOMIC_RELAXED) ||
-	    !ws_should_activate(ws_distance(now, s.eviction), workingset_size()))
+	if (!ws_should_activate(ws_distance(now, s.eviction), workingset_size()))
 		return;
 	page_set(p, s.shmem ? PG_ACTIVATE_SHMEM : PG_ACTIVATE_ANON);
 	tick();

@@ -7,8 +7,9 @@
  * workingset_policy.h; the counters are Linux's workingset_refault_*,
  * workingset_activate_*, workingset_restore_* (vmstat.h).
  *
- * workingset=off (knob): refaults are still recognised and counted, but
- * nothing is activated or restored, for A/B runs.
+ * workingset=off (knob): no shadows are left (no memory spent on them),
+ * no refault counted, nothing activated: the kernel as it was without
+ * workingset detection, for A/B runs.
  */
 #ifndef WORKINGSET_H
 #define WORKINGSET_H
@@ -18,8 +19,9 @@
 
 struct page;
 
-/* Reclaim evicts p (locked, isolated, in the swap cache): ticks the clock
- * and returns the shadow to leave at its slot (swapcache_evict). */
+/* Reclaim evicts p (locked, isolated, in the swap cache): ticks the clock,
+ * drops a few stale shadows and returns the shadow to leave at its slot
+ * (swapcache_evict), or 0 (none) when off. */
 uint64_t workingset_eviction(struct page *p);
 /* A page left the inactive list for the active one (reclaim found it
  * referenced): ticks the clock, as an eviction does. */

@@ -41,3 +41,9 @@ bool ws_should_activate(uint64_t distance, uint64_t workingset_size)
 {
 	return distance <= workingset_size;
 }
+
+bool ws_shadow_stale(uint64_t shadow, uint64_t now, uint64_t workingset_size)
+{
+	struct ws_shadow s;
+	return !ws_unpack(shadow, &s) || !ws_should_activate(ws_distance(now, s.eviction), workingset_size);
+}

@@ -59,5 +59,10 @@ struct ws_lists {
 uint64_t ws_workingset_size(const struct ws_lists *l);
 /* Activate a refaulting page: its distance fits in the workingset. */
 bool ws_should_activate(uint64_t distance, uint64_t workingset_size);
+/* A shadow (nonzero) whose page would not be activated were it to
+ * refault now: its distance already exceeds the working set, and
+ * distances only grow.  Such shadows are dropped to save memory (a
+ * working set that grows later could have used a few of them). */
+bool ws_shadow_stale(uint64_t shadow, uint64_t now, uint64_t workingset_size);
 
 #endif

@@ -51,6 +51,15 @@ TEST(ws_activation_rule)
 	CHECK(!ws_should_activate(1, ws_workingset_size(&l)));
 }
 
+TEST(ws_stale_shadows)
+{
+	uint64_t w = ws_pack(1000, false, true);
+	CHECK(!ws_shadow_stale(w, 1000, 0));
+	CHECK(!ws_shadow_stale(w, 1500, 500));
+	CHECK(ws_shadow_stale(w, 1501, 500));
+	CHECK(ws_shadow_stale(0, 1000, 500));   /* no shadow at all */
+}
+
 /*
  * A simulated memory of R resident pages, managed as one FIFO (what the
  * inactive list is when nothing is referenced twice), looping over L
