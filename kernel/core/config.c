@@ -78,7 +78,6 @@ int config_parse(const char *line)
 {
 	kcfg.hz = 1000;
 	kcfg.swap_cluster = 256;
-	kcfg.workingset = true;
 	int problems = cmdline_apply(line, options, sizeof options / sizeof options[0], check_value, report, NULL);
 	if (kcfg.timer[0] && strcmp(kcfg.timer, "oneshot") && strcmp(kcfg.timer, "periodic")) {
 		kprintf("cmdline: timer=%s: expected oneshot or periodic; using oneshot\n", kcfg.timer);

@@ -15,7 +15,7 @@ from rig import (expect, expect_ok, expect_in_log, swap_image, vm_final, expect_
 
 def boot_swapping(ctx, progs, cmdline='', swap_mib=256):
     """q35 -m 128 with mem=60M and no readahead, as issue 12 measured."""
-    r = ctx.boot('quiet mem=60M ra=off page_cluster=0 %s run="%s"' % (cmdline, ' ; '.join(progs)),
+    r = ctx.boot('quiet mem=60M ra=off page_cluster=0 workingset=on %s run="%s"' % (cmdline, ' ; '.join(progs)),
                  disks=[{'file': swap_image(ctx, mib=swap_mib), 'bus': 'nvme'}], mem='128M', timeout=1500)
     expect_ok(r)
     return r
@@ -82,15 +82,15 @@ def test_workingset_stale_shadows_dropped(ctx):
 @pytest.mark.quick
 def test_workingset_knob(ctx):
     # A bad value on the command line is refused by name and the default
-    # (on) stays; a script turns it off between runs and the result
+    # (off) stays; a script turns it on between runs and the result
     # records say so.
-    text = 'run hello\nset workingset off\nrun hello\n'
+    text = 'run hello\nset workingset on\nrun hello\n'
     r = ctx.boot(None, image=script_text_image(ctx, text, cmdline='quiet workingset=maybe'))
     expect_ok(r)
     expect_in_log(r, "cmdline: workingset=maybe: 'maybe' is not on or off; default kept")
     res = r.find('result')
     expect(len(res) == 2, 'results %r' % res)
-    expect(res[0]['knobs'].get('workingset') == 'on' and res[1]['knobs'].get('workingset') == 'off',
+    expect(res[0]['knobs'].get('workingset') == 'off' and res[1]['knobs'].get('workingset') == 'on',
            'knobs %r, %r' % (res[0]['knobs'], res[1]['knobs']))
 
 
