@@ -230,6 +230,7 @@ int swapcache_add(struct page *p, uint64_t entry)
 		kfree(n);
 		return -EEXIST;
 	}
+	struct node *spare = NULL;
 	if (*x) {
 		/* The slot's shadow: its node becomes the page's, the
 		 * shadow kept for swapcache_take_shadow. */
@@ -237,7 +238,7 @@ int swapcache_add(struct page *p, uint64_t entry)
 		list_del(&s->area_link);
 		sc.nshadow--;
 		s->page = p;
-		kfree(n);
+		spare = n;              /* freed with the lock dropped */
 		n = s;
 	} else {
 		*n = (struct node){ NULL, entry, p, 0, { NULL, NULL } };
@@ -251,6 +252,7 @@ int swapcache_add(struct page *p, uint64_t entry)
 	struct table done = migrate();
 	spin_unlock_irqrestore(&sc.lock, on);
 	table_free(&done);
+	kfree(spare);
 	swap_dup(entry);
 	vmstat_inc(SWAPCACHE_ADD);
 	maybe_grow();

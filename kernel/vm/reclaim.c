@@ -199,9 +199,9 @@ static uint64_t judge(struct page *p, int *nb)
 		if (v == LRU_ACTIVATE) {
 			vmstat_inc(PGACTIVATE);
 			workingset_activation();
-		}
-		else if (refs)
+		} else if (refs) {
 			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
+		}
 		free_swap_of_kept(p);
 		unlock_page(p);
 		putback(p, v == LRU_ACTIVATE);
