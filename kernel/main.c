@@ -37,6 +37,7 @@
 #include "vm/reclaim.h"
 #include "swap/swap.h"
 #include "vm/vmstat.h"
+#include "vm/workingset.h"
 #include "vm/vm.h"
 #include "swap/readahead.h"
 #include "mem/memmap.h"
@@ -198,6 +199,7 @@ static void setup_swap(void)
 		else
 			ra_set_page_cluster((unsigned)kcfg.page_cluster);
 	}
+	workingset_set_enabled(kcfg.workingset);
 	swap_init();
 	halt_register_hook(swap_report);
 	halt_register_hook(vmstat_final);

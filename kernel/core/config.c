@@ -44,6 +44,7 @@ static const struct cmdline_option options[] = {
 	{ "swapformat", CMDLINE_STR, kcfg.swapformat, sizeof kcfg.swapformat, NULL,
 	  "DEV,...: write a fresh swap header on these devices (destroys their contents)" },
 	{ "swapcrc", CMDLINE_BOOL, &kcfg.swapcrc, 0, NULL, "crc32 of every page at swap-out, checked at swap-in" },
+	{ "workingset", CMDLINE_BOOL, &kcfg.workingset, 0, NULL, NULL },
 	{ "swap_cluster", CMDLINE_U64, &kcfg.swap_cluster, 0, NULL, NULL },
 	{ "swappiness", CMDLINE_U64, NULL, 0, NULL, NULL },
 	{ "wm_min", CMDLINE_U64, &kcfg.wm_min, 0, NULL, NULL },

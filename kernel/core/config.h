@@ -21,6 +21,7 @@ struct kconfig {
 	char swap[128];         /* swap=auto|none|DEV[:prio=N][:cluster=N],... */
 	char swapformat[128];   /* swapformat=DEV,...: write fresh swap headers */
 	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
+	bool workingset;        /* workingset=on|off: workingset detection (off) */
 	uint64_t swap_cluster;  /* swap_cluster=: slots per cluster (256) */
 	uint64_t wm_min, wm_low, wm_high;       /* watermarks in pages (0: computed) */
 	uint64_t reclaim_batch; /* reclaim_batch=: pages per swap-out batch (64) */

@@ -33,6 +33,8 @@ const struct knob_def knob_defs[] = {
 	/* reclaim.c's MAX_BATCH: its victim array holds 256 pages. */
 	{ "reclaim_batch", KNOB_U64, 1, 256, false, NULL, "pages per swap-out batch, 1..256 (default 64)" },
 	{ "swapcrc", KNOB_BOOL, 0, 1, false, NULL, "crc32 of every page at swap-out, checked at swap-in" },
+	{ "workingset", KNOB_BOOL, 0, 1, false, NULL,
+	  "on/off: shadows of evicted pages, refault counts, activation of refaults within the working set (default off)" },
 	/* Run time only (scripts, @set): a mem= for a machine already booted. */
 	{ "mem_limit_mib", KNOB_U64, 0, 1ull << 30, false, NULL,
 	  "MiB the page allocator hands out, the rest held untouched (0: no limit)" },

@@ -41,6 +41,13 @@ enum page_flag {
 	PG_HEAD       = 1u << 14,  /* first page of a multi-page allocation; order in ->order */
 	PG_ERROR      = 1u << 15,  /* its swap read failed: the data is lost */
 	PG_RA_MARK    = 1u << 16,  /* readahead marker: its first use starts the next window */
+	PG_WORKINGSET = 1u << 17,  /* was on an active list (aged off it, or restored at refault) */
+	/* A refault inside the working set (workingset.c): the page's first
+	 * lru_add to a list of that kind puts it on the active list.  A shmem
+	 * page read back sits on the anon list until its fault adopts it, so
+	 * it is activated only then and never crowds the anon active list. */
+	PG_ACTIVATE_ANON  = 1u << 18,
+	PG_ACTIVATE_SHMEM = 1u << 19,
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

@@ -72,7 +72,19 @@ static void call(int (*fn)(struct swap_pool *, uint64_t), uint64_t e, const char
 }
 
 void swap_dup(uint64_t e) { call(swapalloc_dup, e, "dup"); }
-void swap_free(uint64_t e) { call(swapalloc_free, e, "free"); }
+/* A slot whose last count goes (free, or bad once retired) must not keep
+ * the workingset shadow of the page that was there: the next page given
+ * the slot is another. */
+void swap_free(uint64_t e)
+{
+	bool on = spin_lock_irqsave(&S.lock);
+	int r = swapalloc_free(&S.pool, e);
+	spin_unlock_irqrestore(&S.lock, on);
+	if (r < 0)
+		kprintf("swap: free of entry area %u slot %lu failed (%d)\n", swp_area(e), swp_offset(e), r);
+	else if (r == 0)
+		swapcache_forget_shadow(e);
+}
 void swap_retire(uint64_t e) { call(swapalloc_retire, e, "retire"); }
 
 int swap_count(uint64_t e)

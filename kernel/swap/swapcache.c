@@ -14,9 +14,23 @@
  * table cannot be allocated the cache keeps working with longer chains and
  * tries again once it has doubled again.
  *
- * Invariant: every cached entry is in exactly one of the tables: in `old`
- * at a bucket >= migrated, or in `cur`; and on its area's by_area list, so
- * swapoff's collect costs what it returns, not the table's size.
+ * Shadows (workingset detection, kernel/vm/workingset.c): when reclaim
+ * evicts a cached page whose slot others still hold (a swap PTE, a shmem
+ * slot), its node stays in the table with no page and the eviction's
+ * shadow word, as Linux keeps shadows in the swap cache's xarray at the
+ * slot.  A read of the slot (swapcache_add) turns the node back into a
+ * page's and keeps the shadow there for swapcache_take_shadow.  Shadows
+ * go when the slot is freed (swap_free calls swapcache_forget_shadow),
+ * oldest first when the workingset code finds them stale
+ * (swapcache_trim_shadows), and oldest first beyond RAM pages of them: a
+ * shadow older than that many evictions has a refault distance larger
+ * than any active list (each costs one 64-byte node: at most 1/64 of RAM,
+ * whatever the size of the swap areas).
+ *
+ * Invariant: every cached entry and shadow is in exactly one of the
+ * tables: in `old` at a bucket >= migrated, or in `cur`.  A page's node is
+ * on its area's by_area list, so swapoff's collect costs what it returns,
+ * not the table's size; a shadow's is on the shadows list, oldest first.
  *
  * Locking: sc.lock ("swapcache", irqsave) guards the tables; it nests inside page locks
  * and page-table locks and outside the swap allocator's lock.  Tables are
@@ -42,8 +56,9 @@
 struct node {
 	struct node *next;
 	uint64_t entry;
-	struct page *page;
-	struct list_node area_link;     /* on sc.by_area[swp_area(entry)] */
+	struct page *page;              /* NULL: a shadow */
+	uint64_t shadow;                /* the eviction's shadow word, or 0 */
+	struct list_node area_link;     /* on sc.by_area[swp_area(entry)], or sc.shadows */
 };
 
 struct table {
@@ -57,6 +72,9 @@ static struct {
 	struct table old;               /* being emptied into cur; dir NULL when not */
 	uint64_t migrated;              /* old buckets already moved */
 	uint64_t n;                     /* entries cached */
+	uint64_t nshadow;               /* shadows kept */
+	uint64_t max_shadows;           /* RAM pages */
+	struct list_node shadows;       /* shadow nodes, oldest first */
 	uint64_t max_buckets;           /* growth cap, from RAM pages */
 	uint64_t next_grow;             /* n at which to try growing next */
 	struct list_node by_area[SWAP_MAX_AREAS];       /* nodes per area, oldest first */
@@ -105,6 +123,8 @@ void swapcache_init(uint64_t pages)
 	if (!sc.cur.dir)
 		panic("swapcache: no memory for %lu buckets", (uint64_t)MIN_BUCKETS);
 	sc.next_grow = 2 * MIN_BUCKETS;
+	sc.max_shadows = pages;
+	list_init(&sc.shadows);
 	for (int a = 0; a < SWAP_MAX_AREAS; a++)
 		list_init(&sc.by_area[a]);
 }
@@ -137,7 +157,8 @@ static struct table migrate(void)
 static void maybe_grow(void)
 {
 	uint64_t nb = __atomic_load_n(&sc.cur.nbuckets, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&sc.n, __ATOMIC_RELAXED) < sc.next_grow || nb >= sc.max_buckets || sc.old.dir)
+	uint64_t held = __atomic_load_n(&sc.n, __ATOMIC_RELAXED) + __atomic_load_n(&sc.nshadow, __ATOMIC_RELAXED);
+	if (held < sc.next_grow || nb >= sc.max_buckets || sc.old.dir)
 		return;
 	struct table t = table_alloc(nb * 2);
 	bool on = spin_lock_irqsave(&sc.lock);
@@ -148,27 +169,27 @@ static void maybe_grow(void)
 		t.dir = NULL;
 		sc.next_grow = 2 * sc.cur.nbuckets;
 	} else if (!t.dir) {
-		sc.next_grow = 2 * sc.n;        /* no memory now: try again after doubling */
+		sc.next_grow = 2 * (sc.n + sc.nshadow); /* no memory now: try again after doubling */
 	}
 	spin_unlock_irqrestore(&sc.lock, on);
 	table_free(&t);
 }
 
-/* Back to one page of buckets once the cache is empty (between runs,
- * after exited tasks' pages are gone): a table grown by one big run is
- * not kept for ever, so free frames come back to where they started.
- * Lock not held. */
+/* Back to one page of buckets once the cache is empty, shadows included
+ * (between runs, after exited tasks' pages and slots are gone): a table
+ * grown by one big run is not kept for ever, so free frames come back to
+ * where they started.  Lock not held. */
 static void maybe_shrink(void)
 {
-	if (__atomic_load_n(&sc.n, __ATOMIC_RELAXED) ||
+	if (__atomic_load_n(&sc.n, __ATOMIC_RELAXED) || __atomic_load_n(&sc.nshadow, __ATOMIC_RELAXED) ||
 	    (__atomic_load_n(&sc.cur.nbuckets, __ATOMIC_RELAXED) <= MIN_BUCKETS && !sc.old.dir))
 		return;
 	struct table t = table_alloc(MIN_BUCKETS), old = { NULL, 0 };
 	if (!t.dir)
 		return;
 	bool on = spin_lock_irqsave(&sc.lock);
-	if (!sc.n && (sc.cur.nbuckets > MIN_BUCKETS || sc.old.dir)) {
-		struct table big = sc.cur;      /* empty, as is old: n counts both */
+	if (!sc.n && !sc.nshadow && (sc.cur.nbuckets > MIN_BUCKETS || sc.old.dir)) {
+		struct table big = sc.cur;      /* empty, as is old: n and nshadow count both */
 		old = sc.old;
 		sc.old.dir = NULL;
 		sc.cur = t;
@@ -204,13 +225,25 @@ int swapcache_add(struct page *p, uint64_t entry)
 		return -ENOMEM;
 	bool on = spin_lock_irqsave(&sc.lock);
 	struct node **x = find(entry);
-	if (*x) {
+	if (*x && (*x)->page) {
 		spin_unlock_irqrestore(&sc.lock, on);
 		kfree(n);
 		return -EEXIST;
 	}
-	*n = (struct node){ NULL, entry, p, { NULL, NULL } };
-	*x = n;
+	struct node *spare = NULL;
+	if (*x) {
+		/* The slot's shadow: its node becomes the page's, the
+		 * shadow kept for swapcache_take_shadow. */
+		struct node *s = *x;
+		list_del(&s->area_link);
+		sc.nshadow--;
+		s->page = p;
+		spare = n;              /* freed with the lock dropped */
+		n = s;
+	} else {
+		*n = (struct node){ NULL, entry, p, 0, { NULL, NULL } };
+		*x = n;
+	}
 	list_add_tail(&n->area_link, &sc.by_area[swp_area(entry)]);
 	sc.n++;
 	get_page(p);
@@ -219,6 +252,7 @@ int swapcache_add(struct page *p, uint64_t entry)
 	struct table done = migrate();
 	spin_unlock_irqrestore(&sc.lock, on);
 	table_free(&done);
+	kfree(spare);
 	swap_dup(entry);
 	vmstat_inc(SWAPCACHE_ADD);
 	maybe_grow();
@@ -255,7 +289,7 @@ struct page *swapcache_lookup(uint64_t entry, bool count)
 	struct page *p = NULL;
 	bool on = spin_lock_irqsave(&sc.lock);
 	struct node *x = *find(entry);
-	if (x) {
+	if (x && x->page) {
 		p = x->page;
 		get_page(p);
 	}
@@ -275,6 +309,106 @@ void swapcache_drop(struct page *p)
 		ra_waste(p->private);
 	swapcache_del(p);
 }
+
+/* Remove the shadow node *x.  Lock held; the caller frees it. */
+static struct node *unlink_shadow(struct node **x)
+{
+	struct node *s = *x;
+	*x = s->next;
+	list_del(&s->area_link);
+	sc.nshadow--;
+	return s;
+}
+
+void swapcache_evict(struct page *p, uint64_t shadow)
+{
+	uint64_t entry = p->private;
+	/* Only a slot someone else still holds can be read back; the cache's
+	 * own count is the last one otherwise, and swap_free below frees
+	 * the slot.  Should the other holders let go meanwhile, the shadow
+	 * is already in place for swapcache_forget_shadow to find. */
+	if (!shadow || swap_count(entry) <= 1) {
+		swapcache_drop(p);
+		return;
+	}
+	page_clear(p, PG_RA_MARK);
+	if (page_test_clear(p, PG_READAHEAD))
+		ra_waste(entry);
+	struct node *old = NULL;
+	bool on = spin_lock_irqsave(&sc.lock);
+	struct node **x = find(entry);
+	if (!*x || (*x)->page != p) {
+		spin_unlock_irqrestore(&sc.lock, on);
+		panic("swapcache_evict: page not in the cache (entry 0x%lx)", entry);
+	}
+	struct node *s = *x;
+	list_del(&s->area_link);
+	sc.n--;
+	page_clear(p, PG_SWAPCACHE);
+	s->page = NULL;
+	s->shadow = shadow;
+	list_add_tail(&s->area_link, &sc.shadows);
+	if (++sc.nshadow > sc.max_shadows) {
+		struct node *oldest = list_entry(sc.shadows.next, struct node, area_link);
+		old = unlink_shadow(find(oldest->entry));
+	}
+	struct table done = migrate();
+	spin_unlock_irqrestore(&sc.lock, on);
+	table_free(&done);
+	kfree(old);
+	vmstat_inc(SWAPCACHE_DEL);
+	swap_free(entry);
+	put_page(p);
+}
+
+uint64_t swapcache_take_shadow(struct page *p)
+{
+	uint64_t shadow = 0;
+	bool on = spin_lock_irqsave(&sc.lock);
+	struct node *x = *find(p->private);
+	if (x && x->page == p) {
+		shadow = x->shadow;
+		x->shadow = 0;
+	}
+	spin_unlock_irqrestore(&sc.lock, on);
+	return shadow;
+}
+
+void swapcache_forget_shadow(uint64_t entry)
+{
+	if (!__atomic_load_n(&sc.nshadow, __ATOMIC_RELAXED))
+		return;
+	struct node *s = NULL;
+	bool on = spin_lock_irqsave(&sc.lock);
+	struct node **x = find(entry);
+	if (*x && !(*x)->page)
+		s = unlink_shadow(x);
+	spin_unlock_irqrestore(&sc.lock, on);
+	kfree(s);
+	if (s)
+		maybe_shrink();
+}
+
+int swapcache_trim_shadows(bool (*stale)(uint64_t shadow, void *arg), void *arg, int max)
+{
+	struct node *gone[8];
+	int n = 0;
+	if (max > 8)
+		max = 8;
+	bool on = spin_lock_irqsave(&sc.lock);
+	while (n < max && !list_empty(&sc.shadows)) {
+		struct node *oldest = list_entry(sc.shadows.next, struct node, area_link);
+		if (!stale(oldest->shadow, arg))
+			break;
+		gone[n++] = unlink_shadow(find(oldest->entry));
+	}
+	spin_unlock_irqrestore(&sc.lock, on);
+	for (int i = 0; i < n; i++)
+		kfree(gone[i]);
+	return n;
+}
+
+uint64_t swapcache_shadows(void) { return sc.nshadow; }
 
 void swapcache_free_entry(uint64_t entry)
 {

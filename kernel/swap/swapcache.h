@@ -39,6 +39,24 @@ void swapcache_drop(struct page *p);
  * than waiting for reclaim.  Never sleeps. */
 void swapcache_free_entry(uint64_t entry);
 uint64_t swapcache_size(void);
+
+/* Workingset shadows (kernel/vm/workingset.c makes and reads the words).
+ * swapcache_drop for a page reclaim evicts: when others still hold its
+ * slot, the slot keeps `shadow` (nonzero) until it is read back or freed.
+ * The page must be locked, idle and unmapped. */
+void swapcache_evict(struct page *p, uint64_t shadow);
+/* The shadow the slot of p (just added by swapcache_add, locked) had
+ * when p was added, once: 0 when none or already taken. */
+uint64_t swapcache_take_shadow(struct page *p);
+/* The slot is free: forget its shadow, if any (swap_free calls it).
+ * Never sleeps. */
+void swapcache_forget_shadow(uint64_t entry);
+/* Drop up to max (at most 8) of the oldest shadows, as long as stale()
+ * says they are of no more use.  stale runs under the cache's spinlock.
+ * Returns how many went. */
+int swapcache_trim_shadows(bool (*stale)(uint64_t shadow, void *arg), void *arg, int max);
+/* Shadows kept now (at most RAM pages). */
+uint64_t swapcache_shadows(void);
 /* Up to max cached pages whose entry lies on `area`, oldest first, each
  * with a new reference (for swapoff and dropping unused cache).  Costs
  * O(max), whatever the cache's size.  Returns how many. */

@@ -28,6 +28,7 @@
 #include "mem/pgtable.h"
 #include "mem/kmalloc.h"
 #include "vm/vmstat.h"
+#include "vm/workingset.h"
 #include "core/console.h"
 #include "lib/errno.h"
 #include "core/sched.h"
@@ -152,6 +153,7 @@ static struct page *prepare(uint64_t entry, bool readahead, bool *oom)
 		put_page(p);
 		return NULL;
 	}
+	workingset_refault(p);
 	return p;
 }
 

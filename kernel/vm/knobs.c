@@ -7,6 +7,7 @@
 #include <string.h>
 #include "knobs.h"
 #include "reclaim.h"
+#include "workingset.h"
 #include "swap/readahead.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
@@ -79,6 +80,14 @@ static int set_crc(const char *v, uint64_t on, char *err, size_t n)
 }
 static void get_crc(char *b, size_t n) { ksnprintf(b, n, "%s", kcfg.swapcrc ? "on" : "off"); }
 
+static int set_workingset(const char *v, uint64_t on, char *e, size_t n)
+{
+	(void)v; (void)e; (void)n;
+	workingset_set_enabled(on);
+	return 0;
+}
+static void get_workingset(char *b, size_t n) { ksnprintf(b, n, "%s", workingset_enabled() ? "on" : "off"); }
+
 static int set_mem_limit(const char *v, uint64_t x, char *err, size_t n)
 {
 	(void)v;
@@ -102,6 +111,7 @@ static const struct knob knobs[] = {
 	{ "wm_high", set_wm_high, get_wm_high },
 	{ "reclaim_batch", set_batch, get_batch },
 	{ "swapcrc", set_crc, get_crc },
+	{ "workingset", set_workingset, get_workingset },
 	{ "mem_limit_mib", set_mem_limit, get_mem_limit },
 };
 

@@ -11,6 +11,8 @@
  *   wm_min, wm_low, wm_high   free-page watermarks, in pages (16..2^30)
  *   reclaim_batch pages per swap-out batch (1..256)
  *   swapcrc       on/off: checksum swapped pages
+ *   workingset    on/off: workingset detection (workingset.h): shadows,
+ *                 refault counts, activation of refaults
  *   mem_limit_mib run-time mem=: the page allocator hands out at most this
  *                 many MiB, the rest held untouched (0: no limit), so a big
  *                 machine can be squeezed for a swap test (pmm_set_limit)

@@ -46,7 +46,7 @@ void lru_add(struct page *p, enum lru_kind kind, bool active)
 {
 	bool on = spin_lock_irqsave(&L.lock);
 	if (!page_test(p, PG_LRU))
-		link_page(p, kind, active);
+		link_page(p, kind, page_test_clear(p, kind == LRU_SHMEM ? PG_ACTIVATE_SHMEM : PG_ACTIVATE_ANON) || active);
 	spin_unlock_irqrestore(&L.lock, on);
 }
 

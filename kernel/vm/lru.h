@@ -14,7 +14,9 @@
 
 enum lru_kind { LRU_ANON = 0, LRU_SHMEM = 1, LRU_KINDS = 2 };
 
-/* New or returning page (not on a list).  Any context. */
+/* New or returning page (not on a list).  Any context.  A page marked
+ * PG_ACTIVATE_ANON/SHMEM (a refault inside the working set) goes on the
+ * active list of that kind whatever `active` says, once. */
 void lru_add(struct page *p, enum lru_kind kind, bool active);
 /* Off its list, if on one.  Any context. */
 void lru_del(struct page *p);

@@ -24,6 +24,8 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"swap_ra", "swap_ra_hit", "swap_ra_waste",
 	"swapcache_add", "swapcache_find", "swapcache_find_hit", "swapcache_del",
 	"workingset_refault_anon", "workingset_refault_shmem",
+	"workingset_activate_anon", "workingset_activate_shmem",
+	"workingset_restore_anon", "workingset_restore_shmem",
 	"swap_write_errors", "swap_read_errors", "swap_crc_mismatch",
 	"oom_kill", "allocstall", "kswapd_wakeups",
 	"swap_write_reqs", "swap_read_reqs",
@@ -48,6 +50,7 @@ static void gauges(struct json *j)
 	json_u64(j, "nr_inactive_shmem", lru_size(LRU_SHMEM, false));
 	json_u64(j, "nr_shmem", shmem_total_resident());
 	json_u64(j, "nr_swap_cache", swapcache_size());
+	json_u64(j, "nr_workingset_shadows", swapcache_shadows());
 	json_u64(j, "swap_total_pages", swap_total_slots());
 	json_u64(j, "swap_used_pages", swap_used_slots());
 }

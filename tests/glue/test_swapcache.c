@@ -185,3 +185,58 @@ TEST(swapcache_add_without_memory_fails_cleanly)
 	CHECK_EQ(swap_count(entry_of(0)), 0);
 	CHECK_EQ(swapcache_size(), 0);
 }
+
+/* Workingset shadows: an evicted page's node stays at its slot with the
+ * shadow while another user (a swap PTE, here the test's dup) holds the
+ * slot; a read of the slot takes it back once; freeing the slot forgets
+ * it (swap.c's swap_free calls swapcache_forget_shadow at count 0, which
+ * the fake swap_free does not: the test does it). */
+TEST(swapcache_evict_leaves_a_shadow_until_read_or_freed)
+{
+	setup();
+	uint64_t e = entry_of(5);
+	add(5);
+	swap_dup(e);                            /* a PTE's count */
+	pages[5].flags |= PG_LOCKED;
+	swapcache_evict(&pages[5], 0x1234567 | 1);
+	pages[5].flags &= ~PG_LOCKED;
+	CHECK_EQ(pages[5].refcount, 1);
+	CHECK(!(pages[5].flags & PG_SWAPCACHE));
+	CHECK_EQ(swap_count(e), 1);             /* the PTE's alone */
+	CHECK_EQ(swapcache_size(), 0);
+	CHECK_EQ(swapcache_shadows(), 1);
+	CHECK(swapcache_lookup(e, true) == NULL);       /* a shadow is no page */
+	/* Read back: the node is the new page's, the shadow taken once. */
+	pages[7].flags |= PG_LOCKED;
+	CHECK_EQ(swapcache_add(&pages[7], e), 0);
+	CHECK_EQ(swapcache_shadows(), 0);
+	CHECK_EQ(swapcache_take_shadow(&pages[7]), 0x1234567 | 1);
+	CHECK_EQ(swapcache_take_shadow(&pages[7]), 0);
+	swapcache_del(&pages[7]);
+	pages[7].flags &= ~PG_LOCKED;
+	/* Evicted again, then the slot's last user goes. */
+	add(5);
+	pages[5].flags |= PG_LOCKED;
+	swapcache_evict(&pages[5], 0x99 | 1);
+	pages[5].flags &= ~PG_LOCKED;
+	CHECK_EQ(swapcache_shadows(), 1);
+	swap_free(e);
+	CHECK_EQ(swap_count(e), 0);
+	swapcache_forget_shadow(e);
+	CHECK_EQ(swapcache_shadows(), 0);
+	swapcache_forget_shadow(e);             /* nothing there: no harm */
+	CHECK_EQ(fake.live_allocs, base_allocs);
+}
+
+TEST(swapcache_evict_without_other_users_keeps_no_shadow)
+{
+	setup();
+	add(9);
+	pages[9].flags |= PG_LOCKED;
+	swapcache_evict(&pages[9], 0x77 | 1);   /* the cache held the last count */
+	pages[9].flags &= ~PG_LOCKED;
+	CHECK_EQ(swapcache_shadows(), 0);
+	CHECK_EQ(swap_count(entry_of(9)), 0);
+	CHECK_EQ(pages[9].refcount, 1);
+	CHECK_EQ(fake.live_allocs, base_allocs);
+}

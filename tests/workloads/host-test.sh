@@ -109,6 +109,9 @@ run_ok touch "touches=2048 pages=2048 pages_touched=2048 pattern=stride:4" touch
 run_ok touch "touches=2048 pages=2048 pages_touched=2048 pattern=streams:4" touch 8 2048 streams:4 shmem
 run_ok touch "touches=5000 pages=2048 pattern=jumps:100" touch 8 5000 jumps:100 anon
 run_ok touch "touches=5000 pages=2048 pattern=shift:64:500" touch 8 5000 shift:64:500 anon
+run_ok touch "touches=100 pages=2048 pages_touched=2048 pattern=fill+back" touch 8 100 fill+back anon
+run_ok touch "touches=4096 pages=2048 pages_touched=2048 pattern=back" touch 8 4096 back shmem
+run_ok touch "touches=500 pages=2048 pages_touched=2048 pattern=fill+random" touch 8 500 fill+random anon 5
 run_ok touch "touches=5000 pattern=seq mapping=anon" touch_musl 8 5000 seq anon
 run_ok touch "touches=5000 pattern=random mapping=shmem" touch_musl 8 5000 random shmem
 run_ok hogmem "size_mib=16 loops=2" hogmem 16 2
@@ -165,6 +168,8 @@ run_usage touch 8 10 streams:x anon
 run_usage touch 8 10 shift:10 anon
 run_usage touch 8 10 jumps: anon
 run_usage touch 8 10 stride:4:2 anon
+run_usage touch 8 10 back:2 anon
+run_usage touch 8 10 fill+ anon
 run_usage touch 8 10 seq file
 run_usage touch 0 10 seq anon
 run_usage touch_musl 8 10 seq

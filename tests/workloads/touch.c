@@ -19,6 +19,12 @@
  *   jumps:N     sequential, but every N touches jump to a random page
  *   shift:W:N   random within a window of W pages that moves to a random
  *               place every N touches (a working set that shifts)
+ *   back        from the last page down to page 0, cycling
+ *
+ * "fill+" before a pattern (fill+random, fill+back) first writes every page
+ * once in order, then makes the TOUCHES touches of the pattern: a forward
+ * fill, then random touches or a backward scan (workingset detection,
+ * issue 12).  touches in the report counts the pattern's touches only.
  *
  * Every touch verifies the page (see vpage.h). Exit status: 0 clean,
  * 1 a page held the wrong data, 2 bad arguments, 3 a system call failed.
@@ -29,10 +35,10 @@
 #include "vpage.h"
 #include "wtrace.h"
 
-#define TOUCH_USAGE "touch SIZE_MIB TOUCHES seq|random|stride:N|streams:K|jumps:N|shift:W:N anon|shmem [SEED]"
+#define TOUCH_USAGE "touch SIZE_MIB TOUCHES [fill+]seq|random|stride:N|streams:K|jumps:N|shift:W:N|back anon|shmem [SEED]"
 #define TOUCH_MAX_MIB (1ULL << 24)	/* 16 TiB: keeps page numbers < 2^32 */
 
-enum touch_pattern { T_SEQ, T_RANDOM, T_STRIDE, T_STREAMS, T_JUMPS, T_SHIFT };
+enum touch_pattern { T_SEQ, T_RANDOM, T_STRIDE, T_STREAMS, T_JUMPS, T_SHIFT, T_BACK };
 
 struct touch_args {
 	uint64_t size_mib;
@@ -40,6 +46,7 @@ struct touch_args {
 	enum touch_pattern pattern;
 	uint64_t n, w;			/* the pattern's parameters */
 	const char *pattern_name;
+	bool fill;			/* fill+: one forward pass first */
 	bool shmem;
 	uint64_t seed;
 };
@@ -51,6 +58,16 @@ static const char *touch_prefix(const char *s, const char *name)
 		if (*s++ != *name++)
 			return NULL;
 	return *s == ':' ? s + 1 : NULL;
+}
+
+/* "fill+" at the start of s: the rest, else NULL. */
+static const char *touch_fill_prefix(const char *s)
+{
+	const char *name = "fill+";
+	while (*name)
+		if (*s++ != *name++)
+			return NULL;
+	return s;
 }
 
 /* A number in [min, max] ending at '\0' or ':'; *end after it. */
@@ -78,10 +95,16 @@ static void touch_pattern(const char *s, struct touch_args *a)
 	const char *r, *end;
 
 	a->pattern_name = s;
+	if ((r = touch_fill_prefix(s))) {
+		a->fill = true;
+		s = r;
+	}
 	if (rt_strcmp(s, "seq") == 0) {
 		a->pattern = T_SEQ;
 	} else if (rt_strcmp(s, "random") == 0) {
 		a->pattern = T_RANDOM;
+	} else if (rt_strcmp(s, "back") == 0) {
+		a->pattern = T_BACK;
 	} else if ((r = touch_prefix(s, "stride"))) {
 		a->pattern = T_STRIDE;
 		a->n = touch_num(r, &end, 1, 4096, "stride");
@@ -101,7 +124,7 @@ static void touch_pattern(const char *s, struct touch_args *a)
 		rt_usage_error(TOUCH_USAGE, "touch: bad pattern '%s'", s);
 		return;
 	}
-	if (a->pattern >= T_STRIDE && *end)
+	if (a->pattern >= T_STRIDE && a->pattern != T_BACK && *end)
 		rt_usage_error(TOUCH_USAGE, "touch: bad pattern '%s'", s);
 }
 
@@ -125,6 +148,7 @@ static void touch_parse(int argc, char **argv, struct touch_args *a)
 				 TOUCH_MAX_MIB);
 	a->touches = rt_arg_u64("touch", TOUCH_USAGE, "TOUCHES", argv[2], 0,
 				UINT64_MAX);
+	a->fill = false;
 	touch_pattern(argv[3], a);
 	a->shmem = touch_pick("touch", "mapping", argv[4], "shmem", "anon");
 	a->seed = 1;
@@ -141,6 +165,8 @@ static void touch_run(struct vpage_set *set, const struct touch_args *a)
 	uint64_t slice = pages / (k ? k : 1);
 
 	rt_rng_seed(&rng, a->seed);
+	for (uint64_t i = 0; a->fill && i < pages; i++)
+		vpage_touch(set, i);
 	for (uint64_t i = 0; i < a->touches; i++) {
 		switch (a->pattern) {
 		case T_SEQ:
@@ -171,6 +197,9 @@ static void touch_run(struct vpage_set *set, const struct touch_args *a)
 			if (i % a->n == 0)
 				base = rt_rng_below(&rng, pages - w + 1);
 			page = base + rt_rng_below(&rng, w);
+			break;
+		case T_BACK:
+			page = pages - 1 - i % pages;
 			break;
 		}
 		vpage_touch(set, page);

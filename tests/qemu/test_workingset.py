@@ -1,0 +1,100 @@
+"""Workingset detection (kernel/vm/workingset.c): refaults are recognised
+from the shadows evicted pages leave at their swap slots, pages that
+refault within the working set are activated, workingset=off leaves no
+shadows and activates nothing, and every shadow is gone once the slots
+are freed.
+
+Counters are exact and judged per step (the vmstat record of each run=
+step).  Readahead is off (ra=off): every major fault is then one read of
+one slot, so a refault is a major fault."""
+import pytest
+
+from rig import (expect, expect_ok, expect_in_log, swap_image, vm_final, expect_clean_exits, script_text_image,
+                 check_script_error)
+
+
+def boot_swapping(ctx, progs, cmdline='', swap_mib=256):
+    """q35 -m 128 with mem=60M and no readahead, as issue 12 measured."""
+    r = ctx.boot('quiet mem=60M ra=off page_cluster=0 workingset=on %s run="%s"' % (cmdline, ' ; '.join(progs)),
+                 disks=[{'file': swap_image(ctx, mib=swap_mib), 'bus': 'nvme'}], mem='128M', timeout=1500)
+    expect_ok(r)
+    return r
+
+
+def steps(r):
+    """The vmstat record of each workload step, in order."""
+    return [v for v in r.find('vmstat') if v.get('label', '').startswith('touch')]
+
+
+def judge_on(v, kind):
+    refaults, act = v['workingset_refault_' + kind], v['workingset_activate_' + kind]
+    restore = v['workingset_restore_' + kind]
+    # A 64 MiB region in about 57 MiB of free memory: a page evicted
+    # comes back within a few thousand evictions, so most major faults
+    # are refaults with a shadow (a shadow goes once its distance exceeds
+    # the active lists, so not all); each refault is one major fault.
+    # The program's own anonymous pages (stack, data) may be evicted and
+    # refault too: the mapping's own kind has nearly all of them.
+    both = v['workingset_refault_anon'] + v['workingset_refault_shmem']
+    expect(refaults * 2 > v['pgmajfault'] and both <= v['pgmajfault'] and refaults * 10 >= both * 9,
+           '%s: %d refaults (%d of both kinds) for %d major faults' % (kind, refaults, both, v['pgmajfault']))
+    # Its working set nearly fits: most refault distances are shorter
+    # than the active lists.
+    expect(act * 2 > refaults, '%s: %d of %d refaults activated' % (kind, act, refaults))
+    expect(restore <= act, '%s: %d restores, %d activations' % (kind, restore, act))
+
+
+@pytest.mark.slow
+def test_workingset_refaults_activate(ctx):
+    progs = ['touch 64 40000 fill+random anon 1', 'touch 64 40000 fill+random shmem 2',
+             '@set workingset off', 'touch 64 40000 fill+random anon 1']
+    r = boot_swapping(ctx, progs)
+    expect_clean_exits(r, 3)
+    anon, shmem, off = steps(r)
+    judge_on(anon, 'anon')
+    judge_on(shmem, 'shmem')
+    expect(anon['workingset_refault_shmem'] == 0 and anon['workingset_activate_shmem'] == 0,
+           'anon run counted shmem refaults: %r' % anon)
+    # Off: no shadows, so no refault recognised and none activated, while
+    # the same workload swaps as much.
+    expect(off['pgmajfault'] > 1000, 'off: %d major faults' % off['pgmajfault'])
+    expect(off['workingset_refault_anon'] == 0 and off['workingset_activate_anon'] == 0 and
+           off['workingset_restore_anon'] == 0 and off['nr_workingset_shadows'] == 0, 'off: %r' % off)
+    # Every slot is free once the tasks are gone, and so no shadow is left.
+    expect(vm_final(r)['nr_workingset_shadows'] == 0, 'shadows left: %r' % vm_final(r)['nr_workingset_shadows'])
+
+
+@pytest.mark.slow
+def test_workingset_stale_shadows_dropped(ctx):
+    # 160 MiB through 60M: about 27000 evictions in the fill alone; the
+    # shadows whose distance outgrew the active lists are dropped, so
+    # faults on pages evicted long before are not refaults, while those
+    # evicted recently are, and some of them activated.
+    r = boot_swapping(ctx, ['touch 160 20000 fill+random anon 3'], swap_mib=512)
+    expect_clean_exits(r, 1)
+    v = steps(r)[0]
+    expect(0 < v['workingset_refault_anon'] < v['pgmajfault'] and v['workingset_activate_anon'] > 0,
+           '%d refaults, %d activated, for %d major faults' % (v['workingset_refault_anon'],
+                                                               v['workingset_activate_anon'], v['pgmajfault']))
+    expect(vm_final(r)['nr_workingset_shadows'] == 0, 'shadows left: %r' % vm_final(r)['nr_workingset_shadows'])
+
+
+@pytest.mark.quick
+def test_workingset_knob(ctx):
+    # A bad value on the command line is refused by name and the default
+    # (off) stays; a script turns it on between runs and the result
+    # records say so.
+    text = 'run hello\nset workingset on\nrun hello\n'
+    r = ctx.boot(None, image=script_text_image(ctx, text, cmdline='quiet workingset=maybe'))
+    expect_ok(r)
+    expect_in_log(r, "cmdline: workingset=maybe: 'maybe' is not on or off; default kept")
+    res = r.find('result')
+    expect(len(res) == 2, 'results %r' % res)
+    expect(res[0]['knobs'].get('workingset') == 'off' and res[1]['knobs'].get('workingset') == 'on',
+           'knobs %r, %r' % (res[0]['knobs'], res[1]['knobs']))
+
+
+@pytest.mark.quick
+def test_workingset_script_value_checked(ctx):
+    check_script_error(ctx, 'run hello\nset workingset sometimes\n',
+                       "scripts/bad.mm:2:16: workingset: 'sometimes' is not on or off")
