@@ -231,6 +231,12 @@ static uint32_t clamp_size(uint32_t size, uint32_t budget)
 	return size > budget ? budget : size;
 }
 
+/* A stream's largest window: the budget, twice that once it outran one. */
+static uint32_t stream_budget(const struct ra_stream *s, uint32_t budget)
+{
+	return s->far ? 2 * budget : budget;
+}
+
 /* Block readahead for a miss outside streams: an aligned block of
  * logical pages when recent misses cluster or blocks have been hit. */
 static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
@@ -300,6 +306,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 		best->state = RA_S_STREAM;
 		best->last = idx;
 		best->alt = 0;
+		best->far = 0;
 		best->size = clamp_size(RA_OWN_INIT, budget);
 		o->confirmed++;
 		issue(o, best, idx + (uint64_t)best_d, lo, hi, w);
@@ -326,18 +333,27 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	return false;
 }
 
+static bool in_stream(const struct ra_stream *s, uint64_t idx, bool beyond, int64_t *k)
+{
+	if (s->state != RA_S_STREAM)
+		return false;
+	*k = steps_to(s->pos, s->stride, idx);
+	return *k >= 0 && *k < (int64_t)s->steps + (beyond ? s->size : 0);
+}
+
 /* The stream whose last window holds idx (beyond: or the window after
- * it), with idx's step in *k; NULL when none. */
+ * it), with idx's step in *k; NULL when none.  The stream used last
+ * first: a fault on a stream's window is almost always the same
+ * stream's as the fault before, so that costs one test, not a scan. */
 static struct ra_stream *stream_of(struct ra_own *o, uint64_t idx, bool beyond, int64_t *k)
 {
-	for (int i = 0; i < RA_OWN_STREAMS; i++) {
-		struct ra_stream *s = &o->s[i];
-		if (s->state != RA_S_STREAM)
-			continue;
-		*k = steps_to(s->pos, s->stride, idx);
-		if (*k >= 0 && *k < (int64_t)s->steps + (beyond ? s->size : 0))
-			return s;
-	}
+	if (o->hint < RA_OWN_STREAMS && in_stream(&o->s[o->hint], idx, beyond, k))
+		return &o->s[o->hint];
+	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++)
+		if (in_stream(&o->s[i], idx, beyond, k)) {
+			o->hint = i;
+			return &o->s[i];
+		}
 	return NULL;
 }
 
@@ -384,9 +400,10 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 			return;
 		if (k < (int64_t)s->steps && s->size > RA_OWN_MIN) {
 			s->size /= 2;
+			s->far = 0;
 			o->shrunk++;
 		}
-		s->size = clamp_size(s->size, budget);
+		s->size = clamp_size(s->size, stream_budget(s, budget));
 		issue(o, s, idx + (uint64_t)s->stride, lo, hi, w);
 		return;
 	}
@@ -416,8 +433,8 @@ void ra_own_slot_read(struct ra_own *o, uint32_t read)
 	}
 }
 
-void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
-		struct ra_lwin *w)
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, bool late, uint64_t lo, uint64_t hi,
+		uint32_t budget, struct ra_lwin *w)
 {
 	start_event(o, idx, w);
 	int64_t k;
@@ -428,7 +445,9 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 			return;
 		if (marker) {           /* the next window, twice as large */
 			uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
-			s->size = clamp_size(s->size * 2, budget);
+			if (late)
+				s->far = 1;
+			s->size = clamp_size(s->size * 2, stream_budget(s, budget));
 			issue(o, s, next, lo, hi, w);
 		}
 		return;
@@ -565,7 +584,7 @@ static void own_found(const struct ra_ctx *c, const struct ra_event *e, bool rea
 {
 	lwin_none(w);
 	if (c->space && readahead)
-		ra_own_hit(c->space, e->idx, marker, e->lo, e->hi, c->budget, w);
+		ra_own_hit(c->space, e->idx, marker, e->late, e->lo, e->hi, c->budget, w);
 }
 
 static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)

@@ -152,10 +152,12 @@ struct ra_stream {
 	uint32_t size;          /* stream: pages in its next window */
 	uint32_t age;
 	uint8_t state;          /* enum ra_stream_state */
+	uint8_t far;            /* stream: it outran a window's read; windows may be twice the budget */
 };
 
 struct ra_own {
 	struct ra_stream s[RA_OWN_STREAMS];
+	uint32_t hint;          /* the stream used last: looked at first */
 	uint32_t clock;
 	uint64_t hist[RA_OWN_HIST];
 	uint32_t nhist;         /* misses recorded in hist (ring) */
@@ -207,10 +209,15 @@ uint32_t ra_own_slot_pages(struct ra_own *o);
 /* How many pages such a slot window really read (slots in use besides the
  * fault's: the others - free slots - cost nothing and prove nothing). */
 void ra_own_slot_read(struct ra_own *o, uint32_t read);
-/* A fault used a readahead page at idx (marker: it carried the marker).
- * w: the next window to read, count 0 when none. */
-void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
-		struct ra_lwin *w);
+/* A fault used a readahead page at idx (marker: it carried the marker;
+ * late: the fault had to wait for its read).  w: the next window to
+ * read, count 0 when none.  The marker sits on the first page of each
+ * window, so the next window is in flight while the stream uses this
+ * one (Linux's async readahead marker).  A stream that still waited for
+ * its marker page outruns the disk: its windows may then grow to twice
+ * the budget, two windows' worth ahead of it. */
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, bool late, uint64_t lo, uint64_t hi,
+		uint32_t budget, struct ra_lwin *w);
 
 /* ---------------------------------------------------------------- ops */
 
@@ -227,6 +234,7 @@ struct ra_event {
 	uint64_t slots;         /* its area's size in slots (slot 0: the header) */
 	uint64_t idx;           /* logical page: virtual page, or shmem object index */
 	uint64_t lo, hi;        /* the logical space [lo, hi): the VMA's pages, or the object's */
+	bool late;              /* found: a fault had to wait for this readahead page's read */
 };
 
 /* Parameters and the caller's state for one decision.  vstate and space

@@ -36,6 +36,9 @@ struct ra_fault {
 	/* shmem faults: */
 	struct shmem *obj;
 	uint64_t idx;
+	/* ra_found: a fault waited for this read-ahead page's read (the
+	 * stream outran the disk; PG_RA_LATE). */
+	bool late;
 };
 
 #define RA_PLAN_MAX 257            /* the largest window and the fault's page */
@@ -57,13 +60,17 @@ struct ra_plan {
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 
-/* A major fault on f->entry: the plan to read (kmalloc'ed, caller frees),
- * or NULL: read the fault's page alone (no readahead, or no memory). */
+/* A major fault on f->entry: the plan to read (the caller gives it back
+ * with ra_plan_free), or NULL: read the fault's page alone (no
+ * readahead, or no memory for a plan). */
 struct ra_plan *ra_miss(const struct ra_fault *f);
 /* A fault found its page in the swap cache; readahead: the page was read
  * ahead and this is its first use; marker: it carried the marker.
  * Returns a plan to start reading without waiting, or NULL. */
 struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker);
+/* Give a plan back (NULL: nothing).  Plans come from a small pool, not
+ * the heap, so a fault's readahead costs no allocation. */
+void ra_plan_free(struct ra_plan *p);
 /* A readahead page was reclaimed without being used. */
 void ra_waste(uint64_t entry);
 

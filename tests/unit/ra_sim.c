@@ -210,7 +210,7 @@ static void sim_access(struct sim *s, uint64_t i)
 {
 	uint32_t r = region(s, i);
 	uint8_t st = s->st[i];
-	struct ra_event e = { s->slot_of[i], s->nslots, i, s->reg_lo[r], s->reg_hi[r] };
+	struct ra_event e = { s->slot_of[i], s->nslots, i, s->reg_lo[r], s->reg_hi[r], false };
 	s->rs[r].access++;
 	if (st == MAPPED)
 		return;
@@ -340,6 +340,16 @@ static void run_pattern(struct sim *s, enum ra_pattern pat)
 				sim_access(s, n / 2 + i);
 			}
 		break;
+	case RA_FOUR_STREAMS:   /* touch's streams:4: four slices, one touch each in turn */
+		for (int p = 0; p < RA_SIM_PASSES; p++)
+			for (uint32_t i = 0; i < n / 4; i++)
+				for (uint32_t k = 0; k < 4; k++) {
+					if (getenv("OPEN") && p == 1 && i == 0 && k == 0)
+						for (uint32_t j = 0; j < 4; j++)
+							sim_access(s, j);
+					sim_access(s, k * (n / 4) + i);
+				}
+		break;
 	case RA_JUMPS:
 		jumps(s);
 		break;
@@ -394,7 +404,7 @@ struct ra_stats ra_sim_run(const char *policy, enum ra_pattern pat, const struct
 static const char *const pattern_names[] = {
 	"seq", "seq backward", "random", "stride 3", "stride 16", "stride 4 after a sequential start",
 	"two interleaved streams", "sequential with random jumps", "shifting working set", "mixed seq+random",
-	"build shape",
+	"build shape", "four interleaved streams",
 };
 
 const char *ra_pattern_name(enum ra_pattern pat) { return pattern_names[pat]; }
