@@ -125,21 +125,48 @@ void ra_shaohua_hit(uint64_t *state)
 #define VST_PFN(s) ((s) >> 17)
 #define VST(pfn, win, hits) (((uint64_t)(pfn) << 17) | ((uint64_t)(win) << 8) | (uint64_t)(hits))
 
+/* The page an adjacent fault at fpfn follows: Linux's previous fault's
+ * page when next to fpfn, else a recent fault's (state[1], low 16 bits)
+ * next to it, else the previous fault's page (not adjacent). */
+static uint64_t vma_near(const uint64_t *state, uint64_t fpfn)
+{
+	uint64_t prev = VST_PFN(state[0]);
+	if (prev == fpfn + 1 || prev + 1 == fpfn)
+		return prev;
+	for (int i = 0; i < RA_VMA_HIST; i++) {
+		uint16_t h = (uint16_t)(state[1] >> (16 * i));
+		if (h == (uint16_t)(fpfn - 1))
+			return fpfn - 1;
+		if (h == (uint16_t)(fpfn + 1))
+			return fpfn + 1;
+	}
+	return prev;
+}
+
+/* Record fpfn as the last fault (the previous one joins the history). */
+static void vma_push(uint64_t *state, uint64_t fpfn, uint32_t win, uint32_t hits)
+{
+	uint64_t prev = VST_PFN(state[0]);
+	if (prev != fpfn)
+		state[1] = (state[1] << 16) | (uint16_t)prev;
+	state[0] = VST(fpfn, win, hits);
+}
+
 void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint32_t max_pages,
 		 struct ra_lwin *w)
 {
-	uint64_t s = *state;
+	uint64_t s = state[0], prev = vma_near(state, fpfn);
 	if (max_pages > 1u << RA_VMA_MAX_ORDER)
 		max_pages = 1u << RA_VMA_MAX_ORDER;
-	uint32_t win = max_pages <= 1 ? 1 : ra_nr_pages(VST_PFN(s), fpfn, VST_HITS(s), max_pages, VST_WIN(s));
-	*state = VST(fpfn, win, 0);
+	uint32_t win = max_pages <= 1 ? 1 : ra_nr_pages(prev, fpfn, VST_HITS(s), max_pages, VST_WIN(s));
+	vma_push(state, fpfn, win, 0);
 	w->stride = 1;
 	w->start = fpfn;
 	w->count = 1;
 	w->marker = false;
 	if (win == 1)
 		return;
-	uint64_t prev = VST_PFN(s), l, r;      /* [l, r) */
+	uint64_t l, r;      /* [l, r) */
 	if (fpfn == prev + 1) {
 		l = fpfn;
 		r = fpfn + win;
@@ -166,11 +193,11 @@ void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint3
 
 void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead)
 {
-	uint64_t s = *state;
+	uint64_t s = state[0];
 	uint32_t hits = VST_HITS(s);
 	if (readahead && hits < 0xff)
 		hits++;
-	*state = VST(fpfn, VST_WIN(s), hits);
+	vma_push(state, fpfn, VST_WIN(s), hits);
 }
 
 uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t *out)

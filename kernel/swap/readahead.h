@@ -31,7 +31,7 @@ struct ra_fault {
 	struct mm *mm;          /* NULL when not a fault (swapoff, madvise) */
 	/* anonymous faults: */
 	uint64_t va;
-	uint64_t *vstate;       /* the VMA's ra_state, or NULL */
+	uint64_t *vstate;       /* the VMA's ra_state (RA_VSTATE_WORDS), or NULL */
 	uint64_t vlo, vhi;      /* the VMA's pages [vlo, vhi) */
 	/* shmem faults: */
 	struct shmem *obj;

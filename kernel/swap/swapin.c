@@ -179,6 +179,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 	*oom = false;
 	bool marked = !plan->marker;
 	uint32_t issued = 0, trimmed = 0;
+	bool yielded = false;
 	uint32_t window = plan->n - (plan->has_fault ? 1 : 0);
 	for (uint32_t i = 0; i < plan->n; i++) {
 		bool is_mine = plan->has_fault && i == 0;
@@ -188,6 +189,14 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			continue;
 		}
 		struct page *p = prepare(plan->v[i].entry, is_mine ? 0 : window, &no_mem);
+		if (!p && no_mem && !is_mine && !yielded) {
+			/* kswapd is awake (alloc_ra_page) but, in our class, would
+			 * only run at the end of this thread's slice: let it run
+			 * now, once per window, then trim if it freed nothing. */
+			yielded = true;
+			sched_yield();
+			p = prepare(plan->v[i].entry, window, &no_mem);
+		}
 		plan->v[i].page = p;
 		if (!p) {
 			if (is_mine)

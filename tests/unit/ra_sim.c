@@ -45,7 +45,7 @@ struct sim {
 	const struct ra_ops *ops;
 	struct ra_ctx ctx[2];
 	struct ra_hugh hugh;
-	uint64_t vstate[2];
+	uint64_t vstate[2][RA_VSTATE_WORDS];
 	void *space[2];
 	struct ra_stats rs[2];
 	uint64_t rng;
@@ -130,7 +130,7 @@ static void sim_init(struct sim *s, uint32_t n, uint32_t cap, uint32_t nreg, boo
 			s->ops->space_init(s->space[r]);
 		}
 		s->ctx[r] = (struct ra_ctx){ .order = spec.order, .max_pages = 1u << 3, .budget = 64,
-					     .global = &s->hugh, .vstate = &s->vstate[r], .space = s->space[r] };
+					     .global = &s->hugh, .vstate = s->vstate[r], .space = s->space[r] };
 	}
 }
 
@@ -343,12 +343,8 @@ static void run_pattern(struct sim *s, enum ra_pattern pat)
 	case RA_FOUR_STREAMS:   /* touch's streams:4: four slices, one touch each in turn */
 		for (int p = 0; p < RA_SIM_PASSES; p++)
 			for (uint32_t i = 0; i < n / 4; i++)
-				for (uint32_t k = 0; k < 4; k++) {
-					if (getenv("OPEN") && p == 1 && i == 0 && k == 0)
-						for (uint32_t j = 0; j < 4; j++)
-							sim_access(s, j);
+				for (uint32_t k = 0; k < 4; k++)
 					sim_access(s, k * (n / 4) + i);
-				}
 		break;
 	case RA_JUMPS:
 		jumps(s);
