@@ -28,6 +28,8 @@
  *            hits, at most 2^min(page_cluster, 5), forward after a fault on
  *            the next page, backward after one on the previous page, else
  *            centred; clipped to the VMA and its 2 MiB page-table block.
+ *            "Adjacent" looks at the VMA's last five faults, not only the
+ *            last (RA_VMA_HIST: interleaved streams, see ra_vma_miss).
  *            shmem faults use hugh's global window, as Linux does.
  *   own      streams in the logical space of the area (virtual pages for
  *            anonymous memory, object indices for shmem, so both behave
@@ -40,7 +42,10 @@
  *            window carries a marker: the fault that uses the marker page
  *            issues the next window, so on a steady stream the next window
  *            is in flight before the stream reaches it and takes almost no
- *            major faults.  A miss inside a window the stream already
+ *            major faults.  A stream that had to wait for its marker page
+ *            (it outran the disk) may grow to twice the budget.  The stream
+ *            used last is looked at first, so a fault on a stream costs
+ *            no scan of the table.  A miss inside a window the stream already
  *            issued means its pages were reclaimed before use: the window
  *            halves.
  *            Misses outside streams read their own page only, unless the
