@@ -41,7 +41,6 @@ enum page_flag {
 	PG_HEAD       = 1u << 14,  /* first page of a multi-page allocation; order in ->order */
 	PG_ERROR      = 1u << 15,  /* its swap read failed: the data is lost */
 	PG_RA_MARK    = 1u << 16,  /* readahead marker: its first use starts the next window */
-	PG_RA_LATE    = 1u << 20,  /* readahead: a fault waited for its read (the stream outran the disk) */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

@@ -258,12 +258,6 @@ static uint32_t clamp_size(uint32_t size, uint32_t budget)
 	return size > budget ? budget : size;
 }
 
-/* A stream's largest window: the budget, twice that once it outran one. */
-static uint32_t stream_budget(const struct ra_stream *s, uint32_t budget)
-{
-	return s->far ? 2 * budget : budget;
-}
-
 /* Block readahead for a miss outside streams: an aligned block of
  * logical pages when recent misses cluster or blocks have been hit. */
 static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
@@ -333,7 +327,6 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 		best->state = RA_S_STREAM;
 		best->last = idx;
 		best->alt = 0;
-		best->far = 0;
 		best->size = clamp_size(RA_OWN_INIT, budget);
 		o->confirmed++;
 		issue(o, best, idx + (uint64_t)best_d, lo, hi, w);
@@ -427,10 +420,9 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 			return;
 		if (k < (int64_t)s->steps && s->size > RA_OWN_MIN) {
 			s->size /= 2;
-			s->far = 0;
 			o->shrunk++;
 		}
-		s->size = clamp_size(s->size, stream_budget(s, budget));
+		s->size = clamp_size(s->size, budget);
 		issue(o, s, idx + (uint64_t)s->stride, lo, hi, w);
 		return;
 	}
@@ -460,8 +452,8 @@ void ra_own_slot_read(struct ra_own *o, uint32_t read)
 	}
 }
 
-void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, bool late, uint64_t lo, uint64_t hi,
-		uint32_t budget, struct ra_lwin *w)
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
+		struct ra_lwin *w)
 {
 	start_event(o, idx, w);
 	int64_t k;
@@ -472,9 +464,7 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, bool late, uint64_t
 			return;
 		if (marker) {           /* the next window, twice as large */
 			uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
-			if (late)
-				s->far = 1;
-			s->size = clamp_size(s->size * 2, stream_budget(s, budget));
+			s->size = clamp_size(s->size * 2, budget);
 			issue(o, s, next, lo, hi, w);
 		}
 		return;
@@ -611,7 +601,7 @@ static void own_found(const struct ra_ctx *c, const struct ra_event *e, bool rea
 {
 	lwin_none(w);
 	if (c->space && readahead)
-		ra_own_hit(c->space, e->idx, marker, e->late, e->lo, e->hi, c->budget, w);
+		ra_own_hit(c->space, e->idx, marker, e->lo, e->hi, c->budget, w);
 }
 
 static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)

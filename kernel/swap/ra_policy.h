@@ -42,10 +42,8 @@
  *            window carries a marker: the fault that uses the marker page
  *            issues the next window, so on a steady stream the next window
  *            is in flight before the stream reaches it and takes almost no
- *            major faults.  A stream that had to wait for its marker page
- *            (it outran the disk) may grow to twice the budget.  The stream
- *            used last is looked at first, so a fault on a stream costs
- *            no scan of the table.  A miss inside a window the stream already
+ *            major faults.  The stream used last is looked at first, so
+ *            a fault on a stream costs no scan of the table.  A miss inside a window the stream already
  *            issued means its pages were reclaimed before use: the window
  *            halves.
  *            Misses outside streams read their own page only, unless the
@@ -174,7 +172,6 @@ struct ra_stream {
 	uint32_t size;          /* stream: pages in its next window */
 	uint32_t age;
 	uint8_t state;          /* enum ra_stream_state */
-	uint8_t far;            /* stream: it outran a window's read; windows may be twice the budget */
 };
 
 struct ra_own {
@@ -231,15 +228,12 @@ uint32_t ra_own_slot_pages(struct ra_own *o);
 /* How many pages such a slot window really read (slots in use besides the
  * fault's: the others - free slots - cost nothing and prove nothing). */
 void ra_own_slot_read(struct ra_own *o, uint32_t read);
-/* A fault used a readahead page at idx (marker: it carried the marker;
- * late: the fault had to wait for its read).  w: the next window to
- * read, count 0 when none.  The marker sits on the first page of each
- * window, so the next window is in flight while the stream uses this
- * one (Linux's async readahead marker).  A stream that still waited for
- * its marker page outruns the disk: its windows may then grow to twice
- * the budget, two windows' worth ahead of it. */
-void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, bool late, uint64_t lo, uint64_t hi,
-		uint32_t budget, struct ra_lwin *w);
+/* A fault used a readahead page at idx (marker: it carried the marker).
+ * w: the next window to read, count 0 when none.  The marker sits on the
+ * first page of each window, so the next window is in flight while the
+ * stream uses this one (Linux's async readahead marker). */
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
+		struct ra_lwin *w);
 
 /* ---------------------------------------------------------------- ops */
 
@@ -256,7 +250,6 @@ struct ra_event {
 	uint64_t slots;         /* its area's size in slots (slot 0: the header) */
 	uint64_t idx;           /* logical page: virtual page, or shmem object index */
 	uint64_t lo, hi;        /* the logical space [lo, hi): the VMA's pages, or the object's */
-	bool late;              /* found: a fault had to wait for this readahead page's read */
 };
 
 /* Parameters and the caller's state for one decision.  vstate and space

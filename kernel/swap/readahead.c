@@ -155,7 +155,7 @@ static void add_slots(struct ra_plan *p, uint64_t entry, const struct ra_slots *
  * the window goes out in one request rather than one per slot. */
 static void fill_gaps(struct ra_plan *p)
 {
-	enum { FILL_MAX = 1 + 2 * OWN_BUDGET_MAX };     /* a far stream's window */
+	enum { FILL_MAX = 1 + OWN_BUDGET_MAX };
 	uint32_t n = p->n;
 	if (n < 2 || n > FILL_MAX || p->cap <= n)
 		return;
@@ -242,7 +242,6 @@ static void event_of(const struct ra_fault *f, struct ra_event *e)
 {
 	e->slot = swp_offset(f->entry);
 	e->slots = swap_area_slots(swp_area(f->entry));
-	e->late = f->late;
 	if (f->obj) {
 		e->idx = f->idx;
 		e->lo = 0;

@@ -36,9 +36,6 @@ struct ra_fault {
 	/* shmem faults: */
 	struct shmem *obj;
 	uint64_t idx;
-	/* ra_found: a fault waited for this read-ahead page's read (the
-	 * stream outran the disk; PG_RA_LATE). */
-	bool late;
 };
 
 #define RA_PLAN_MAX 257            /* the largest window and the fault's page */

@@ -136,17 +136,16 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 }
 
 /* A locked, cached page for entry, or NULL: the slot is not in use or
- * already cached (*oom false), or there is no memory (*oom true).
- * ra_window > 0: a read-ahead page of a window that many pages long,
- * which never reclaims (alloc_ra_page): no free frame above the low
- * watermark is *oom too. */
-static struct page *prepare(uint64_t entry, uint32_t ra_window, bool *oom)
+ * already cached (*oom false), or there is no memory (*oom true).  A
+ * read-ahead page never reclaims (alloc_ra_page): no free frame above the
+ * low watermark is *oom too; stream: the pages of a confirmed stream's
+ * window, for kswapd to reclaim ahead of it (0: not a stream). */
+static struct page *prepare(uint64_t entry, bool readahead, uint32_t stream, bool *oom)
 {
 	*oom = false;
 	if (swap_count(entry) <= 0)
 		return NULL;
-	bool readahead = ra_window > 0;
-	struct page *p = readahead ? alloc_ra_page(ra_window) : alloc_user_page(false);
+	struct page *p = readahead ? alloc_ra_page(stream) : alloc_user_page(false);
 	if (!p) {
 		*oom = true;
 		return NULL;
@@ -180,7 +179,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 	bool marked = !plan->marker;
 	uint32_t issued = 0, trimmed = 0;
 	bool yielded = false;
-	uint32_t window = plan->n - (plan->has_fault ? 1 : 0);
+	uint32_t stream = plan->marker ? plan->n - (plan->has_fault ? 1 : 0) : 0;
 	for (uint32_t i = 0; i < plan->n; i++) {
 		bool is_mine = plan->has_fault && i == 0;
 		plan->v[i].page = NULL;
@@ -188,14 +187,18 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			trimmed += swap_count(plan->v[i].entry) > 0;
 			continue;
 		}
-		struct page *p = prepare(plan->v[i].entry, is_mine ? 0 : window, &no_mem);
-		if (!p && no_mem && !is_mine && !yielded) {
-			/* kswapd is awake (alloc_ra_page) but, in our class, would
-			 * only run at the end of this thread's slice: let it run
-			 * now, once per window, then trim if it freed nothing. */
+		struct page *p = prepare(plan->v[i].entry, !is_mine, stream, &no_mem);
+		if (!p && no_mem && !is_mine && stream && !yielded) {
+			/* A confirmed stream's window: kswapd is awake
+			 * (alloc_ra_page) but, in our class, would only run at
+			 * the end of this thread's slice.  Let it run now, once
+			 * per window, then trim if it freed nothing.  Only for
+			 * streams: a guess that is not one (a slot window, and
+			 * swapoff's) is trimmed at once, never waits for
+			 * kswapd, which may have nothing it can free. */
 			yielded = true;
 			sched_yield();
-			p = prepare(plan->v[i].entry, window, &no_mem);
+			p = prepare(plan->v[i].entry, true, stream, &no_mem);
 		}
 		plan->v[i].page = p;
 		if (!p) {
@@ -276,7 +279,7 @@ static struct page *read_window(const struct ra_fault *f, bool *oom)
 	if (plan)
 		return read_plan(plan, f->mm, oom);
 	/* No readahead: the page alone. */
-	struct page *p = prepare(f->entry, 0, oom);
+	struct page *p = prepare(f->entry, false, 0, oom);
 	if (p) {
 		get_page(p);
 		submit_run(&p, f->entry, 1);
@@ -299,11 +302,10 @@ static enum vm_fault_result wait_and_retry(struct mm *mm, struct page *p, bool *
 }
 
 /* The same for a read-ahead page still under read: the stream caught up
- * with its own window.  Timed (swap_ra_wait, the ra_wait histogram), and
- * the page remembers it, so that its use tells the policy (ra_fault.late). */
+ * with its own window.  Counted and timed (swap_ra_wait, the ra_wait
+ * histogram). */
 static enum vm_fault_result wait_ra_and_retry(struct mm *mm, struct page *p, bool *dropped)
 {
-	page_set(p, PG_RA_LATE);
 	vmstat_inc(SWAP_RA_WAIT);
 	uint64_t t0 = time_ns();
 	enum vm_fault_result r = wait_and_retry(mm, p, dropped);
@@ -347,14 +349,12 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 		return VM_FAULT_RETRY;
 	}
 	bool marker = page_test_clear(p, PG_RA_MARK);
-	struct ra_fault g = *f;
-	g.late = page_test_clear(p, PG_RA_LATE);
 	bool readahead = page_test_clear(p, PG_READAHEAD);
 	if (readahead) {
 		vmstat_inc(SWAP_RA_HIT);
 		mm->ra_hits++;
 	}
-	*async = ra_found(&g, readahead, marker);
+	*async = ra_found(f, readahead, marker);
 	st->swapflt++;
 	if (page_test(p, PG_ERROR)) {
 		ra_plan_free(*async);

@@ -615,8 +615,8 @@ struct page *alloc_user_page(bool zero)
 /* Read-ahead allocates as Linux's readahead gfp does (no retry, no
  * direct reclaim): a read-ahead page is a guess, and a guess must not
  * make the faulting task reclaim.  So only above the low watermark, and
- * kswapd is woken as soon as the window (`window` pages) would take free
- * memory under it, with a target raised by that much. */
+ * kswapd is woken as soon as a stream's window (`window` pages) would
+ * take free memory under it, with a target raised by that much. */
 struct page *alloc_ra_page(uint64_t window)
 {
 	uint64_t free = pmm_free_pages();

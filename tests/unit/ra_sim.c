@@ -210,7 +210,7 @@ static void sim_access(struct sim *s, uint64_t i)
 {
 	uint32_t r = region(s, i);
 	uint8_t st = s->st[i];
-	struct ra_event e = { s->slot_of[i], s->nslots, i, s->reg_lo[r], s->reg_hi[r], false };
+	struct ra_event e = { s->slot_of[i], s->nslots, i, s->reg_lo[r], s->reg_hi[r] };
 	s->rs[r].access++;
 	if (st == MAPPED)
 		return;

@@ -215,19 +215,19 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.count, RA_OWN_INIT);
 	CHECK_EQ(o.confirmed, 1);
 	/* Using the marker issues the next window, twice as large. */
-	ra_own_hit(&o, 103, true, false, 0, 10000, 128, &w);
+	ra_own_hit(&o, 103, true, 0, 10000, 128, &w);
 	CHECK_EQ(w.start, 103 + RA_OWN_INIT);
 	CHECK_EQ(w.count, 2 * RA_OWN_INIT);
-	ra_own_hit(&o, 104, false, false, 0, 10000, 128, &w);  /* not the marker */
+	ra_own_hit(&o, 104, false, 0, 10000, 128, &w);  /* not the marker */
 	CHECK_EQ(w.count, 0);
 	uint64_t next = 103 + 3 * RA_OWN_INIT;
-	ra_own_hit(&o, 103 + RA_OWN_INIT, true, false, 0, 10000, 128, &w);
+	ra_own_hit(&o, 103 + RA_OWN_INIT, true, 0, 10000, 128, &w);
 	CHECK_EQ(w.start, next);
 	CHECK_EQ(w.count, 4 * RA_OWN_INIT);
 	/* The budget caps it. */
 	uint64_t at = next;
 	next += 4 * RA_OWN_INIT;
-	ra_own_hit(&o, at, true, false, 0, 10000, 6 * RA_OWN_INIT, &w);
+	ra_own_hit(&o, at, true, 0, 10000, 6 * RA_OWN_INIT, &w);
 	CHECK_EQ(w.start, next);
 	CHECK_EQ(w.count, 6 * RA_OWN_INIT);
 	/* A miss inside the last window: its pages went early; halve. */
@@ -237,10 +237,10 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(o.shrunk, 1);
 	/* The area's end stops it. */
 	uint64_t end = next + 6 + 3 * RA_OWN_INIT + 5;
-	ra_own_hit(&o, next + 6, true, false, 0, end, 128, &w);
+	ra_own_hit(&o, next + 6, true, 0, end, 128, &w);
 	CHECK_EQ(w.start, next + 6 + 3 * RA_OWN_INIT);
 	CHECK_EQ(w.count, 5);
-	ra_own_hit(&o, w.start, true, false, 0, end, 128, &w);
+	ra_own_hit(&o, w.start, true, 0, end, 128, &w);
 	CHECK_EQ(w.count, 0);
 	/* Backward, stride -2. */
 	memset(&o, 0, sizeof o);
@@ -250,15 +250,15 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.start, 494);
 	CHECK_EQ(w.stride, -2);
 	CHECK_EQ(w.count, RA_OWN_INIT);
-	ra_own_hit(&o, 494, true, false, 0, 10000, 128, &w);
+	ra_own_hit(&o, 494, true, 0, 10000, 128, &w);
 	CHECK_EQ(w.start, 494 - 2 * RA_OWN_INIT);
 	CHECK_EQ(w.count, 2 * RA_OWN_INIT);
 	/* ...stopped by the area's start. */
 	uint64_t lo = 494 - 2 * RA_OWN_INIT - 2 * 2 * RA_OWN_INIT - 2;
-	ra_own_hit(&o, 494 - 2 * RA_OWN_INIT, true, false, lo, 10000, 128, &w);
+	ra_own_hit(&o, 494 - 2 * RA_OWN_INIT, true, lo, 10000, 128, &w);
 	CHECK_EQ(w.start, lo + 2);
 	CHECK_EQ(w.count, 2);
-	ra_own_hit(&o, lo + 2, true, false, lo, 10000, 128, &w);
+	ra_own_hit(&o, lo + 2, true, lo, 10000, 128, &w);
 	CHECK_EQ(w.count, 0);
 }
 
