@@ -243,8 +243,10 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 	s->pos = start;
 	s->steps = (uint32_t)count;
 	s->age = o->clock;
-	if (!count)
+	if (!count) {
 		s->state = RA_S_FREE;
+		o->nstream--;
+	}
 	w->start = start;
 	w->stride = s->stride;
 	w->count = (uint32_t)count;
@@ -295,6 +297,34 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 	w->count = (uint32_t)(r - l);
 }
 
+static uint32_t cbit_of(uint64_t pos) { return (uint32_t)((pos / RA_OWN_MAX_STRIDE) % RA_OWN_CBITS); }
+
+static void cbit_set(struct ra_own *o, uint64_t pos)
+{
+	uint32_t b = cbit_of(pos);
+	o->cbits[b / 64] |= 1ull << (b % 64);
+}
+
+static bool cbit_test(const struct ra_own *o, uint32_t b) { return o->cbits[b / 64] >> (b % 64) & 1; }
+
+/* Whether a candidate may lie within RA_OWN_MAX_STRIDE of idx: one in
+ * its bucket or a neighbouring one. */
+static bool candidates_near(const struct ra_own *o, uint64_t idx)
+{
+	uint32_t b = cbit_of(idx);
+	return cbit_test(o, b) || cbit_test(o, (b + 1) % RA_OWN_CBITS) ||
+	       cbit_test(o, (b + RA_OWN_CBITS - 1) % RA_OWN_CBITS);
+}
+
+static void cbits_rebuild(struct ra_own *o)
+{
+	memset(o->cbits, 0, sizeof o->cbits);
+	for (int i = 0; i < RA_OWN_STREAMS; i++)
+		if (o->s[i].state == RA_S_CANDIDATE)
+			cbit_set(o, o->s[i].pos);
+	o->cnew = 0;
+}
+
 /* Feed an access outside streams (a miss, or a hit on a block window's
  * page) to the candidates: the one nearest to it takes the step, and the
  * same step twice confirms a stream, whose first window goes to w.
@@ -305,7 +335,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	struct ra_stream *best = NULL;
 	uint64_t best_score = UINT64_MAX;
 	int64_t best_d = 0;
-	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+	for (int i = 0; i < RA_OWN_STREAMS && candidates_near(o, idx); i++) {
 		struct ra_stream *s = &o->s[i];
 		if (s->state != RA_S_CANDIDATE)
 			continue;
@@ -325,6 +355,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	}
 	if (best && best_d == best->stride) {
 		best->state = RA_S_STREAM;
+		o->nstream++;
 		best->last = idx;
 		best->alt = 0;
 		best->size = clamp_size(RA_OWN_INIT, budget);
@@ -336,6 +367,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 		best->stride = best_d;
 		best->pos = idx;
 		best->age = o->clock;
+		cbit_set(o, idx);
 		return false;
 	}
 	/* A new candidate in the free or least recently used slot. */
@@ -349,7 +381,13 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 		if ((int32_t)(s->age - victim->age) < 0)
 			victim = s;
 	}
+	if (victim->state == RA_S_STREAM)
+		o->nstream--;
 	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE, .age = o->clock };
+	if (++o->cnew >= RA_OWN_STREAMS)
+		cbits_rebuild(o);
+	else
+		cbit_set(o, idx);
 	return false;
 }
 
@@ -367,6 +405,8 @@ static bool in_stream(const struct ra_stream *s, uint64_t idx, bool beyond, int6
  * stream's as the fault before, so that costs one test, not a scan. */
 static struct ra_stream *stream_of(struct ra_own *o, uint64_t idx, bool beyond, int64_t *k)
 {
+	if (!o->nstream)
+		return NULL;
 	if (o->hint < RA_OWN_STREAMS && in_stream(&o->s[o->hint], idx, beyond, k))
 		return &o->s[o->hint];
 	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++)

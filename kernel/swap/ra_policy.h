@@ -174,9 +174,18 @@ struct ra_stream {
 	uint8_t state;          /* enum ra_stream_state */
 };
 
+/* Candidates' positions by 32-page bucket (RA_OWN_MAX_STRIDE), hashed
+ * into a bit set, so that a miss no candidate can take (random access)
+ * skips the candidate scan; rebuilt after every RA_OWN_STREAMS new
+ * candidates, as moved or replaced ones leave stale bits. */
+#define RA_OWN_CBITS 1024
+
 struct ra_own {
 	struct ra_stream s[RA_OWN_STREAMS];
 	uint32_t hint;          /* the stream used last: looked at first */
+	uint32_t nstream;       /* entries in state RA_S_STREAM (none: no scan for one) */
+	uint64_t cbits[RA_OWN_CBITS / 64];
+	uint32_t cnew;          /* candidates placed since cbits was rebuilt */
 	uint32_t clock;
 	uint64_t hist[RA_OWN_HIST];
 	uint32_t nhist;         /* misses recorded in hist (ring) */
