@@ -651,12 +651,12 @@ static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)
 }
 
 static const struct ra_ops ops[] = {
-	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL },
-	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL },
-	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL },
-	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL },
-	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL },
-	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read },
+	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false },
+	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false },
+	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false },
+	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false },
+	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false },
+	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true },
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind) { return &ops[kind]; }

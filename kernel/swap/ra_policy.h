@@ -297,6 +297,13 @@ struct ra_ops {
 	 * how many of its slots besides the fault's hold data (swap count >
 	 * 0), whether or not they were in memory already.  NULL: not wanted. */
 	void (*slot_read)(const struct ra_ctx *c, uint32_t in_use);
+	/* Read-ahead pages never make the faulting task reclaim: taken only
+	 * from free memory above the low watermark, the window trimmed when
+	 * there is none (the own policy).  false: allocated like the fault's
+	 * own page, reclaiming if need be, as Linux's swap readahead does (it
+	 * passes the fault's GFP_HIGHUSER_MOVABLE), so the policies that
+	 * model Linux's keep its costs. */
+	bool no_reclaim;
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind);

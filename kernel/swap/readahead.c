@@ -112,6 +112,7 @@ static struct ra_plan *plan_new(uint32_t cap)
 		p->has_fault = false;
 		p->marker = false;
 		p->nfill = 0;
+		p->no_reclaim = false;
 	}
 	return p;
 }
@@ -306,6 +307,7 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
 	if (!p)
 		return NULL;
+	p->no_reclaim = ops->no_reclaim;
 	add(p, f->entry);
 	p->has_fault = true;
 	if (w.slots.count <= 1) {
@@ -338,8 +340,10 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 		return NULL;
 	uint32_t cap = w.marker ? 2 * w.count : w.count;
 	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
-	if (p)
+	if (p) {
+		p->no_reclaim = ops->no_reclaim;
 		add_logical(p, f, &w);
+	}
 	if (p && !p->n) {
 		ra_plan_free(p);
 		p = NULL;

@@ -54,6 +54,7 @@ struct ra_plan {
 				 * in reclaim (one more trip round the inactive list) */
 	uint32_t nfill;         /* the last nfill entries only fill gaps between the
 				 * window's slots (ra_fill_gaps): read, not vouched for */
+	bool no_reclaim;        /* read-ahead pages from free memory only (ra_ops.no_reclaim) */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 

@@ -136,16 +136,17 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 }
 
 /* A locked, cached page for entry, or NULL: the slot is not in use or
- * already cached (*oom false), or there is no memory (*oom true).  A
- * read-ahead page never reclaims (alloc_ra_page): no free frame above the
- * low watermark is *oom too; stream: the pages of a confirmed stream's
- * window, for kswapd to reclaim ahead of it (0: not a stream). */
-static struct page *prepare(uint64_t entry, bool readahead, uint32_t stream, bool *oom)
+ * already cached (*oom false), or there is no memory (*oom true).
+ * gentle: a read-ahead page that never reclaims (alloc_ra_page): no free
+ * frame above the low watermark is *oom too; stream: the pages of a
+ * confirmed stream's window, for kswapd to reclaim ahead of it (0: not a
+ * stream). */
+static struct page *prepare(uint64_t entry, bool readahead, bool gentle, uint32_t stream, bool *oom)
 {
 	*oom = false;
 	if (swap_count(entry) <= 0)
 		return NULL;
-	struct page *p = readahead ? alloc_ra_page(stream) : alloc_user_page(false);
+	struct page *p = gentle ? alloc_ra_page(stream) : alloc_user_page(false);
 	if (!p) {
 		*oom = true;
 		return NULL;
@@ -187,8 +188,9 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			trimmed += swap_count(plan->v[i].entry) > 0;
 			continue;
 		}
-		struct page *p = prepare(plan->v[i].entry, !is_mine, stream, &no_mem);
-		if (!p && no_mem && !is_mine && stream && !yielded) {
+		bool gentle = !is_mine && plan->no_reclaim;
+		struct page *p = prepare(plan->v[i].entry, !is_mine, gentle, stream, &no_mem);
+		if (!p && no_mem && gentle && stream && !yielded) {
 			/* A confirmed stream's window: kswapd is awake
 			 * (alloc_ra_page) but, in our class, would only run at
 			 * the end of this thread's slice.  Let it run now, once
@@ -198,13 +200,13 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			 * kswapd, which may have nothing it can free. */
 			yielded = true;
 			sched_yield();
-			p = prepare(plan->v[i].entry, true, stream, &no_mem);
+			p = prepare(plan->v[i].entry, true, true, stream, &no_mem);
 		}
 		plan->v[i].page = p;
 		if (!p) {
 			if (is_mine)
 				*oom = no_mem;
-			else if (no_mem)
+			else if (no_mem && gentle)
 				trimmed = 1;
 			continue;
 		}
@@ -279,7 +281,7 @@ static struct page *read_window(const struct ra_fault *f, bool *oom)
 	if (plan)
 		return read_plan(plan, f->mm, oom);
 	/* No readahead: the page alone. */
-	struct page *p = prepare(f->entry, false, 0, oom);
+	struct page *p = prepare(f->entry, false, false, 0, oom);
 	if (p) {
 		get_page(p);
 		submit_run(&p, f->entry, 1);
