@@ -297,12 +297,17 @@ struct ra_ops {
 	 * how many of its slots besides the fault's hold data (swap count >
 	 * 0), whether or not they were in memory already.  NULL: not wanted. */
 	void (*slot_read)(const struct ra_ctx *c, uint32_t in_use);
-	/* Read-ahead pages never make the faulting task reclaim: taken only
-	 * from free memory above the low watermark, the window trimmed when
-	 * there is none (the own policy).  false: allocated like the fault's
+	/* The pages of a confirmed stream's window (lwin.marker) never make
+	 * the faulting task reclaim: taken only from free memory above the
+	 * low watermark, the window trimmed when there is none (the own
+	 * policy, whose streams read up to 64 pages per window from hits).
+	 * Its small guesses (slot windows, blocks: 16 pages at most) and
+	 * every page of the other policies are allocated like the fault's
 	 * own page, reclaiming if need be, as Linux's swap readahead does (it
-	 * passes the fault's GFP_HIGHUSER_MOVABLE), so the policies that
-	 * model Linux's keep its costs. */
+	 * passes the fault's GFP_HIGHUSER_MOVABLE): trimmed, own's slot
+	 * windows learnt from slots they never read, and in Linux 4.14's
+	 * mixed test the random task took 14322 major faults instead of
+	 * 6339. */
 	bool no_reclaim;
 };
 

@@ -307,7 +307,7 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
 	if (!p)
 		return NULL;
-	p->no_reclaim = ops->no_reclaim;
+	p->no_reclaim = ops->no_reclaim && w.lwin.marker;
 	add(p, f->entry);
 	p->has_fault = true;
 	if (w.slots.count <= 1) {
@@ -341,7 +341,7 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	uint32_t cap = w.marker ? 2 * w.count : w.count;
 	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
 	if (p) {
-		p->no_reclaim = ops->no_reclaim;
+		p->no_reclaim = ops->no_reclaim && w.marker;
 		add_logical(p, f, &w);
 	}
 	if (p && !p->n) {

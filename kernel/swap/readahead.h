@@ -54,7 +54,8 @@ struct ra_plan {
 				 * in reclaim (one more trip round the inactive list) */
 	uint32_t nfill;         /* the last nfill entries only fill gaps between the
 				 * window's slots (ra_fill_gaps): read, not vouched for */
-	bool no_reclaim;        /* read-ahead pages from free memory only (ra_ops.no_reclaim) */
+	bool no_reclaim;        /* read-ahead pages from free memory only (ra_ops.no_reclaim:
+				 * a confirmed stream's window) */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 
