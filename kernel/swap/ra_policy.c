@@ -229,6 +229,68 @@ static int64_t steps_to(uint64_t pos, int64_t stride, uint64_t idx)
 
 static uint64_t absd(int64_t d) { return d < 0 ? (uint64_t)-d : (uint64_t)d; }
 
+/* ---- the use order of s[] (ra_own.newer/older) */
+
+static void lru_build(struct ra_own *o)
+{
+	/* By age, oldest first; equal ages by index, as a scan would find them. */
+	uint8_t ord[RA_OWN_STREAMS];
+	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+		int j = i;
+		for (; j > 0 && (int32_t)(o->s[i].age - o->s[ord[j - 1]].age) < 0; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = (uint8_t)i;
+	}
+	for (int k = 0; k < RA_OWN_STREAMS; k++) {
+		o->older[ord[k]] = k ? ord[k - 1] : ord[k];
+		o->newer[ord[k]] = k + 1 < RA_OWN_STREAMS ? ord[k + 1] : ord[k];
+	}
+	o->lru_old = ord[0];
+	o->lru_new = ord[RA_OWN_STREAMS - 1];
+	o->lru_ready = true;
+}
+
+static void lru_unlink(struct ra_own *o, uint8_t i)
+{
+	uint8_t a = o->older[i], b = o->newer[i];
+	if (i == o->lru_old)
+		o->lru_old = b;
+	else
+		o->newer[a] = b;
+	if (i == o->lru_new)
+		o->lru_new = a;
+	else
+		o->older[b] = a;
+}
+
+/* s was used now: the most recent.  A free one (fresh): the least. */
+static void lru_touch(struct ra_own *o, struct ra_stream *s, bool fresh)
+{
+	if (!o->lru_ready)
+		lru_build(o);
+	uint8_t i = (uint8_t)(s - o->s);
+	if (fresh ? i == o->lru_old : i == o->lru_new)
+		return;
+	lru_unlink(o, i);
+	if (fresh) {
+		o->newer[i] = o->lru_old;
+		o->older[o->lru_old] = i;
+		o->older[i] = i;
+		o->lru_old = i;
+	} else {
+		o->older[i] = o->lru_new;
+		o->newer[o->lru_new] = i;
+		o->newer[i] = i;
+		o->lru_new = i;
+	}
+}
+
+static void use(struct ra_own *o, struct ra_stream *s)
+{
+	s->age = o->clock;
+	lru_touch(o, s, false);
+}
+
 /* Give stream s the window of up to s->size pages from start; frees the
  * stream when the area ends there. */
 static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_t lo, uint64_t hi,
@@ -242,10 +304,11 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 	}
 	s->pos = start;
 	s->steps = (uint32_t)count;
-	s->age = o->clock;
+	use(o, s);
 	if (!count) {
 		s->state = RA_S_FREE;
 		o->nstream--;
+		lru_touch(o, s, true);  /* the next new candidate's */
 	}
 	w->start = start;
 	w->stride = s->stride;
@@ -341,7 +404,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 			continue;
 		int64_t d = (int64_t)(idx - s->pos);
 		if (d == 0) {                   /* the same page again */
-			s->age = o->clock;
+			use(o, s);
 			return true;
 		}
 		if (absd(d) > RA_OWN_MAX_STRIDE)
@@ -366,24 +429,19 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	if (best) {
 		best->stride = best_d;
 		best->pos = idx;
-		best->age = o->clock;
+		use(o, best);
 		cbit_set(o, idx);
 		return false;
 	}
-	/* A new candidate in the free or least recently used slot. */
-	struct ra_stream *victim = &o->s[0];
-	for (int i = 0; i < RA_OWN_STREAMS; i++) {
-		struct ra_stream *s = &o->s[i];
-		if (s->state == RA_S_FREE) {
-			victim = s;
-			break;
-		}
-		if ((int32_t)(s->age - victim->age) < 0)
-			victim = s;
-	}
+	/* A new candidate in the least recently used slot (a free one is
+	 * kept there: lru_touch). */
+	if (!o->lru_ready)
+		lru_build(o);
+	struct ra_stream *victim = &o->s[o->lru_old];
 	if (victim->state == RA_S_STREAM)
 		o->nstream--;
-	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE, .age = o->clock };
+	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE };
+	use(o, victim);
 	if (++o->cnew >= RA_OWN_STREAMS)
 		cbits_rebuild(o);
 	else
@@ -499,7 +557,7 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 	int64_t k;
 	struct ra_stream *s = stream_of(o, idx, false, &k);
 	if (s) {
-		s->age = o->clock;
+		use(o, s);
 		if (restride(o, s, idx, lo, hi, w))
 			return;
 		if (marker) {           /* the next window, twice as large */

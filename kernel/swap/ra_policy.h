@@ -186,6 +186,12 @@ struct ra_own {
 	uint32_t nstream;       /* entries in state RA_S_STREAM (none: no scan for one) */
 	uint64_t cbits[RA_OWN_CBITS / 64];
 	uint32_t cnew;          /* candidates placed since cbits was rebuilt */
+	/* s[] in order of use, so a new candidate takes the least recently
+	 * used entry (or a free one) without a scan: a list through
+	 * newer/older, built on first use (a zeroed table is a valid start). */
+	uint8_t newer[RA_OWN_STREAMS], older[RA_OWN_STREAMS];
+	uint8_t lru_new, lru_old;       /* the most and the least recently used */
+	bool lru_ready;
 	uint32_t clock;
 	uint64_t hist[RA_OWN_HIST];
 	uint32_t nhist;         /* misses recorded in hist (ring) */
