@@ -125,21 +125,48 @@ void ra_shaohua_hit(uint64_t *state)
 #define VST_PFN(s) ((s) >> 17)
 #define VST(pfn, win, hits) (((uint64_t)(pfn) << 17) | ((uint64_t)(win) << 8) | (uint64_t)(hits))
 
+/* The page an adjacent fault at fpfn follows: Linux's previous fault's
+ * page when next to fpfn, else a recent fault's (state[1], low 16 bits)
+ * next to it, else the previous fault's page (not adjacent). */
+static uint64_t vma_near(const uint64_t *state, uint64_t fpfn)
+{
+	uint64_t prev = VST_PFN(state[0]);
+	if (prev == fpfn + 1 || prev + 1 == fpfn)
+		return prev;
+	for (int i = 0; i < RA_VMA_HIST; i++) {
+		uint16_t h = (uint16_t)(state[1] >> (16 * i));
+		if (h == (uint16_t)(fpfn - 1))
+			return fpfn - 1;
+		if (h == (uint16_t)(fpfn + 1))
+			return fpfn + 1;
+	}
+	return prev;
+}
+
+/* Record fpfn as the last fault (the previous one joins the history). */
+static void vma_push(uint64_t *state, uint64_t fpfn, uint32_t win, uint32_t hits)
+{
+	uint64_t prev = VST_PFN(state[0]);
+	if (prev != fpfn)
+		state[1] = (state[1] << 16) | (uint16_t)prev;
+	state[0] = VST(fpfn, win, hits);
+}
+
 void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint32_t max_pages,
 		 struct ra_lwin *w)
 {
-	uint64_t s = *state;
+	uint64_t s = state[0], prev = vma_near(state, fpfn);
 	if (max_pages > 1u << RA_VMA_MAX_ORDER)
 		max_pages = 1u << RA_VMA_MAX_ORDER;
-	uint32_t win = max_pages <= 1 ? 1 : ra_nr_pages(VST_PFN(s), fpfn, VST_HITS(s), max_pages, VST_WIN(s));
-	*state = VST(fpfn, win, 0);
+	uint32_t win = max_pages <= 1 ? 1 : ra_nr_pages(prev, fpfn, VST_HITS(s), max_pages, VST_WIN(s));
+	vma_push(state, fpfn, win, 0);
 	w->stride = 1;
 	w->start = fpfn;
 	w->count = 1;
 	w->marker = false;
 	if (win == 1)
 		return;
-	uint64_t prev = VST_PFN(s), l, r;      /* [l, r) */
+	uint64_t l, r;      /* [l, r) */
 	if (fpfn == prev + 1) {
 		l = fpfn;
 		r = fpfn + win;
@@ -166,11 +193,11 @@ void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint3
 
 void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead)
 {
-	uint64_t s = *state;
+	uint64_t s = state[0];
 	uint32_t hits = VST_HITS(s);
 	if (readahead && hits < 0xff)
 		hits++;
-	*state = VST(fpfn, VST_WIN(s), hits);
+	vma_push(state, fpfn, VST_WIN(s), hits);
 }
 
 uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t *out)
@@ -202,6 +229,68 @@ static int64_t steps_to(uint64_t pos, int64_t stride, uint64_t idx)
 
 static uint64_t absd(int64_t d) { return d < 0 ? (uint64_t)-d : (uint64_t)d; }
 
+/* ---- the use order of s[] (ra_own.newer/older) */
+
+static void lru_build(struct ra_own *o)
+{
+	/* By age, oldest first; equal ages by index, as a scan would find them. */
+	uint8_t ord[RA_OWN_STREAMS];
+	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+		int j = i;
+		for (; j > 0 && (int32_t)(o->s[i].age - o->s[ord[j - 1]].age) < 0; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = (uint8_t)i;
+	}
+	for (int k = 0; k < RA_OWN_STREAMS; k++) {
+		o->older[ord[k]] = k ? ord[k - 1] : ord[k];
+		o->newer[ord[k]] = k + 1 < RA_OWN_STREAMS ? ord[k + 1] : ord[k];
+	}
+	o->lru_old = ord[0];
+	o->lru_new = ord[RA_OWN_STREAMS - 1];
+	o->lru_ready = true;
+}
+
+static void lru_unlink(struct ra_own *o, uint8_t i)
+{
+	uint8_t a = o->older[i], b = o->newer[i];
+	if (i == o->lru_old)
+		o->lru_old = b;
+	else
+		o->newer[a] = b;
+	if (i == o->lru_new)
+		o->lru_new = a;
+	else
+		o->older[b] = a;
+}
+
+/* s was used now: the most recent.  A free one (fresh): the least. */
+static void lru_touch(struct ra_own *o, struct ra_stream *s, bool fresh)
+{
+	if (!o->lru_ready)
+		lru_build(o);
+	uint8_t i = (uint8_t)(s - o->s);
+	if (fresh ? i == o->lru_old : i == o->lru_new)
+		return;
+	lru_unlink(o, i);
+	if (fresh) {
+		o->newer[i] = o->lru_old;
+		o->older[o->lru_old] = i;
+		o->older[i] = i;
+		o->lru_old = i;
+	} else {
+		o->older[i] = o->lru_new;
+		o->newer[o->lru_new] = i;
+		o->newer[i] = i;
+		o->lru_new = i;
+	}
+}
+
+static void use(struct ra_own *o, struct ra_stream *s)
+{
+	s->age = o->clock;
+	lru_touch(o, s, false);
+}
+
 /* Give stream s the window of up to s->size pages from start; frees the
  * stream when the area ends there. */
 static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_t lo, uint64_t hi,
@@ -215,9 +304,12 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 	}
 	s->pos = start;
 	s->steps = (uint32_t)count;
-	s->age = o->clock;
-	if (!count)
+	use(o, s);
+	if (!count) {
 		s->state = RA_S_FREE;
+		o->nstream--;
+		lru_touch(o, s, true);  /* the next new candidate's */
+	}
 	w->start = start;
 	w->stride = s->stride;
 	w->count = (uint32_t)count;
@@ -268,6 +360,34 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 	w->count = (uint32_t)(r - l);
 }
 
+static uint32_t cbit_of(uint64_t pos) { return (uint32_t)((pos / RA_OWN_MAX_STRIDE) % RA_OWN_CBITS); }
+
+static void cbit_set(struct ra_own *o, uint64_t pos)
+{
+	uint32_t b = cbit_of(pos);
+	o->cbits[b / 64] |= 1ull << (b % 64);
+}
+
+static bool cbit_test(const struct ra_own *o, uint32_t b) { return o->cbits[b / 64] >> (b % 64) & 1; }
+
+/* Whether a candidate may lie within RA_OWN_MAX_STRIDE of idx: one in
+ * its bucket or a neighbouring one. */
+static bool candidates_near(const struct ra_own *o, uint64_t idx)
+{
+	uint32_t b = cbit_of(idx);
+	return cbit_test(o, b) || cbit_test(o, (b + 1) % RA_OWN_CBITS) ||
+	       cbit_test(o, (b + RA_OWN_CBITS - 1) % RA_OWN_CBITS);
+}
+
+static void cbits_rebuild(struct ra_own *o)
+{
+	memset(o->cbits, 0, sizeof o->cbits);
+	for (int i = 0; i < RA_OWN_STREAMS; i++)
+		if (o->s[i].state == RA_S_CANDIDATE)
+			cbit_set(o, o->s[i].pos);
+	o->cnew = 0;
+}
+
 /* Feed an access outside streams (a miss, or a hit on a block window's
  * page) to the candidates: the one nearest to it takes the step, and the
  * same step twice confirms a stream, whose first window goes to w.
@@ -278,13 +398,13 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	struct ra_stream *best = NULL;
 	uint64_t best_score = UINT64_MAX;
 	int64_t best_d = 0;
-	for (int i = 0; i < RA_OWN_STREAMS; i++) {
+	for (int i = 0; i < RA_OWN_STREAMS && candidates_near(o, idx); i++) {
 		struct ra_stream *s = &o->s[i];
 		if (s->state != RA_S_CANDIDATE)
 			continue;
 		int64_t d = (int64_t)(idx - s->pos);
 		if (d == 0) {                   /* the same page again */
-			s->age = o->clock;
+			use(o, s);
 			return true;
 		}
 		if (absd(d) > RA_OWN_MAX_STRIDE)
@@ -298,6 +418,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	}
 	if (best && best_d == best->stride) {
 		best->state = RA_S_STREAM;
+		o->nstream++;
 		best->last = idx;
 		best->alt = 0;
 		best->size = clamp_size(RA_OWN_INIT, budget);
@@ -308,36 +429,49 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	if (best) {
 		best->stride = best_d;
 		best->pos = idx;
-		best->age = o->clock;
+		use(o, best);
+		cbit_set(o, idx);
 		return false;
 	}
-	/* A new candidate in the free or least recently used slot. */
-	struct ra_stream *victim = &o->s[0];
-	for (int i = 0; i < RA_OWN_STREAMS; i++) {
-		struct ra_stream *s = &o->s[i];
-		if (s->state == RA_S_FREE) {
-			victim = s;
-			break;
-		}
-		if ((int32_t)(s->age - victim->age) < 0)
-			victim = s;
-	}
-	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE, .age = o->clock };
+	/* A new candidate in the least recently used slot (a free one is
+	 * kept there: lru_touch). */
+	if (!o->lru_ready)
+		lru_build(o);
+	struct ra_stream *victim = &o->s[o->lru_old];
+	if (victim->state == RA_S_STREAM)
+		o->nstream--;
+	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE };
+	use(o, victim);
+	if (++o->cnew >= RA_OWN_STREAMS)
+		cbits_rebuild(o);
+	else
+		cbit_set(o, idx);
 	return false;
 }
 
+static bool in_stream(const struct ra_stream *s, uint64_t idx, bool beyond, int64_t *k)
+{
+	if (s->state != RA_S_STREAM)
+		return false;
+	*k = steps_to(s->pos, s->stride, idx);
+	return *k >= 0 && *k < (int64_t)s->steps + (beyond ? s->size : 0);
+}
+
 /* The stream whose last window holds idx (beyond: or the window after
- * it), with idx's step in *k; NULL when none. */
+ * it), with idx's step in *k; NULL when none.  The stream used last
+ * first: a fault on a stream's window is almost always the same
+ * stream's as the fault before, so that costs one test, not a scan. */
 static struct ra_stream *stream_of(struct ra_own *o, uint64_t idx, bool beyond, int64_t *k)
 {
-	for (int i = 0; i < RA_OWN_STREAMS; i++) {
-		struct ra_stream *s = &o->s[i];
-		if (s->state != RA_S_STREAM)
-			continue;
-		*k = steps_to(s->pos, s->stride, idx);
-		if (*k >= 0 && *k < (int64_t)s->steps + (beyond ? s->size : 0))
-			return s;
-	}
+	if (!o->nstream)
+		return NULL;
+	if (o->hint < RA_OWN_STREAMS && in_stream(&o->s[o->hint], idx, beyond, k))
+		return &o->s[o->hint];
+	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++)
+		if (in_stream(&o->s[i], idx, beyond, k)) {
+			o->hint = i;
+			return &o->s[i];
+		}
 	return NULL;
 }
 
@@ -423,7 +557,7 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 	int64_t k;
 	struct ra_stream *s = stream_of(o, idx, false, &k);
 	if (s) {
-		s->age = o->clock;
+		use(o, s);
 		if (restride(o, s, idx, lo, hi, w))
 			return;
 		if (marker) {           /* the next window, twice as large */
@@ -575,12 +709,12 @@ static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)
 }
 
 static const struct ra_ops ops[] = {
-	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL },
-	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL },
-	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL },
-	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL },
-	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL },
-	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read },
+	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false },
+	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false },
+	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false },
+	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false },
+	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false },
+	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true },
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind) { return &ops[kind]; }

@@ -63,27 +63,72 @@ unsigned ra_page_cluster(void) { return page_cluster; }
 
 void ra_state_free(void *state) { kfree(state); }
 
-/* The own policy's largest window: 1/64 of memory, 8..64 pages. */
+/* The own policy's largest window: 1/64 of memory, 8..64 pages.  Memory
+ * does not change size: computed on first use (a racing first use
+ * computes the same value). */
 static uint32_t own_budget(void)
 {
-	struct pmm_stats st;
-	pmm_get_stats(&st);
-	uint64_t b = st.total_pages / 64;
-	return b < 8 ? 8 : b > OWN_BUDGET_MAX ? OWN_BUDGET_MAX : (uint32_t)b;
+	static uint32_t budget;
+	uint32_t b = __atomic_load_n(&budget, __ATOMIC_RELAXED);
+	if (!b) {
+		struct pmm_stats st;
+		pmm_get_stats(&st);
+		uint64_t x = st.total_pages / 64;
+		b = x < 8 ? 8 : x > OWN_BUDGET_MAX ? OWN_BUDGET_MAX : (uint32_t)x;
+		__atomic_store_n(&budget, b, __ATOMIC_RELAXED);
+	}
+	return b;
 }
 
-/* A plan for up to cap entries. */
+/* Plans: a fault holds one from ra_miss or ra_found until its reads are
+ * submitted (read_plan), which may sleep in the allocator.  POOL of them
+ * serve the usual number of concurrent faults without the heap; more
+ * at once (a many-threaded burst) fall back to kmalloc. */
+#define POOL 8
+static struct {
+	struct ra_plan head;
+	struct ra_item v[RA_PLAN_MAX];
+} pool[POOL];
+static uint32_t pool_busy;              /* bit i: pool[i] handed out; under plock */
+static struct spinlock plock = SPINLOCK_INIT("ra-plans");
+
+/* A plan for up to cap (<= RA_PLAN_MAX) entries. */
 static struct ra_plan *plan_new(uint32_t cap)
 {
-	struct ra_plan *p = kmalloc(sizeof *p + cap * sizeof p->v[0]);
+	struct ra_plan *p = NULL;
+	bool on = spin_lock_irqsave(&plock);
+	for (uint32_t i = 0; i < POOL; i++)
+		if (!(pool_busy & (1u << i))) {
+			pool_busy |= 1u << i;
+			p = &pool[i].head;
+			break;
+		}
+	spin_unlock_irqrestore(&plock, on);
+	if (!p)
+		p = kmalloc(sizeof *p + cap * sizeof p->v[0]);
 	if (p) {
 		p->n = 0;
 		p->cap = cap;
 		p->has_fault = false;
 		p->marker = false;
 		p->nfill = 0;
+		p->no_reclaim = false;
 	}
 	return p;
+}
+
+void ra_plan_free(struct ra_plan *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < POOL; i++)
+		if (p == &pool[i].head) {
+			bool on = spin_lock_irqsave(&plock);
+			pool_busy &= ~(1u << i);
+			spin_unlock_irqrestore(&plock, on);
+			return;
+		}
+	kfree(p);
 }
 
 static void add(struct ra_plan *p, uint64_t entry)
@@ -117,10 +162,23 @@ static void fill_gaps(struct ra_plan *p)
 		return;
 	unsigned area = swp_area(p->v[0].entry);
 	uint64_t off[FILL_MAX], gap[FILL_MAX];
+	bool down = true;
 	for (uint32_t i = 0; i < n; i++) {
 		if (swp_area(p->v[i].entry) != area)
 			return;
-		uint64_t x = swp_offset(p->v[i].entry);
+		off[i] = swp_offset(p->v[i].entry);
+		if (i && off[i] > off[i - 1])
+			down = false;
+	}
+	/* A window comes in slot order, or reversed (a backward stream):
+	 * reverse that, then insertion sort, linear on both. */
+	for (uint32_t i = 0; down && i < n / 2; i++) {
+		uint64_t x = off[i];
+		off[i] = off[n - 1 - i];
+		off[n - 1 - i] = x;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t x = off[i];
 		uint32_t j = i;
 		for (; j > 0 && off[j - 1] > x; j--)
 			off[j] = off[j - 1];
@@ -133,24 +191,27 @@ static void fill_gaps(struct ra_plan *p)
 	p->nfill = m;
 }
 
-/* The swap entries of a logical window's pages, in window order. */
+/* The swap entries of a logical window's pages, in window order.  One
+ * hold of the page-table lock for the whole window (at most
+ * RA_PLAN_MAX short walks), not one per page. */
 static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struct ra_lwin *w)
 {
+	bool on = f->obj ? false : spin_lock_irqsave(&f->mm->ptl);
 	for (uint32_t k = 0; k < w->count; k++) {
 		uint64_t pg = w->start + (uint64_t)((int64_t)k * w->stride);
 		uint64_t e = 0;
 		if (f->obj) {
 			e = shmem_slot_peek(f->obj, pg);
 		} else {
-			bool on = spin_lock_irqsave(&f->mm->ptl);
 			pte_t pte = pt_get(f->mm->pml4, pg * P);
-			spin_unlock_irqrestore(&f->mm->ptl, on);
 			if (pt_pte_is_swap(pte))
 				e = pt_pte_swap_entry(pte);
 		}
 		if (e && e != f->entry)
 			add(p, e);
 	}
+	if (!f->obj)
+		spin_unlock_irqrestore(&f->mm->ptl, on);
 	p->marker = w->marker;
 	if (w->marker)
 		fill_gaps(p);
@@ -242,9 +303,11 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 		return NULL;
 	/* Room for the gap slots of a stream's window (fill_gaps). */
 	uint32_t lcap = w.lwin.marker ? 2 * w.lwin.count : w.lwin.count;
-	struct ra_plan *p = plan_new(1 + (w.slots.count > lcap ? w.slots.count : lcap));
+	uint32_t cap = 1 + (w.slots.count > lcap ? w.slots.count : lcap);
+	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
 	if (!p)
 		return NULL;
+	p->no_reclaim = ops->no_reclaim && w.lwin.marker;
 	add(p, f->entry);
 	p->has_fault = true;
 	if (w.slots.count <= 1) {
@@ -275,11 +338,14 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	spin_unlock_irqrestore(&lock, on);
 	if (!w.count)
 		return NULL;
-	struct ra_plan *p = plan_new(w.marker ? 2 * w.count : w.count);
-	if (p)
+	uint32_t cap = w.marker ? 2 * w.count : w.count;
+	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
+	if (p) {
+		p->no_reclaim = ops->no_reclaim && w.marker;
 		add_logical(p, f, &w);
+	}
 	if (p && !p->n) {
-		kfree(p);
+		ra_plan_free(p);
 		p = NULL;
 	}
 	return p;

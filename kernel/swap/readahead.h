@@ -31,7 +31,7 @@ struct ra_fault {
 	struct mm *mm;          /* NULL when not a fault (swapoff, madvise) */
 	/* anonymous faults: */
 	uint64_t va;
-	uint64_t *vstate;       /* the VMA's ra_state, or NULL */
+	uint64_t *vstate;       /* the VMA's ra_state (RA_VSTATE_WORDS), or NULL */
 	uint64_t vlo, vhi;      /* the VMA's pages [vlo, vhi) */
 	/* shmem faults: */
 	struct shmem *obj;
@@ -54,16 +54,22 @@ struct ra_plan {
 				 * in reclaim (one more trip round the inactive list) */
 	uint32_t nfill;         /* the last nfill entries only fill gaps between the
 				 * window's slots (ra_fill_gaps): read, not vouched for */
+	bool no_reclaim;        /* read-ahead pages from free memory only (ra_ops.no_reclaim:
+				 * a confirmed stream's window) */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 
-/* A major fault on f->entry: the plan to read (kmalloc'ed, caller frees),
- * or NULL: read the fault's page alone (no readahead, or no memory). */
+/* A major fault on f->entry: the plan to read (the caller gives it back
+ * with ra_plan_free), or NULL: read the fault's page alone (no
+ * readahead, or no memory for a plan). */
 struct ra_plan *ra_miss(const struct ra_fault *f);
 /* A fault found its page in the swap cache; readahead: the page was read
  * ahead and this is its first use; marker: it carried the marker.
  * Returns a plan to start reading without waiting, or NULL. */
 struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker);
+/* Give a plan back (NULL: nothing).  Plans come from a small pool, not
+ * the heap, so a fault's readahead costs no allocation. */
+void ra_plan_free(struct ra_plan *p);
 /* A readahead page was reclaimed without being used. */
 void ra_waste(uint64_t entry);
 

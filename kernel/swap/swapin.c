@@ -32,6 +32,7 @@
 #include "core/console.h"
 #include "lib/errno.h"
 #include "core/sched.h"
+#include "core/time.h"
 #include "core/spinlock.h"
 #include "lib/stats.h"
 #include "lib/json.h"
@@ -136,13 +137,17 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 }
 
 /* A locked, cached page for entry, or NULL: the slot is not in use or
- * already cached (*oom false), or there is no memory (*oom true). */
-static struct page *prepare(uint64_t entry, bool readahead, bool *oom)
+ * already cached (*oom false), or there is no memory (*oom true).
+ * gentle: a read-ahead page that never reclaims (alloc_ra_page): no free
+ * frame above the low watermark is *oom too; stream: the pages of a
+ * confirmed stream's window, for kswapd to reclaim ahead of it (0: not a
+ * stream). */
+static struct page *prepare(uint64_t entry, bool readahead, bool gentle, uint32_t stream, bool *oom)
 {
 	*oom = false;
 	if (swap_count(entry) <= 0)
 		return NULL;
-	struct page *p = alloc_user_page(false);
+	struct page *p = gentle ? alloc_ra_page(stream) : alloc_user_page(false);
 	if (!p) {
 		*oom = true;
 		return NULL;
@@ -175,14 +180,36 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 	bool no_mem;
 	*oom = false;
 	bool marked = !plan->marker;
-	uint32_t issued = 0;
+	uint32_t issued = 0, trimmed = 0;
+	bool yielded = false;
+	uint32_t stream = plan->marker ? plan->n - (plan->has_fault ? 1 : 0) : 0;
 	for (uint32_t i = 0; i < plan->n; i++) {
 		bool is_mine = plan->has_fault && i == 0;
-		struct page *p = prepare(plan->v[i].entry, !is_mine, &no_mem);
+		plan->v[i].page = NULL;
+		if (!is_mine && trimmed) {      /* no free memory for read-ahead: the window ends here */
+			trimmed += swap_count(plan->v[i].entry) > 0;
+			continue;
+		}
+		bool gentle = !is_mine && plan->no_reclaim;
+		struct page *p = prepare(plan->v[i].entry, !is_mine, gentle, stream, &no_mem);
+		if (!p && no_mem && gentle && stream && !yielded) {
+			/* A confirmed stream's window: kswapd is awake
+			 * (alloc_ra_page) but, in our class, would only run at
+			 * the end of this thread's slice.  Let it run now, once
+			 * per window, then trim if it freed nothing.  Only for
+			 * streams: a guess that is not one (a slot window, and
+			 * swapoff's) is trimmed at once, never waits for
+			 * kswapd, which may have nothing it can free. */
+			yielded = true;
+			sched_yield();
+			p = prepare(plan->v[i].entry, true, true, stream, &no_mem);
+		}
 		plan->v[i].page = p;
 		if (!p) {
 			if (is_mine)
 				*oom = no_mem;
+			else if (no_mem && gentle)
+				trimmed = 1;
 			continue;
 		}
 		if (is_mine) {
@@ -203,12 +230,24 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		if (mm)
 			mm->ra_issued += issued;
 	}
+	if (trimmed)
+		vmstat_add(SWAP_RA_TRIMMED, trimmed);
 	/* Drop the entries that need no read, then sort by area and slot
-	 * (windows come mostly in order: insertion sort). */
+	 * (windows come mostly in order, or in reverse for a backward
+	 * stream: reversed first, then insertion sort, linear on both). */
 	uint32_t n = 0;
+	bool down = true;
 	for (uint32_t i = 0; i < plan->n; i++)
-		if (plan->v[i].page)
+		if (plan->v[i].page) {
+			if (n && !entry_before(plan->v[i].entry, plan->v[n - 1].entry))
+				down = false;
 			plan->v[n++] = plan->v[i];
+		}
+	for (uint32_t i = 0; down && i < n / 2; i++) {
+		struct ra_item x = plan->v[i];
+		plan->v[i] = plan->v[n - 1 - i];
+		plan->v[n - 1 - i] = x;
+	}
 	for (uint32_t i = 1; i < n; i++) {
 		struct ra_item x = plan->v[i];
 		uint32_t j = i;
@@ -231,7 +270,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		}
 		swap_unplug(area);
 	}
-	kfree(plan);
+	ra_plan_free(plan);
 	return mine;
 }
 
@@ -243,14 +282,16 @@ static struct page *read_window(const struct ra_fault *f, bool *oom)
 	struct ra_plan *plan = ra_miss(f);
 	if (plan)
 		return read_plan(plan, f->mm, oom);
-	/* No memory for a plan: the page alone. */
-	struct page *p = prepare(f->entry, false, oom);
+	/* No readahead: the page alone. */
+	struct page *p = prepare(f->entry, false, false, 0, oom);
 	if (p) {
 		get_page(p);
 		submit_run(&p, f->entry, 1);
 	}
 	return p;
 }
+
+static void ra_wait_record(uint64_t ns);
 
 /* Wait for an in-flight page without holding mm->lock. */
 static enum vm_fault_result wait_and_retry(struct mm *mm, struct page *p, bool *dropped)
@@ -262,6 +303,18 @@ static enum vm_fault_result wait_and_retry(struct mm *mm, struct page *p, bool *
 	sched_io_wait_end();
 	put_page(p);
 	return VM_FAULT_RETRY;
+}
+
+/* The same for a read-ahead page still under read: the stream caught up
+ * with its own window.  Counted and timed (swap_ra_wait, the ra_wait
+ * histogram). */
+static enum vm_fault_result wait_ra_and_retry(struct mm *mm, struct page *p, bool *dropped)
+{
+	vmstat_inc(SWAP_RA_WAIT);
+	uint64_t t0 = time_ns();
+	enum vm_fault_result r = wait_and_retry(mm, p, dropped);
+	ra_wait_record(time_ns() - t0);
+	return r;
 }
 
 /* Data lost: the slot is retired, the page dropped, the caller killed. */
@@ -293,7 +346,7 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 		return wait_and_retry(mm, p, dropped);
 	}
 	if (!trylock_page(p))
-		return wait_and_retry(mm, p, dropped);
+		return page_test(p, PG_READAHEAD) ? wait_ra_and_retry(mm, p, dropped) : wait_and_retry(mm, p, dropped);
 	if (!page_test(p, PG_SWAPCACHE) || p->private != f->entry) {
 		unlock_page(p);         /* it changed identity: look again */
 		put_page(p);
@@ -308,7 +361,7 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 	*async = ra_found(f, readahead, marker);
 	st->swapflt++;
 	if (page_test(p, PG_ERROR)) {
-		kfree(*async);
+		ra_plan_free(*async);
 		*async = NULL;
 		return read_failed(p);
 	}
@@ -424,7 +477,7 @@ static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint6
 		if (!shmem_slot_replace(s, idx, val, p)) {
 			unlock_page(p);
 			put_page(p);
-			kfree(async);
+			ra_plan_free(async);
 			continue;
 		}
 		shmem_adopt(s, idx, val, p);
@@ -491,7 +544,14 @@ struct page *swapin_sync(uint64_t entry)
 /* ---------------------------------------------------------------- latency */
 
 static struct spinlock lat_lock = SPINLOCK_INIT("swapin-latency");
-static struct stats_hist lat_major, lat_cached;
+static struct stats_hist lat_major, lat_cached, lat_ra_wait;
+
+static void ra_wait_record(uint64_t ns)
+{
+	bool on = spin_lock_irqsave(&lat_lock);
+	stats_hist_add(&lat_ra_wait, ns);
+	spin_unlock_irqrestore(&lat_lock, on);
+}
 
 void swapin_latency_record(uint64_t ns, bool major)
 {
@@ -505,6 +565,7 @@ void swapin_latency_reset(void)
 	bool on = spin_lock_irqsave(&lat_lock);
 	memset(&lat_major, 0, sizeof lat_major);
 	memset(&lat_cached, 0, sizeof lat_cached);
+	memset(&lat_ra_wait, 0, sizeof lat_ra_wait);
 	spin_unlock_irqrestore(&lat_lock, on);
 }
 
@@ -548,11 +609,13 @@ static void summary_json(struct json *j, const char *name, const struct lat_summ
 void swapin_latency_json(struct json *j, const char *name)
 {
 	bool on = spin_lock_irqsave(&lat_lock);
-	struct lat_summary major = summarize(&lat_major), cached = summarize(&lat_cached);
+	struct lat_summary major = summarize(&lat_major), cached = summarize(&lat_cached),
+			   ra_wait = summarize(&lat_ra_wait);
 	spin_unlock_irqrestore(&lat_lock, on);
 	json_obj_begin(j, name);
 	summary_json(j, "major", &major);
 	summary_json(j, "cached", &cached);
+	summary_json(j, "ra_wait", &ra_wait);      /* faults waiting for a read-ahead page under read */
 	json_obj_end(j);
 }
 

@@ -54,6 +54,7 @@
 #include "lib/errno.h"
 
 #define MAX_BATCH 256
+#define MAX_RA_AHEAD 512        /* pages: two of the largest read-ahead windows */
 
 struct reclaim_knobs reclaim_knobs;
 
@@ -548,6 +549,11 @@ uint64_t reclaim_pages(uint64_t pages)
 
 /* ---------------------------------------------------------------- kswapd */
 
+/* [A] Pages a read-ahead stream is about to take (alloc_ra_page): kswapd
+ * reclaims that much beyond the high watermark, so the stream's next
+ * window finds free frames instead of being trimmed. */
+static volatile uint64_t ra_ahead;
+
 static bool kswapd_wanted(void *arg)
 {
 	(void)arg;
@@ -561,7 +567,7 @@ static void kswapd(void *arg)
 		wait_event_timeout(&R.kswapd_wq, kswapd_wanted, NULL, 0);
 		R.kswapd_wake = false;
 		vmstat_inc(KSWAPD_WAKEUPS);
-		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high && idle < 3;) {
+		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high + ra_ahead && idle < 3;) {
 			while (__atomic_load_n(&R.waiting, __ATOMIC_ACQUIRE))
 				sleep_ms(1);    /* a direct reclaimer goes first */
 			if (shrink(reclaim_knobs.batch, false)) {
@@ -615,6 +621,25 @@ struct page *alloc_user_page(bool zero)
 		}
 		return pmm_alloc(0, flags);     /* nothing left to kill: take the reserve */
 	}
+}
+
+/* Read-ahead allocates as Linux's readahead gfp does (no retry, no
+ * direct reclaim): a read-ahead page is a guess, and a guess must not
+ * make the faulting task reclaim.  So only above the low watermark, and
+ * kswapd is woken as soon as a stream's window (`window` pages) would
+ * take free memory under it, with a target raised by that much. */
+struct page *alloc_ra_page(uint64_t window)
+{
+	uint64_t free = pmm_free_pages();
+	if (window > MAX_RA_AHEAD)
+		window = MAX_RA_AHEAD;
+	if (ra_ahead != window)
+		ra_ahead = window;      /* the last window's size: no stream, no extra */
+	if (free < reclaim_knobs.wm_low + window)
+		wake_kswapd();
+	if (free <= reclaim_knobs.wm_low)
+		return NULL;
+	return pmm_alloc(0, 0);
 }
 
 void reclaim_init(void)

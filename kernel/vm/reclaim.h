@@ -31,6 +31,13 @@ struct reclaim_oom_policy {
 };
 void reclaim_set_oom_policy(const struct reclaim_oom_policy *p);
 struct page *alloc_user_page(bool zero);
+/* A page for swap read-ahead (not zeroed): never reclaims, never sleeps;
+ * NULL when free memory is at the low watermark (skip the page).  window:
+ * the pages of a confirmed stream's read-ahead window, 0 for any other
+ * guess (kswapd is woken once they would take free memory under the low
+ * watermark, and reclaims that many beyond the high one).  Thread
+ * context. */
+struct page *alloc_ra_page(uint64_t window);
 
 /* Reclaim and teardown exclusion: held by reclaim while it follows
  * reverse maps, and by address-space and shmem teardown, so the mm or

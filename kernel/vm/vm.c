@@ -256,7 +256,7 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 	st->minflt++;
 	vmstat_inc(PGFAULT);
 	if (pt_pte_is_swap(e))
-		return swapin_anon(mm, &v, &mm->vmas.v[i].ra_state, va, e, write, st, dropped);
+		return swapin_anon(mm, &v, mm->vmas.v[i].ra_state, va, e, write, st, dropped);
 	if (v.flags & VM_SHARED)
 		return swapin_shmem(mm, &v, va, write, st, dropped);
 	return fault_anon_zero(mm, &v, va);
@@ -553,7 +553,7 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 		goto out;
 	uint64_t old_end = (cur + P - 1) & ~(P - 1), new_end = (newbrk + P - 1) & ~(P - 1);
 	if (new_end > old_end) {
-		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, 0 };
+		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, { 0, 0 } };
 		if (insert_vma(mm, &v))
 			goto out;
 	} else if (new_end < old_end) {
@@ -592,7 +592,7 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
 int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint32_t flags,
 		const void *data, uint64_t n, uint64_t skip)
 {
-	struct vma v = { start, end, prot, flags, NULL, 0, 0 };
+	struct vma v = { start, end, prot, flags, NULL, 0, { 0, 0 } };
 	mutex_lock(&mm->lock);
 	int err = insert_vma(mm, &v);
 	if (!err && n)

@@ -35,7 +35,7 @@ struct vma {
 	uint32_t flags;         /* enum vma_flags */
 	void *obj;              /* shmem object when VM_SHARED, else NULL */
 	uint64_t pgoff;         /* page offset of start within obj */
-	uint64_t ra_state;      /* per-area readahead state (swap readahead) */
+	uint64_t ra_state[2];   /* per-area readahead state (swap readahead: RA_VSTATE_WORDS) */
 };
 
 struct vma_set {

@@ -21,7 +21,7 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"pgfault", "pgmajfault", "pgpgin", "pgpgout", "pswpin", "pswpout",
 	"pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct",
 	"pgactivate", "pgdeactivate", "pgrotated", "pgrefill",
-	"swap_ra", "swap_ra_hit", "swap_ra_waste",
+	"swap_ra", "swap_ra_hit", "swap_ra_waste", "swap_ra_trimmed", "swap_ra_wait",
 	"swapcache_add", "swapcache_find", "swapcache_find_hit", "swapcache_del",
 	"workingset_refault_anon", "workingset_refault_shmem",
 	"workingset_activate_anon", "workingset_activate_shmem",

@@ -45,7 +45,7 @@ struct sim {
 	const struct ra_ops *ops;
 	struct ra_ctx ctx[2];
 	struct ra_hugh hugh;
-	uint64_t vstate[2];
+	uint64_t vstate[2][RA_VSTATE_WORDS];
 	void *space[2];
 	struct ra_stats rs[2];
 	uint64_t rng;
@@ -130,7 +130,7 @@ static void sim_init(struct sim *s, uint32_t n, uint32_t cap, uint32_t nreg, boo
 			s->ops->space_init(s->space[r]);
 		}
 		s->ctx[r] = (struct ra_ctx){ .order = spec.order, .max_pages = 1u << 3, .budget = 64,
-					     .global = &s->hugh, .vstate = &s->vstate[r], .space = s->space[r] };
+					     .global = &s->hugh, .vstate = s->vstate[r], .space = s->space[r] };
 	}
 }
 
@@ -340,6 +340,12 @@ static void run_pattern(struct sim *s, enum ra_pattern pat)
 				sim_access(s, n / 2 + i);
 			}
 		break;
+	case RA_FOUR_STREAMS:   /* touch's streams:4: four slices, one touch each in turn */
+		for (int p = 0; p < RA_SIM_PASSES; p++)
+			for (uint32_t i = 0; i < n / 4; i++)
+				for (uint32_t k = 0; k < 4; k++)
+					sim_access(s, k * (n / 4) + i);
+		break;
 	case RA_JUMPS:
 		jumps(s);
 		break;
@@ -394,7 +400,7 @@ struct ra_stats ra_sim_run(const char *policy, enum ra_pattern pat, const struct
 static const char *const pattern_names[] = {
 	"seq", "seq backward", "random", "stride 3", "stride 16", "stride 4 after a sequential start",
 	"two interleaved streams", "sequential with random jumps", "shifting working set", "mixed seq+random",
-	"build shape",
+	"build shape", "four interleaved streams",
 };
 
 const char *ra_pattern_name(enum ra_pattern pat) { return pattern_names[pat]; }

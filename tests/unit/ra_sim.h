@@ -11,7 +11,7 @@
 
 enum ra_pattern {
 	RA_SEQ, RA_SEQ_BACK, RA_RANDOM, RA_STRIDE3, RA_STRIDE16, RA_STRIDE4_SEQ_START, RA_TWO_STREAMS, RA_JUMPS,
-	RA_SHIFTING, RA_MIXED, RA_BUILD, RA_NPATTERNS
+	RA_SHIFTING, RA_MIXED, RA_BUILD, RA_FOUR_STREAMS, RA_NPATTERNS
 };
 
 /* Where pages sit in swap.  address: every page starts on disk at a slot

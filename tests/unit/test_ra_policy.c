@@ -85,45 +85,45 @@ TEST(ra_shaohua_detector)
 
 TEST(ra_vma_windows)
 {
-	uint64_t st = 0;
+	uint64_t st[RA_VSTATE_WORDS] = { 0 };
 	struct ra_lwin w;
 	/* First fault: no history, one page. */
-	ra_vma_miss(&st, 1000, 0, 100000, 8, &w);
+	ra_vma_miss(st, 1000, 0, 100000, 8, &w);
 	CHECK_EQ(w.start, 1000);
 	CHECK_EQ(w.count, 1);
 	/* The next page: forward, two pages. */
-	ra_vma_miss(&st, 1001, 0, 100000, 8, &w);
+	ra_vma_miss(st, 1001, 0, 100000, 8, &w);
 	CHECK_EQ(w.start, 1001);
 	CHECK_EQ(w.count, 2);
 	/* Hits grow it: 3 hits -> 8 pages, forward from the fault after a
 	 * lookup at the previous page. */
-	ra_vma_lookup(&st, 1002, true);
-	ra_vma_lookup(&st, 1003, true);
-	ra_vma_lookup(&st, 1004, true);
-	ra_vma_miss(&st, 1005, 0, 100000, 8, &w);
+	ra_vma_lookup(st, 1002, true);
+	ra_vma_lookup(st, 1003, true);
+	ra_vma_lookup(st, 1004, true);
+	ra_vma_miss(st, 1005, 0, 100000, 8, &w);
 	CHECK_EQ(w.start, 1005);
 	CHECK_EQ(w.count, 8);
 	/* Backward. */
-	ra_vma_lookup(&st, 2000, true);
-	ra_vma_lookup(&st, 2000, true);
-	ra_vma_miss(&st, 1999, 0, 100000, 8, &w);      /* 2 hits: 4 pages */
+	ra_vma_lookup(st, 2000, true);
+	ra_vma_lookup(st, 2000, true);
+	ra_vma_miss(st, 1999, 0, 100000, 8, &w);      /* 2 hits: 4 pages */
 	CHECK_EQ(w.start, 1996);
 	CHECK_EQ(w.count, 4);
 	/* Not adjacent: centred; at most 2^5 pages whatever page_cluster. */
 	for (int i = 0; i < 40; i++)
-		ra_vma_lookup(&st, 5000, true);
-	ra_vma_miss(&st, 3000, 0, 100000, 256, &w);
+		ra_vma_lookup(st, 5000, true);
+	ra_vma_miss(st, 3000, 0, 100000, 256, &w);
 	CHECK_EQ(w.count, 32);
 	CHECK_EQ(w.start, 3000 - 15);
 	/* Clipped to the VMA and to the 512-page table block. */
 	for (int i = 0; i < 40; i++)
-		ra_vma_lookup(&st, 5000, true);
-	ra_vma_miss(&st, 3072, 3070, 100000, 32, &w);
+		ra_vma_lookup(st, 5000, true);
+	ra_vma_miss(st, 3072, 3070, 100000, 32, &w);
 	CHECK_EQ(w.start, 3072);                        /* block starts at 3072 */
 	CHECK_EQ(w.count, 32 - 15);
 	for (int i = 0; i < 40; i++)
-		ra_vma_lookup(&st, 5000, true);
-	ra_vma_miss(&st, 3081, 3070, 3083, 32, &w);
+		ra_vma_lookup(st, 5000, true);
+	ra_vma_miss(st, 3081, 3070, 3083, 32, &w);
 	CHECK_EQ(w.start, 3072);
 	CHECK_EQ(w.count, 11);
 }
@@ -132,8 +132,8 @@ TEST(ra_vma_windows)
 TEST(ra_ops_dispatch)
 {
 	struct ra_hugh h = { 0, 0, 0 };
-	uint64_t vst = 0;
-	struct ra_ctx c = { .order = 3, .max_pages = 8, .budget = 64, .global = &h, .vstate = &vst, .space = NULL };
+	uint64_t vst[RA_VSTATE_WORDS] = { 0 };
+	struct ra_ctx c = { .order = 3, .max_pages = 8, .budget = 64, .global = &h, .vstate = vst, .space = NULL };
 	struct ra_event e = { .slot = 13, .slots = 1000, .idx = 500, .lo = 0, .hi = 1000 };
 	struct ra_window w;
 	struct ra_lwin lw;
@@ -153,16 +153,16 @@ TEST(ra_ops_dispatch)
 	c.vstate = NULL;
 	ra_ops_of(RA_SHAOHUA)->miss(&c, &e, &w);
 	CHECK_EQ(w.slots.count, 8);
-	CHECK_EQ(vst, 0);
-	c.vstate = &vst;
+	CHECK_EQ(vst[0], 0);
+	c.vstate = vst;
 	ra_ops_of(RA_SHAOHUA)->miss(&c, &e, &w);
-	CHECK_EQ(vst, 1);
+	CHECK_EQ(vst[0], 1);
 	ra_ops_of(RA_SHAOHUA)->found(&c, &e, true, false, &lw);
-	CHECK_EQ(vst, 0);
+	CHECK_EQ(vst[0], 0);
 	CHECK_EQ(lw.count, 0);
 	/* vma: the VMA's window; one page becomes none.  Without VMA state
 	 * (shmem) hugh's global window, fed by hits. */
-	vst = 0;
+	vst[0] = vst[1] = 0;
 	ra_ops_of(RA_VMA)->miss(&c, &e, &w);
 	CHECK_EQ(w.lwin.count, 0);
 	CHECK(w.slots.count <= 1);
