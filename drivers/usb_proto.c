@@ -90,7 +90,7 @@ uint32_t xhci_td_size(uint64_t remaining_after, uint32_t max_packet)
 uint32_t xhci_ep0_mps(uint32_t speed)
 {
 	switch (speed) {
-	case 1: return 64;      /* full speed: 8..64; read the real one from the descriptor */
+	case 1: return 64;      /* full speed: 8..64; fixed from the descriptor (an 8-byte read fits any) */
 	case 2: return 8;       /* low speed */
 	case 3: return 64;      /* high speed */
 	case 4: case 5: return 512;

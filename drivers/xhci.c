@@ -894,12 +894,38 @@ static const char *device_address(struct usb_device *u)
 	return address_device(u) ? "Address Device failed" : NULL;
 }
 
+/* Full speed: EP0's packet size is 8, 16, 32 or 64 (USB 2.0 5.5.3) and
+ * known only from the descriptor's first 8 bytes; until then packets of
+ * 8 work.  Tell the slot with Evaluate Context (4.6.7). */
+static int fix_ep0_mps(struct usb_device *u)
+{
+	uint8_t dd[8];
+	uint32_t got = 0;
+	struct usb_setup s = { 0x80, 6, 1u << 8, 0, sizeof dd };
+	int err = usb_control(u, &s, dd, &got, XHCI_CTRL_TIMEOUT_NS);
+	if (err || got < 8)
+		return err ? err : -EIO;
+	uint32_t mps = dd[7];
+	if (mps != 8 && mps != 16 && mps != 32 && mps != 64)
+		return -EIO;
+	u->ep[1].mps = (uint16_t)mps;
+	memset(u->in_ctx, 0, xhci_in_ctx_bytes(u->c->csz));
+	in_control(u)[1] = 1u << 1;
+	memcpy(in_ctx(u, 1), out_ctx(u, 1), 20);
+	uint32_t *ep0 = in_ctx(u, 1);
+	ep0[1] = (ep0[1] & 0xffffu) | XHCI_EP1_MPS(mps);
+	return command_ok(u->c, u, u->in_phys, XHCI_TRB_TYPE(TRB_EVALUATE_CTX) | XHCI_TRB_SLOT(u->slot),
+			  "Evaluate Context");
+}
+
 /* Device descriptor and the whole configuration descriptor set (into
  * cfg, PAGE bytes).  NULL, or why not. */
 static const char *read_descriptors(struct usb_device *u, uint8_t *cfg, uint32_t *cfg_len)
 {
 	uint8_t dd[18];
 	uint32_t got = 0;
+	if (u->speed == XHCI_SPEED_FULL && fix_ep0_mps(u))
+		return "the control endpoint's packet size cannot be set";
 	struct usb_setup s = { 0x80, 6, 1u << 8, 0, sizeof dd };       /* GET_DESCRIPTOR(DEVICE) */
 	if (usb_control(u, &s, dd, &got, XHCI_CTRL_TIMEOUT_NS))
 		return "GET_DESCRIPTOR(device) failed";
@@ -970,7 +996,9 @@ static void probe_port(struct xhci_ctrl *c, uint32_t port, uint8_t *cfg)
 	c->ndevs++;
 	bool taken = usb_storage_probe(u, cfg, cfg_len);
 	device_record(u, NULL, taken);
-	if (!taken)
+	if (!taken && u->desc.cls == 9)
+		kprintf("%s: a USB hub: hubs are not driven here, devices behind it are not seen\n", u->name);
+	else if (!taken)
 		kprintf("%s: no driver here for this device (class %u); left unconfigured\n", u->name, u->desc.cls);
 }
 
