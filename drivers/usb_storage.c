@@ -6,7 +6,8 @@
  * Model.  The host driver (xhci.c, through usb.h) offers each addressed
  * device; one with a BOT interface is configured, asked INQUIRY, TEST
  * UNIT READY and READ CAPACITY (16 when 10 cannot say), and registered
- * with queue depth 1.  BOT runs one command at a time and every USB
+ * with queue depth 1 and 1 MiB commands, each sent as SCSI commands of
+ * up to usb_max_transfer() bytes.  BOT runs one command at a time and every USB
  * transfer sleeps, so ops->submit (any context) only hands the command
  * to the stick's worker thread, which runs CBW, data and CSW and calls
  * blk_complete() itself (a driver thread: allowed by blk.h).
@@ -46,7 +47,11 @@
 #define USB_STOR_CTL_TIMEOUT_NS (5000 * NS_PER_MS)
 #define USB_STOR_TRIES          3
 #define USB_STOR_READY_TRIES    20      /* TEST UNIT READY at probe, 100 ms apart */
-#define USB_STOR_MAX_SEGS       128
+/* One SCSI command moves at most this many pieces (each inside one
+ * page, so the host driver can always bounce it); a block-layer command
+ * of up to 1 MiB (BLK_MAX_SEGS pages, what NVMe and AHCI take) becomes
+ * one or more of them. */
+#define USB_STOR_CHUNK_SEGS     128
 #define USB_STOR_MAX            8
 #define USB_STOR_ERROR_LINES    32
 #define PAGE                    4096u
@@ -65,7 +70,7 @@ struct usb_stor {
 	uint8_t *io;
 	uint64_t io_phys;
 	struct page *io_pg;
-	struct usb_seg segs[USB_STOR_MAX_SEGS];
+	struct usb_seg segs[USB_STOR_CHUNK_SEGS];
 	struct scsi_inquiry inq;
 	bool offline;
 	uint32_t error_lines;
@@ -182,15 +187,47 @@ static int request_sense(struct usb_stor *s, struct scsi_sense *sense)
 
 /* ------------------------------------------------------------ block I/O */
 
-static int rw_once(struct usb_stor *s, const struct blk_cmd *cmd, struct scsi_sense *sense)
+/* Where the next chunk of a command starts. */
+struct chunk_pos {
+	uint32_t seg, off;
+};
+
+/* Fill s->segs with the next chunk from pos: pieces inside one page,
+ * at most USB_STOR_CHUNK_SEGS of them and max bytes.  Returns the
+ * chunk's bytes (a multiple of the block size: every segment is) and
+ * the piece count in *n. */
+static uint32_t next_chunk(struct usb_stor *s, const struct blk_cmd *cmd, struct chunk_pos *pos, uint32_t max,
+			   uint32_t *n)
+{
+	uint32_t bytes = 0;
+	*n = 0;
+	while (pos->seg < cmd->nsegs && *n < USB_STOR_CHUNK_SEGS && bytes < max) {
+		const struct blk_seg *g = &cmd->segs[pos->seg];
+		uint64_t p = g->phys + pos->off;
+		uint32_t len = PAGE - (uint32_t)(p & (PAGE - 1));
+		if (len > g->len - pos->off)
+			len = g->len - pos->off;
+		if (len > max - bytes)
+			len = max - bytes;
+		s->segs[(*n)++] = (struct usb_seg){ p, len };
+		bytes += len;
+		pos->off += len;
+		if (pos->off == g->len) {
+			pos->seg++;
+			pos->off = 0;
+		}
+	}
+	return bytes;
+}
+
+static int rw_once(struct usb_stor *s, enum blk_op op, uint64_t lba, uint32_t len, uint32_t nsegs,
+		   struct scsi_sense *sense)
 {
 	uint8_t cdb[16];
-	uint32_t len = cmd->nblocks * s->blk.block_size, residue = 0;
-	uint8_t n = scsi_rw_cdb(cdb, cmd->op == BLK_WRITE, cmd->lba, cmd->nblocks);
-	for (uint32_t i = 0; i < cmd->nsegs; i++)
-		s->segs[i] = (struct usb_seg){ cmd->segs[i].phys, cmd->segs[i].len };
+	uint32_t residue = 0;
+	uint8_t n = scsi_rw_cdb(cdb, op == BLK_WRITE, lba, len / s->blk.block_size);
 	sense->valid = false;
-	int st = bot(s, cdb, n, cmd->op == BLK_READ, s->segs, cmd->nsegs, len, &residue);
+	int st = bot(s, cdb, n, op == BLK_READ, s->segs, nsegs, len, &residue);
 	if (st == USB_CSW_FAILED) {
 		s->st.check_conditions++;
 		if (request_sense(s, sense))
@@ -213,14 +250,15 @@ static bool retryable(int err, const struct scsi_sense *sense)
 	return err == -ETIMEDOUT || err == -EPIPE || err == -ENODEV || (err == -EIO && !sense->valid);
 }
 
-static int do_rw(struct usb_stor *s, const struct blk_cmd *cmd)
+/* One chunk, retried while that may help; failures are printed. */
+static int chunk_rw(struct usb_stor *s, enum blk_op op, uint64_t lba, uint32_t len, uint32_t nsegs)
 {
 	struct scsi_sense sense = { 0 };
 	int err = -EIO;
 	for (int t = 0; t < USB_STOR_TRIES && !s->offline; t++) {
 		if (t)
 			s->st.retries++;
-		err = rw_once(s, cmd, &sense);
+		err = rw_once(s, op, lba, len, nsegs, &sense);
 		if (!err || !retryable(err, &sense))
 			break;
 	}
@@ -228,16 +266,30 @@ static int do_rw(struct usb_stor *s, const struct blk_cmd *cmd)
 		return 0;
 	s->st.errors++;
 	if (error_budget(s)) {
-		const char *op = cmd->op == BLK_WRITE ? "write" : "read";
+		const char *what = op == BLK_WRITE ? "write" : "read";
+		uint64_t last = lba + len / s->blk.block_size - 1;
 		if (sense.valid)
-			kprintf("%s: %s of blocks %lu..%lu failed: %s (asc 0x%02x ascq 0x%02x)\n", s->blk.name, op,
-				cmd->lba, cmd->lba + cmd->nblocks - 1, scsi_sense_key_name(sense.key), sense.asc,
-				sense.ascq);
+			kprintf("%s: %s of blocks %lu..%lu failed: %s (asc 0x%02x ascq 0x%02x)\n", s->blk.name, what,
+				lba, last, scsi_sense_key_name(sense.key), sense.asc, sense.ascq);
 		else
-			kprintf("%s: %s of blocks %lu..%lu failed: %s\n", s->blk.name, op, cmd->lba,
-				cmd->lba + cmd->nblocks - 1, s->offline ? "the stick is offline" : "transport error");
+			kprintf("%s: %s of blocks %lu..%lu failed: %s\n", s->blk.name, what, lba, last,
+				s->offline ? "the stick is offline" : "transport error");
 	}
 	return err == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
+}
+
+static int do_rw(struct usb_stor *s, const struct blk_cmd *cmd)
+{
+	struct chunk_pos pos = { 0, 0 };
+	uint64_t lba = cmd->lba;
+	uint32_t max = usb_max_transfer(s->u), n;
+	for (uint32_t len; (len = next_chunk(s, cmd, &pos, max, &n));) {
+		int err = chunk_rw(s, cmd->op, lba, len, n);
+		if (err)
+			return err;
+		lba += len / s->blk.block_size;
+	}
+	return 0;
 }
 
 static bool has_pending(void *arg)
@@ -264,7 +316,7 @@ static void worker(void *arg)
 static int stor_submit(struct blk_dev *d, struct blk_cmd *cmd)
 {
 	struct usb_stor *s = d->drv;
-	if (cmd->nsegs > USB_STOR_MAX_SEGS || cmd->nblocks > d->max_blocks)
+	if (cmd->nblocks > d->max_blocks)
 		return -EINVAL;
 	bool on = spin_lock_irqsave(&s->lock);
 	bool busy = s->pending != NULL;
@@ -371,10 +423,8 @@ static void fill_blk(struct usb_stor *s, const struct scsi_capacity *cap)
 	struct blk_dev *b = &s->blk;
 	b->nblocks = cap->blocks;
 	b->block_size = cap->block_size;
-	b->max_blocks = usb_max_transfer(s->u) / cap->block_size;
-	if (b->max_blocks > 0xffff)
-		b->max_blocks = 0xffff;         /* READ(10)'s count field */
-	b->max_segs = USB_STOR_MAX_SEGS;
+	b->max_blocks = BLK_MAX_SEGS * PAGE / cap->block_size;
+	b->max_segs = BLK_MAX_SEGS;
 	b->queue_depth = 1;
 	b->ops = &stor_ops;
 	b->drv = s;

@@ -11,8 +11,9 @@ SuperSpeed path (the boot stick, a USB 3 port that enables itself) and
 the high-speed path (a USB 2 port that needs a port reset)."""
 import hashlib
 import os
+import re
 
-from rig import expect, expect_in_log, one_record
+from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest
 from test_stick import swap_on_stick, esp_files
 from test_results import check_results_file
 
@@ -69,3 +70,52 @@ def test_usb_stick_swap_and_results(ctx):
     check_results_file(r, os.path.join(d, 'results', '0001.jsonl'), 'usb0',
                        kinds=('boot', 'xhci', 'usb_device', 'usb_storage', 'disks', 'task_exit', 'vmstat', 'blk',
                               'xhci_stats', 'usb_storage_stats'), results=0)
+
+
+def usb_blkdebug_disk(ctx, name, iotype, sector, mib=64):
+    """QEMU arguments: a scratch disk on an xHCI of its own (usb0 when
+    booted from NVMe), every <iotype> touching <sector> failing with EIO
+    (blkdebug)."""
+    img = scratch_disk(ctx, name + '.img', mib << 20)
+    node = ('{"driver":"raw","node-name":"%s","file":{"driver":"blkdebug","inject-error":'
+            '[{"event":"none","iotype":"%s","sector":%d,"errno":5}],'
+            '"image":{"driver":"file","filename":"%s"}}}' % (name, iotype, sector, img))
+    return ['-device', 'qemu-xhci,id=xscratch', '-blockdev', node,
+            '-device', 'usb-storage,bus=xscratch.0,drive=%s' % name]
+
+
+def test_usb_blk_selftest(ctx):
+    # test=blk on a 64 MiB USB scratch disk (booted from NVMe, so the
+    # stick is usb0): every block written and read back, 1 MiB requests
+    # (two SCSI commands each), no transport error.
+    img = scratch_disk(ctx, 'scratch.img', 64 << 20)
+    extra = ['-device', 'qemu-xhci,id=xscratch', '-drive', 'if=none,id=scratch,format=raw,file=%s' % img,
+             '-device', 'usb-storage,bus=xscratch.0,drive=scratch']
+    d, r = selftest(ctx, 'blk', 'blkdev=usb0 blktest_mib=16', timeout=600, extra=extra)
+    expect(d['verify_errors'] == 0 and d['io_errors'] == 0, 'blk selftest %r' % d)
+    blk = one_record(r, 'blk', name='usb0')
+    expect(blk['errors'] == 0 and blk['rejected'] == 0 and blk['max_inflight'] == 1, 'blk record %r' % blk)
+    expect(blk['write_bytes'] >= 32 << 20, 'only %d bytes written' % blk['write_bytes'])
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['errors'] == 0 and x['timeouts'] == 0 and x['endpoint_resets'] == 0, 'xhci_stats %r' % x)
+    st = one_record(r, 'usb_storage', name='usb0')
+    expect(st['max_transfer'] == 1 << 20, 'usb_storage %r' % st)
+
+
+def test_usb_read_error_injected(ctx):
+    # Reads touching sector 1000 fail in QEMU's disk: the stick answers
+    # CHECK CONDITION, the driver asks REQUEST SENSE and names the blocks
+    # and the sense (QEMU's SCSI layer reports EIO as ABORTED COMMAND,
+    # asc 0x00 ascq 0x06); the transport stays healthy (no reset recovery)
+    # and the rest of the test runs.
+    r = ctx.boot('quiet test=blk blkdev=usb0 blktest_mib=4', timeout=600,
+                 extra=usb_blkdebug_disk(ctx, 'bad', 'read', 1000))
+    expect_ok(r)
+    s = [x for x in r.find('selftest') if x.get('name') == 'blk'][0]
+    expect(not s['ok'] and s['data']['io_errors'] > 0, 'the selftest saw no I/O error: %r' % s)
+    pat = re.compile(r'^usb0: read of blocks (\d+)\.\.(\d+) failed: aborted command \(asc 0x00 ascq 0x06\)$', re.M)
+    hits = [m for m in pat.finditer(r.log) if int(m.group(1)) <= 1000 <= int(m.group(2))]
+    expect(hits, 'no "usb0: read of blocks a..b failed: aborted command" line with a <= 1000 <= b')
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(st['check_conditions'] > 0 and st['recoveries'] == 0 and not st['offline'], 'usb_storage_stats %r' % st)
+    expect('mib_read_verify' in s['data'], 'the selftest did not run to the end: %r' % s)
