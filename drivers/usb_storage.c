@@ -18,8 +18,9 @@
  * cleared and the CSW still read.  Anything else off protocol (a
  * transport error, a timeout, a bad or phase-error CSW) gets reset
  * recovery: Bulk-Only Mass Storage Reset, then CLEAR_FEATURE(HALT) on
- * both bulk endpoints; when that fails too, the host driver resets the
- * port and configures the device again; when that fails, the stick is
+ * both bulk endpoints; when that fails too, or the next command fails
+ * again, the host driver resets the port and configures the device
+ * again; when that fails, the stick is
  * offline and every command fails with -EIO.  A command is tried
  * USB_STOR_TRIES times in all.
  *
@@ -73,6 +74,7 @@ struct usb_stor {
 	struct usb_seg segs[USB_STOR_CHUNK_SEGS];
 	struct scsi_inquiry inq;
 	bool offline;
+	uint32_t recover_streak;        /* recoveries since the last good command */
 	uint32_t error_lines;
 	struct {
 		uint64_t cmds, errors, check_conditions, recoveries, device_resets, retries;
@@ -100,16 +102,21 @@ static int bulk(struct usb_stor *s, bool in, const struct usb_seg *seg, uint32_t
 	return usb_bulk(s->u, in ? s->f.ep_in : s->f.ep_out, seg, n, got, t);
 }
 
-/* Reset recovery (BOT 5.3.4); then the port, when that fails.  0 when
- * the stick is usable again. */
+/* Reset recovery (BOT 5.3.4); the port (the device reset and
+ * configured again) when that fails, or when the last recovery was not
+ * followed by one good command: a device that ignores the Bulk-Only
+ * reset (QEMU's keeps the stuck command) only comes back that way.  0
+ * when the stick is usable again. */
 static int recover(struct usb_stor *s, const char *why)
 {
+	bool again = s->recover_streak++ > 0;
 	s->st.recoveries++;
 	if (error_budget(s))
-		kprintf("%s: %s: reset recovery\n", s->blk.name, why);
+		kprintf("%s: %s: %s\n", s->blk.name, why, again ? "port reset (reset recovery did not help)" :
+								  "reset recovery");
 	struct usb_setup rq = { 0x21, 0xff, 0, s->f.iface, 0 };        /* Bulk-Only Mass Storage Reset */
-	if (!usb_control(s->u, &rq, NULL, NULL, USB_STOR_CTL_TIMEOUT_NS) && !usb_clear_halt(s->u, s->f.ep_in) &&
-	    !usb_clear_halt(s->u, s->f.ep_out))
+	if (!again && !usb_control(s->u, &rq, NULL, NULL, USB_STOR_CTL_TIMEOUT_NS) &&
+	    !usb_clear_halt(s->u, s->f.ep_in) && !usb_clear_halt(s->u, s->f.ep_out))
 		return 0;
 	s->st.device_resets++;
 	if (!usb_reset_device(s->u))
@@ -159,6 +166,7 @@ static int bot(struct usb_stor *s, const uint8_t *cdb, uint8_t cdb_len, bool in,
 		return recover(s, usb_csw_strerror(bad)) ? -EIO : -EIO;
 	if (status == USB_CSW_PHASE)
 		return recover(s, "phase error") ? -EIO : -EIO;
+	s->recover_streak = 0;          /* the transport works */
 	return status;
 }
 

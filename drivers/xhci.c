@@ -82,7 +82,8 @@
 #define XHCI_HANDOFF_MS         1000    /* BIOS gives up ownership */
 #define XHCI_PORT_RESET_MS      500
 #define XHCI_RESET_RECOVERY_MS  10      /* USB 2.0 7.1.7.5 TRSTRCY */
-/* Per transfer: 128 pages, the block layer's commands are at most this. */
+/* Per usb_bulk call: 128 pages, 128 TRBs at most (half the ring);
+ * usb_storage.c cuts the block layer's 1 MiB commands to this. */
 #define XHCI_MAX_XFER           (512u << 10)
 #define XHCI_BOUNCE_PAGES       (XHCI_MAX_XFER / PAGE)
 #define XHCI_MAX_TD_TRBS        (RING_TRBS - 8)
@@ -612,14 +613,14 @@ static int finish_td(struct usb_device *u, uint32_t dci, uint64_t timeout_ns, ui
 		return err;
 	if (err == -ETIMEDOUT) {
 		if (error_budget(c))
-			kprintf("%s: endpoint 0x%x: no completion in %lu ms; stopping it\n", u->name, e->addr,
+			kprintf("%s: endpoint 0x%02x: no completion in %lu ms; stopping it\n", u->name, e->addr,
 				timeout_ns / NS_PER_MS);
 		return recover_ep(u, dci) ? -ENODEV : -ETIMEDOUT;
 	}
 	if (cc == CC_SUCCESS)
 		return 0;
 	if (cc != CC_STALL && error_budget(c))
-		kprintf("%s: endpoint 0x%x: transfer failed: %s (code %u)\n", u->name, e->addr, xhci_cc_name(cc), cc);
+		kprintf("%s: endpoint 0x%02x: transfer failed: %s (code %u)\n", u->name, e->addr, xhci_cc_name(cc), cc);
 	if (recover_ep(u, dci))
 		return -ENODEV;
 	return cc == CC_STALL ? -EPIPE : -EIO;
@@ -1015,7 +1016,7 @@ int usb_reset_device(struct usb_device *u)
 	/* Reset Device takes the slot back to Default (4.6.11); a slot the
 	 * controller already reset that way answers with a context error. */
 	command(c, 0, XHCI_TRB_TYPE(TRB_RESET_DEVICE) | XHCI_TRB_SLOT(u->slot), NULL);
-	if (port_ready(c, u->port) || address_device(u) || configure_bulk(u, false)) {
+	if (port_reset(c, u->port) || address_device(u) || configure_bulk(u, false)) {
 		kprintf("%s: the device did not come back from its reset\n", u->name);
 		return -ENODEV;
 	}

@@ -175,7 +175,7 @@ def test_stick_usb_boot_disk_unreachable(ctx):
     p1, p2 = partition(img, 1), partition(img, 2)
     before = hash_outside(img, p1[0], p1[1])
     esp_before = esp_files(ctx, img, 'before')
-    r = boot_stick(ctx, img, 'usb-ehci', timeout=120)
+    r = boot_stick(ctx, img, 'usb-ehci', timeout=300)      # EHCI: the firmware reads slowly
     expect_ok(r)
     expect(re.search(r'blk: the boot disk \(ESP [0-9A-F-]{36}\) is not reachable: no driver here', r.log),
            'no "boot disk is not reachable" line')
