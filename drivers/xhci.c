@@ -109,6 +109,7 @@ struct xhci_ep {
 	uint32_t first, last;                   /* [L] ring indices of the TD */
 	uint32_t td_bytes;                      /* [L] */
 	uint32_t actual;                        /* [L] bytes moved, when done */
+	bool short_seen;                        /* [L] a short packet set actual */
 	uint8_t cc;                             /* [L] completion code, when done */
 };
 
@@ -350,13 +351,14 @@ static bool transfer_event(struct xhci_ctrl *c, const struct xhci_trb *ev)
 	bool last = (uint32_t)k == (e->last + RING_TRBS - 1 - e->first) % (RING_TRBS - 1);
 	if (cc == CC_SHORT_PACKET) {
 		e->actual = td_bytes_before(e, k) + (resid < tlen ? tlen - resid : 0);
+		e->short_seen = true;
 		if (dci == 1 && !last)
 			return false;   /* control: the status stage still runs and reports */
 		e->cc = CC_SUCCESS;
 	} else if (cc == CC_SUCCESS) {
 		if (!last)
 			return false;   /* only the last TRB asks for an event */
-		if (dci != 1 || !e->actual)
+		if (!e->short_seen)
 			e->actual = e->td_bytes - (resid < e->td_bytes ? resid : e->td_bytes);
 		e->cc = CC_SUCCESS;
 	} else {
@@ -633,6 +635,7 @@ static void td_begin(struct xhci_ep *e)
 	e->done = false;
 	e->first = e->ring.enq.idx;
 	e->actual = 0;
+	e->short_seen = false;
 	e->td_bytes = 0;
 }
 
