@@ -50,6 +50,7 @@
 #include "drivers/pci.h"
 #include "drivers/nvme.h"
 #include "drivers/ahci.h"
+#include "drivers/xhci.h"
 
 #ifndef GIT_REV
 #define GIT_REV "unknown"
@@ -361,6 +362,7 @@ void kmain(const struct boot_info *bi)
 	pci_report();
 	nvme_init();
 	ahci_init();
+	xhci_init();
 	blk_list();
 	results_init(&bootinfo);
 	setup_swap();

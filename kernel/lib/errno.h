@@ -27,6 +27,7 @@
 #define ENOSPC  28
 #define ESPIPE  29
 #define EROFS   30
+#define EPIPE   32
 #define ERANGE  34
 #define ENAMETOOLONG 36
 #define ENOSYS  38
@@ -35,5 +36,6 @@
 #define EOVERFLOW 75
 #define EOPNOTSUPP 95
 #define ETIMEDOUT 110
+#define ENOMEDIUM 123
 
 #endif

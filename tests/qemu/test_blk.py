@@ -379,13 +379,13 @@ def unreadable_gpt_disk(ctx):
 
 
 def test_blk_unreadable_gpt_refused_while_boot_disk_missing(ctx):
-    # Booted from USB (no driver here, so the boot disk is never found):
+    # Booted from USB on EHCI (no driver here, so the boot disk is never found):
     # a disk whose GPT cannot be read might be the boot disk, and is not
     # written.  Booted from NVMe (the boot disk found first), the same
     # disk is just a scratch disk.
     import hashlib
     img, extra = unreadable_gpt_disk(ctx)
-    r = ctx.boot('quiet test=blkedge blkdev=nvme0n1', boot='usb', extra=extra)
+    r = ctx.boot('quiet test=blkedge blkdev=nvme0n1', boot='usb-ehci', extra=extra, timeout=180)
     expect_ok(r)
     disks = disks_by_name(r)
     expect(disks['nvme0n1']['gpt_unreadable'] is True, 'disk %r' % disks['nvme0n1'])

@@ -54,8 +54,13 @@ def boot_args(boot, image):
     elif boot == 'usb':
         dev = ['-device', 'qemu-xhci,id=xhci',
                '-device', 'usb-storage,bus=xhci.0,drive=boot,removable=on,bootindex=0']
+    elif boot == 'usb-ehci':
+        # A USB 2 (EHCI) controller: the firmware boots from it, the kernel
+        # (xHCI only) does not reach it.
+        dev = ['-device', 'usb-ehci,id=ehci',
+               '-device', 'usb-storage,bus=ehci.0,drive=boot,removable=on,bootindex=0']
     else:
-        raise ValueError('boot device must be nvme, sata or usb, not %r' % boot)
+        raise ValueError('boot device must be nvme, sata, usb or usb-ehci, not %r' % boot)
     return drive.split(' ') + dev
 
 

@@ -1,0 +1,141 @@
+"""USB sticks as disks (README, "USB sticks"): the xHCI driver and USB mass
+storage (Bulk-Only Transport).  A PC booted from the stick finds the stick
+again once the firmware hands over: its swap partition is used, its
+results file written, and nothing else on it or on any other USB disk
+that carries no swap signature.
+
+The stick is tools/mkimage --swap-part (test_stick.py): partition 1 the
+ESP, partition 2 mkswap'ed.  A second xHCI controller with USB 2 ports
+only (qemu-xhci p3=0) holds a plain disk, so one boot drives both the
+SuperSpeed path (the boot stick, a USB 3 port that enables itself) and
+the high-speed path (a USB 2 port that needs a port reset)."""
+import hashlib
+import os
+import re
+
+import pytest
+
+from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest
+from test_stick import swap_on_stick, esp_files
+from test_results import check_results_file
+
+
+def usb2_disk(path, ctl='xusb2', did='plainusb'):
+    """QEMU arguments: a second xHCI with USB 2 ports only, path on it."""
+    return ['-device', 'qemu-xhci,id=%s,p2=4,p3=0' % ctl,
+            '-drive', 'if=none,id=%s,format=raw,file=%s' % (did, path),
+            '-device', 'usb-storage,bus=%s.0,drive=%s' % (ctl, did)]
+
+
+def plain_disk(ctx, mib=16):
+    """Random bytes, no partition table, no swap signature."""
+    path = ctx.path('plain.img')
+    with open(path, 'wb') as f:
+        f.write(os.urandom(mib << 20))
+    return path
+
+
+def sha(path):
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def test_usb_stick_swap_and_results(ctx):
+    # Booted from the stick on xHCI: the kernel finds the stick (usb0),
+    # swaps on its partition 2 with swapcrc=on (a touch of 64 MiB in 48 MiB
+    # of RAM), writes its records into the results file on the ESP, and
+    # leaves the plain USB 2 disk (usb1) untouched.
+    plain = plain_disk(ctx)
+    before = sha(plain)
+    r = swap_on_stick(ctx, 'usb', 'usb0', '', extra=usb2_disk(plain))
+    expect_in_log(r, 'swap: usb0p1: skipped: the boot partition (ESP) is never written')
+    expect('is not reachable' not in r.log, 'the kernel says the boot disk is not reachable')
+    # Both speeds, both kinds of port.
+    stick = one_record(r, 'usb_device', controller='xhci0')
+    other = one_record(r, 'usb_device', controller='xhci1')
+    expect(stick['usb_major'] == 3 and stick['speed'].startswith('SuperSpeed') and stick['driver'],
+           'boot stick %r' % stick)
+    expect(other['usb_major'] == 2 and other['speed'].startswith('high speed') and other['driver'],
+           'USB 2 disk %r' % other)
+    expect(one_record(r, 'xhci_stats', name='xhci1')['port_resets'] >= 1, 'the USB 2 port was not reset')
+    st = one_record(r, 'usb_storage', name='usb1')
+    expect(st['ok'] and st['blocks'] * st['block_size'] == 16 << 20, 'usb1 %r' % st)
+    # Never written: the plain disk (no signature), checked by its bytes.
+    expect(sha(plain) == before, 'the USB disk without a swap signature was written')
+    expect(one_record(r, 'blk', name='usb1')['writes'] == 0, 'writes reached usb1')
+    for s in r.find('usb_storage_stats'):
+        expect(s['errors'] == 0 and s['recoveries'] == 0 and not s['offline'], 'USB storage errors %r' % s)
+    for x in r.find('xhci_stats'):
+        expect(x['errors'] == 0 and x['timeouts'] == 0, 'xHCI errors %r' % x)
+    # The results file on the stick's ESP holds the run's records.
+    d = esp_files(ctx, ctx.path('stick.img'), 'results')
+    check_results_file(r, os.path.join(d, 'results', '0001.jsonl'), 'usb0',
+                       kinds=('boot', 'xhci', 'usb_device', 'usb_storage', 'disks', 'task_exit', 'vmstat', 'blk',
+                              'xhci_stats', 'usb_storage_stats'), results=0)
+
+
+def usb_blkdebug_disk(ctx, name, iotype, sector, mib=64):
+    """QEMU arguments: a scratch disk on an xHCI of its own (usb0 when
+    booted from NVMe), every <iotype> touching <sector> failing with EIO
+    (blkdebug)."""
+    img = scratch_disk(ctx, name + '.img', mib << 20)
+    node = ('{"driver":"raw","node-name":"%s","file":{"driver":"blkdebug","inject-error":'
+            '[{"event":"none","iotype":"%s","sector":%d,"errno":5}],'
+            '"image":{"driver":"file","filename":"%s"}}}' % (name, iotype, sector, img))
+    return ['-device', 'qemu-xhci,id=xscratch', '-blockdev', node,
+            '-device', 'usb-storage,bus=xscratch.0,drive=%s' % name]
+
+
+def test_usb_blk_selftest(ctx):
+    # test=blk on a 64 MiB USB scratch disk (booted from NVMe, so the
+    # stick is usb0): every block written and read back, 1 MiB requests
+    # (two SCSI commands each), no transport error.
+    img = scratch_disk(ctx, 'scratch.img', 64 << 20)
+    extra = ['-device', 'qemu-xhci,id=xscratch', '-drive', 'if=none,id=scratch,format=raw,file=%s' % img,
+             '-device', 'usb-storage,bus=xscratch.0,drive=scratch']
+    d, r = selftest(ctx, 'blk', 'blkdev=usb0 blktest_mib=16', timeout=600, extra=extra)
+    expect(d['verify_errors'] == 0 and d['io_errors'] == 0, 'blk selftest %r' % d)
+    blk = one_record(r, 'blk', name='usb0')
+    expect(blk['errors'] == 0 and blk['rejected'] == 0 and blk['max_inflight'] == 1, 'blk record %r' % blk)
+    expect(blk['write_bytes'] >= 32 << 20, 'only %d bytes written' % blk['write_bytes'])
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['errors'] == 0 and x['timeouts'] == 0 and x['endpoint_resets'] == 0, 'xhci_stats %r' % x)
+    st = one_record(r, 'usb_storage', name='usb0')
+    expect(st['max_transfer'] == 1 << 20, 'usb_storage %r' % st)
+
+
+def test_usb_read_error_injected(ctx):
+    # Reads touching sector 1000 fail in QEMU's disk: the stick answers
+    # CHECK CONDITION, the driver asks REQUEST SENSE and names the blocks
+    # and the sense (QEMU's SCSI layer reports EIO as ABORTED COMMAND,
+    # asc 0x00 ascq 0x06); the transport stays healthy (no reset recovery)
+    # and the rest of the test runs.
+    r = ctx.boot('quiet test=blk blkdev=usb0 blktest_mib=4', timeout=600,
+                 extra=usb_blkdebug_disk(ctx, 'bad', 'read', 1000))
+    expect_ok(r)
+    s = [x for x in r.find('selftest') if x.get('name') == 'blk'][0]
+    expect(not s['ok'] and s['data']['io_errors'] > 0, 'the selftest saw no I/O error: %r' % s)
+    pat = re.compile(r'^usb0: read of blocks (\d+)\.\.(\d+) failed: aborted command \(asc 0x00 ascq 0x06\)$', re.M)
+    hits = [m for m in pat.finditer(r.log) if int(m.group(1)) <= 1000 <= int(m.group(2))]
+    expect(hits, 'no "usb0: read of blocks a..b failed: aborted command" line with a <= 1000 <= b')
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(st['check_conditions'] > 0 and st['recoveries'] == 0 and not st['offline'], 'usb_storage_stats %r' % st)
+    expect('mib_read_verify' in s['data'], 'the selftest did not run to the end: %r' % s)
+
+
+@pytest.mark.parametrize('mode', ['msi', 'intx'])
+def test_usb_interrupt_modes(ctx, mode):
+    # The NEC xHCI model with MSI-X off (and MSI off): the driver falls
+    # back to MSI, then to INTx, and test=blk still passes with every
+    # completion taken by the interrupt handler.
+    img = scratch_disk(ctx, 'scratch.img', 32 << 20)
+    props = 'msi=on,msix=off' if mode == 'msi' else 'msi=off,msix=off'
+    extra = ['-device', 'nec-usb-xhci,id=xnec,%s' % props,
+             '-drive', 'if=none,id=scratch,format=raw,file=%s' % img,
+             '-device', 'usb-storage,bus=xnec.0,drive=scratch']
+    d, r = selftest(ctx, 'blk', 'blkdev=usb0 blktest_mib=4', timeout=600, extra=extra)
+    expect(d['verify_errors'] == 0 and d['io_errors'] == 0, 'blk selftest %r' % d)
+    x = one_record(r, 'xhci', name='xhci0')
+    expect(x['ok'] and x['interrupts'] == mode, 'xhci record %r' % x)
+    st = one_record(r, 'xhci_stats', name='xhci0')
+    expect(st['interrupts'] > 0 and st['errors'] == 0 and st['timeouts'] == 0, 'xhci_stats %r' % st)
