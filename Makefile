@@ -118,6 +118,8 @@ PURE_SRC := kernel/vm/lru_policy.c drivers/blk_merge.c kernel/vm/vma.c kernel/co
 PURE_SRC += kernel/core/knob_table.c
 # The result table of workload scripts.
 PURE_SRC += kernel/run/rtable.c
+# The /proc text formatters and path normaliser.
+PURE_SRC += kernel/proc/procfs_text.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 

@@ -398,3 +398,55 @@ long file_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int64_t n)
 		len = (size_t)n;        /* truncated, no NUL: as Linux */
 	return copy_to_user(ubuf, target, len) ? -EFAULT : (long)len;
 }
+
+long file_faccessat(int dirfd, uint64_t upath, int mode)
+{
+	struct task *k = T();
+	char path[PATH_CAP];
+	struct procfs_node n;
+	if (mode & ~7)
+		return -EINVAL;
+	int err = user_path(k, dirfd, upath, false, path);
+	if (!err)
+		err = procfs_lookup(k, path, true, &n);
+	if (err)
+		return err;
+	if (mode & 2)                   /* W_OK */
+		return n.kind == PROCFS_TEXT ? -EACCES : -EROFS;
+	if ((mode & 1) && n.kind == PROCFS_TEXT)
+		return -EACCES;         /* X_OK: root too needs an x bit */
+	return 0;
+}
+
+long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
+		   void (*out)(int fd, const char *buf, uint64_t n))
+{
+	struct task *k = T();
+	uint64_t off = 0;
+	if (out_fd != 1 && out_fd != 2)
+		return -EBADF;          /* the console is the only writable file */
+	if (uoff && copy_from_user(&off, uoff, sizeof off))
+		return -EFAULT;
+	if ((int64_t)off < 0)
+		return -EINVAL;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, in_fd);
+	long r = !f ? -EBADF : f->node.kind == PROCFS_DIR ? -EINVAL : 0;
+	if (!r) {
+		uint64_t at = uoff ? off : f->pos;
+		uint64_t n = at < f->len ? f->len - at : 0;
+		if (n > count)
+			n = count;
+		if (n > 0x7ffff000)
+			n = 0x7ffff000;
+		out(out_fd, (const char *)file_bytes(f) + at, n);
+		if (!uoff)
+			f->pos += n;
+		off = at + n;
+		r = (long)n;
+	}
+	mutex_unlock(&k->files_lock);
+	if (r >= 0 && uoff && copy_to_user(uoff, &off, sizeof off))
+		return -EFAULT;
+	return r;
+}

@@ -25,6 +25,14 @@ long file_fstatat(int dirfd, uint64_t upath, uint64_t ustat, int flags);
 long file_fstat(int fd, uint64_t ustat);
 long file_statx(int dirfd, uint64_t upath, int flags, uint64_t ubuf);
 long file_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int64_t n);
+/* access/faccessat: exists, and the mode (R_OK 4, W_OK 2, X_OK 1) is
+ * possible for root on a read-only tree. */
+long file_faccessat(int dirfd, uint64_t upath, int mode);
+/* sendfile from an open file to fd 1/2: the bytes go through out(fd,
+ * buf, n); uoff (if nonzero) is the offset to use and update instead of
+ * the file position. */
+long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
+		   void (*out)(int fd, const char *buf, uint64_t n));
 /* At task end: close what is still open. */
 void file_close_all(struct task *k);
 
