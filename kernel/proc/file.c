@@ -1,9 +1,11 @@
 /*
  * File descriptors over the read-only tree of procfs.c.  An open file
  * keeps its node, its normalised path (for *at calls relative to a
- * directory fd) and, for /proc text, the snapshot generated at open, so
- * reading it in pieces gives one consistent text, as Linux's seq_file
- * does for files smaller than a page.
+ * directory fd) and, for /proc text, a snapshot: generated at open and
+ * again by every read from offset 0, so reading in pieces gives one
+ * consistent text while a sampler that keeps the file open and reads it
+ * from the start each time (procps' vmstat) sees fresh numbers, as with
+ * Linux's seq_file.
  *
  * Nothing can be written: opening for writing fails (EACCES on /proc
  * text, EROFS on boot files, EISDIR on folders) before anything changes.
@@ -160,11 +162,28 @@ static const void *file_bytes(const struct open_file *f)
 	return f->node.kind == PROCFS_TEXT ? f->text : f->node.data;
 }
 
+/* A read from the start of /proc text takes a new snapshot; files_lock held. */
+static int refresh(struct task *k, struct open_file *f)
+{
+	char *text;
+	uint64_t len;
+	int err = procfs_generate(k, f->node.text, &text, &len);
+	if (err)
+		return err;
+	kfree(f->text);
+	f->text = text;
+	f->len = len;
+	return 0;
+}
+
 /* Copy from offset off; files_lock held. */
-static long copy_out(const struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
+static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
 {
 	if (f->node.kind == PROCFS_DIR)
 		return -EISDIR;
+	int err = f->node.kind == PROCFS_TEXT && off == 0 && n ? refresh(k, f) : 0;
+	if (err)
+		return err;
 	if (off >= f->len)
 		return 0;
 	if (n > f->len - off)
@@ -181,7 +200,7 @@ long file_read(int fd, uint64_t ubuf, uint64_t n)
 		return 0;               /* stdin is empty: end of file */
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, fd);
-	long r = f ? copy_out(f, ubuf, n, f->pos) : -EBADF;
+	long r = f ? copy_out(k, f, ubuf, n, f->pos) : -EBADF;
 	if (r > 0)
 		f->pos += (uint64_t)r;
 	mutex_unlock(&k->files_lock);
@@ -197,7 +216,7 @@ long file_pread(int fd, uint64_t ubuf, uint64_t n, int64_t off)
 		return -ESPIPE;
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, fd);
-	long r = f ? copy_out(f, ubuf, n, (uint64_t)off) : -EBADF;
+	long r = f ? copy_out(k, f, ubuf, n, (uint64_t)off) : -EBADF;
 	mutex_unlock(&k->files_lock);
 	return r;
 }
@@ -418,6 +437,26 @@ long file_faccessat(int dirfd, uint64_t upath, int mode)
 	return 0;
 }
 
+long file_utimensat(int dirfd, uint64_t upath)
+{
+	struct task *k = T();
+	char path[PATH_CAP];
+	struct procfs_node n;
+	if (!upath) {                   /* futimens: the fd itself */
+		mutex_lock(&k->files_lock);
+		struct open_file *f = fd_file(k, dirfd);
+		int err = f ? write_denied(&f->node) : is_console(dirfd) ? -EPERM : -EBADF;
+		mutex_unlock(&k->files_lock);
+		return err == -EISDIR ? -EROFS : err;
+	}
+	int err = user_path(k, dirfd, upath, false, path);
+	if (!err)
+		err = procfs_lookup(k, path, true, &n);
+	if (!err)
+		err = write_denied(&n);
+	return err == -EISDIR ? -EROFS : err;  /* folders: the tree is read-only */
+}
+
 long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 		   void (*out)(int fd, const char *buf, uint64_t n))
 {
@@ -432,6 +471,11 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, in_fd);
 	long r = !f ? -EBADF : f->node.kind == PROCFS_DIR ? -EINVAL : 0;
+	if (!r) {
+		uint64_t at = uoff ? off : f->pos;
+		if (f->node.kind == PROCFS_TEXT && at == 0 && count)
+			r = refresh(k, f);
+	}
 	if (!r) {
 		uint64_t at = uoff ? off : f->pos;
 		uint64_t n = at < f->len ? f->len - at : 0;

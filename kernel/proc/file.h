@@ -28,6 +28,9 @@ long file_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int64_t n);
 /* access/faccessat: exists, and the mode (R_OK 4, W_OK 2, X_OK 1) is
  * possible for root on a read-only tree. */
 long file_faccessat(int dirfd, uint64_t upath, int mode);
+/* utimensat: times cannot change on a read-only tree: EROFS (boot
+ * files, folders), EACCES (/proc text), ENOENT. */
+long file_utimensat(int dirfd, uint64_t upath);
 /* sendfile from an open file to fd 1/2: the bytes go through out(fd,
  * buf, n); uoff (if nonzero) is the offset to use and update instead of
  * the file position. */

@@ -78,6 +78,8 @@ static long sys_faccessat2(struct trap_frame *f)
 	return ARG3 & ~0x300ull ? -EINVAL : file_faccessat((int)ARG0, ARG1, (int)ARG2);
 }
 
+static long sys_utimensat(struct trap_frame *f) { return file_utimensat((int)ARG0, ARG1); }
+
 static void console_out(int fd, const char *buf, uint64_t n) { task_output(T(), fd, buf, n); }
 static long sys_sendfile(struct trap_frame *f) { return file_sendfile((int)ARG0, (int)ARG1, ARG2, ARG3, console_out); }
 
@@ -532,7 +534,8 @@ static const struct {
 	[231] = { "exit_group", sys_exit_group }, [257] = { "openat", sys_openat },
 	[262] = { "newfstatat", sys_newfstatat }, [267] = { "readlinkat", sys_readlinkat },
 	[269] = { "faccessat", sys_faccessat }, [439] = { "faccessat2", sys_faccessat2 },
-	[273] = { "set_robust_list", sys_set_robust_list }, [302] = { "prlimit64", sys_prlimit64 },
+	[273] = { "set_robust_list", sys_set_robust_list }, [280] = { "utimensat", sys_utimensat },
+	[302] = { "prlimit64", sys_prlimit64 },
 	[318] = { "getrandom", sys_getrandom }, [332] = { "statx", sys_statx }, [334] = { "rseq", NULL },
 };
 
