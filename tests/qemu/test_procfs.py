@@ -139,7 +139,6 @@ def test_procfs_writes_refused(ctx):
     expect(len(parse_meminfo(outputs(r)[cmds[3]])) >= 15, 'meminfo after the refused writes')
 
 
-@pytest.mark.slow
 def test_procfs_vmstat_sampled_by_a_workload(ctx):
     """`vmstat 1` the seed-002 way, from a workload reading /proc/vmstat
     while hogmem swaps: counters only grow, the sampled swap-outs grow

@@ -120,10 +120,11 @@ int main(int argc, char **argv, char **envp)
 	uint64_t count = rt_arg_u64("vmstat", VMSTAT_USAGE, "COUNT", argv[2], 1, 1000000);
 	int vfd = open_ro("/proc/vmstat"), mfd = open_ro("/proc/meminfo");
 	struct sample first, prev, cur;
-	uint64_t backwards = 0;
+	uint64_t backwards = 0, max_swpd = 0;
 	if (vfd < 0 || mfd < 0 || !take(vfd, mfd, &first))
 		return 3;
 	prev = first;
+	max_swpd = first.swpd_kb;
 	rt_dprintf(2, "%8s %8s %6s %6s %8s %8s %8s %6s\n", "swpd", "free", "si", "so", "bi", "bo", "flt", "majflt");
 	for (uint64_t i = 1; i < count; i++) {
 		struct rt_timespec ts = { (int64_t)(interval / 1000), (int64_t)(interval % 1000 * 1000000) };
@@ -141,6 +142,8 @@ int main(int argc, char **argv, char **envp)
 			   (unsigned long)(cur.v[V_PGFAULT] - prev.v[V_PGFAULT]),
 			   (unsigned long)(cur.v[V_PGMAJFAULT] - prev.v[V_PGMAJFAULT]));
 		prev = cur;
+		if (cur.swpd_kb > max_swpd)
+			max_swpd = cur.swpd_kb;
 	}
 	struct rt_json j;
 	rt_report_begin(&j, "vmstat");
@@ -153,7 +156,7 @@ int main(int argc, char **argv, char **envp)
 		rt_snprintf(key, sizeof key, "last_%s", vnames[k]);
 		rt_json_u64(&j, key, prev.v[k]);
 	}
-	rt_json_u64(&j, "max_swpd_kb", prev.swpd_kb);
+	rt_json_u64(&j, "max_swpd_kb", max_swpd);
 	rt_json_u64(&j, "mismatches", backwards);
 	return rt_json_end(&j, 1) < 0 ? 3 : backwards ? 1 : 0;
 }
