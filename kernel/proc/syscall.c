@@ -291,7 +291,12 @@ static long sys_uname(struct trap_frame *f)
 /* Every task runs as root: uid and gid 0, no supplementary groups;
  * becoming root again is allowed, becoming anyone else is not. */
 static long sys_zero_id(struct trap_frame *f) { (void)f; return 0; }
-static long sys_set_id(struct trap_frame *f) { return ARG0 == 0 ? 0 : -EPERM; }
+static long sys_set_id(struct trap_frame *f)
+{
+	if ((uint32_t)ARG0 == 0xffffffffu)
+		return -EINVAL;         /* (uid_t)-1 is not an id */
+	return (uint32_t)ARG0 == 0 ? 0 : -EPERM;
+}
 static long sys_getgroups(struct trap_frame *f) { return (int)ARG0 < 0 ? -EINVAL : 0; }
 
 static long sys_getresid(struct trap_frame *f)

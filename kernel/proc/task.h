@@ -131,7 +131,8 @@ __attribute__((noreturn)) void task_user_exception(struct trap_frame *f, uint64_
  * whose allocation failed (may be NULL).  False when there is no task. */
 bool task_oom_kill(struct task *asker);
 
-/* Threads of every live task (sysinfo's procs, as Linux counts). */
+/* Threads of every live task, for sysinfo's procs (Linux also counts its
+ * kernel threads there; ours are not tasks and are left out). */
 unsigned task_nr_threads(void);
 
 /* Create another thread of t running from the given user frame. */
