@@ -2,7 +2,7 @@
  * The Linux system calls workloads use, with Linux's numbers, arguments
  * and error codes.  Anything else returns -ENOSYS and is logged once per
  * task by name (the table below knows the names of common calls so the log
- * says "sysinfo", not "99").
+ * says "fork", not "57").
  *
  * Every user pointer goes through uaccess (copy_from_user...), never the
  * address space's lock held while copying.  Blocking calls (nanosleep,
