@@ -16,6 +16,9 @@ ONCE_ENOSYS = ['readlink', 'prctl', 'getuid', 'getgid', 'setuid', 'setgid', 'get
 
 
 def busybox_image(ctx):
+    with open(BUSYBOX, 'rb') as f:
+        expect(b'/lib64/ld-linux' not in f.read(4096), '%s is dynamically linked: install busybox-static (tools/deps)'
+               % BUSYBOX)
     return ctx.make_image(files=[BUSYBOX + ':bin/busybox', ctx.build + '/workloads/hello:bin/hello'])
 
 
