@@ -19,6 +19,8 @@
 #define EBUSY   16
 #define EEXIST  17
 #define ENODEV  19
+#define ENOTDIR 20
+#define EISDIR  21
 #define EINVAL  22
 #define ENFILE  23
 #define EMFILE  24

@@ -2,7 +2,7 @@
  * The Linux system calls workloads use, with Linux's numbers, arguments
  * and error codes.  Anything else returns -ENOSYS and is logged once per
  * task by name (the table below knows the names of common calls so the log
- * says "sysinfo", not "99").
+ * says "fork", not "57").
  *
  * Every user pointer goes through uaccess (copy_from_user...), never the
  * address space's lock held while copying.  Blocking calls (nanosleep,
@@ -12,6 +12,8 @@
 #include "task.h"
 #include "core/sched.h"
 #include "futex.h"
+#include "file.h"
+#include "procfs.h"
 #include "syscall.h"
 #include "core/console.h"
 #include "lib/errno.h"
@@ -54,12 +56,34 @@ static long do_write(int fd, uint64_t buf, uint64_t n)
 	return (long)done;
 }
 
-static long sys_read(struct trap_frame *f)
+static long sys_read(struct trap_frame *f) { return file_read((int)ARG0, ARG1, ARG2); }
+static long sys_pread64(struct trap_frame *f) { return file_pread((int)ARG0, ARG1, ARG2, (int64_t)ARG3); }
+static long sys_open(struct trap_frame *f) { return file_openat(AT_FDCWD, ARG0, (int)ARG1); }
+static long sys_openat(struct trap_frame *f) { return file_openat((int)ARG0, ARG1, (int)ARG2); }
+static long sys_close(struct trap_frame *f) { return file_close((int)ARG0); }
+static long sys_lseek(struct trap_frame *f) { return file_lseek((int)ARG0, (int64_t)ARG1, (int)ARG2); }
+static long sys_stat(struct trap_frame *f) { return file_fstatat(AT_FDCWD, ARG0, ARG1, 0); }
+static long sys_lstat(struct trap_frame *f) { return file_fstatat(AT_FDCWD, ARG0, ARG1, 0x100); }
+static long sys_fstat(struct trap_frame *f) { return file_fstat((int)ARG0, ARG1); }
+static long sys_newfstatat(struct trap_frame *f) { return file_fstatat((int)ARG0, ARG1, ARG2, (int)ARG3); }
+static long sys_statx(struct trap_frame *f) { return file_statx((int)ARG0, ARG1, (int)ARG2, ARG4); }
+static long sys_readlink(struct trap_frame *f) { return file_readlinkat(AT_FDCWD, ARG0, ARG1, (int64_t)ARG2); }
+static long sys_access(struct trap_frame *f) { return file_faccessat(AT_FDCWD, ARG0, (int)ARG1); }
+static long sys_faccessat(struct trap_frame *f) { return file_faccessat((int)ARG0, ARG1, (int)ARG2); }
+
+static long sys_faccessat2(struct trap_frame *f)
 {
-	if (ARG0 == 0)
-		return 0;               /* stdin is empty: end of file */
-	return ARG0 <= 2 ? -EBADF : -EBADF;
+	/* AT_EACCESS (0x200) changes nothing for root; AT_SYMLINK_NOFOLLOW
+	 * (0x100) nothing on our one link; AT_EMPTY_PATH is not offered. */
+	return ARG3 & ~0x300ull ? -EINVAL : file_faccessat((int)ARG0, ARG1, (int)ARG2);
 }
+
+static long sys_utimensat(struct trap_frame *f) { return file_utimensat((int)ARG0, ARG1); }
+
+static void console_out(int fd, const char *buf, uint64_t n) { task_output(T(), fd, buf, n); }
+static long sys_sendfile(struct trap_frame *f) { return file_sendfile((int)ARG0, (int)ARG1, ARG2, ARG3, console_out); }
+
+static long sys_readlinkat(struct trap_frame *f) { return file_readlinkat((int)ARG0, ARG1, ARG2, (int64_t)ARG3); }
 
 static long sys_write(struct trap_frame *f) { return do_write((int)ARG0, ARG1, ARG2); }
 
@@ -151,6 +175,7 @@ static long sys_msync(struct trap_frame *f)
 static uint64_t boot_wall_ns;       /* REALTIME at time_ns() == 0 */
 
 void syscall_set_wall_clock(uint64_t unix_ns_at_boot) { boot_wall_ns = unix_ns_at_boot; }
+uint64_t syscall_boot_wall_ns(void) { return boot_wall_ns; }
 
 static int clock_ns(int clk, uint64_t *ns)
 {
@@ -181,6 +206,23 @@ static long sys_clock_gettime(struct trap_frame *f)
 		return err;
 	uint64_t ts[2] = { ns / 1000000000ull, ns % 1000000000ull };
 	return copy_to_user(ARG1, ts, sizeof ts);
+}
+
+static long sys_gettimeofday(struct trap_frame *f)
+{
+	uint64_t ns = boot_wall_ns + time_ns();
+	uint64_t tv[2] = { ns / 1000000000ull, ns % 1000000000ull / 1000 };
+	if (ARG0 && copy_to_user(ARG0, tv, sizeof tv))
+		return -EFAULT;
+	/* The obsolete timezone: UTC, no daylight saving (the RTC runs in UTC). */
+	uint32_t tz[2] = { 0, 0 };
+	return ARG1 && copy_to_user(ARG1, tz, sizeof tz) ? -EFAULT : 0;
+}
+
+static long sys_time(struct trap_frame *f)
+{
+	uint64_t secs = (boot_wall_ns + time_ns()) / 1000000000ull;
+	return ARG0 && put_user_u64(ARG0, secs) ? -EFAULT : (long)secs;
 }
 
 /* Sleep until the monotonic time `until`; -EINTR if the task is exiting. */
@@ -244,6 +286,76 @@ static long sys_uname(struct trap_frame *f)
 	for (int i = 0; i < 6; i++)
 		memcpy(u[i], v[i], strlen(v[i]));
 	return copy_to_user(ARG0, u, sizeof u);
+}
+
+/* Every task runs as root: uid and gid 0, no supplementary groups;
+ * becoming root again is allowed, becoming anyone else is not. */
+static long sys_zero_id(struct trap_frame *f) { (void)f; return 0; }
+static long sys_set_id(struct trap_frame *f)
+{
+	if ((uint32_t)ARG0 == 0xffffffffu)
+		return -EINVAL;         /* (uid_t)-1 is not an id */
+	return (uint32_t)ARG0 == 0 ? 0 : -EPERM;
+}
+static long sys_getgroups(struct trap_frame *f) { return (int)ARG0 < 0 ? -EINVAL : 0; }
+
+static long sys_getresid(struct trap_frame *f)
+{
+	uint32_t zero = 0;
+	for (int i = 0; i < 3; i++)
+		if (copy_to_user(i == 0 ? ARG0 : i == 1 ? ARG1 : ARG2, &zero, sizeof zero))
+			return -EFAULT;
+	return 0;
+}
+
+#define PR_SET_NAME 15
+#define PR_GET_NAME 16
+#define PR_NAME_LEN 16                  /* TASK_COMM_LEN */
+
+/* prctl: the thread's name (Linux's comm: 15 characters and a NUL);
+ * every other option is -EINVAL, as Linux answers an unknown one. */
+static long sys_prctl(struct trap_frame *f)
+{
+	struct thread *t = current_thread();
+	char name[PR_NAME_LEN];
+	switch (ARG0) {
+	case PR_SET_NAME: {
+		long n = strncpy_from_user(name, ARG1, sizeof name);
+		if (n == -EFAULT)
+			return -EFAULT;
+		name[PR_NAME_LEN - 1] = 0;      /* longer names are cut, as Linux does */
+		_Static_assert(sizeof t->name >= PR_NAME_LEN, "thread names hold a comm");
+		memcpy(t->name, name, sizeof name);
+		return 0;
+	}
+	case PR_GET_NAME:
+		memset(name, 0, sizeof name);
+		memcpy(name, t->name, strnlen(t->name, PR_NAME_LEN - 1));
+		return copy_to_user(ARG1, name, sizeof name) ? -EFAULT : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* sysinfo(2) from the same numbers as /proc/meminfo, in bytes
+ * (mem_unit 1, as Linux uses whenever the totals fit).  No load
+ * average is tracked: loads are 0. */
+static long sys_sysinfo(struct trap_frame *f)
+{
+	struct procfs_mem m;
+	procfs_mem(&m);
+	uint64_t si[14] = { 0 };        /* struct sysinfo, x86-64: 112 bytes */
+	si[0] = time_ns() / 1000000000ull;
+	si[4] = m.total * 4096;
+	si[5] = m.free * 4096;
+	si[6] = m.shmem * 4096;         /* sharedram */
+	si[7] = 0;                      /* bufferram: no buffer cache */
+	si[8] = m.swap_total * 4096;
+	si[9] = m.swap_free * 4096;
+	unsigned procs = task_nr_threads();
+	si[10] = procs > 0xffff ? 0xffff : procs;
+	si[13] = 1;                     /* mem_unit (u32 at byte 104) */
+	return copy_to_user(ARG0, si, sizeof si) ? -EFAULT : 0;
 }
 
 static long sys_getrandom(struct trap_frame *f)
@@ -401,24 +513,35 @@ static const struct {
 	const char *name;
 	sys_fn fn;
 } table[] = {
-	[0] = { "read", sys_read }, [1] = { "write", sys_write }, [2] = { "open", NULL },
-	[3] = { "close", NULL }, [4] = { "stat", NULL }, [5] = { "fstat", NULL },
+	[0] = { "read", sys_read }, [1] = { "write", sys_write }, [2] = { "open", sys_open },
+	[3] = { "close", sys_close }, [4] = { "stat", sys_stat }, [5] = { "fstat", sys_fstat },
+	[6] = { "lstat", sys_lstat }, [8] = { "lseek", sys_lseek },
 	[9] = { "mmap", sys_mmap }, [10] = { "mprotect", sys_mprotect }, [11] = { "munmap", sys_munmap },
 	[12] = { "brk", sys_brk }, [13] = { "rt_sigaction", sys_rt_sigaction },
 	[14] = { "rt_sigprocmask", sys_rt_sigprocmask }, [16] = { "ioctl", sys_ioctl },
-	[20] = { "writev", sys_writev }, [24] = { "sched_yield", sys_sched_yield },
+	[17] = { "pread64", sys_pread64 },
+	[20] = { "writev", sys_writev }, [21] = { "access", sys_access }, [40] = { "sendfile", sys_sendfile }, [24] = { "sched_yield", sys_sched_yield },
 	[26] = { "msync", sys_msync }, [28] = { "madvise", sys_madvise }, [35] = { "nanosleep", sys_nanosleep },
 	[39] = { "getpid", sys_getpid }, [56] = { "clone", sys_clone }, [57] = { "fork", NULL },
 	[59] = { "execve", NULL }, [60] = { "exit", sys_exit }, [61] = { "wait4", NULL },
-	[62] = { "kill", NULL }, [63] = { "uname", sys_uname }, [96] = { "gettimeofday", NULL },
-	[98] = { "getrusage", sys_getrusage }, [99] = { "sysinfo", NULL }, [110] = { "getppid", sys_getppid },
-	[131] = { "sigaltstack", sys_sigaltstack }, [158] = { "arch_prctl", sys_arch_prctl },
-	[186] = { "gettid", sys_gettid }, [202] = { "futex", sys_futex },
+	[62] = { "kill", NULL }, [63] = { "uname", sys_uname }, [89] = { "readlink", sys_readlink },
+	[96] = { "gettimeofday", sys_gettimeofday },
+	[98] = { "getrusage", sys_getrusage }, [99] = { "sysinfo", sys_sysinfo },
+	[102] = { "getuid", sys_zero_id }, [104] = { "getgid", sys_zero_id }, [105] = { "setuid", sys_set_id },
+	[106] = { "setgid", sys_set_id }, [107] = { "geteuid", sys_zero_id }, [108] = { "getegid", sys_zero_id },
+	[110] = { "getppid", sys_getppid }, [115] = { "getgroups", sys_getgroups },
+	[118] = { "getresuid", sys_getresid }, [120] = { "getresgid", sys_getresid },
+	[131] = { "sigaltstack", sys_sigaltstack }, [157] = { "prctl", sys_prctl },
+	[158] = { "arch_prctl", sys_arch_prctl },
+	[186] = { "gettid", sys_gettid }, [201] = { "time", sys_time }, [202] = { "futex", sys_futex },
 	[204] = { "sched_getaffinity", sys_sched_getaffinity }, [218] = { "set_tid_address", sys_set_tid_address },
 	[228] = { "clock_gettime", sys_clock_gettime }, [230] = { "clock_nanosleep", sys_clock_nanosleep },
-	[231] = { "exit_group", sys_exit_group }, [257] = { "openat", NULL },
-	[273] = { "set_robust_list", sys_set_robust_list }, [302] = { "prlimit64", sys_prlimit64 },
-	[318] = { "getrandom", sys_getrandom }, [334] = { "rseq", NULL },
+	[231] = { "exit_group", sys_exit_group }, [257] = { "openat", sys_openat },
+	[262] = { "newfstatat", sys_newfstatat }, [267] = { "readlinkat", sys_readlinkat },
+	[269] = { "faccessat", sys_faccessat }, [439] = { "faccessat2", sys_faccessat2 },
+	[273] = { "set_robust_list", sys_set_robust_list }, [280] = { "utimensat", sys_utimensat },
+	[302] = { "prlimit64", sys_prlimit64 },
+	[318] = { "getrandom", sys_getrandom }, [332] = { "statx", sys_statx }, [334] = { "rseq", NULL },
 };
 
 #define NSYS (sizeof table / sizeof table[0])

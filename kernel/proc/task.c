@@ -19,6 +19,7 @@
 #include "core/sched.h"
 #include "exec.h"
 #include "futex.h"
+#include "file.h"
 #include "core/console.h"
 #include "core/record.h"
 #include "core/bootfs.h"
@@ -188,6 +189,7 @@ static struct task *task_new(const char *cmdline, const char *name, int ppid)
 	if (!k)
 		return NULL;
 	spin_init(&k->lock, "task");
+	mutex_init(&k->files_lock, "files");
 	list_init(&k->threads);
 	completion_init(&k->done);
 	size_t n = strnlen(name, TASK_NAME_MAX - 1);
@@ -243,6 +245,7 @@ struct task *task_spawn(const char *cmdline, int ppid)
 		goto out;
 	}
 	k->mm = mm;
+	k->exe = path;
 	struct exec_image ex;
 	if (exec_load(mm, path, img, size, argc, argv, &ex, err, sizeof err)) {
 		kprintf("task: %s\n", err);
@@ -271,6 +274,16 @@ struct task *task_spawn(const char *cmdline, int ppid)
 out:
 	mutex_unlock(&spawn_lock);
 	return k;
+}
+
+unsigned task_nr_threads(void)
+{
+	unsigned n = 0;
+	bool on = spin_lock_irqsave(&tasks_lock);
+	list_for_each(it, &tasks)
+		n += (unsigned)list_entry(it, struct task, all)->nthreads;
+	spin_unlock_irqrestore(&tasks_lock, on);
+	return n;
 }
 
 int task_clone_thread(struct task *k, const struct trap_frame *parent, uint64_t flags, uint64_t stack,
@@ -342,6 +355,7 @@ static void task_finish(struct task *k)
 	else
 		kprintf("task: %s (pid %d) exited with status %d\n", k->name, k->pid, k->exit_code);
 	exit_record(k);
+	file_close_all(k);
 	struct mm *mm = k->mm;
 	k->mm = NULL;
 	mm_put(mm);

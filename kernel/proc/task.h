@@ -19,6 +19,7 @@
 #include "vm/vm.h"
 
 struct thread;
+struct open_file;
 struct trap_frame;
 
 #define TASK_NAME_MAX 32
@@ -27,6 +28,9 @@ struct trap_frame;
  * (the table ends near 460), plus a few larger numbers. */
 #define SYSCALL_LOG_BITS 1024
 #define SYSCALL_LOG_BIG 8
+/* Open files per task beyond stdin/stdout/stderr. */
+#define TASK_MAX_FILES 32
+#define TASK_FD_FIRST 3
 
 struct task {
 	int pid, ppid;
@@ -58,6 +62,14 @@ struct task {
 	bool enosys_big_full;
 	struct list_node all;
 	int refs;
+	/* The program's boot-file path ("bin/busybox"), for /proc/self/exe;
+	 * boot files never move, so the pointer stays valid. */
+	const char *exe;
+	/* Open files, fd TASK_FD_FIRST + index (file.c); fds 0-2 are the
+	 * console.  Guarded by files_lock (a mutex: reads copy to user
+	 * memory, which may fault). */
+	struct mutex files_lock;
+	struct open_file *files[TASK_MAX_FILES];
 };
 
 /* Start `cmdline` ("prog arg1 arg2 ...", prog looked up among the boot
@@ -118,6 +130,10 @@ __attribute__((noreturn)) void task_user_exception(struct trap_frame *f, uint64_
  * resident memory (reported by name, with a record).  `asker` is the task
  * whose allocation failed (may be NULL).  False when there is no task. */
 bool task_oom_kill(struct task *asker);
+
+/* Threads of every live task, for sysinfo's procs (Linux also counts its
+ * kernel threads there; ours are not tasks and are left out). */
+unsigned task_nr_threads(void);
 
 /* Create another thread of t running from the given user frame. */
 int task_clone_thread(struct task *t, const struct trap_frame *parent, uint64_t flags,

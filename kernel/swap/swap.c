@@ -549,6 +549,24 @@ int swap_area_of(const char *devname)
 
 /* ------------------------------------------------------------ reports */
 
+bool swap_area_info(unsigned a, struct swap_area_info *out)
+{
+	struct swap_area_stats st;
+	struct swap_area_shape sh;
+	if (a >= SWAP_MAX_AREAS)
+		return false;
+	bool on = spin_lock_irqsave(&S.lock);
+	bool present = swapalloc_area_shape(&S.pool, (int)a, &sh) && !swapalloc_area_stats(&S.pool, (int)a, &st);
+	spin_unlock_irqrestore(&S.lock, on);
+	if (!present)
+		return false;
+	out->dev = swap_dev_name(a);
+	out->prio = sh.prio;
+	out->usable = st.free_slots + st.used_slots;
+	out->used = st.used_slots;
+	return true;
+}
+
 void swap_json(struct json *j)
 {
 	json_arr_begin(j, "swap_areas");

@@ -71,4 +71,13 @@ bool swap_crc_check(uint64_t entry, const struct page *p);
 void swap_json(struct json *j);
 void swap_report(void);
 
+/* One area as /proc/swaps shows it (read-only): usable slots (not the
+ * header, not bad ones) and slots in use.  False when the area is absent. */
+struct swap_area_info {
+	const char *dev;
+	int prio;
+	uint64_t usable, used;
+};
+bool swap_area_info(unsigned area, struct swap_area_info *out);
+
 #endif

@@ -6,9 +6,9 @@
  * Allocates private anonymous memory CHUNK_MIB (default 1) at a time, one
  * mmap per chunk, and writes every word of every page, until PERCENT of
  * TOTAL_MIB is allocated (the last chunk may overshoot, as mtest01's did).
- * mtest01 sizes itself from RAM + swap; our kernel has no sysinfo(2), so
- * TOTAL_MIB must be given there. Without it we try sysinfo - it works on
- * Linux - and on -ENOSYS stop with a usage error asking for TOTAL_MIB.
+ * mtest01 sizes itself from RAM + swap: without TOTAL_MIB we ask
+ * sysinfo(2) (Linux and our kernel answer it) and on -ENOSYS stop with a
+ * usage error asking for TOTAL_MIB.
  * An mmap failing with ENOMEM ends the allocation early; that is reported
  * (enomem: true), not an error. Then every chunk is read back and checked.
  *

@@ -129,6 +129,7 @@ else
 	fail "fill at ENOMEM (exit $rc) ${why:-}"
 fi
 run_ok threads "threads=4 pages_per_thread=1024 tls_errors=0" threads 4 16 1
+run_ok vmstat "samples=3 interval_ms=10" vmstat 10 3
 run_ok threads "threads=3 pages_per_thread=85 tls_errors=0" threads 3 1 1
 run_ok threads "threads=2 rounds=50 tls_errors=0" threads 2 4 60 50
 

@@ -31,6 +31,14 @@ static long sys(long nr, long a, long b, long c, long d, long e, long f)
 	return rt_syscall6(nr, a, b, c, d, e, f);
 }
 
+static int prefix_differs(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return 1;
+	return 0;
+}
+
 static void test_io(void)
 {
 	static const char msg[] = "systest: write ok\n";
@@ -182,6 +190,70 @@ static void test_identity(void)
 	check(mask & 1, "CPU 0 is in the affinity mask", (long)mask);
 }
 
+/* Files, /proc and the calls tools make: only what Linux answers the same
+ * way for root and for a user (systest also runs on a Linux host). */
+#define AT_FDCWD (-100)
+#define ENOENT 2
+#define ESPIPE 29
+
+static void test_files(void)
+{
+	char buf[64];
+	uint64_t st[18];
+	long fd = sys(257, AT_FDCWD, (long)"/proc/meminfo", 0, 0, 0, 0);     /* openat */
+	EXPECT(fd, >= 3);
+	EXPECT(rt_read((int)fd, buf, 9), == 9);
+	check(!prefix_differs(buf, "MemTotal:", 9), "/proc/meminfo starts with MemTotal:", 0);
+	EXPECT(sys(8, fd, 0, 1, 0, 0, 0), == 9);                           /* lseek SEEK_CUR */
+	EXPECT(sys(8, fd, -1, 0, 0, 0, 0), == -RT_EINVAL);
+	EXPECT(sys(17, fd, (long)buf, 9, 0, 0, 0), == 9);                  /* pread64 at 0 */
+	EXPECT(sys(5, fd, (long)st, 0, 0, 0, 0), == 0);                    /* fstat */
+	check((st[3] & 0170000) == 0100000, "fstat: /proc/meminfo is a regular file", (long)st[3]);
+	EXPECT(rt_write((int)fd, "x", 1), == -EBADF);
+	EXPECT(sys(3, fd, 0, 0, 0, 0, 0), == 0);                           /* close */
+	EXPECT(sys(3, fd, 0, 0, 0, 0, 0), == -EBADF);
+	EXPECT(rt_read((int)fd, buf, 1), == -EBADF);
+	EXPECT(sys(8, 1, 0, 0, 0, 0, 0), == -ESPIPE);
+	EXPECT(sys(257, AT_FDCWD, (long)"/proc/no-such-file", 0, 0, 0, 0), == -ENOENT);
+	EXPECT(sys(257, AT_FDCWD, 8, 0, 0, 0, 0), == -EFAULT);
+	EXPECT(sys(262, AT_FDCWD, (long)"/proc/self", (long)st, 0, 0, 0), == 0);      /* newfstatat */
+	check((st[3] & 0170000) == 0040000, "newfstatat: /proc/self is a folder", (long)st[3]);
+	long n = sys(89, (long)"/proc/self/exe", (long)buf, sizeof buf, 0, 0, 0);      /* readlink */
+	check(n > 1 && buf[0] == '/', "readlink /proc/self/exe gives an absolute path", n);
+	EXPECT(sys(89, (long)"/proc/meminfo", (long)buf, sizeof buf, 0, 0, 0), == -RT_EINVAL);
+	uint8_t stx[256];
+	EXPECT(sys(332, AT_FDCWD, (long)"/proc/meminfo", 0, 0x7ff, (long)stx, 0), == 0);   /* statx */
+	check((stx[0x1d] & 0xf0) == 0x80, "statx: /proc/meminfo is a regular file", stx[0x1d]);
+}
+
+/* sysinfo, time, gettimeofday, the ids, prctl's name. */
+static void test_system(void)
+{
+	uint64_t si[14];
+	EXPECT(sys(99, (long)si, 0, 0, 0, 0, 0), == 0);
+	uint32_t unit = (uint32_t)si[13];
+	check(unit && si[4] > 0 && si[5] <= si[4] && si[9] <= si[8], "sysinfo: free <= total", (long)si[5]);
+	EXPECT(sys(99, 8, 0, 0, 0, 0, 0), == -EFAULT);
+	struct rt_timespec rt;
+	rt_clock_gettime(0, &rt);
+	long t = sys(201, 0, 0, 0, 0, 0, 0);                               /* time */
+	check(t >= rt.tv_sec && t <= rt.tv_sec + 5, "time() agrees with CLOCK_REALTIME", t - rt.tv_sec);
+	int64_t tv[2];
+	EXPECT(sys(96, (long)tv, 0, 0, 0, 0, 0), == 0);                    /* gettimeofday */
+	check(tv[0] >= rt.tv_sec && tv[0] <= rt.tv_sec + 5 && tv[1] < 1000000, "gettimeofday agrees", tv[0] - rt.tv_sec);
+	long uid = sys(102, 0, 0, 0, 0, 0, 0), gid = sys(104, 0, 0, 0, 0, 0, 0);
+	EXPECT(sys(107, 0, 0, 0, 0, 0, 0) == uid, == 1);                  /* geteuid */
+	EXPECT(sys(108, 0, 0, 0, 0, 0, 0) == gid, == 1);                  /* getegid */
+	EXPECT(sys(105, uid, 0, 0, 0, 0, 0), == 0);                        /* setuid to itself */
+	EXPECT(sys(106, gid, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(105, -1, 0, 0, 0, 0, 0), == -RT_EINVAL);
+	char name[16];
+	EXPECT(sys(157, 15, (long)"systest-renamed-long", 0, 0, 0, 0), == 0);   /* PR_SET_NAME */
+	EXPECT(sys(157, 16, (long)name, 0, 0, 0, 0), == 0);                /* PR_GET_NAME */
+	check(!rt_strcmp(name, "systest-renamed"), "PR_GET_NAME returns the first 15 characters", 0);
+	EXPECT(sys(157, 0x7fff, 0, 0, 0, 0, 0), == -RT_EINVAL);
+}
+
 static void test_signals_and_tls(void)
 {
 	uint8_t old[32];
@@ -248,6 +320,8 @@ int main(void)
 	test_brk();
 	test_time();
 	test_identity();
+	test_files();
+	test_system();
 	test_signals_and_tls();
 	test_futex_and_threads();
 	EXPECT(sys(500, 0, 0, 0, 0, 0, 0), == -RT_ENOSYS);     /* unassigned on x86-64 (335 is uretprobe since Linux 6.11) */

@@ -1,0 +1,496 @@
+/*
+ * File descriptors over the read-only tree of procfs.c.  An open file
+ * keeps its node, its normalised path (for *at calls relative to a
+ * directory fd) and, for /proc text, a snapshot: generated at open and
+ * again by every read from offset 0, so reading in pieces gives one
+ * consistent text while a sampler that keeps the file open and reads it
+ * from the start each time (procps' vmstat) sees fresh numbers, as with
+ * Linux's seq_file.
+ *
+ * Nothing can be written: opening for writing fails (EACCES on /proc
+ * text, EROFS on boot files, EISDIR on folders) before anything changes.
+ *
+ * Locking: task->files_lock (a mutex) guards task->files and each open
+ * file's position; it is held while copying to user memory, which is why
+ * it is a mutex (the copy may fault and sleep).
+ */
+#include <string.h>
+#include "file.h"
+#include "procfs.h"
+#include "procfs_text.h"
+#include "task.h"
+#include "syscall.h"
+#include "core/wait.h"
+#include "lib/errno.h"
+#include "mem/kmalloc.h"
+#include "arch/x86_64/uaccess.h"
+
+#define PATH_CAP 128                    /* normalised paths we can name */
+#define RAW_CAP 256                     /* a path as the program passed it */
+
+#define O_ACCMODE   03
+#define O_CREAT     0100
+#define O_TRUNC     01000
+#define O_DIRECTORY 0200000
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_EMPTY_PATH 0x1000
+
+struct open_file {
+	struct procfs_node node;
+	char path[PATH_CAP];
+	char *text;                     /* PROCFS_TEXT: the snapshot (kmalloc) */
+	uint64_t len;
+	uint64_t pos;                   /* guarded by task->files_lock */
+};
+
+static struct task *T(void) { return current_task(); }
+
+/* The open file of fd; files_lock held.  NULL for 0-2 and unused fds. */
+static struct open_file *fd_file(struct task *k, int fd)
+{
+	mutex_assert_held(&k->files_lock);
+	if (fd < TASK_FD_FIRST || fd >= TASK_FD_FIRST + TASK_MAX_FILES)
+		return NULL;
+	return k->files[fd - TASK_FD_FIRST];
+}
+
+static bool is_console(int fd) { return fd >= 0 && fd < TASK_FD_FIRST; }
+
+/* The base folder of a relative path: "" for AT_FDCWD (cwd is "/"), else
+ * the path of the directory fd. */
+static int dir_base(struct task *k, int dirfd, char *base)
+{
+	if (dirfd == AT_FDCWD) {
+		base[0] = 0;
+		return 0;
+	}
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, dirfd);
+	int err = f ? (f->node.kind == PROCFS_DIR ? 0 : -ENOTDIR) : is_console(dirfd) ? -ENOTDIR : -EBADF;
+	if (!err)
+		memcpy(base, f->path, PATH_CAP);
+	mutex_unlock(&k->files_lock);
+	return err;
+}
+
+/* Copy and normalise a user path.  Returns 0, 1 for an empty path when
+ * empty_ok (the call means the dirfd itself), or an error. */
+static int user_path(struct task *k, int dirfd, uint64_t upath, bool empty_ok, char *out)
+{
+	char raw[RAW_CAP], base[PATH_CAP], joined[PATH_CAP + RAW_CAP + 2];
+	long n = strncpy_from_user(raw, upath, sizeof raw);
+	if (n < 0)
+		return (int)n;
+	if (!n)
+		return empty_ok ? 1 : -ENOENT;
+	base[0] = 0;
+	if (raw[0] != '/') {
+		int err = dir_base(k, dirfd, base);
+		if (err)
+			return err;
+	}
+	size_t b = strlen(base);
+	memcpy(joined, base, b);
+	joined[b] = '/';
+	memcpy(joined + b + 1, raw, (size_t)n + 1);
+	return procfs_path_norm(joined, out, PATH_CAP) ? 0 : -ENAMETOOLONG;
+}
+
+static int write_denied(const struct procfs_node *n)
+{
+	switch (n->kind) {
+	case PROCFS_DIR: return -EISDIR;
+	case PROCFS_BOOT: return -EROFS;
+	default: return -EACCES;
+	}
+}
+
+static int install(struct task *k, struct open_file *f)
+{
+	mutex_lock(&k->files_lock);
+	int fd = -EMFILE;
+	for (int i = 0; i < TASK_MAX_FILES && fd < 0; i++)
+		if (!k->files[i]) {
+			k->files[i] = f;
+			fd = TASK_FD_FIRST + i;
+		}
+	mutex_unlock(&k->files_lock);
+	return fd;
+}
+
+static void file_free(struct open_file *f)
+{
+	kfree(f->text);
+	kfree(f);
+}
+
+long file_openat(int dirfd, uint64_t upath, int flags)
+{
+	struct task *k = T();
+	char path[PATH_CAP];
+	struct procfs_node node;
+	int err = user_path(k, dirfd, upath, false, path);
+	if (!err)
+		err = procfs_lookup(k, path, true, &node);
+	if (err == -ENOENT && (flags & O_CREAT))
+		return -EROFS;          /* nothing can be created here */
+	if (err)
+		return err;
+	if ((flags & O_ACCMODE) || (flags & O_TRUNC))
+		return write_denied(&node);
+	if ((flags & O_DIRECTORY) && node.kind != PROCFS_DIR)
+		return -ENOTDIR;
+	struct open_file *f = kzalloc(sizeof *f);
+	if (!f)
+		return -ENOMEM;
+	f->node = node;
+	memcpy(f->path, path, sizeof path);
+	if (node.kind == PROCFS_TEXT && (err = procfs_generate(k, node.text, &f->text, &f->len))) {
+		kfree(f);
+		return err;
+	}
+	if (node.kind == PROCFS_BOOT)
+		f->len = node.size;
+	int fd = install(k, f);
+	if (fd < 0)
+		file_free(f);
+	return fd;
+}
+
+static const void *file_bytes(const struct open_file *f)
+{
+	return f->node.kind == PROCFS_TEXT ? f->text : f->node.data;
+}
+
+/* A read from the start of /proc text takes a new snapshot; files_lock held. */
+static int refresh(struct task *k, struct open_file *f)
+{
+	char *text;
+	uint64_t len;
+	int err = procfs_generate(k, f->node.text, &text, &len);
+	if (err)
+		return err;
+	kfree(f->text);
+	f->text = text;
+	f->len = len;
+	return 0;
+}
+
+/* Copy from offset off; files_lock held. */
+static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
+{
+	if (f->node.kind == PROCFS_DIR)
+		return -EISDIR;
+	int err = f->node.kind == PROCFS_TEXT && off == 0 && n ? refresh(k, f) : 0;
+	if (err)
+		return err;
+	if (off >= f->len)
+		return 0;
+	if (n > f->len - off)
+		n = f->len - off;
+	if (n > 0x7ffff000)
+		n = 0x7ffff000;         /* Linux's cap on one read */
+	return copy_to_user(ubuf, (const char *)file_bytes(f) + off, n) ? -EFAULT : (long)n;
+}
+
+long file_read(int fd, uint64_t ubuf, uint64_t n)
+{
+	struct task *k = T();
+	if (fd == 0)
+		return 0;               /* stdin is empty: end of file */
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = f ? copy_out(k, f, ubuf, n, f->pos) : -EBADF;
+	if (r > 0)
+		f->pos += (uint64_t)r;
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+long file_pread(int fd, uint64_t ubuf, uint64_t n, int64_t off)
+{
+	struct task *k = T();
+	if (off < 0)
+		return -EINVAL;
+	if (is_console(fd))
+		return -ESPIPE;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = f ? copy_out(k, f, ubuf, n, (uint64_t)off) : -EBADF;
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+long file_lseek(int fd, int64_t off, int whence)
+{
+	struct task *k = T();
+	if (is_console(fd))
+		return -ESPIPE;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = -EBADF;
+	if (f) {
+		int64_t base = whence == 0 ? 0 : whence == 1 ? (int64_t)f->pos : (int64_t)f->len;
+		r = whence > 2 ? -EINVAL : (off < 0 && base + off < 0) ? -EINVAL : base + off;
+		if (r >= 0)
+			f->pos = (uint64_t)r;
+	}
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+long file_close(int fd)
+{
+	struct task *k = T();
+	if (is_console(fd))
+		return 0;               /* the console stays; nothing to release */
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	if (f)
+		k->files[fd - TASK_FD_FIRST] = NULL;
+	mutex_unlock(&k->files_lock);
+	if (!f)
+		return -EBADF;
+	file_free(f);
+	return 0;
+}
+
+void file_close_all(struct task *k)
+{
+	mutex_lock(&k->files_lock);
+	for (int i = 0; i < TASK_MAX_FILES; i++) {
+		if (k->files[i])
+			file_free(k->files[i]);
+		k->files[i] = NULL;
+	}
+	mutex_unlock(&k->files_lock);
+}
+
+/* ------------------------------------------------------------ stat */
+
+struct kstat {
+	uint64_t dev, ino, nlink, rdev, size, blocks;
+	uint32_t mode;
+};
+
+#define S_IFCHR 0020000
+#define S_IFDIR 0040000
+#define S_IFREG 0100000
+#define S_IFLNK 0120000
+#define DEV_BOOT 1                      /* our two trees, as two file systems */
+#define DEV_PROC 2
+
+static void node_stat(const char *path, const struct procfs_node *n, struct kstat *st)
+{
+	static const uint32_t modes[] = {
+		[PROCFS_DIR] = S_IFDIR | 0555, [PROCFS_TEXT] = S_IFREG | 0444,
+		[PROCFS_LINK] = S_IFLNK | 0777, [PROCFS_BOOT] = S_IFREG | 0555,
+	};
+	memset(st, 0, sizeof *st);
+	st->mode = modes[n->kind];
+	st->ino = n->ino;
+	st->nlink = n->kind == PROCFS_DIR ? 2 : 1;
+	st->dev = !strncmp(path, "proc", 4) && (path[4] == 0 || path[4] == '/') ? DEV_PROC : DEV_BOOT;
+	if (n->kind == PROCFS_BOOT)
+		st->size = n->size;
+	st->blocks = (st->size + 511) / 512;
+}
+
+/* fds 0-2: the console, a character device (Linux's /dev/console, 5:1). */
+static void console_stat(struct kstat *st)
+{
+	memset(st, 0, sizeof *st);
+	st->mode = S_IFCHR | 0620;
+	st->rdev = (5u << 8) | 1;
+	st->nlink = 1;
+	st->ino = 3;
+	st->dev = 6;
+}
+
+static int fd_stat(struct task *k, int fd, struct kstat *st)
+{
+	if (is_console(fd))
+		return console_stat(st), 0;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	if (f)
+		node_stat(f->path, &f->node, st);
+	mutex_unlock(&k->files_lock);
+	return f ? 0 : -EBADF;
+}
+
+static int path_stat(struct task *k, int dirfd, uint64_t upath, int flags, struct kstat *st)
+{
+	char path[PATH_CAP];
+	struct procfs_node n;
+	int err = user_path(k, dirfd, upath, flags & AT_EMPTY_PATH, path);
+	if (err == 1)
+		return dirfd == AT_FDCWD ? (procfs_lookup(k, "", true, &n), node_stat("", &n, st), 0)
+					 : fd_stat(k, dirfd, st);
+	if (!err)
+		err = procfs_lookup(k, path, !(flags & AT_SYMLINK_NOFOLLOW), &n);
+	if (!err)
+		node_stat(path, &n, st);
+	return err;
+}
+
+static long put_stat(uint64_t ustat, const struct kstat *st)
+{
+	uint64_t s[18] = { 0 };         /* struct stat, x86-64: 144 bytes */
+	uint64_t t = syscall_boot_wall_ns() / 1000000000ull, tn = syscall_boot_wall_ns() % 1000000000ull;
+	s[0] = st->dev;
+	s[1] = st->ino;
+	s[2] = st->nlink;
+	s[3] = st->mode;                /* uid 0 in the high half */
+	s[4] = 0;                       /* gid 0, padding */
+	s[5] = st->rdev;
+	s[6] = st->size;
+	s[7] = 4096;
+	s[8] = st->blocks;
+	s[9] = s[11] = s[13] = t;       /* nothing here ever changes after boot */
+	s[10] = s[12] = s[14] = tn;
+	return copy_to_user(ustat, s, sizeof s) ? -EFAULT : 0;
+}
+
+long file_fstatat(int dirfd, uint64_t upath, uint64_t ustat, int flags)
+{
+	struct kstat st;
+	int err = path_stat(T(), dirfd, upath, flags, &st);
+	return err ? err : put_stat(ustat, &st);
+}
+
+long file_fstat(int fd, uint64_t ustat)
+{
+	struct kstat st;
+	int err = fd_stat(T(), fd, &st);
+	return err ? err : put_stat(ustat, &st);
+}
+
+static void put32(uint8_t *b, unsigned off, uint32_t v) { memcpy(b + off, &v, 4); }
+static void put64(uint8_t *b, unsigned off, uint64_t v) { memcpy(b + off, &v, 8); }
+
+long file_statx(int dirfd, uint64_t upath, int flags, uint64_t ubuf)
+{
+	struct kstat st;
+	int err = path_stat(T(), dirfd, upath, flags, &st);
+	if (err)
+		return err;
+	uint8_t b[256] = { 0 };         /* struct statx */
+	uint64_t t = syscall_boot_wall_ns() / 1000000000ull;
+	uint32_t tn = (uint32_t)(syscall_boot_wall_ns() % 1000000000ull);
+	put32(b, 0x00, 0x7ff);          /* STATX_BASIC_STATS */
+	put32(b, 0x04, 4096);
+	put32(b, 0x10, (uint32_t)st.nlink);
+	b[0x1c] = (uint8_t)st.mode;     /* stx_mode: u16 at 0x1c; uid, gid 0 */
+	b[0x1d] = (uint8_t)(st.mode >> 8);
+	put64(b, 0x20, st.ino);
+	put64(b, 0x28, st.size);
+	put64(b, 0x30, st.blocks);
+	for (unsigned off = 0x40; off <= 0x70; off += 0x10) {   /* atime, btime, ctime, mtime */
+		put64(b, off, t);
+		put32(b, off + 8, tn);
+	}
+	put32(b, 0x80, (uint32_t)(st.rdev >> 8));
+	put32(b, 0x84, (uint32_t)(st.rdev & 0xff));
+	put32(b, 0x8c, (uint32_t)st.dev);       /* dev major 0, minor */
+	return copy_to_user(ubuf, b, sizeof b) ? -EFAULT : 0;
+}
+
+long file_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int64_t n)
+{
+	struct task *k = T();
+	char path[PATH_CAP], target[PATH_CAP + 1];
+	struct procfs_node node;
+	if (n <= 0)
+		return -EINVAL;
+	int err = user_path(k, dirfd, upath, false, path);
+	if (err)
+		return err;
+	const char *t = procfs_link(k, path);
+	if (!t)
+		return procfs_lookup(k, path, false, &node) ? -ENOENT : -EINVAL;
+	target[0] = '/';                /* boot-file names have no leading slash */
+	size_t len = strnlen(t, PATH_CAP - 1);
+	memcpy(target + 1, t, len);
+	len++;
+	if ((uint64_t)n < len)
+		len = (size_t)n;        /* truncated, no NUL: as Linux */
+	return copy_to_user(ubuf, target, len) ? -EFAULT : (long)len;
+}
+
+long file_faccessat(int dirfd, uint64_t upath, int mode)
+{
+	struct task *k = T();
+	char path[PATH_CAP];
+	struct procfs_node n;
+	if (mode & ~7)
+		return -EINVAL;
+	int err = user_path(k, dirfd, upath, false, path);
+	if (!err)
+		err = procfs_lookup(k, path, true, &n);
+	if (err)
+		return err;
+	if (mode & 2)                   /* W_OK */
+		return n.kind == PROCFS_TEXT ? -EACCES : -EROFS;
+	if ((mode & 1) && n.kind == PROCFS_TEXT)
+		return -EACCES;         /* X_OK: root too needs an x bit */
+	return 0;
+}
+
+long file_utimensat(int dirfd, uint64_t upath)
+{
+	struct task *k = T();
+	char path[PATH_CAP];
+	struct procfs_node n;
+	if (!upath) {                   /* futimens: the fd itself */
+		mutex_lock(&k->files_lock);
+		struct open_file *f = fd_file(k, dirfd);
+		int err = f ? write_denied(&f->node) : is_console(dirfd) ? -EPERM : -EBADF;
+		mutex_unlock(&k->files_lock);
+		return err == -EISDIR ? -EROFS : err;
+	}
+	int err = user_path(k, dirfd, upath, false, path);
+	if (!err)
+		err = procfs_lookup(k, path, true, &n);
+	if (!err)
+		err = write_denied(&n);
+	return err == -EISDIR ? -EROFS : err;  /* folders: the tree is read-only */
+}
+
+long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
+		   void (*out)(int fd, const char *buf, uint64_t n))
+{
+	struct task *k = T();
+	uint64_t off = 0;
+	if (out_fd != 1 && out_fd != 2)
+		return -EBADF;          /* the console is the only writable file */
+	if (uoff && copy_from_user(&off, uoff, sizeof off))
+		return -EFAULT;
+	if ((int64_t)off < 0)
+		return -EINVAL;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, in_fd);
+	long r = !f ? -EBADF : f->node.kind == PROCFS_DIR ? -EINVAL : 0;
+	if (!r) {
+		uint64_t at = uoff ? off : f->pos;
+		if (f->node.kind == PROCFS_TEXT && at == 0 && count)
+			r = refresh(k, f);
+	}
+	if (!r) {
+		uint64_t at = uoff ? off : f->pos;
+		uint64_t n = at < f->len ? f->len - at : 0;
+		if (n > count)
+			n = count;
+		if (n > 0x7ffff000)
+			n = 0x7ffff000;
+		out(out_fd, (const char *)file_bytes(f) + at, n);
+		if (!uoff)
+			f->pos += n;
+		off = at + n;
+		r = (long)n;
+	}
+	mutex_unlock(&k->files_lock);
+	if (r >= 0 && uoff && copy_to_user(uoff, &off, sizeof off))
+		return -EFAULT;
+	return r;
+}

@@ -1,0 +1,42 @@
+/*
+ * Open files of a task: read-only descriptors on the boot files and /proc
+ * (procfs.h), and the calls that reach them (open/openat, read, pread64,
+ * lseek, close, stat/fstat/lstat/newfstatat, statx, readlink(at)), with
+ * Linux's numbers and error codes.  fds 0-2 stay the console (syscall.c).
+ *
+ * Every call runs in the calling task's syscall context and may sleep;
+ * arguments are raw user values.
+ */
+#ifndef FILE_H
+#define FILE_H
+
+#include <stdint.h>
+
+struct task;
+
+#define AT_FDCWD (-100)
+
+long file_openat(int dirfd, uint64_t upath, int flags);
+long file_read(int fd, uint64_t ubuf, uint64_t n);
+long file_pread(int fd, uint64_t ubuf, uint64_t n, int64_t off);
+long file_lseek(int fd, int64_t off, int whence);
+long file_close(int fd);
+long file_fstatat(int dirfd, uint64_t upath, uint64_t ustat, int flags);
+long file_fstat(int fd, uint64_t ustat);
+long file_statx(int dirfd, uint64_t upath, int flags, uint64_t ubuf);
+long file_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int64_t n);
+/* access/faccessat: exists, and the mode (R_OK 4, W_OK 2, X_OK 1) is
+ * possible for root on a read-only tree. */
+long file_faccessat(int dirfd, uint64_t upath, int mode);
+/* utimensat: times cannot change on a read-only tree: EROFS (boot
+ * files, folders), EACCES (/proc text), ENOENT. */
+long file_utimensat(int dirfd, uint64_t upath);
+/* sendfile from an open file to fd 1/2: the bytes go through out(fd,
+ * buf, n); uoff (if nonzero) is the offset to use and update instead of
+ * the file position. */
+long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
+		   void (*out)(int fd, const char *buf, uint64_t n));
+/* At task end: close what is still open. */
+void file_close_all(struct task *k);
+
+#endif

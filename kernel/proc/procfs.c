@@ -1,0 +1,257 @@
+/*
+ * /proc and the boot files as one read-only tree (procfs.h).  /proc text
+ * is generated from the kernel's own counters at open time, so a reader
+ * sees one consistent snapshot per open; the formatting itself is pure
+ * (procfs_text.c, host-tested).  Only the reader's own process appears
+ * (/proc/self and /proc/<own pid>): other tasks are not visible.
+ */
+#include <string.h>
+#include "procfs.h"
+#include "procfs_text.h"
+#include "task.h"
+#include "core/bootfs.h"
+#include "lib/errno.h"
+#include "lib/printf.h"
+#include "mem/pmm.h"
+#include "mem/kmalloc.h"
+#include "vm/vm.h"
+#include "vm/lru.h"
+#include "vm/shmem.h"
+#include "vm/vmstat.h"
+#include "vm/reclaim.h"
+#include "swap/swap.h"
+#include "swap/swapcache.h"
+
+/* Inode numbers: fixed for the /proc entries, 1000 + index for boot files. */
+static const struct {
+	const char *name;               /* under proc/self/ when self, else under proc/ */
+	bool self;
+	enum procfs_text_id id;
+} texts[] = {
+	{ "meminfo", false, PROCFS_MEMINFO }, { "vmstat", false, PROCFS_VMSTAT },
+	{ "swaps", false, PROCFS_SWAPS }, { "status", true, PROCFS_SELF_STATUS },
+	{ "stat", true, PROCFS_SELF_STAT },
+};
+
+#define INO_ROOT 1
+#define INO_PROC 2
+#define INO_SELF 3
+#define INO_EXE 4
+#define INO_DIRS 5                      /* boot file folders ("bin") */
+#define INO_TEXT 10
+#define INO_BOOT 1000
+
+static bool dir_node(struct procfs_node *n, uint64_t ino)
+{
+	memset(n, 0, sizeof *n);
+	n->kind = PROCFS_DIR;
+	n->ino = ino;
+	return true;
+}
+
+/* "self/..." or "<own pid>/..." after "proc/": the rest, else NULL. */
+static const char *self_rest(struct task *k, const char *p)
+{
+	char pid[16];
+	int len = ksnprintf(pid, sizeof pid, "%d", k->pid);
+	if (!strncmp(p, "self", 4) && (p[4] == 0 || p[4] == '/'))
+		return p + 4;
+	if (!strncmp(p, pid, (size_t)len) && (p[len] == 0 || p[len] == '/'))
+		return p + len;
+	return NULL;
+}
+
+static int boot_lookup(const char *path, struct procfs_node *n)
+{
+	size_t len = strlen(path);
+	for (uint32_t i = 0; i < bootfs_count(); i++) {
+		const struct boot_file *f = bootfs_at(i);
+		if (!strcmp(f->name, path)) {
+			const void *data;
+			uint64_t size;
+			bootfs_find(f->name, &data, &size, NULL);
+			memset(n, 0, sizeof *n);
+			n->kind = PROCFS_BOOT;
+			n->data = data;
+			n->size = size;
+			n->ino = INO_BOOT + i;
+			return 0;
+		}
+		if (!strncmp(f->name, path, len) && f->name[len] == '/')
+			return dir_node(n, INO_DIRS), 0;
+	}
+	return -ENOENT;
+}
+
+static int proc_lookup(struct task *k, const char *p, bool follow, struct procfs_node *n)
+{
+	if (!*p)
+		return dir_node(n, INO_PROC), 0;
+	const char *rest = self_rest(k, p);
+	if (rest && !*rest)
+		return dir_node(n, INO_SELF), 0;
+	if (rest)
+		rest++;                         /* the slash */
+	if (rest && !strcmp(rest, "exe")) {
+		if (follow)
+			return k->exe ? boot_lookup(k->exe, n) : -ENOENT;
+		memset(n, 0, sizeof *n);
+		n->kind = PROCFS_LINK;
+		n->ino = INO_EXE;
+		return 0;
+	}
+	for (unsigned i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		const char *name = texts[i].self ? rest : p;
+		if (name && !strcmp(name, texts[i].name)) {
+			memset(n, 0, sizeof *n);
+			n->kind = PROCFS_TEXT;
+			n->text = texts[i].id;
+			n->ino = INO_TEXT + i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int procfs_lookup(struct task *k, const char *path, bool follow, struct procfs_node *n)
+{
+	if (!*path)
+		return dir_node(n, INO_ROOT), 0;
+	if (!strcmp(path, "proc"))
+		return proc_lookup(k, "", follow, n);
+	if (!strncmp(path, "proc/", 5))
+		return proc_lookup(k, path + 5, follow, n);
+	return boot_lookup(path, n);
+}
+
+const char *procfs_link(struct task *k, const char *path)
+{
+	if (strncmp(path, "proc/", 5))
+		return NULL;
+	const char *rest = self_rest(k, path + 5);
+	return rest && !strcmp(rest, "/exe") ? k->exe : NULL;
+}
+
+/* ------------------------------------------------------------ content */
+
+void procfs_mem(struct procfs_mem *m)
+{
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	/* mem= (pmm_set_limit) holds pages out of reach: they are not ours,
+	 * as a Linux booted with mem= does not count them either. */
+	m->total = st.total_pages - st.held_pages;
+	m->free = st.free_pages;
+	m->shmem = shmem_total_resident();
+	m->swap_total = swap_total_slots();
+	uint64_t used = swap_used_slots();
+	m->swap_free = m->swap_total > used ? m->swap_total - used : 0;
+}
+
+static size_t meminfo(char *buf, size_t cap)
+{
+	struct procfs_mem pm;
+	procfs_mem(&pm);
+	/* MemAvailable as Linux estimates it, less what we cannot count: with
+	 * no page cache, only free memory above the reserve (the high
+	 * watermark) is available without swapping. */
+	uint64_t reserve = reclaim_knobs.wm_high;
+	struct procfs_meminfo m = {
+		.total = pm.total, .free = pm.free, .available = pm.free > reserve ? pm.free - reserve : 0,
+		.shmem = pm.shmem, .swap_cached = swapcache_size(),
+		.active_anon = lru_size(LRU_ANON, true) + lru_size(LRU_SHMEM, true),
+		.inactive_anon = lru_size(LRU_ANON, false) + lru_size(LRU_SHMEM, false),
+		.swap_total = pm.swap_total, .swap_free = pm.swap_free,
+	};
+	return procfs_meminfo_text(buf, cap, &m);
+}
+
+/* Linux's gauges first (Linux meaning: shmem is on the anon lists), then
+ * our own split and every event counter under its record name. */
+#define VMSTAT_GAUGES 9
+
+static size_t vmstat(char *buf, size_t cap)
+{
+	const char *names[VMSTAT_GAUGES + VMSTAT_NITEMS] = {
+		"nr_free_pages", "nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file",
+		"nr_shmem", "nr_swapcached", "nr_inactive_shmem", "nr_active_shmem",
+	};
+	uint64_t vals[VMSTAT_GAUGES + VMSTAT_NITEMS] = {
+		pmm_free_pages(), lru_size(LRU_ANON, false) + lru_size(LRU_SHMEM, false),
+		lru_size(LRU_ANON, true) + lru_size(LRU_SHMEM, true), 0, 0, shmem_total_resident(),
+		swapcache_size(), lru_size(LRU_SHMEM, false), lru_size(LRU_SHMEM, true),
+	};
+	for (int i = 0; i < VMSTAT_NITEMS; i++) {
+		names[VMSTAT_GAUGES + i] = vmstat_name(i);
+		vals[VMSTAT_GAUGES + i] = vmstat_get(i);
+	}
+	return procfs_vmstat_text(buf, cap, names, vals, VMSTAT_GAUGES + VMSTAT_NITEMS);
+}
+
+static size_t swaps(char *buf, size_t cap)
+{
+	struct procfs_swap a[SWAP_MAX_AREAS];
+	int n = 0;
+	for (unsigned i = 0; i < SWAP_MAX_AREAS; i++) {
+		struct swap_area_info si;
+		if (swap_area_info(i, &si))
+			a[n++] = (struct procfs_swap){ si.dev, si.usable, si.used, si.prio };
+	}
+	return procfs_swaps_text(buf, cap, a, n);
+}
+
+static void task_numbers(struct task *k, struct procfs_task *t)
+{
+	struct mm *mm = k->mm;
+	uint64_t vm = 0;
+	mutex_lock(&mm->lock);
+	for (uint32_t i = 0; i < mm->vmas.n; i++)
+		vm += (mm->vmas.v[i].end - mm->vmas.v[i].start) / 4096;
+	mutex_unlock(&mm->lock);
+	uint64_t u, s;
+	task_cpu_times(k, &u, &s);
+	*t = (struct procfs_task){
+		.pid = k->pid, .ppid = k->ppid, .threads = k->nthreads, .name = k->name,
+		.vm_pages = vm, .rss_pages = __atomic_load_n(&mm->rss, __ATOMIC_RELAXED),
+		.hwm_pages = k->maxrss_pages, .minflt = k->faults.minflt, .majflt = k->faults.majflt,
+		.utime_ns = u, .stime_ns = s, .start_ns = k->start_ns, .nvcsw = k->nvcsw, .nivcsw = k->nivcsw,
+	};
+	if (t->hwm_pages < t->rss_pages)
+		t->hwm_pages = t->rss_pages;
+}
+
+static size_t fill(struct task *k, enum procfs_text_id id, const struct procfs_task *t, char *buf, size_t cap)
+{
+	(void)k;
+	switch (id) {
+	case PROCFS_MEMINFO: return meminfo(buf, cap);
+	case PROCFS_VMSTAT: return vmstat(buf, cap);
+	case PROCFS_SWAPS: return swaps(buf, cap);
+	case PROCFS_SELF_STATUS: return procfs_status_text(buf, cap, t);
+	case PROCFS_SELF_STAT: return procfs_stat_text(buf, cap, t);
+	}
+	return 0;
+}
+
+int procfs_generate(struct task *k, enum procfs_text_id id, char **out, uint64_t *len)
+{
+	struct procfs_task t;
+	if (id == PROCFS_SELF_STATUS || id == PROCFS_SELF_STAT)
+		task_numbers(k, &t);
+	/* Counters move between two passes: retry with the larger size. */
+	size_t cap = 2048;
+	for (int tries = 0; tries < 4; tries++) {
+		char *buf = kmalloc(cap);
+		if (!buf)
+			return -ENOMEM;
+		size_t n = fill(k, id, &t, buf, cap);
+		if (n < cap) {
+			*out = buf;
+			*len = n;
+			return 0;
+		}
+		kfree(buf);
+		cap = n + 256;
+	}
+	return -ENOMEM;
+}
