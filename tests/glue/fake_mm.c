@@ -209,7 +209,7 @@ enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool 
 		}
 		bool dropped = false;
 		enum vm_fault_result r = shared ? swapin_shmem(mm, v, va, write, st, &dropped)
-						: swapin_anon(mm, v, &v->ra_state, va, e, write, st, &dropped);
+						: swapin_anon(mm, v, v->ra_state, va, e, write, st, &dropped);
 		if (!dropped)
 			mutex_unlock(&mm->lock);
 		if (r != VM_FAULT_RETRY)

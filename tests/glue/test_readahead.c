@@ -138,7 +138,7 @@ TEST(ra_policy_gets_the_fault_as_it_is)
 	CHECK_EQ(m->ev.idx, PG0 + 4);
 	CHECK_EQ(m->ev.lo, PG0);
 	CHECK_EQ(m->ev.hi, PG0 + 256);
-	CHECK(m->ctx.vstate == &v.ra_state);
+	CHECK(m->ctx.vstate == v.ra_state);
 	CHECK(m->ctx.global != NULL);
 	CHECK_EQ(m->ctx.order, 3);
 	CHECK_EQ(m->ctx.max_pages, 8);
