@@ -32,6 +32,14 @@ void apic_timer_start(uint32_t initial, bool periodic);
 void apic_timer_stop(void);
 uint32_t apic_timer_count(void);
 
+/* Application processors: set up an AP's own local APIC (on the AP; all
+ * LVTs masked), and INIT / STARTUP IPIs to a physical APIC id (page: the
+ * 4 KiB page below 1 MiB where the AP starts in real mode).  false when
+ * the xAPIC never accepted the IPI. */
+void apic_init_ap(void);
+bool apic_send_init(uint32_t dest);
+bool apic_send_sipi(uint32_t dest, uint8_t page);
+
 /* Send a self-IPI (for tests of the interrupt path). */
 void apic_self_ipi(uint8_t vector);
 
