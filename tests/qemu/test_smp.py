@@ -63,3 +63,13 @@ def test_smp_swap_still_works(ctx):
     v = vm_final(r)
     expect(v['pswpout'] > 5000 and v['pswpin'] > 1000, 'not enough swapping: %r' % {k: v[k] for k in ('pswpout', 'pswpin')})
     expect(v['swap_crc_mismatch'] == 0 and v['swap_write_errors'] == 0, 'integrity: %r' % v)
+
+
+@pytest.mark.quick
+def test_smp_hotplug_slots_not_started(ctx):
+    # maxcpus=4: QEMU's MADT lists two more processors, not enabled (and
+    # not online-capable): no such CPUs, nothing is sent to them.
+    r, b = smp_boot(ctx, '2,maxcpus=4')
+    expect(b['cpus_in_madt'] == 4, 'MADT entries %r' % b['cpus_in_madt'])
+    expect(b['cpus_found'] == 2 and b['cpus_online'] == 2, 'found %r online %r' % (b['cpus_found'], b['cpus_online']))
+    expect('did not come online' not in r.log, 'a CPU timed out')

@@ -1,7 +1,8 @@
 /*
  * Local APIC (x2APIC when the CPU has it, else xAPIC MMIO), I/O APICs and
  * the legacy 8259 PICs (remapped, then fully masked).  Only irq.c and
- * time.c program these; everyone else asks irq.c for vectors.
+ * time.c program these (smpboot.c only starts APs and sets up their own
+ * local APIC); everyone else asks irq.c for vectors.
  */
 #ifndef APIC_H
 #define APIC_H
