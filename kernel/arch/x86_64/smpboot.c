@@ -63,9 +63,13 @@ void smp_ap_main(struct ap *a) __attribute__((noreturn));
 static struct {
 	uint64_t tramp;         /* physical address of the two pages; 0: none */
 	struct smp_plan plan;
-	bool online[SMP_MAX_CPUS];      /* by index into plan.found */
 	int nonline;            /* the BSP included */
+	uint32_t online[SMP_MAX_CPUS];  /* the ids online CPUs read from their own LAPIC */
 } smp = { .nonline = 1 };
+
+/* CPUs that have reported themselves online, the BSP included: each AP
+ * adds itself (atomically: later steps start them in parallel). */
+static uint32_t cpus_online = 1;
 
 void smp_reserve_trampoline(struct memmap *m, bool want)
 {
@@ -79,6 +83,7 @@ void smp_ap_main(struct ap *a)
 	cpu_init_ap(a->desc, &a->cpu);
 	apic_init_ap();
 	a->cpu.apic_id = apic_id();
+	__atomic_fetch_add(&cpus_online, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&a->online, 1, __ATOMIC_RELEASE);
 	/* Parked: nothing is routed to this CPU and IF stays clear; only
 	 * INIT, SMI or an NMI sent on purpose wakes it. */
@@ -177,10 +182,10 @@ static void start_all(void)
 			continue;
 		}
 		if (start_one(id, a, p)) {
-			smp.nonline++;
-			for (int k = 0; k < smp.plan.nfound; k++)
-				if (smp.plan.found[k] == id)
-					smp.online[k] = true;
+			/* The AP's own reading, so the record shows who answered. */
+			if (a->cpu.apic_id != id)
+				kprintf("smp: the CPU started as APIC id %u reads its id as %u\n", id, a->cpu.apic_id);
+			smp.online[smp.nonline++] = a->cpu.apic_id;
 			continue;
 		}
 		kprintf("smp: the CPU with APIC id %u did not come online within %u ms; skipped\n",
@@ -199,7 +204,7 @@ static void start_all(void)
 void smp_start_aps(const struct acpi_madt *m, uint64_t cap)
 {
 	smp_plan(m, apic_id(), cap, apic_x2() ? 0xfffffffeu : 254, &smp.plan);
-	smp.online[0] = true;
+	smp.online[0] = apic_id();
 	if (smp.plan.unreachable)
 		kprintf("smp: %d CPU(s) with APIC ids above 254 need x2APIC mode; not started\n", smp.plan.unreachable);
 	if (smp.plan.offline)
@@ -211,10 +216,12 @@ void smp_start_aps(const struct acpi_madt *m, uint64_t cap)
 			smp.plan.nstart);
 	else if (smp.plan.nstart)
 		start_all();
+	if ((int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) != smp.nonline)
+		kprintf("smp: %u CPUs counted themselves online, %d answered in time\n", cpus_online, smp.nonline);
 	kprintf("smp: %d of %d CPUs online\n", smp.nonline, smp.plan.nfound);
 }
 
-int smp_cpus_online(void) { return smp.nonline; }
+int smp_cpus_online(void) { return (int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE); }
 int smp_cpus_found(void) { return smp.plan.nfound ? smp.plan.nfound : 1; }
 
 void smp_record(struct json *j)
@@ -226,8 +233,7 @@ void smp_record(struct json *j)
 		json_u64(j, NULL, smp.plan.found[i]);
 	json_arr_end(j);
 	json_arr_begin(j, "cpu_apic_ids_online");
-	for (int i = 0; i < smp.plan.nfound; i++)
-		if (smp.online[i])
-			json_u64(j, NULL, smp.plan.found[i]);
+	for (int i = 0; i < smp.nonline; i++)
+		json_u64(j, NULL, smp.online[i]);
 	json_arr_end(j);
 }
