@@ -106,6 +106,12 @@ void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
 
 static void exception(struct trap_frame *f)
 {
+	if (f->vector == 2 && this_cpu()->id != 0) {
+		/* A parked AP (smpboot.c; its LINT1 is masked, so only an NMI
+		 * IPI gets here): no threads of its own, and the dump takes
+		 * locks that assume one CPU.  Back to its hlt. */
+		return;
+	}
 	if (f->vector == 2) {
 		/* An NMI (QEMU's `nmi` monitor command, a PC's NMI button):
 		 * show where every thread is, then carry on. */
