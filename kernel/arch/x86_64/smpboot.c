@@ -221,6 +221,11 @@ void smp_start_aps(const struct acpi_madt *m, uint64_t cap)
 	kprintf("smp: %d of %d CPUs online\n", smp.nonline, smp.plan.nfound);
 }
 
+bool smp_on_ap(void)
+{
+	return smp.nonline > 1 && apic_id() != smp.online[0];
+}
+
 int smp_cpus_online(void) { return (int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE); }
 int smp_cpus_found(void) { return smp.plan.nfound ? smp.plan.nfound : 1; }
 

@@ -24,6 +24,10 @@ void smp_reserve_trampoline(struct memmap *m, bool want);
  * interrupts off, after the page allocator and udelay work. */
 void smp_start_aps(const struct acpi_madt *m, uint64_t cap);
 
+/* Is this an AP?  Asks the local APIC, not GS (an NMI may arrive in the
+ * syscall entry window with the user's GS).  False before APs start. */
+bool smp_on_ap(void);
+
 int smp_cpus_online(void);
 int smp_cpus_found(void);
 /* cpus_online, cpus_found and the APIC ids (found, online) for the boot record. */
