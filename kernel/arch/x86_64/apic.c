@@ -255,9 +255,12 @@ static bool send_ipi(uint32_t dest, uint32_t lo)
 
 bool apic_send_init(uint32_t dest)
 {
-	/* Assert, then the de-assert that pre-Pentium 4 parts needed (later
-	 * ones ignore it), as the MP specification's B.4 sequence. */
+	/* Assert, then (xAPIC only) the de-assert that pre-Pentium 4 parts
+	 * needed and later ones ignore, as the MP specification's B.4
+	 * sequence; an x2APIC does not support the INIT de-assert. */
 	bool ok = send_ipi(dest, ICR_INIT | ICR_LEVEL | ICR_ASSERT);
+	if (apic.x2)
+		return ok;
 	return send_ipi(dest, ICR_INIT | ICR_LEVEL) && ok;
 }
 
