@@ -5,18 +5,25 @@ import pytest
 from rig import expect, expect_ok, boot_record, expect_in_log, swap_image, run_swapping, vm_final, expect_clean_exits
 
 
+def smp_lines(r):
+    return [l for l in r.log.splitlines() if l.startswith('smp:')]
+
+
 def smp_boot(ctx, smp, cmdline=''):
     r = ctx.boot('quiet mem=48M ' + cmdline, smp=smp, timeout=240)
     expect_ok(r)
-    return r, boot_record(r)
+    b = boot_record(r)
+    # Every judgement below says what the kernel said about its CPUs.
+    b['_smp'] = smp_lines(r)
+    return r, b
 
 
 @pytest.mark.quick
 @pytest.mark.parametrize('n', [2, 4])
 def test_smp_all_online(ctx, n):
     r, b = smp_boot(ctx, n)
-    expect(b['cpus_found'] == n and b['cpus_online'] == n, 'found %r online %r of -smp %d' %
-           (b['cpus_found'], b['cpus_online'], n))
+    expect(b['cpus_found'] == n and b['cpus_online'] == n, 'found %r online %r of -smp %d: %r' %
+           (b['cpus_found'], b['cpus_online'], n, b['_smp']))
     expect(sorted(b['cpu_apic_ids']) == list(range(n)), 'APIC ids %r' % b['cpu_apic_ids'])
     expect(sorted(b['cpu_apic_ids_online']) == list(range(n)), 'online ids %r' % b['cpu_apic_ids_online'])
     expect_in_log(r, 'smp: %d of %d CPUs online' % (n, n))
@@ -34,8 +41,8 @@ def test_smp_one_cpu(ctx):
 @pytest.mark.parametrize('cap', [1, 2])
 def test_smp_cpus_cap(ctx, cap):
     r, b = smp_boot(ctx, 4, 'cpus=%d' % cap)
-    expect(b['cpus_found'] == 4 and b['cpus_online'] == cap, 'cpus=%d: found %r online %r' %
-           (cap, b['cpus_found'], b['cpus_online']))
+    expect(b['cpus_found'] == 4 and b['cpus_online'] == cap, 'cpus=%d: found %r online %r: %r' %
+           (cap, b['cpus_found'], b['cpus_online'], b['_smp']))
     expect(len(b['cpu_apic_ids_online']) == cap and b['cpu_apic_ids_online'][0] == b['cpu_apic_ids'][0],
            'online ids %r (the boot CPU first)' % b['cpu_apic_ids_online'])
     expect_in_log(r, 'smp: cpus=%d: %d more CPU(s) not started' % (cap, 4 - cap))
@@ -49,9 +56,10 @@ def test_smp_cpus_cap(ctx, cap):
 def test_smp_cpus_rejected(ctx, val):
     r, b = smp_boot(ctx, 2, 'cpus=%s' % val)
     lines = [l for l in r.log.splitlines() if l.startswith('cmdline: cpus=%s:' % val)]
-    expect(len(lines) == 1, 'want one error line naming cpus=%s, got %r' % (val, lines))
+    expect(len(lines) == 1, 'want one error line naming cpus=%s, got %r (cmdline lines %r)' %
+           (val, lines, [l for l in r.log.splitlines() if l.startswith('cmdline')]))
     expect('default kept' in lines[0], lines[0])
-    expect(b['cpus_online'] == 2, 'the default (all CPUs) should stay: %r online' % b['cpus_online'])
+    expect(b['cpus_online'] == 2, 'the default (all CPUs) should stay: %r online: %r' % (b['cpus_online'], b['_smp']))
 
 
 def test_smp_swap_still_works(ctx):

@@ -37,7 +37,12 @@
 #define TRAMP_PAGES   2
 #define LOW_LIMIT     0x100000ull       /* the STARTUP vector is a page number below 1 MiB */
 #define AP_STACK      16384
-#define AP_TIMEOUT_US 1000000           /* TCG under a loaded host needs far more than hardware */
+/* Linux's do_boot_cpu waits 10 s too.  Hardware answers in microseconds;
+ * QEMU's TCG on a loaded host may leave the AP's thread unscheduled for
+ * a long while (one test_smp boot on a shared 2-core host failed once
+ * with a 1 s limit, cause not captured, not reproduced in 70 boots).
+ * Only a CPU that really fails costs the wait. */
+#define AP_TIMEOUT_US 10000000
 
 /* Must match the params block in trampoline.asm. */
 struct tramp_params {
