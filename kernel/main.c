@@ -23,6 +23,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smpboot.h"
 #include "core/time.h"
 #include "core/sched.h"
 #include "proc/task.h"
@@ -105,6 +106,9 @@ static void setup_memory(void)
 	const struct boot_mem_region *regions = phys_to_virt(bootinfo.mem_map_phys);
 	if (memmap_build(regions, (int)bootinfo.mem_map_count, &memmap, memmap_say, NULL))
 		panic("memory map: no usable RAM in %u regions", bootinfo.mem_map_count);
+	/* Before mem= and the allocators: the low pages must be usable RAM
+	 * nobody has taken. */
+	smp_reserve_trampoline(&memmap, kcfg.cpus != 1);
 	apply_mem_cap();
 	kmem_init(&memmap, &bootinfo);
 	pmm_init(&memmap, kcfg.poison);
@@ -293,6 +297,7 @@ static void boot_record(uint64_t boot_ns, const char *tsc_src)
 	json_u64(j, "hz", time_hz());
 	json_str(j, "timer_mode", time_oneshot() ? "oneshot" : "periodic");
 	json_u64(j, "cpus_in_madt", (uint64_t)madt.ncpus);
+	smp_record(j);
 	json_str(j, "firmware", bootinfo.firmware_vendor);
 	json_u64(j, "memmap_regions", bootinfo.efi_desc_count);
 	json_u64(j, "files", bootinfo.file_count);
@@ -355,6 +360,7 @@ void kmain(const struct boot_info *bi)
 	halt_register_hook(blk_report);
 	halt_register_shutdown_hook(results_halt);      /* after every report, before the drivers shut down */
 	setup_user_mode();
+	smp_start_aps(madt.ncpus ? &madt : NULL, kcfg.cpus);
 	irq_enable();
 	boot_report(time_tsc_source());
 	/* Devices after the report: probing disks takes tens of ms. */

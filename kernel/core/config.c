@@ -8,24 +8,36 @@
 #include "config.h"
 #include "console.h"
 #include "knob_table.h"
+#include "smp.h"
 #include "lib/cmdline.h"
 #include "lib/printf.h"
 
 struct kconfig kcfg;
 
+/* Options with no knob whose numbers have a range of their own. */
+static const struct { const char *name; uint64_t lo, hi; } ranges[] = {
+	{ "hz", 10, 10000 },
+	{ "cpus", 1, SMP_MAX_CPUS },    /* a CPU more than the MADT holds is no cap at all */
+};
+
 /* Values checked before they are stored, so a refused one changes
- * nothing else: the knobs against the knob table; hz= (no knob, it cannot
- * change after boot) against its own range. */
+ * nothing else: the knobs against the knob table; hz= and cpus= (no
+ * knobs, they cannot change after boot) against their own ranges. */
 static bool check_value(const struct cmdline_option *o, const char *val, char *why, size_t n)
 {
 	const struct knob_def *k = knob_find(o->name);
-	uint64_t hz;
+	uint64_t v;
 	if (k)
 		return !knob_check(k, val, NULL, why, n);
-	if (strcmp(o->name, "hz") || (cmdline_parse_u64(val, &hz) && hz >= 10 && hz <= 10000))
-		return true;
-	ksnprintf(why, n, "'%s' is not a number in 10..10000", val);
-	return false;
+	for (unsigned i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+		if (strcmp(o->name, ranges[i].name))
+			continue;
+		if (cmdline_parse_u64(val, &v) && v >= ranges[i].lo && v <= ranges[i].hi)
+			return true;
+		ksnprintf(why, n, "'%s' is not a number in %lu..%lu", val, ranges[i].lo, ranges[i].hi);
+		return false;
+	}
+	return true;
 }
 
 static const struct cmdline_option options[] = {
@@ -35,6 +47,8 @@ static const struct cmdline_option options[] = {
 	  "fill freed frames with 0x6b and fresh ones with 0xa5 (debugging)" },
 	{ "quiet", CMDLINE_BOOL, &kcfg.quiet, 0, NULL, "shorter boot report" },
 	{ "hz", CMDLINE_U64, &kcfg.hz, 0, NULL, "scheduler tick rate, 10..10000 (default 1000)" },
+	{ "cpus", CMDLINE_U64, &kcfg.cpus, 0, NULL,
+	  "CPUs to start, the boot CPU included, 1..64 (default: all the MADT lists; 1: no others)" },
 	{ "timer", CMDLINE_STR, kcfg.timer, sizeof kcfg.timer, NULL,
 	  "oneshot (default: fire at each deadline) or periodic (fire every tick)" },
 	{ "test", CMDLINE_STR, kcfg.test, sizeof kcfg.test, NULL,

@@ -14,6 +14,7 @@ struct kconfig {
 	bool poison;            /* poison=: fill freed/new frames with junk */
 	bool quiet;             /* quiet: shorter boot report */
 	uint64_t hz;            /* hz=: scheduler tick rate */
+	uint64_t cpus;          /* cpus=: CPUs to start, BSP included (0: all) */
 	char timer[16];         /* timer=oneshot|periodic */
 	char test[32];          /* test=: a built-in test scenario (tests/qemu) */
 	char run[512];          /* run=: workload program and arguments */

@@ -42,7 +42,7 @@ static uint32_t classify(uint32_t t)
 bool memmap_is_ram(uint32_t t)
 {
 	switch (t) {
-	case MEMMAP_FREE: case MEMMAP_CAPPED: case BOOT_MEM_KERNEL: case BOOT_MEM_BOOTDATA:
+	case MEMMAP_FREE: case MEMMAP_CAPPED: case MEMMAP_LOWRES: case BOOT_MEM_KERNEL: case BOOT_MEM_BOOTDATA:
 	case BOOT_MEM_RUNTIME: case BOOT_MEM_ACPI_RECLAIM: case BOOT_MEM_ACPI_NVS:
 		return true;
 	default:
@@ -55,6 +55,7 @@ const char *memmap_type_name(uint32_t t)
 	switch (t) {
 	case MEMMAP_FREE: return "usable";
 	case MEMMAP_CAPPED: return "usable (withheld by mem=)";
+	case MEMMAP_LOWRES: return "low reserve (AP trampoline)";
 	case BOOT_MEM_KERNEL: return "kernel";
 	case BOOT_MEM_BOOTDATA: return "boot data";
 	case BOOT_MEM_RUNTIME: return "UEFI runtime";
@@ -230,4 +231,36 @@ uint64_t memmap_cap(struct memmap *m, uint64_t cap)
 	}
 	tally(m);
 	return m->usable;
+}
+
+/* Cut [s, e) out of range i as type t; the rest of i keeps its type. */
+static void carve(struct memmap *m, int i, uint64_t s, uint64_t e, uint32_t t)
+{
+	struct memmap_range r = m->r[i];
+	int extra = (s > r.start) + (e < r.end);
+	memmove(&m->r[i + 1 + extra], &m->r[i + 1], (size_t)(m->n - i - 1) * sizeof r);
+	m->n += extra;
+	if (s > r.start)
+		m->r[i++] = (struct memmap_range){ r.start, s, r.type };
+	m->r[i++] = (struct memmap_range){ s, e, t };
+	if (e < r.end)
+		m->r[i] = (struct memmap_range){ e, r.end, r.type };
+}
+
+uint64_t memmap_reserve_low(struct memmap *m, uint64_t pages, uint64_t limit)
+{
+	uint64_t len = pages * MEMMAP_PAGE;
+	if (!pages || m->n + 2 > MEMMAP_MAX)
+		return 0;
+	for (int i = m->n - 1; i >= 0; i--) {
+		struct memmap_range *r = &m->r[i];
+		uint64_t lo = r->start > MEMMAP_PAGE ? r->start : MEMMAP_PAGE;
+		uint64_t top = r->end < limit ? r->end : (limit & ~(MEMMAP_PAGE - 1));
+		if (r->type != MEMMAP_FREE || top < lo + len)
+			continue;
+		carve(m, i, top - len, top, MEMMAP_LOWRES);
+		tally(m);
+		return top - len;
+	}
+	return 0;
 }

@@ -18,6 +18,7 @@
 /* Extra range types beyond enum boot_mem_type. */
 #define MEMMAP_FREE   100   /* usable by the page allocator (conventional, boot services, loader) */
 #define MEMMAP_CAPPED 101   /* usable RAM withheld by mem= */
+#define MEMMAP_LOWRES 102   /* taken below 1 MiB before the allocators start (AP trampoline) */
 
 struct memmap_range {
 	uint64_t start, end;    /* [start, end), page aligned */
@@ -43,6 +44,12 @@ int memmap_build(const struct boot_mem_region *in, int n, struct memmap *m,
 /* Withhold usable memory above the first cap bytes (counting in address
  * order, as Linux's mem= does).  Returns the usable bytes left. */
 uint64_t memmap_cap(struct memmap *m, uint64_t cap);
+
+/* Take `pages` contiguous usable pages below `limit` (the highest such run,
+ * never page 0) out of the map as MEMMAP_LOWRES, before any allocator
+ * sees the map.  Returns their address, or 0 when no usable run fits (or
+ * the map has no room to split a range). */
+uint64_t memmap_reserve_low(struct memmap *m, uint64_t pages, uint64_t limit);
 
 /* Is this type RAM (counts toward total_ram)? */
 bool memmap_is_ram(uint32_t type);

@@ -204,6 +204,7 @@ static void madt_entry(const uint8_t *e, uint8_t type, uint8_t len, struct acpi_
 			break;
 		m->cpu[m->ncpus].acpi_uid = e[2];
 		m->cpu[m->ncpus].apic_id = e[3];
+		m->cpu[m->ncpus].online_capable = (le32(e + 4) >> 1) & 1;
 		m->cpu[m->ncpus++].enabled = le32(e + 4) & 1;
 		return;
 	case 1:         /* I/O APIC */
@@ -239,6 +240,8 @@ static void madt_entry(const uint8_t *e, uint8_t type, uint8_t len, struct acpi_
 			break;
 		m->cpu[m->ncpus].apic_id = le32(e + 4);
 		m->cpu[m->ncpus].acpi_uid = le32(e + 12);
+		m->cpu[m->ncpus].x2 = true;
+		m->cpu[m->ncpus].online_capable = (le32(e + 8) >> 1) & 1;
 		m->cpu[m->ncpus++].enabled = le32(e + 8) & 1;
 		return;
 	default:

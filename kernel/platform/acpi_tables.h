@@ -71,7 +71,8 @@ struct acpi_madt {
 	uint64_t lapic_addr;
 	bool pcat_compat;               /* a legacy 8259 pair is present */
 	int ncpus;
-	struct { uint32_t apic_id; uint32_t acpi_uid; bool enabled; } cpu[ACPI_MAX_CPUS];
+	/* flags bit 0 enabled, bit 1 online capable (ACPI 6.3: may be enabled later) */
+	struct { uint32_t apic_id; uint32_t acpi_uid; bool enabled, online_capable; bool x2; } cpu[ACPI_MAX_CPUS];
 	int nioapics;
 	struct { uint8_t id; uint32_t addr; uint32_t gsi_base; } ioapic[ACPI_MAX_IOAPICS];
 	int nisos;                      /* interrupt source overrides */

@@ -111,3 +111,48 @@ TEST(memmap_unaligned_reserved_rounds_outward)
 	CHECK_EQ(m.r[1].start, 0x2000);
 	CHECK_EQ(m.r[1].type, MEMMAP_FREE);
 }
+
+TEST(memmap_reserve_low_takes_the_highest_run)
+{
+	struct boot_mem_region in[] = {
+		R(0x0, 0x9f, BOOT_MEM_USABLE),                  /* 0..0x9f000 */
+		R(0x100000, 0x700, BOOT_MEM_USABLE),
+	};
+	CHECK_EQ(memmap_build(in, 2, &m, NULL, NULL), 0);
+	uint64_t usable = m.usable, total = m.total_ram;
+	CHECK_EQ(memmap_reserve_low(&m, 2, 0x100000), 0x9d000);
+	CHECK_EQ(m.n, 3);
+	CHECK_EQ(m.r[0].end, 0x9d000); CHECK_EQ(m.r[0].type, MEMMAP_FREE);
+	CHECK_EQ(m.r[1].start, 0x9d000); CHECK_EQ(m.r[1].end, 0x9f000); CHECK_EQ(m.r[1].type, MEMMAP_LOWRES);
+	CHECK_EQ(m.r[2].start, 0x100000);
+	CHECK_EQ(m.usable, usable - 0x2000);
+	CHECK_EQ(m.total_ram, total);                   /* still RAM: the direct map covers it */
+	/* A second reservation comes from below the first. */
+	CHECK_EQ(memmap_reserve_low(&m, 1, 0x100000), 0x9c000);
+	CHECK_EQ(m.n, 4);
+}
+
+TEST(memmap_reserve_low_middle_split_and_none)
+{
+	struct boot_mem_region in[] = {
+		R(0x0, 0x1, BOOT_MEM_USABLE),                   /* page 0 only: never taken */
+		R(0x8000, 0x400, BOOT_MEM_USABLE),              /* 0x8000..0x408000, spans the limit */
+	};
+	CHECK_EQ(memmap_build(in, 2, &m, NULL, NULL), 0);
+	CHECK_EQ(memmap_reserve_low(&m, 1, 0x100000), 0xff000);
+	CHECK_EQ(m.n, 4);
+	CHECK_EQ(m.r[1].end, 0xff000);
+	CHECK_EQ(m.r[2].type, MEMMAP_LOWRES);
+	CHECK_EQ(m.r[3].start, 0x100000); CHECK_EQ(m.r[3].end, 0x408000); CHECK_EQ(m.r[3].type, MEMMAP_FREE);
+
+	struct boot_mem_region hi[] = {
+		R(0x0, 0x1, BOOT_MEM_USABLE),
+		R(0x1000, 0x9e, BOOT_MEM_RESERVED),
+		R(0x100000, 0x700, BOOT_MEM_USABLE),
+	};
+	CHECK_EQ(memmap_build(hi, 3, &m, NULL, NULL), 0);
+	int n = m.n;
+	CHECK_EQ(memmap_reserve_low(&m, 1, 0x100000), 0);
+	CHECK_EQ(m.n, n);
+	CHECK_EQ(memmap_reserve_low(&m, 0, 0x100000), 0);
+}

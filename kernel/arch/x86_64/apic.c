@@ -19,6 +19,7 @@
 #include "lib/errno.h"
 #include "mem/kmem.h"
 #include "mem/pgtable.h"
+#include "core/time.h"
 
 #define LAPIC_ID       0x020
 #define LAPIC_EOI      0x0b0
@@ -210,4 +211,60 @@ void apic_self_ipi(uint8_t vector)
 	}
 	lapic_write(LAPIC_ICR_HI, 0);
 	lapic_write(LAPIC_ICR_LO, vector | (1u << 18));  /* shorthand: self */
+}
+
+/* An AP's own local APIC (on the AP, before it parks): the BSP's mode,
+ * every LVT masked (no timer, no LINT0/LINT1 NMI, no error interrupt), so
+ * nothing reaches a parked CPU; then enabled through the SVR. */
+void apic_init_ap(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+	wrmsr(MSR_APIC_BASE, base | APIC_BASE_ENABLE | (apic.x2 ? APIC_BASE_X2 : 0));
+	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
+	lapic_write(LAPIC_LVT_LINT0, LVT_MASKED);
+	lapic_write(LAPIC_LVT_LINT1, LVT_MASKED);
+	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED);
+	lapic_write(LAPIC_ESR, 0);
+	lapic_write(LAPIC_SVR, 0x100 | VEC_SPURIOUS);
+}
+
+#define ICR_INIT       (5u << 8)
+#define ICR_STARTUP    (6u << 8)
+#define ICR_PENDING    (1u << 12)
+#define ICR_ASSERT     (1u << 14)
+#define ICR_LEVEL      (1u << 15)
+
+/* Send one IPI to a physical APIC id.  x2APIC writes the 64-bit ICR in one
+ * MSR write and has no delivery status; xAPIC waits (1 ms at most) for
+ * the previous send to leave the ICR.  Returns false when it never did. */
+static bool send_ipi(uint32_t dest, uint32_t lo)
+{
+	if (apic.x2) {
+		wrmsr(0x830, ((uint64_t)dest << 32) | lo);
+		return true;
+	}
+	lapic_write(LAPIC_ICR_HI, dest << 24);
+	lapic_write(LAPIC_ICR_LO, lo);
+	for (int i = 0; i < 1000; i++) {
+		if (!(lapic_read(LAPIC_ICR_LO) & ICR_PENDING))
+			return true;
+		udelay(1);
+	}
+	return false;
+}
+
+bool apic_send_init(uint32_t dest)
+{
+	/* Assert, then (xAPIC only) the de-assert that pre-Pentium 4 parts
+	 * needed and later ones ignore, as the MP specification's B.4
+	 * sequence; an x2APIC does not support the INIT de-assert. */
+	bool ok = send_ipi(dest, ICR_INIT | ICR_LEVEL | ICR_ASSERT);
+	if (apic.x2)
+		return ok;
+	return send_ipi(dest, ICR_INIT | ICR_LEVEL) && ok;
+}
+
+bool apic_send_sipi(uint32_t dest, uint8_t page)
+{
+	return send_ipi(dest, ICR_STARTUP | page);
 }

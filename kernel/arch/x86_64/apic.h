@@ -1,7 +1,8 @@
 /*
  * Local APIC (x2APIC when the CPU has it, else xAPIC MMIO), I/O APICs and
  * the legacy 8259 PICs (remapped, then fully masked).  Only irq.c and
- * time.c program these; everyone else asks irq.c for vectors.
+ * time.c program these (smpboot.c only starts APs and sets up their own
+ * local APIC); everyone else asks irq.c for vectors.
  */
 #ifndef APIC_H
 #define APIC_H
@@ -31,6 +32,14 @@ uint32_t ioapic_gsi_count(void);
 void apic_timer_start(uint32_t initial, bool periodic);
 void apic_timer_stop(void);
 uint32_t apic_timer_count(void);
+
+/* Application processors: set up an AP's own local APIC (on the AP; all
+ * LVTs masked), and INIT / STARTUP IPIs to a physical APIC id (page: the
+ * 4 KiB page below 1 MiB where the AP starts in real mode).  false when
+ * the xAPIC never accepted the IPI. */
+void apic_init_ap(void);
+bool apic_send_init(uint32_t dest);
+bool apic_send_sipi(uint32_t dest, uint8_t page);
 
 /* Send a self-IPI (for tests of the interrupt path). */
 void apic_self_ipi(uint8_t vector);

@@ -16,6 +16,8 @@
 #include "entry.h"
 #include "percpu.h"
 #include "lib/printf.h"
+#include "mem/kmalloc.h"
+#include "mem/kmem.h"
 
 struct cpu_features cpu;
 
@@ -47,6 +49,7 @@ struct desc_ptr {
 } __attribute__((packed));
 
 static uint64_t gdt[8] __attribute__((aligned(16)));
+_Static_assert(sizeof gdt == 8 * 8, "gdt_load's limit");
 static struct tss tss __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 
@@ -162,25 +165,30 @@ static uint64_t seg(uint32_t flags_access)
 	return 0xffffull | ((uint64_t)flags_access << 40) | (0xfull << 48);
 }
 
-static void gdt_init(void)
+/* A GDT and its TSS with the three IST stacks.  The TSS descriptor takes
+ * two slots; its busy bit is set by ltr, so each CPU needs its own. */
+static void gdt_build(uint64_t *g, struct tss *t, uint64_t df_top, uint64_t nmi_top, uint64_t mc_top)
 {
-	gdt[0] = 0;
-	gdt[SEL_KCODE / 8] = seg(0xa09a);       /* L, P, DPL0, code r/x */
-	gdt[SEL_KDATA / 8] = seg(0xc092);       /* P, DPL0, data r/w */
-	gdt[SEL_UCODE32 / 8] = seg(0xc0fa);     /* 32-bit user code (sysret layout only) */
-	gdt[SEL_UDATA / 8] = seg(0xc0f2);
-	gdt[SEL_UCODE / 8] = seg(0xa0fa);
-	uint64_t base = (uint64_t)&tss, limit = sizeof tss - 1;
-	gdt[SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
-			   (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
-	gdt[SEL_TSS / 8 + 1] = base >> 32;
+	g[0] = 0;
+	g[SEL_KCODE / 8] = seg(0xa09a);         /* L, P, DPL0, code r/x */
+	g[SEL_KDATA / 8] = seg(0xc092);         /* P, DPL0, data r/w */
+	g[SEL_UCODE32 / 8] = seg(0xc0fa);       /* 32-bit user code (sysret layout only) */
+	g[SEL_UDATA / 8] = seg(0xc0f2);
+	g[SEL_UCODE / 8] = seg(0xa0fa);
+	uint64_t base = (uint64_t)t, limit = sizeof *t - 1;
+	g[SEL_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
+			 (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+	g[SEL_TSS / 8 + 1] = base >> 32;
 
-	tss.ist[IST_DF - 1] = (uint64_t)df_stack_top;
-	tss.ist[IST_NMI - 1] = (uint64_t)nmi_stack_top;
-	tss.ist[IST_MC - 1] = (uint64_t)mc_stack_top;
-	tss.iomap_base = sizeof tss;            /* no I/O bitmap: ring 3 gets no ports */
+	t->ist[IST_DF - 1] = df_top;
+	t->ist[IST_NMI - 1] = nmi_top;
+	t->ist[IST_MC - 1] = mc_top;
+	t->iomap_base = sizeof *t;              /* no I/O bitmap: ring 3 gets no ports */
+}
 
-	struct desc_ptr p = { sizeof gdt - 1, (uint64_t)gdt };
+static void gdt_load(uint64_t *g)
+{
+	struct desc_ptr p = { 8 * 8 - 1, (uint64_t)g };
 	__asm__ volatile(
 		"lgdt %0\n\t"
 		"pushq %1\n\t"
@@ -199,6 +207,12 @@ static void gdt_init(void)
 		:: "m"(p), "i"(SEL_KCODE), "r"(SEL_KDATA), "r"(SEL_TSS) : "rax", "memory");
 }
 
+static void gdt_init(void)
+{
+	gdt_build(gdt, &tss, (uint64_t)df_stack_top, (uint64_t)nmi_stack_top, (uint64_t)mc_stack_top);
+	gdt_load(gdt);
+}
+
 void idt_set_gate(unsigned v, uint64_t handler, unsigned ist, unsigned dpl)
 {
 	idt[v] = (struct idt_gate){
@@ -211,6 +225,13 @@ void idt_set_gate(unsigned v, uint64_t handler, unsigned ist, unsigned dpl)
 	};
 }
 
+/* Every CPU shares the one IDT: the handlers find their CPU through GS. */
+static void idt_load(void)
+{
+	struct desc_ptr p = { sizeof idt - 1, (uint64_t)idt };
+	__asm__ volatile("lidt %0" :: "m"(p));
+}
+
 static void idt_init(void)
 {
 	for (unsigned v = 0; v < 256; v++)
@@ -219,8 +240,7 @@ static void idt_init(void)
 	idt_set_gate(3, isr_table[3], 0, 3);            /* int3 from user is a breakpoint, not #GP */
 	idt_set_gate(8, isr_table[8], IST_DF, 0);
 	idt_set_gate(18, isr_table[18], IST_MC, 0);
-	struct desc_ptr p = { sizeof idt - 1, (uint64_t)idt };
-	__asm__ volatile("lidt %0" :: "m"(p));
+	idt_load();
 }
 
 void cpu_set_kernel_stack(uint64_t rsp0) { tss.rsp[0] = rsp0; }
@@ -263,5 +283,53 @@ void cpu_init(void)
 	gdt_init();
 	percpu_init_boot();
 	idt_init();
+	control_regs_init();
+}
+
+/* An AP's own GDT and TSS, with IST stacks sized as the boot CPU's. */
+struct cpu_desc {
+	uint64_t gdt[8];
+	struct tss tss;
+} __attribute__((aligned(16)));
+
+#define AP_DF_STACK  16384
+#define AP_NMI_STACK 8192
+#define AP_MC_STACK  8192
+
+struct cpu_desc *cpu_desc_alloc(void)
+{
+	struct cpu_desc *d = kzalloc(sizeof *d);
+	if (!d)
+		return NULL;
+	uint64_t df = kmem_stack_alloc(AP_DF_STACK);
+	uint64_t nmi = kmem_stack_alloc(AP_NMI_STACK);
+	uint64_t mc = kmem_stack_alloc(AP_MC_STACK);
+	gdt_build(d->gdt, &d->tss, df, nmi, mc);
+	if (df && nmi && mc)
+		return d;
+	cpu_desc_free(d);       /* frees the stacks it did get */
+	return NULL;
+}
+
+void cpu_desc_free(struct cpu_desc *d)
+{
+	uint64_t df = d->tss.ist[IST_DF - 1], nmi = d->tss.ist[IST_NMI - 1], mc = d->tss.ist[IST_MC - 1];
+	if (df)
+		kmem_stack_free(df, AP_DF_STACK);
+	if (nmi)
+		kmem_stack_free(nmi, AP_NMI_STACK);
+	if (mc)
+		kmem_stack_free(mc, AP_MC_STACK);
+	kfree(d);
+}
+
+void cpu_init_ap(struct cpu_desc *d, struct cpu *c)
+{
+	gdt_load(d->gdt);
+	/* After gdt_load: loading GS zeroes the GS base. */
+	c->self = c;
+	wrmsr(MSR_GS_BASE, (uint64_t)c);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
+	idt_load();
 	control_regs_init();
 }

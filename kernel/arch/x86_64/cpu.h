@@ -37,6 +37,17 @@ void cpu_detect(void);
 /* GDT, TSS, IDT; then NXE, WP, PGE, PAT and SMEP/SMAP where present. */
 void cpu_init(void);
 void cpu_set_kernel_stack(uint64_t rsp0);
+
+struct cpu;
+struct cpu_desc;
+/* An application processor's GDT, TSS and IST stacks (BSP, may allocate).
+ * NULL when out of memory.  Kept for the CPU's lifetime. */
+struct cpu_desc *cpu_desc_alloc(void);
+/* Free d: only for a CPU that never loaded it, or was sent INIT since. */
+void cpu_desc_free(struct cpu_desc *d);
+/* On the AP itself: load d's GDT and TSS, make c its per-CPU struct (GS
+ * base), load the shared IDT, set the control registers as cpu_init does. */
+void cpu_init_ap(struct cpu_desc *d, struct cpu *c);
 /* Install a gate for vector v; dpl 3 lets user code raise it with int. */
 void idt_set_gate(unsigned v, uint64_t handler, unsigned ist, unsigned dpl);
 /* A space-separated list of the features above that are present. */

@@ -1,7 +1,8 @@
 /*
  * Per-CPU data, reached through the GS base (%gs:0 holds the struct's own
- * address).  One CPU runs today; everything per-CPU lives here so a second
- * one only needs its own struct cpu and GS base.
+ * address).  One CPU runs kernel code today (the others are parked, see
+ * smpboot.c, each with its own struct cpu and GS base already); everything
+ * per-CPU lives here so a second one only needs its own struct cpu.
  *
  * The first three fields are used from assembly (syscall entry) at fixed
  * offsets; see the _Static_asserts.

@@ -21,6 +21,7 @@
 #include "mem/kmem.h"
 #include "irq.h"
 #include "percpu.h"
+#include "smpboot.h"
 #include "core/sched.h"
 
 static const char *const names[32] = {
@@ -106,6 +107,12 @@ void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
 
 static void exception(struct trap_frame *f)
 {
+	if (f->vector == 2 && smp_on_ap()) {
+		/* A parked AP (smpboot.c; its LINT1 is masked, so only an NMI
+		 * IPI gets here): no threads of its own, and the dump takes
+		 * locks that assume one CPU.  Back to its hlt. */
+		return;
+	}
 	if (f->vector == 2) {
 		/* An NMI (QEMU's `nmi` monitor command, a PC's NMI button):
 		 * show where every thread is, then carry on. */

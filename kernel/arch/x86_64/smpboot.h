@@ -1,0 +1,36 @@
+/*
+ * Starting the application processors (issue 14, first step): each AP is
+ * brought to long mode on the kernel's page tables with its own stack,
+ * GDT/TSS, struct cpu and local APIC, counts itself online and parks
+ * (cli; hlt).  Parked APs take no interrupt, no lock, no allocation: the
+ * kernel otherwise runs on the boot CPU exactly as before.
+ */
+#ifndef SMPBOOT_H
+#define SMPBOOT_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "mem/memmap.h"
+#include "platform/acpi_tables.h"
+
+struct json;
+
+/* Take the trampoline's two pages below 1 MiB out of m (before kmem and
+ * pmm see it).  Skipped when want is false (cpus=1: not one byte changes). */
+void smp_reserve_trampoline(struct memmap *m, bool want);
+
+/* Start the MADT's enabled APs, at most cap CPUs in all (0: no cap), one
+ * at a time; prints "smp: N of M CPUs online".  BSP only, once, with
+ * interrupts off, after the page allocator and udelay work. */
+void smp_start_aps(const struct acpi_madt *m, uint64_t cap);
+
+/* Is this an AP?  Asks the local APIC, not GS (an NMI may arrive in the
+ * syscall entry window with the user's GS).  False before APs start. */
+bool smp_on_ap(void);
+
+int smp_cpus_online(void);
+int smp_cpus_found(void);
+/* cpus_online, cpus_found and the APIC ids (found, online) for the boot record. */
+void smp_record(struct json *j);
+
+#endif
