@@ -200,8 +200,12 @@ static void madt_entry(const uint8_t *e, uint8_t type, uint8_t len, struct acpi_
 {
 	switch (type) {
 	case 0:         /* processor local APIC */
-		if (len < 8 || m->ncpus == ACPI_MAX_CPUS)
+		if (len < 8)
 			break;
+		if (m->ncpus == ACPI_MAX_CPUS) {
+			m->cpus_dropped++;
+			break;
+		}
 		m->cpu[m->ncpus].acpi_uid = e[2];
 		m->cpu[m->ncpus].apic_id = e[3];
 		m->cpu[m->ncpus].online_capable = (le32(e + 4) >> 1) & 1;
@@ -236,8 +240,12 @@ static void madt_entry(const uint8_t *e, uint8_t type, uint8_t len, struct acpi_
 		m->lapic_addr = le64(e + 4);
 		return;
 	case 9:         /* processor local x2APIC */
-		if (len < 16 || m->ncpus == ACPI_MAX_CPUS)
+		if (len < 16)
 			break;
+		if (m->ncpus == ACPI_MAX_CPUS) {
+			m->cpus_dropped++;
+			break;
+		}
 		m->cpu[m->ncpus].apic_id = le32(e + 4);
 		m->cpu[m->ncpus].acpi_uid = le32(e + 12);
 		m->cpu[m->ncpus].x2 = true;

@@ -62,7 +62,8 @@ int acpi_parse_fadt(const void *buf, size_t len, struct acpi_fadt *f);
 #define ACPI_SPACE_IO     1
 #define ACPI_SPACE_PCI    2
 
-#define ACPI_MAX_CPUS 64
+/* Every PC up to 256 CPUs; entries beyond are counted in cpus_dropped. */
+#define ACPI_MAX_CPUS 256
 #define ACPI_MAX_IOAPICS 8
 #define ACPI_MAX_ISOS 24
 #define ACPI_MAX_MCFG 8
@@ -73,6 +74,7 @@ struct acpi_madt {
 	int ncpus;
 	/* flags bit 0 enabled, bit 1 online capable (ACPI 6.3: may be enabled later) */
 	struct { uint32_t apic_id; uint32_t acpi_uid; bool enabled, online_capable; bool x2; } cpu[ACPI_MAX_CPUS];
+	int cpus_dropped;               /* CPU entries past ACPI_MAX_CPUS */
 	int nioapics;
 	struct { uint8_t id; uint32_t addr; uint32_t gsi_base; } ioapic[ACPI_MAX_IOAPICS];
 	int nisos;                      /* interrupt source overrides */

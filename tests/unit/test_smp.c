@@ -84,7 +84,7 @@ TEST(smp_plan_full_table)
 	m.ncpus = 0;
 	for (uint32_t i = 0; i < SMP_MAX_CPUS; i++)
 		add(i + 1, true, false);        /* the BSP (id 0) is not in the table */
-	smp_plan(&m, 0, 0, 254, &p);
+	smp_plan(&m, 0, 0, 0xfffffffeu, &p);    /* x2APIC mode: ids above 254 reachable */
 	CHECK_EQ(p.nfound, SMP_MAX_CPUS);
 	CHECK_EQ(p.nstart, SMP_MAX_CPUS - 1);
 }

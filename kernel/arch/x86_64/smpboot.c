@@ -212,6 +212,9 @@ void smp_start_aps(const struct acpi_madt *m, uint64_t cap)
 	smp.online[0] = apic_id();
 	if (smp.plan.unreachable)
 		kprintf("smp: %d CPU(s) with APIC ids above 254 need x2APIC mode; not started\n", smp.plan.unreachable);
+	if (m->cpus_dropped)
+		kprintf("smp: the MADT lists %d more CPU(s) than the %d this kernel handles; not started\n",
+			m->cpus_dropped, ACPI_MAX_CPUS);
 	if (smp.plan.offline)
 		kprintf("smp: %d CPU(s) online-capable but not enabled by the firmware; not started\n", smp.plan.offline);
 	if (smp.plan.capped)
