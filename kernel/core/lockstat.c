@@ -69,12 +69,12 @@ static void max_update(uint64_t *max, uint64_t *site, uint64_t v, uint64_t at)
 void lockstat_release(struct spinlock *l, uint64_t hold)
 {
 	struct lock_class *c = class_of(l);
-	uint64_t hz = time_tsc_hz();
 	__atomic_add_fetch(&c->acquired, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->hold_cycles, hold, __ATOMIC_RELAXED);
-	if (hz && hold > hz / 10000) {
+	unsigned over = irqtrace_long(hold);
+	if (over) {
 		__atomic_add_fetch(&c->over_100us, 1, __ATOMIC_RELAXED);
-		if (hold > hz / 1000)
+		if (over == 2)
 			__atomic_add_fetch(&c->over_1ms, 1, __ATOMIC_RELAXED);
 	}
 	max_update(&c->max_hold_cycles, &c->max_hold_site, hold, l->owner);

@@ -13,16 +13,21 @@ void irqtrace_set_tsc_hz(uint64_t hz)
 	cyc_1ms = hz / 1000;
 }
 
+unsigned irqtrace_long(uint64_t cycles)
+{
+	if (!cyc_100us || cycles <= cyc_100us)
+		return 0;
+	return cycles > cyc_1ms ? 2 : 1;
+}
+
 void irqtrace_end_slow(uint64_t site, uint64_t now)
 {
 	uint64_t d = now - irqtrace.since;
 	irqtrace.since = 0;
 	irqtrace.sections++;
-	if (cyc_100us && d > cyc_100us) {
-		irqtrace.over_100us++;
-		if (d > cyc_1ms)
-			irqtrace.over_1ms++;
-	}
+	unsigned over = irqtrace_long(d);
+	irqtrace.over_100us += over >= 1;
+	irqtrace.over_1ms += over == 2;
 	if (d > irqtrace.max_cycles) {
 		irqtrace.max_cycles = d;
 		irqtrace.max_from = irqtrace.since_site;

@@ -42,5 +42,8 @@ static inline __attribute__((always_inline)) void irqtrace_end(uint64_t site, ui
 void irqtrace_reset(void);
 /* time_init: the TSC rate, for the over-100-us and over-1-ms counts. */
 void irqtrace_set_tsc_hz(uint64_t hz);
+/* 2 when cycles is over 1 ms, 1 when over 100 us, else 0 (and 0 before
+ * the TSC is calibrated); lock holds are counted against the same marks. */
+unsigned irqtrace_long(uint64_t cycles);
 
 #endif
