@@ -142,7 +142,6 @@ void thread_start(struct thread *t)
 	if (t->rq.cls < current_thread()->rq.cls)
 		this_cpu()->need_resched = true;
 	spin_unlock_irqrestore(&sched_lock, on);
-	sched_resched_if_needed();
 }
 
 struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, enum sched_class cls)
@@ -292,15 +291,7 @@ bool thread_wake(struct thread *t)
 			c->need_resched = true;
 	}
 	spin_unlock_irqrestore(&sched_lock, on);
-	sched_resched_if_needed();
 	return woke;
-}
-
-void sched_resched_if_needed(void)
-{
-	struct cpu *c = this_cpu();
-	if (c->need_resched && !c->irq_depth && !c->preempt_count && irqs_enabled())
-		__schedule(true);
 }
 
 static void timer_wake(void *arg)

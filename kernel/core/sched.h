@@ -84,10 +84,9 @@ void sched_set_running(void);
 bool sched_block_until(uint64_t at_ns);
 /* Make t runnable if blocked.  Any context.  Returns true if it was blocked.
  * A woken thread of a better class runs at once when the caller may be
- * preempted, else at the next preemption point. */
+ * preempted (the unlock that ends the caller's last spinlock section
+ * switches: spinlock.h), else at the next preemption point. */
 bool thread_wake(struct thread *t);
-/* Switch now if a wakeup asked for it and this context may switch. */
-void sched_resched_if_needed(void);
 
 void sleep_ns(uint64_t ns);
 void sleep_ms(uint64_t ms);

@@ -99,15 +99,16 @@ static inline void spin_unlock(struct spinlock *l)
 		sched_preempt_point();
 }
 
-/* Returns the interrupt state to hand back to spin_unlock_irqrestore. */
-static inline bool spin_lock_irqsave(struct spinlock *l)
+/* Returns the interrupt state to hand back to spin_unlock_irqrestore.
+ * Always inlined, as spin_lock is: spin_here() must name the caller. */
+static inline __attribute__((always_inline)) bool spin_lock_irqsave(struct spinlock *l)
 {
 	bool on = irq_save();
 	spin_lock(l);
 	return on;
 }
 
-static inline void spin_unlock_irqrestore(struct spinlock *l, bool on)
+static inline __attribute__((always_inline)) void spin_unlock_irqrestore(struct spinlock *l, bool on)
 {
 	spin_unlock_nosched(l);
 	irq_restore(on);

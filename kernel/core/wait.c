@@ -46,7 +46,6 @@ void waitq_wake_all(struct waitq *wq)
 	list_for_each(it, &wq->waiters)
 		thread_wake(list_entry(it, struct wait_entry, link)->t);
 	spin_unlock_irqrestore(&wq->lock, on);
-	sched_resched_if_needed();
 }
 
 bool waitq_wake_one(struct waitq *wq)
@@ -59,7 +58,6 @@ bool waitq_wake_one(struct waitq *wq)
 			break;
 		}
 	spin_unlock_irqrestore(&wq->lock, on);
-	sched_resched_if_needed();
 	return woke;
 }
 
