@@ -424,8 +424,12 @@ void task_thread_exit(int code, bool whole_group)
 	spin_unlock_irqrestore(&k->lock, on);
 	t->task = NULL;
 	t->pt_root = 0;
-	kfree(t->fpu);
+	/* Detach the FXSAVE area before freeing it: a switch away from this
+	 * thread (a timer, or the preemption check in kfree's own unlock)
+	 * saves into t->fpu, and must not write into a freed block. */
+	uint8_t *fpu = t->fpu;
 	t->fpu = NULL;
+	kfree(fpu);
 	if (last)
 		task_finish(k);
 	thread_exit();

@@ -56,7 +56,9 @@ def expect(cond, msg):
 
 
 def expect_ok(r):
-    expect(r.status == 'ok', 'expected a clean halt, got %s (QEMU exit %s)' % (r.status, r.rc))
+    if r.status != 'ok':
+        tail = '\n'.join(r.log.splitlines()[-40:])
+        raise AssertionError('expected a clean halt, got %s (QEMU exit %s); console tail:\n%s' % (r.status, r.rc, tail))
 
 
 def boot_record(r):
