@@ -75,7 +75,14 @@ static void *slab_alloc(unsigned c)
 	}
 	p = list_first(&heap.partial[c], struct page, lru);
 	void *obj = (void *)p->private;
-	p->private = (uint64_t)*(void **)obj;
+	char *next = *(char **)obj, *base = page_address(p);
+	/* A free object's first word links the next one in the same slab; any
+	 * other value is a write after kfree, caught here rather than as a
+	 * wild pointer handed out later. */
+	if (next && (next < base || next >= base + PAGE_SIZE || (size_t)(next - base) % class_size(c)))
+		panic("kmalloc: %zu-byte free list corrupted: object %p links to %p (a write after kfree)",
+		      class_size(c), obj, next);
+	p->private = (uint64_t)next;
 	p->inuse++;
 	if (!p->private)
 		list_del(&p->lru);      /* full: off the partial list */
