@@ -102,7 +102,7 @@ sysval() {
 	if [ -r "$1" ]; then cat "$1"; else echo n/a; fi
 }
 
-echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat "/sys/block/$DEV/queue/rotational"),\"vma_ra_enabled\":\"$(sysval $VMRA_FILE)\",\"thp\":\"$(sysval /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"clocksource\":\"$(sysval /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
+echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"data_dev\":\"${DATADEV:+/dev/}$DATADEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat "/sys/block/$DEV/queue/rotational"),\"vma_ra_enabled\":\"$(sysval $VMRA_FILE)\",\"thp\":\"$(sysval /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"clocksource\":\"$(sysval /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
 
 meminfo() {
 	awk -v w="$1" 'BEGIN { printf "{\"type\":\"linux_meminfo\",\"when\":\"%s\"", w }
