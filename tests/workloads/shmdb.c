@@ -99,11 +99,12 @@ static void shmdb_run(struct shmdb *d, uint64_t seconds, uint64_t start)
 {
 	uint64_t end = start + seconds * 1000000000ULL, shown = 0;
 
-	for (uint64_t now = start; now < end; now = rt_now_ns()) {
+	for (uint64_t now = start; now < end;) {
 		for (int i = 0; i < SHMDB_BATCH; i++)
 			shmdb_transaction(d);
 		d->transactions += SHMDB_BATCH;
-		uint64_t sec = (rt_now_ns() - start) / 1000000000ULL;
+		now = rt_now_ns();
+		uint64_t sec = (now - start) / 1000000000ULL;
 		d->per_second[sec < seconds ? sec : seconds - 1] += SHMDB_BATCH;
 		for (; shown < sec && shown < seconds; shown++)
 			rt_dprintf(2, "shmdb: second %llu: %llu transactions\n",
