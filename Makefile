@@ -200,7 +200,7 @@ WDIR     := tests/workloads
 WOUT     := $(BUILD)/workloads
 RT_OBJ   := $(patsubst $(WDIR)/%,$(WOUT)/%.o,$(basename $(wildcard $(WDIR)/rt/rt_*.c $(WDIR)/rt/rt_*.S)))
 RT_LIB_OBJ := $(filter-out $(WOUT)/rt/rt_libc_shim.o,$(RT_OBJ))
-WPROGS   := touch hogmem fill threads hello uperf systest crash hold vmstat
+WPROGS   := touch hogmem fill threads hello uperf systest crash hold vmstat shmdb stream mmap001
 WBINS    := $(WPROGS:%=$(WOUT)/%) $(WOUT)/hello_musl $(WOUT)/touch_musl
 
 $(WOUT)/%.o: $(WDIR)/%.c
@@ -213,7 +213,7 @@ $(WOUT)/%.o: $(WDIR)/%.S
 	$(Q)$(WCC) $(WCFLAGS) -c $< -o $@
 $(WOUT)/librt.a: $(RT_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
-$(WOUT)/libwl.a: $(WOUT)/vpage.o $(WOUT)/wtrace.o
+$(WOUT)/libwl.a: $(WOUT)/vpage.o $(WOUT)/wtrace.o $(WOUT)/wlio.o
 	rm -f $@ && ar rcs $@ $^
 $(WOUT)/%: $(WOUT)/%.o $(WOUT)/rt/crt0.o $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o
 	$(WCC) $(WLDFLAGS) -o $@ $(WOUT)/rt/crt0.o $< $(WOUT)/libwl.a $(WOUT)/librt.a $(WOUT)/rt/rt_libc_shim.o

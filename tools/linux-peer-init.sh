@@ -3,7 +3,9 @@
 # /init of tools/linux-peer's initramfs: the Linux side of a side-by-side
 # run.  Busybox sh and applets only (busybox-static is the whole userland).
 #
-# Kernel command line: peer.bus=nvme|sata peer.pc=N peer.vmra=default|on|off.
+# Kernel command line: peer.bus=nvme|sata peer.pc=N peer.vmra=default|on|off
+# [peer.data=SERIAL: an NVMe data disk with that serial; the swap disk is
+# then the other one, and /dev/peer-data links to the data disk].
 # The initramfs also holds (written by mmtools/linuxpeer.py):
 #   /etc/modules.BUS   module names in load order, /lib/modules/NAME.ko each
 #                      (modprobe --show-depends resolved them on the host)
@@ -33,6 +35,7 @@ fail() {
 BUS=nvme
 PC=3
 VMRA=default
+DATA=
 # The command line is words by definition: split it on blanks.
 # shellcheck disable=SC2013
 for w in $(cat /proc/cmdline); do
@@ -40,6 +43,7 @@ for w in $(cat /proc/cmdline); do
 	peer.bus=*) BUS=${w#peer.bus=} ;;
 	peer.pc=*) PC=${w#peer.pc=} ;;
 	peer.vmra=*) VMRA=${w#peer.vmra=} ;;
+	peer.data=*) DATA=${w#peer.data=} ;;
 	esac
 done
 case $BUS in
@@ -54,7 +58,30 @@ for m in $MODS; do
 	# whether the swap disk shows up below, which names the modules.
 	insmod "/lib/modules/$m.ko" || echo "linux-peer: insmod $m.ko failed; going on"
 done
+# nvme_serial SERIAL: the namespace of the controller with that serial.
+nvme_serial() {
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(sed 's/ *$//' "$c/serial" 2>/dev/null)" = "$1" ] || continue
+		for n in "$c"/nvme*n1; do
+			[ -b "/dev/${n##*/}" ] && echo "${n##*/}" && return
+		done
+	done
+}
+
 i=0
+if [ -n "$DATA" ]; then
+	[ "$BUS" = nvme ] || fail "peer.data needs peer.bus=nvme"
+	# Linux may number the two controllers either way round: go by serial.
+	while :; do
+		DATADEV=$(nvme_serial "$DATA")
+		DEV=$(for n in /sys/block/nvme*n1; do [ "${n##*/}" != "$DATADEV" ] && echo "${n##*/}"; done | head -n 1)
+		[ -n "$DATADEV" ] && [ -n "$DEV" ] && [ -b "/dev/$DEV" ] && break
+		i=$((i + 1))
+		[ $i -gt 600 ] && fail "no data disk (serial $DATA) and swap disk 60 s after loading $(echo "$MODS" | tr '\n' ' ')"
+		usleep 100000
+	done
+	ln -s "/dev/$DATADEV" /dev/peer-data || fail "cannot link /dev/peer-data to /dev/$DATADEV"
+fi
 while [ ! -b "/dev/$DEV" ]; do
 	i=$((i + 1))
 	[ $i -gt 600 ] && fail "no /dev/$DEV 60 s after loading $(echo "$MODS" | tr '\n' ' ')"
@@ -75,7 +102,7 @@ sysval() {
 	if [ -r "$1" ]; then cat "$1"; else echo n/a; fi
 }
 
-echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat "/sys/block/$DEV/queue/rotational"),\"vma_ra_enabled\":\"$(sysval $VMRA_FILE)\",\"thp\":\"$(sysval /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"clocksource\":\"$(sysval /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
+echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"data_dev\":\"${DATADEV:+/dev/}$DATADEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat "/sys/block/$DEV/queue/rotational"),\"vma_ra_enabled\":\"$(sysval $VMRA_FILE)\",\"thp\":\"$(sysval /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"clocksource\":\"$(sysval /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
 
 meminfo() {
 	awk -v w="$1" 'BEGIN { printf "{\"type\":\"linux_meminfo\",\"when\":\"%s\"", w }

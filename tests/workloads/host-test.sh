@@ -161,6 +161,43 @@ else
 	fail "MM_TRACE to a bad path (exit $rc)"
 fi
 
+# The table and disk workloads: shmdb in shared memory (RAM share from
+# sysinfo), stream and mmap001 on a regular file standing in for a device
+# (/dev needs root here).  stream read on the file mmap001 left must find
+# every block stamped; a missing device is one line naming openat, exit 3.
+run_ok shmdb "size_mib=16 rows=16384 row_bytes=1024 seconds=1" shmdb 16 1
+run_ok shmdb "size_mib=8 rows=100 seconds=2" shmdb 8 2 100
+run_ok shmdb "ram_pct=1 seconds=1" shmdb 1% 1
+DEV="$TMP/dev.img"
+truncate -s 8M "$DEV"
+run_ok stream "mode=read bytes_read=8388608 foreign_blocks=2048 stamped_blocks=0" stream "$DEV" 8 read
+run_ok mmap001 "size_mib=8 loops=3 pages=2048" mmap001 "$DEV" 8 3
+run_ok stream "mode=read stamped_blocks=2048 foreign_blocks=0" stream "$DEV" 8 read
+run_ok stream "mode=write bytes_written=4194304 passes=1" stream "$DEV" 4 write
+run_ok stream "mode=rw limit_bytes_per_s=16777216 seconds=1" stream "$DEV" 4 rw 16 1
+run_ok stream "mode=rw rate=50%" stream "$DEV" 2 rw 50% 2
+# Damage one stamped block: read must call it a mismatch (exit 1).
+printf 'garbage' | dd of="$DEV" bs=1 seek=41000 conv=notrunc 2>/dev/null
+timeout 20 "$OUT/stream" "$DEV" 8 read >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'MISMATCH .* block at byte 40960: damaged' "$TMP/err"; then
+	pass "stream read catches a damaged block"
+else
+	fail "stream read on a damaged block (exit $rc)"
+fi
+for cmd in "stream $TMP/no-such-dev 1 read" "mmap001 $TMP/no-such-dev 1 1"; do
+	# shellcheck disable=SC2086
+	timeout 20 "$OUT/"$cmd >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 3 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "openat($TMP/no-such-dev, O_R.*) failed: ENOENT" "$TMP/err"; then
+		pass "missing device: exit 3, one line naming openat: $cmd"
+	else
+		fail "missing device: $cmd (exit $rc)"
+	fi
+done
+run_usage stream "$DEV" 9 read
+run_usage mmap001 "$DEV" 9 1
+
 run_usage touch
 run_usage touch 8 x seq anon
 run_usage touch 8 10 sideways anon
@@ -183,11 +220,29 @@ run_usage threads 0 16 1
 run_usage threads 4 16
 run_usage threads 4 16 -1
 run_usage threads 4 16 1 0
+run_usage shmdb
+run_usage shmdb 16
+run_usage shmdb 0 1
+run_usage shmdb 16x 1
+run_usage shmdb 0% 1
+run_usage shmdb 1001% 1
+run_usage shmdb 16 0
+run_usage shmdb 16 1 1
+run_usage shmdb 1 1 16385
+run_usage stream "$DEV" 1
+run_usage stream "$DEV" 1 sideways
+run_usage stream "$DEV" 0 read
+run_usage stream "$DEV" 1 read 0%
+run_usage stream "$DEV" 1 read 101%
+run_usage stream "$DEV" 1 read fast
+run_usage stream "$DEV" 1 read 1 x
+run_usage mmap001 "$DEV" 1
+run_usage mmap001 "$DEV" 1 0
 
 # The runtime's own unit tests, built against libc with sanitizers.
 if gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -I"$HERE" \
-	-o "$TMP/selftest" "$HERE/selftest.c" "$HERE/vpage.c" "$HERE/wtrace.c" \
+	-o "$TMP/selftest" "$HERE/selftest.c" "$HERE/vpage.c" "$HERE/wtrace.c" "$HERE/wlio.c" \
 	"$HERE/rt/rt_print.c" "$HERE/rt/rt_string.c" "$HERE/rt/rt_sys.c" \
 	"$HERE/rt/rt_json.c" "$HERE/rt/rt_rand.c" "$HERE/rt/rt_time.c" \
 	>"$TMP/cc.log" 2>&1 && "$TMP/selftest" >"$TMP/out" 2>/dev/null; then

@@ -14,6 +14,7 @@
 
 #include "rt/rt.h"
 #include "vpage.h"
+#include "wlio.h"
 
 static int selftest_checks;
 static int selftest_failed;
@@ -163,6 +164,104 @@ static void selftest_vpage(void)
 	vpage_unmap(&s);
 }
 
+/* The N-or-P% argument of shmdb SIZE and stream's rate. */
+static void selftest_share(void)
+{
+	struct wlio_share sh;
+
+	selftest_expect(wlio_parse_share("64", 100, 1000, &sh) == 0 && sh.value == 64 && !sh.percent,
+			"share: plain number");
+	selftest_expect(wlio_parse_share("80%", 100, 1000, &sh) == 0 && sh.value == 80 && sh.percent,
+			"share: percentage");
+	selftest_expect(wlio_share_of(&sh, 48) == 38, "share: 80% of 48 rounds down");
+	selftest_expect(wlio_parse_share("1000%", 100, 1000, &sh) == 0 &&
+			wlio_share_of(&sh, 1ULL << 50) == 10 * (1ULL << 50), "share: 1000% of 2^50");
+	sh.value = 64;
+	sh.percent = false;
+	selftest_expect(wlio_share_of(&sh, 48) == 64, "share: a plain value ignores the whole");
+	selftest_expect(wlio_parse_share("1001%", 100, 1000, &sh) == -RT_ERANGE, "share: over max_pct");
+	selftest_expect(wlio_parse_share("101", 100, 1000, &sh) == -RT_ERANGE, "share: over max");
+	selftest_expect(wlio_parse_share("0%", 100, 1000, &sh) == -RT_ERANGE, "share: 0%");
+	selftest_expect(wlio_parse_share("0", 100, 1000, &sh) == -RT_ERANGE, "share: 0");
+	selftest_expect(wlio_parse_share("%", 100, 1000, &sh) == -RT_EINVAL, "share: bare %");
+	selftest_expect(wlio_parse_share("80%%", 100, 1000, &sh) == -RT_EINVAL, "share: %%");
+	selftest_expect(wlio_parse_share("8%0", 100, 1000, &sh) == -RT_EINVAL, "share: % inside");
+	selftest_expect(wlio_parse_share("-5%", 100, 1000, &sh) == -RT_EINVAL, "share: sign");
+	selftest_expect(wlio_parse_share("5%", 100, 0, &sh) == -RT_EINVAL, "share: % not allowed");
+	selftest_expect(wlio_parse_share("123456789012345678901234%", 100, 1000, &sh) == -RT_EINVAL,
+			"share: overlong");
+}
+
+/* A row's checksum catches any changed word, a swapped pair, a wrong row. */
+static void selftest_rows(void)
+{
+	uint64_t row[16], copy[16];
+
+	wlio_row_write(row, 16, 7, 3, 1000);
+	selftest_expect(wlio_row_check(row, 16, 7) == WLIO_ROW_OK, "row: fresh row checks");
+	selftest_expect(wlio_row_check(row, 16, 8) == WLIO_ROW_BAD_ID, "row: another row's id");
+	memcpy(copy, row, sizeof(row));
+	bool all = true;
+	for (int w = 0; w < 16; w++) {
+		if (w == WLIO_ROW_SUM || w == WLIO_ROW_ID)
+			continue;
+		copy[w] ^= 1ULL << (w * 3 % 64);
+		all = all && wlio_row_check(copy, 16, 7) == WLIO_ROW_BAD_SUM;
+		copy[w] = row[w];
+	}
+	selftest_expect(all, "row: every single-bit change is caught");
+	copy[5] = row[6];
+	copy[6] = row[5];
+	selftest_expect(wlio_row_check(copy, 16, 7) == WLIO_ROW_BAD_SUM, "row: swapped words");
+	memcpy(copy, row, sizeof(row));
+	copy[WLIO_ROW_SUM] ^= 1;
+	selftest_expect(wlio_row_check(copy, 16, 7) == WLIO_ROW_BAD_SUM, "row: damaged checksum");
+	wlio_row_write(copy, 16, 7, 4, 1000);
+	copy[WLIO_ROW_VERSION] = 3;
+	selftest_expect(wlio_row_check(copy, 16, 7) == WLIO_ROW_BAD_SUM,
+			"row: new payload under an old version");
+	memset(copy, 0, sizeof(copy));
+	selftest_expect(wlio_row_check(copy, 16, 0) == WLIO_ROW_BAD_SUM, "row: a zero page");
+}
+
+/* Stamped blocks: ok, foreign, misplaced, damaged, and the generation. */
+static void selftest_blocks(void)
+{
+	static uint64_t blk[WLIO_BLOCK_WORDS];
+	uint64_t gen = 0;
+
+	memset(blk, 0, sizeof(blk));
+	selftest_expect(wlio_block_check(blk, 0, &gen) == WLIO_BLOCK_FOREIGN, "block: zeroes are foreign");
+	wlio_block_fill(blk, 8192, 42);
+	selftest_expect(wlio_block_check(blk, 8192, &gen) == WLIO_BLOCK_OK && gen == 42,
+			"block: fresh block and its generation");
+	selftest_expect(wlio_block_check(blk, 4096, &gen) == WLIO_BLOCK_MISPLACED,
+			"block: read from another offset");
+	blk[WLIO_BLOCK_WORDS - 1] ^= 1;
+	selftest_expect(wlio_block_check(blk, 8192, &gen) == WLIO_BLOCK_DAMAGED, "block: last word");
+	wlio_block_fill(blk, 8192, 42);
+	blk[2] = 41;
+	selftest_expect(wlio_block_check(blk, 8192, &gen) == WLIO_BLOCK_DAMAGED,
+			"block: header of one generation, data of another");
+	selftest_expect(strcmp(wlio_block_verdict_name(WLIO_BLOCK_MISPLACED), "misplaced") == 0,
+			"block: verdict names");
+}
+
+static void selftest_pace(void)
+{
+	selftest_expect(wlio_pace_us(1 << 20, 0, 0) == 0, "pace: no limit");
+	selftest_expect(wlio_pace_us(1 << 20, 1 << 20, 0) == 1000000, "pace: 1 MiB at 1 MiB/s");
+	selftest_expect(wlio_pace_us(1 << 20, 1 << 20, 400000) == 600000, "pace: partly due");
+	selftest_expect(wlio_pace_us(1 << 20, 1 << 20, 2000000) == 0, "pace: behind");
+	selftest_expect(wlio_pace_us(1ULL << 44, WLIO_MAX_RATE, 0) == 16000000,
+			"pace: 16 TiB at the top rate, no overflow");
+	selftest_expect(wlio_pace_us((1ULL << 40) - 1, WLIO_MAX_RATE, 0) == 999999,
+			"pace: a remainder near the top rate");
+	selftest_expect(strcmp(wlio_errno_name(-2), "ENOENT") == 0 &&
+			strcmp(wlio_errno_name(38), "ENOSYS") == 0 &&
+			strcmp(wlio_errno_name(-999), "error") == 0, "errno names");
+}
+
 int main(void)
 {
 	selftest_printf();
@@ -170,6 +269,10 @@ int main(void)
 	selftest_json();
 	selftest_rng();
 	selftest_vpage();
+	selftest_share();
+	selftest_rows();
+	selftest_blocks();
+	selftest_pace();
 	printf("selftest: %d checks, %d failed\n", selftest_checks, selftest_failed);
 	return selftest_failed == 0 ? 0 : 1;
 }

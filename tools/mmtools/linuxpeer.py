@@ -40,6 +40,11 @@ and on ours, in the same QEMU machine, compared metric by metric.
                       and its lib/modules/<release> directory (read only:
                       depmod runs on a symlink copy); none when the nvme or
                       ahci/sd_mod drivers are built in
+  --data-mib N        a fresh, empty data disk of N MiB per boot (NVMe only)
+                      for the disk workloads: @DATA in a step stands for
+                      its path on each side (stream @DATA 64 read, mmap001
+                      @DATA 256 1); ours boots with data=nvme2n1, the name
+                      that makes it writable (issue 13's page cache)
   --side both|linux|ours, --linux-vma-ra default|on|off, --linux-thp,
   --linux-append, --swap-mib, --timeout, --image, --workloads-dir, --offline
 
@@ -74,6 +79,13 @@ and ends with {"type":"linux_done"} and poweroff -f.  QEMU boots it with
 -kernel/-initrd/-append (no firmware) in qemurig's machine: q35, -cpu max,
 the same -m, the same swap disk bus and profile, console=ttyS0.  THP is
 off (transparent_hugepage=never, --linux-thp to change): ours has none.
+
+With --data-mib the data disk is the second NVMe controller (serial
+peerdata); /init finds both disks by serial, as Linux may probe them in
+either order, and links the data disk to /dev/peer-data, which @DATA
+names there.  On ours the data disk is nvme2n1 (after the boot disk and
+the swap disk) and @DATA is /dev/nvme2n1.  Linux's dirty_ratio and
+swappiness stay at its defaults.
 
 Our side: rig.run on build/disk.img with `quiet [mem=..] ra=fixed:N
 run="@sleep 0 ; STEPS"`.  The `@sleep 0` step's vmstat record carries
@@ -488,6 +500,24 @@ def parse_plan(workloads):
     return steps
 
 
+DATA_SERIAL = 'peerdata'           # the data disk's NVMe serial (/init looks for it)
+LINUX_DATA = '/dev/peer-data'      # /init's link to the data disk
+OURS_DATA = 'nvme2n1'              # ours: boot disk nvme0n1, swap nvme1n1, data
+
+
+def with_data(steps, dev):
+    """The steps with @DATA in their program lines replaced by dev; labels
+    stay as given, so both sides' steps line up in the table."""
+    return [(label, [p.replace('@DATA', dev) for p in progs]) for label, progs in steps]
+
+
+def data_disk(a, name):
+    """A fresh sparse data disk for one boot, or None without --data-mib."""
+    if not a.data_mib:
+        return None
+    return {'file': swap_disk(name, a.data_mib, mkswap=False), 'bus': 'nvme', 'serial': DATA_SERIAL}
+
+
 def steps_file(steps):
     """/etc/peer-steps: the plan as `step LABEL PROG...` lines for /init."""
     return ''.join('step %s %s\n' % (shlex.quote(label), ' '.join(shlex.quote(p) for p in ps))
@@ -560,12 +590,18 @@ def boot_linux(a, kernel, initrd, pc, run):
     if a.linux_mem:
         append.append('mem=' + a.linux_mem)
     append += ['peer.bus=' + a.swap_bus, 'peer.pc=%d' % pc, 'peer.vmra=' + a.linux_vma_ra]
+    data = data_disk(a, 'data-linux.img')
+    if data:
+        append.append('peer.data=' + DATA_SERIAL)
     append += a.linux_append.split()
     disk = swap_disk('swap-linux.img', a.swap_mib, mkswap=False)
-    r = rig.run(None, mem=a.mem, timeout=a.timeout, log_path=log, disks=[{'file': disk, 'bus': a.swap_bus}],
+    r = rig.run(None, mem=a.mem, timeout=a.timeout, log_path=log,
+                disks=[{'file': disk, 'bus': a.swap_bus}] + ([data] if data else []),
                 profile=a.profile, workdir=OUT, icount=a.icount,
                 direct={'kernel': kernel['vmlinuz'], 'initrd': initrd, 'append': ' '.join(append)})
     os.unlink(disk)
+    if data:
+        os.unlink(data['file'])
     err = r.find('linux_error')
     if r.timed_out or err or not r.find('linux_done'):
         why = ('timed out after %d s' % a.timeout if r.timed_out else
@@ -601,20 +637,29 @@ def ours_ra(pc):
     return 'ra=%s' % OURS_POLICY
 
 
-def ours_cmdline(mem, pc, steps):
+def ours_cmdline(mem, pc, steps, data=False):
     spec = ' ; '.join(['@sleep 0', '@set page_cluster %d' % pc] + [label for label, _ in steps])
     if len(spec) > 511:
         die('the plan is %d characters as run="...": our run= holds 511' % len(spec))
-    return 'quiet %s%s run="%s"' % ('mem=%s ' % mem if mem else '', ours_ra(pc), spec)
+    return 'quiet %s%s%s run="%s"' % ('mem=%s ' % mem if mem else '', 'data=%s ' % OURS_DATA if data else '',
+                                      ours_ra(pc), spec)
 
 
 def boot_ours(a, mem, pc, run, steps, tag=None):
     log = os.path.join(OUT, 'logs', '%s-pc%d-run%d.log' % (tag or 'ours', pc, run))
-    cmdline = ours_cmdline(mem, pc, steps)
+    # run= names a step by its text: ours runs @DATA as /dev/nvme2n1, and
+    # the records come back under the step as given.
+    given = {label.replace('@DATA', '/dev/' + OURS_DATA): label for label, _ in steps}
+    steps = [(label.replace('@DATA', '/dev/' + OURS_DATA), progs) for label, progs in steps]
+    data = data_disk(a, 'data-ours.img')
+    cmdline = ours_cmdline(mem, pc, steps, data=bool(data))
     disk = swap_disk('swap-ours.img', a.swap_mib, mkswap=True)
     r = rig.run(a.image, cmdline=cmdline, mem=a.mem, timeout=a.timeout, log_path=log,
-                 disks=[{'file': disk, 'bus': a.swap_bus}], profile=a.profile, workdir=OUT, icount=a.icount)
+                 disks=[{'file': disk, 'bus': a.swap_bus}] + ([data] if data else []), profile=a.profile,
+                 workdir=OUT, icount=a.icount)
     os.unlink(disk)
+    if data:
+        os.unlink(data['file'])
     if r.status != 'ok':
         die('our kernel (page-cluster %d, run %d, cmdline %s) failed: %s; serial log tail:\n%s'
             % (pc, run, cmdline, r.status, log_tail(r, log)))
@@ -631,7 +676,7 @@ def boot_ours(a, mem, pc, run, steps, tag=None):
             free_start = x['nr_free_pages'] * 4096
             pending, exits = [], []
         elif t == 'vmstat' and x.get('label') in labels:
-            out.append({'label': x['label'], 'workloads': pending, 'vmstat': x,
+            out.append({'label': given[x['label']], 'workloads': pending, 'vmstat': x,
                         'exit_codes': [e.get('exit_code') for e in exits],
                         'exit_reasons': [e.get('reason') for e in exits if e.get('reason')]})
             pending, exits = [], []
@@ -787,6 +832,8 @@ def main():
     ap.add_argument('--runs', type=int, default=1)
     ap.add_argument('--side', default='both', choices=['both', 'linux', 'ours'])
     ap.add_argument('--swap-mib', type=int, default=256)
+    ap.add_argument('--data-mib', type=int, default=0,
+                    help='a fresh data disk of this many MiB per boot (NVMe); @DATA in a step names it')
     ap.add_argument('--linux-vma-ra', default='default', choices=['default', 'on', 'off'],
                     help='Linux /sys/kernel/mm/swap/vma_ra_enabled (default: leave it)')
     ap.add_argument('--linux-thp', default='never', choices=['never', 'madvise', 'always'])
@@ -834,6 +881,12 @@ def main():
     if (a.kernel or a.kernel_deb) and a.offline:
         die('--offline is for the Debian archive; %s needs no network anyway' % given[0])
     steps = parse_plan(a.workload)
+    uses_data = any('@DATA' in p for _, progs in steps for p in progs)
+    if uses_data and a.data_mib <= 0:
+        die('--workload names @DATA: give --data-mib N for the data disk')
+    if a.data_mib < 0 or (a.data_mib and a.swap_bus != 'nvme'):
+        die('--data-mib %d: a positive size, with --swap-bus nvme (the data disk is found by its NVMe serial)'
+            % a.data_mib)
     os.makedirs(os.path.join(OUT, 'logs'), exist_ok=True)
     t_start = time.time()
     results, boots = [], 0
@@ -842,7 +895,7 @@ def main():
         t = time.time()
         kernel = get_kernel(a)
         initrd = os.path.join(OUT, 'initramfs-%s.cpio.gz' % a.swap_bus)
-        mods, progs = build_initramfs(kernel, a.swap_bus, steps, a.workloads_dir, initrd)
+        mods, progs = build_initramfs(kernel, a.swap_bus, with_data(steps, LINUX_DATA), a.workloads_dir, initrd)
         say('kernel %s (%s %s; %s), initramfs %s (%.1f MiB: busybox, modules %s, %d workloads) in %.1f s'
             % (kernel['release'], kernel['package'], kernel['version'], kernel['pin'], initrd,
                os.path.getsize(initrd) / 2**20, ' '.join(mods) or '(none)', len(progs), time.time() - t))

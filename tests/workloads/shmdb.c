@@ -1,0 +1,247 @@
+/*
+ * shmdb.c - seed 003's shmem-backed database: a table of rows in shared
+ * memory, random transactions, transactions/s per second.
+ *
+ *   shmdb SIZE_MIB|P% SECONDS [ROWS]
+ *
+ * The table is MAP_SHARED|MAP_ANONYMOUS, which is shmem both on Linux and
+ * on our kernel (vm/shmem.c), so under pressure it goes to swap, as the
+ * customer's database in Michal Hocko's 2012 mail did ("shmem backed
+ * database (80% of RAM)"). SIZE may be a share of RAM, `80%`, read from
+ * sysinfo(2) (1%..1000%: above 100% forces swapping). ROWS defaults to one
+ * row per KiB; a row is SIZE/ROWS bytes rounded down to 8, at least 64.
+ *
+ * Each row is [id, version, balance, checksum, payload] (wlio.h). A
+ * transaction reads two random rows and transfers part of one's balance to
+ * another random row: four rows read and their checksums verified, two
+ * rewritten whole. Afterwards every row is verified once more and the
+ * balances must still add up. Transactions are counted per second of
+ * guest time (a series on stderr and, for the first SHMDB_SERIES seconds,
+ * in the record) and in total.
+ *
+ * Exit status: 0 clean, 1 a row failed its check or the balances moved,
+ * 2 bad arguments, 3 a system call failed (mmap, sysinfo for P%).
+ */
+#include "rt/rt.h"
+#include "wlio.h"
+
+#define SHMDB_USAGE "shmdb SIZE_MIB|P% SECONDS [ROWS]"
+#define SHMDB_MAX_MIB (1ULL << 24)
+#define SHMDB_MAX_PCT 1000
+#define SHMDB_MAX_SECONDS 86400ULL
+#define SHMDB_DEFAULT_ROW 1024ULL
+#define SHMDB_BALANCE 1000ULL		/* every row's starting balance */
+#define SHMDB_BATCH 8			/* transactions per clock read */
+#define SHMDB_SERIES 48			/* seconds in the record (line < 1 KiB) */
+#define SHMDB_REPORT_MAX 5
+
+struct shmdb {
+	uint64_t *table;
+	uint64_t rows;
+	uint64_t row_words;
+	uint64_t mismatches;
+	uint64_t transactions;
+	uint64_t *per_second;		/* SECONDS + 1 buckets */
+	struct rt_rng rng;
+};
+
+static uint64_t *shmdb_row(struct shmdb *d, uint64_t id)
+{
+	return d->table + id * d->row_words;
+}
+
+static void shmdb_mismatch(struct shmdb *d, uint64_t id, enum wlio_row_verdict v)
+{
+	if (d->mismatches++ >= SHMDB_REPORT_MAX)
+		return;
+	const uint64_t *r = shmdb_row(d, id);
+	rt_dprintf(2, "shmdb: MISMATCH row %llu: %s (id word %llu, version %llu)\n",
+		   (unsigned long long)id, v == WLIO_ROW_BAD_ID ? "wrong id" : "bad checksum",
+		   (unsigned long long)r[WLIO_ROW_ID], (unsigned long long)r[WLIO_ROW_VERSION]);
+}
+
+/* Reads and verifies one row; false if it failed (counted). */
+static bool shmdb_read(struct shmdb *d, uint64_t id)
+{
+	enum wlio_row_verdict v = wlio_row_check(shmdb_row(d, id), d->row_words, id);
+
+	if (v != WLIO_ROW_OK)
+		shmdb_mismatch(d, id, v);
+	return v == WLIO_ROW_OK;
+}
+
+static void shmdb_populate(struct shmdb *d)
+{
+	for (uint64_t id = 0; id < d->rows; id++)
+		wlio_row_write(shmdb_row(d, id), d->row_words, id, 0, SHMDB_BALANCE);
+}
+
+/* Two random reads, then a transfer between two distinct random rows. */
+static void shmdb_transaction(struct shmdb *d)
+{
+	uint64_t a = rt_rng_below(&d->rng, d->rows);
+	uint64_t b = (a + 1 + rt_rng_below(&d->rng, d->rows - 1)) % d->rows;
+
+	shmdb_read(d, rt_rng_below(&d->rng, d->rows));
+	shmdb_read(d, rt_rng_below(&d->rng, d->rows));
+	if (!shmdb_read(d, a) || !shmdb_read(d, b))
+		return;		/* a damaged row is not updated over */
+	uint64_t *ra = shmdb_row(d, a), *rb = shmdb_row(d, b);
+	uint64_t amount = rt_rng_below(&d->rng, ra[WLIO_ROW_BALANCE] / 2 + 1);
+	wlio_row_write(ra, d->row_words, a, ra[WLIO_ROW_VERSION] + 1,
+		       ra[WLIO_ROW_BALANCE] - amount);
+	wlio_row_write(rb, d->row_words, b, rb[WLIO_ROW_VERSION] + 1,
+		       rb[WLIO_ROW_BALANCE] + amount);
+}
+
+/* Transactions until `seconds` have passed; the per-second series. */
+static void shmdb_run(struct shmdb *d, uint64_t seconds, uint64_t start)
+{
+	uint64_t end = start + seconds * 1000000000ULL, shown = 0;
+
+	for (uint64_t now = start; now < end;) {
+		for (int i = 0; i < SHMDB_BATCH; i++)
+			shmdb_transaction(d);
+		d->transactions += SHMDB_BATCH;
+		now = rt_now_ns();
+		uint64_t sec = (now - start) / 1000000000ULL;
+		d->per_second[sec < seconds ? sec : seconds - 1] += SHMDB_BATCH;
+		for (; shown < sec && shown < seconds; shown++)
+			rt_dprintf(2, "shmdb: second %llu: %llu transactions\n",
+				   (unsigned long long)shown + 1,
+				   (unsigned long long)d->per_second[shown]);
+	}
+}
+
+/* Every row once more, and the balances' total. */
+static void shmdb_verify(struct shmdb *d)
+{
+	uint64_t total = 0;
+
+	for (uint64_t id = 0; id < d->rows; id++)
+		if (shmdb_read(d, id))
+			total += shmdb_row(d, id)[WLIO_ROW_BALANCE];
+	if (d->mismatches == 0 && total != d->rows * SHMDB_BALANCE) {
+		rt_dprintf(2, "shmdb: MISMATCH balances add up to %llu, not %llu\n",
+			   (unsigned long long)total, (unsigned long long)(d->rows * SHMDB_BALANCE));
+		d->mismatches++;
+	}
+}
+
+struct shmdb_args {
+	struct wlio_share size;
+	uint64_t size_mib;
+	uint64_t seconds;
+	uint64_t rows;
+};
+
+static void shmdb_series(const struct shmdb *d, uint64_t seconds, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (uint64_t s = 0; s < seconds && s < SHMDB_SERIES; s++)
+		len += (size_t)rt_snprintf(buf + len, cap - len, "%s%llu", s ? " " : "",
+					   (unsigned long long)d->per_second[s]);
+}
+
+static void shmdb_report(const struct shmdb *d, const struct shmdb_args *a,
+			 uint64_t t0, uint64_t t1, uint64_t t2, uint64_t t3)
+{
+	uint64_t run_us = (t2 - t1) / 1000 ? (t2 - t1) / 1000 : 1;
+	uint64_t lo = UINT64_MAX, hi = 0, tps100 = d->transactions * 100000000ULL / run_us;
+	char series[SHMDB_SERIES * 12];
+	struct rt_json j;
+
+	for (uint64_t s = 0; s < a->seconds; s++) {
+		lo = d->per_second[s] < lo ? d->per_second[s] : lo;
+		hi = d->per_second[s] > hi ? d->per_second[s] : hi;
+	}
+	shmdb_series(d, a->seconds, series, sizeof(series));
+	rt_dprintf(2, "shmdb %llu MiB, %llu rows of %llu bytes: %llu transactions in %llu s, "
+		   "%llu.%02llu/s (per second %llu..%llu), %llu mismatches\n",
+		   (unsigned long long)a->size_mib, (unsigned long long)d->rows,
+		   (unsigned long long)(d->row_words * 8), (unsigned long long)d->transactions,
+		   (unsigned long long)a->seconds, (unsigned long long)(tps100 / 100),
+		   (unsigned long long)(tps100 % 100), (unsigned long long)lo,
+		   (unsigned long long)hi, (unsigned long long)d->mismatches);
+	rt_report_begin(&j, "shmdb");
+	rt_json_u64(&j, "size_mib", a->size_mib);
+	rt_json_u64(&j, "ram_pct", a->size.percent ? a->size.value : 0);
+	rt_json_u64(&j, "rows", d->rows);
+	rt_json_u64(&j, "row_bytes", d->row_words * 8);
+	rt_json_u64(&j, "seconds", a->seconds);
+	rt_json_u64(&j, "transactions", d->transactions);
+	rt_json_u64(&j, "tps", tps100 / 100);
+	rt_json_u64(&j, "tps_x100", tps100);
+	rt_json_u64(&j, "tps_min", lo);
+	rt_json_u64(&j, "tps_max", hi);
+	rt_json_str(&j, "tps_series", series);
+	rt_json_u64(&j, "populate_ns", t1 - t0);
+	rt_json_u64(&j, "run_ns", t2 - t1);
+	rt_json_u64(&j, "verify_ns", t3 - t2);
+	rt_report_usage(&j, t0, t3);
+	rt_json_u64(&j, "mismatches", d->mismatches);
+	rt_json_end(&j, 1);
+}
+
+static void shmdb_parse(int argc, char **argv, struct shmdb_args *a)
+{
+	if (argc < 3 || argc > 4)
+		rt_usage_error(SHMDB_USAGE, "shmdb: expected 2 or 3 arguments, got %d", argc - 1);
+	wlio_arg_share("shmdb", SHMDB_USAGE, "SIZE_MIB", argv[1], SHMDB_MAX_MIB, SHMDB_MAX_PCT,
+		       &a->size);
+	a->seconds = rt_arg_u64("shmdb", SHMDB_USAGE, "SECONDS", argv[2], 1, SHMDB_MAX_SECONDS);
+	a->size_mib = a->size.value;
+	if (a->size.percent) {
+		long ram = wlio_ram_mib();
+		if (ram < 0) {
+			rt_dprintf(2, "shmdb: sysinfo failed: %s (%ld): give SIZE_MIB in MiB\n",
+				   wlio_errno_name(ram), -ram);
+			rt_exit_group(3);
+		}
+		a->size_mib = wlio_share_of(&a->size, (uint64_t)ram);
+		if (a->size_mib == 0)
+			rt_usage_error(SHMDB_USAGE, "shmdb: %s of %ld MiB of RAM is under 1 MiB",
+				       argv[1], ram);
+	}
+	uint64_t max_rows = a->size_mib * RT_MIB / (WLIO_ROW_MIN_WORDS * 8);
+	a->rows = argc > 3 ? rt_arg_u64("shmdb", SHMDB_USAGE, "ROWS", argv[3], 2, max_rows)
+			   : a->size_mib * RT_MIB / SHMDB_DEFAULT_ROW;
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	struct shmdb_args a;
+	struct shmdb d = { 0 };
+
+	(void)envp;
+	shmdb_parse(argc, argv, &a);
+	d.rows = a.rows;
+	d.row_words = a.size_mib * RT_MIB / a.rows / 8;
+	rt_rng_seed(&d.rng, 3);
+	uint64_t bytes = a.size_mib * RT_MIB;
+	uint64_t series_bytes = (a.seconds + 1) * sizeof(uint64_t);
+	void *p = rt_mmap(NULL, bytes, RT_PROT_READ | RT_PROT_WRITE,
+			  RT_MAP_SHARED | RT_MAP_ANONYMOUS, -1, 0);
+	void *q = rt_mmap(NULL, series_bytes, RT_PROT_READ | RT_PROT_WRITE,
+			  RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
+	if (rt_mmap_failed(p) || rt_mmap_failed(q)) {
+		long err = rt_mmap_failed(p) ? rt_mmap_error(p) : rt_mmap_error(q);
+		rt_dprintf(2, "shmdb: mmap of %llu MiB (MAP_SHARED|MAP_ANONYMOUS) failed: %s (%ld)\n",
+			   (unsigned long long)a.size_mib, wlio_errno_name(err), err);
+		return 3;
+	}
+	d.table = p;
+	d.per_second = q;
+	uint64_t t0 = rt_now_ns();
+	shmdb_populate(&d);
+	uint64_t t1 = rt_now_ns();
+	shmdb_run(&d, a.seconds, t1);
+	uint64_t t2 = rt_now_ns();
+	shmdb_verify(&d);
+	shmdb_report(&d, &a, t0, t1, t2, rt_now_ns());
+	rt_munmap(p, bytes);
+	rt_munmap(q, series_bytes);
+	return d.mismatches != 0 ? 1 : 0;
+}
