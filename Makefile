@@ -125,7 +125,7 @@ PURE_SRC += kernel/vm/workingset_policy.c
 # The /proc text formatters and path normaliser.
 PURE_SRC += kernel/proc/procfs_text.c
 # The page cache: its index and policies (issue 13).
-PURE_SRC += kernel/vm/pagecache_idx.c
+PURE_SRC += kernel/vm/pagecache_idx.c kernel/vm/pagecache_policy.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 
