@@ -67,8 +67,8 @@ void lru_scan_balance(uint64_t swapbacked, uint64_t file, unsigned swappiness, s
 {
 	if (swappiness > 200)
 		swappiness = 200;
-	if (!may_swap || !swapbacked || !file) {
-		*scan_swapbacked = may_swap && swapbacked && !file ? want : 0;
+	if (!file || !may_swap || !swapbacked) {
+		*scan_swapbacked = file ? 0 : want;
 		*scan_file = want - *scan_swapbacked;
 		return;
 	}

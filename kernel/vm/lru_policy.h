@@ -58,9 +58,10 @@ bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked);
  * LRU: swappiness 0..200 weighs the swap-backed side (anon + shmem)
  * against file pages, each side's weight divided by its recent cost
  * (pages it had to rotate back or refault), and each list scanned in
- * proportion to its size times its weight.  may_swap false (no swap
- * space left) or no swap-backed pages: all on file; no file pages: all
- * on the swap-backed side.  want (< 2^20) is split exactly. */
+ * proportion to its size times its weight.  No file pages: all on the
+ * swap-backed side (swap or not: reclaim then frees only what needs no
+ * write, as before file pages existed); may_swap false (no swap) or no
+ * swap-backed pages: all on file.  want (< 2^20) is split exactly. */
 struct lru_scan_cost {
 	uint64_t anon, file;            /* recent rotations + refaults of each side */
 };
