@@ -43,6 +43,8 @@ static struct task *T(void) { return current_task(); }
 static long do_write(int fd, uint64_t buf, uint64_t n)
 {
 	char chunk[256];
+	if (fd >= TASK_FD_FIRST)
+		return file_write(fd, buf, n);
 	if (fd != 1 && fd != 2)
 		return -EBADF;
 	uint64_t done = 0;
@@ -134,7 +136,11 @@ static long sys_writev(struct trap_frame *f)
 	return done;
 }
 
-static long sys_ioctl(struct trap_frame *f) { (void)f; return -ENOTTY; }
+static long sys_ioctl(struct trap_frame *f) { return file_ioctl((int)ARG0, ARG1, ARG2); }
+static long sys_pwrite64(struct trap_frame *f) { return file_pwrite((int)ARG0, ARG1, ARG2, (int64_t)ARG3); }
+static long sys_fsync(struct trap_frame *f) { return file_fsync((int)ARG0); }
+static long sys_ftruncate(struct trap_frame *f) { return file_ftruncate((int)ARG0, (int64_t)ARG1); }
+static long sys_fadvise64(struct trap_frame *f) { return file_fadvise((int)ARG0, (int64_t)ARG1, (int64_t)ARG2, (int)ARG3); }
 
 /* ---------------------------------------------------------------- memory */
 
@@ -519,7 +525,9 @@ static const struct {
 	[9] = { "mmap", sys_mmap }, [10] = { "mprotect", sys_mprotect }, [11] = { "munmap", sys_munmap },
 	[12] = { "brk", sys_brk }, [13] = { "rt_sigaction", sys_rt_sigaction },
 	[14] = { "rt_sigprocmask", sys_rt_sigprocmask }, [16] = { "ioctl", sys_ioctl },
-	[17] = { "pread64", sys_pread64 },
+	[17] = { "pread64", sys_pread64 }, [18] = { "pwrite64", sys_pwrite64 },
+	[74] = { "fsync", sys_fsync }, [75] = { "fdatasync", sys_fsync }, [77] = { "ftruncate", sys_ftruncate },
+	[221] = { "fadvise64", sys_fadvise64 },
 	[20] = { "writev", sys_writev }, [21] = { "access", sys_access }, [40] = { "sendfile", sys_sendfile }, [24] = { "sched_yield", sys_sched_yield },
 	[26] = { "msync", sys_msync }, [28] = { "madvise", sys_madvise }, [35] = { "nanosleep", sys_nanosleep },
 	[39] = { "getpid", sys_getpid }, [56] = { "clone", sys_clone }, [57] = { "fork", NULL },
