@@ -59,3 +59,77 @@ def test_pagecache_write_then_read_back_across_drop_caches(ctx):
            int.from_bytes(head[8:], 'little') == pattern_word(7, 8) and
            int.from_bytes(tail, 'little') == pattern_word(7, (16 << 20) - 8),
            'disk image does not hold the pattern')
+
+
+def test_pagecache_write_read_back_across_reclaim(ctx):
+    # 96 MiB through the cache with 48 MiB of RAM and no swap: the dirty
+    # limit throttles the writer, reclaim drops written pages, and the
+    # read-back comes from the disk.
+    data = scratch_disk(ctx, 'data.img', 128 << 20)
+    r = ctx.boot('quiet mem=48M swap=none data=/dev/nvme1n1 run="filecheck /dev/nvme1n1 96 both 3"',
+                 disks=[{'file': data, 'bus': 'nvme'}], timeout=600)
+    expect_ok(r)
+    expect_filechecks_clean(r, 1)
+    v = vm_final(r)
+    expect(v['pgsteal_file'] > 1000, 'file pages not reclaimed: pgsteal_file %d' % v['pgsteal_file'])
+    expect(v['pgscan_file'] >= v['pgsteal_file'], 'pgscan_file %d < pgsteal_file %d' % (v['pgscan_file'], v['pgsteal_file']))
+    expect(v['pgpgin'] >= 48 << 10, 'pgpgin %d KiB: the read-back did not come from the disk' % v['pgpgin'])
+    expect(v['oom_kill'] == 0, 'OOM kill with only clean/dirty file pages to reclaim')
+    expect(v['nr_dirty'] == 0 and v['nr_writeback'] == 0, 'dirty pages left: %r' % v)
+
+
+def test_pagecache_write_safety(ctx):
+    # Three data disks: nvme1n1 named in data=, nvme2n1 not, nvme3n1 an
+    # active swap area named in data= too; and the ESP named.  Only
+    # nvme1n1 may be written: the others refuse the open (EACCES, a line
+    # naming the device) and are byte-identical afterwards.
+    named = scratch_disk(ctx, 'named.img', 32 << 20)
+    other = scratch_disk(ctx, 'other.img', 32 << 20)
+    with open(other, 'r+b') as f:
+        f.write(b'keep me' * 1000)
+    swap = ctx.path('swap.img')
+    with open(swap, 'wb') as f:
+        f.truncate(32 << 20)
+    import subprocess
+    subprocess.run(['mkswap', swap], check=True, capture_output=True)
+    before = {p: sha(p) for p in (other, swap)}
+    r = ctx.boot('quiet mem=64M swap=nvme3n1 data=/dev/nvme1n1,nvme3n1,nvme0n1p1,/dev/nvme9n1 '
+                 'run="filecheck /dev/nvme1n1 4 both ; filecheck /dev/nvme2n1 1 openw ; '
+                 'filecheck /dev/nvme3n1 1 openw ; filecheck /dev/nvme0n1p1 1 openw ; '
+                 'filecheck /dev/nvme2n1 1 verify"',
+                 disks=[{'file': named, 'bus': 'nvme'}, {'file': other, 'bus': 'nvme'}, {'file': swap, 'bus': 'nvme'}],
+                 timeout=300)
+    expect_ok(r)
+    expect_in_log(r, 'data: nvme3n1: not writable: an active swap area')
+    expect_in_log(r, 'data: nvme0n1p1: not writable: the boot partition (ESP) is never written')
+    expect_in_log(r, 'data: /dev/nvme9n1: no such block device; ignored')
+    w = filechecks(r)
+    expect(len(w) == 5, 'filecheck records %d' % len(w))
+    expect(w[0]['failed'] == '' and w[0]['mismatches'] == 0, 'named disk: %r' % w[0])
+    for x, dev in zip(w[1:4], ('nvme2n1', 'nvme3n1', 'nvme0n1p1')):
+        expect(x['failed'] == 'open_rw' and x['errno'] == 13, '%s open for writing: %r' % (dev, x))
+        expect_in_log(r, 'file: /dev/%s (%s): not writable: not named in data= or a data statement' % (dev, dev))
+    # Read-only opens still work (and find the host's bytes, not the pattern).
+    expect(w[4]['failed'] == '' and w[4]['mismatches'] > 0, 'read-only verify of nvme2n1: %r' % w[4])
+    for p, h in before.items():
+        expect(sha(p) == h, '%s was written' % p)
+    esp = [b for b in r.find('blk') if b['name'] == 'nvme0n1p1']
+    expect(esp and esp[0]['writes'] == 0, 'the ESP was written: %r' % esp)
+
+
+def test_pagecache_fsync_reports_write_error(ctx):
+    # Writes to sector 2048 (1 MiB in) fail: fsync returns EIO, once; the
+    # rest of the data still reaches the disk.
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    conf = blkdebug_conf(ctx, 'badwrite', 'write', [2048])
+    r = ctx.boot('quiet mem=64M data=nvme1n1 run="filecheck /dev/nvme1n1 4 write 5"',
+                 disks=[{'file': 'blkdebug:%s:%s' % (conf, data), 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    w = filechecks(r)
+    expect(len(w) == 1 and w[0]['failed'] == 'fsync' and w[0]['errno'] == 5, 'fsync after a failed write: %r' % w)
+    e = task_exits(r)
+    expect(e and e[0]['exit_code'] == 3, 'filecheck exit %r' % e)
+    with open(data, 'rb') as f:
+        f.seek(3 << 20)
+        word = int.from_bytes(f.read(8), 'little')
+    expect(word == pattern_word(5, 3 << 20), 'data beyond the bad sector did not reach the disk')
