@@ -19,6 +19,7 @@
 #include "lib/errno.h"
 #include "lib/timemath.h"
 #include "vm/vm.h"
+#include "vm/pagecache.h"
 #include "mem/layout.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
@@ -355,7 +356,7 @@ static long sys_sysinfo(struct trap_frame *f)
 	si[4] = m.total * 4096;
 	si[5] = m.free * 4096;
 	si[6] = m.shmem * 4096;         /* sharedram */
-	si[7] = 0;                      /* bufferram: no buffer cache */
+	si[7] = pagecache_nr_pages() * 4096;    /* bufferram: the block devices' page cache */
 	si[8] = m.swap_total * 4096;
 	si[9] = m.swap_free * 4096;
 	unsigned procs = task_nr_threads();

@@ -52,7 +52,9 @@ static void gauges(struct json *j)
 	json_u64(j, "nr_inactive_shmem", lru_size(LRU_SHMEM, false));
 	json_u64(j, "nr_active_file", lru_size(LRU_FILE, true));
 	json_u64(j, "nr_inactive_file", lru_size(LRU_FILE, false));
-	json_u64(j, "nr_file_pages", pagecache_nr_pages());
+	/* Linux's nr_file_pages: the page cache with shmem and swap cache. */
+	json_u64(j, "nr_file_pages", pagecache_nr_pages() + shmem_total_resident() + swapcache_size());
+	json_u64(j, "nr_pagecache_blk", pagecache_nr_pages());
 	json_u64(j, "nr_dirty", pagecache_nr_dirty());
 	json_u64(j, "nr_writeback", pagecache_nr_writeback());
 	json_u64(j, "nr_shmem", shmem_total_resident());
