@@ -2,7 +2,7 @@
 read back across drop_caches and across reclaim, write safety (data=, the
 ESP, devices not named), write errors reported at fsync."""
 import hashlib
-import re
+import subprocess
 
 import pytest
 
@@ -90,7 +90,6 @@ def test_pagecache_write_safety(ctx):
     swap = ctx.path('swap.img')
     with open(swap, 'wb') as f:
         f.truncate(32 << 20)
-    import subprocess
     subprocess.run(['mkswap', swap], check=True, capture_output=True)
     before = {p: sha(p) for p in (other, swap)}
     r = ctx.boot('quiet mem=64M swap=nvme3n1 data=/dev/nvme1n1,nvme3n1,nvme0n1p1,/dev/nvme9n1 '
@@ -133,3 +132,42 @@ def test_pagecache_fsync_reports_write_error(ctx):
         f.seek(3 << 20)
         word = int.from_bytes(f.read(8), 'little')
     expect(word == pattern_word(5, 3 << 20), 'data beyond the bad sector did not reach the disk')
+
+
+def test_pagecache_unaligned_partition_writes_only_its_blocks(ctx):
+    # Partition 2 starts at sector 10241, not on a page: its first and
+    # last cached pages are shared with partitions 1 and 3.  Writes
+    # through nvme1n1p2 reach its blocks only; partitions 1 and 3 keep
+    # every byte (they are read through the same pages).  A SATA disk is
+    # reached as Linux's /dev/sda.
+    img = scratch_disk(ctx, 'gpt.img', 32 << 20)
+    subprocess.run(['sgdisk', '-a', '1', '-n', '1:2048:10240', '-n', '2:10241:18440', '-n', '3:18441:0', img],
+                   check=True, capture_output=True)
+    with open(img, 'r+b') as f:
+        f.seek(2048 * 512)
+        f.write(b'\xa1' * (8193 * 512))             # partition 1
+        f.seek(18441 * 512)
+        f.write(b'\xc3' * (8192 * 512))             # the start of partition 3
+    def outside(path):
+        with open(path, 'rb') as f:
+            f.seek(2048 * 512)
+            p1 = f.read(8193 * 512)
+            f.seek(18441 * 512)
+            p3 = f.read(8192 * 512)
+        return p1, p3
+    before = outside(img)
+    sata = scratch_disk(ctx, 'sata.img', 16 << 20)
+    r = ctx.boot('quiet mem=64M data=nvme1n1p2,/dev/sda run="filecheck /dev/nvme1n1p2 4 both 9 ; '
+                 'filecheck /dev/nvme1n1p2 4 verify 9 ; filecheck /dev/sda 2 both 4"',
+                 disks=[{'file': img, 'bus': 'nvme'}, {'file': sata, 'bus': 'sata'}], timeout=300)
+    expect_ok(r)
+    w = expect_filechecks_clean(r, 3)
+    expect(w[0]['dev_bytes'] == 8200 * 512, 'nvme1n1p2 size %d' % w[0]['dev_bytes'])
+    expect(w[2]['dev_bytes'] == 16 << 20, '/dev/sda size %d' % w[2]['dev_bytes'])
+    expect(outside(img) == before, 'partition 1 or 3 was changed')
+    with open(img, 'rb') as f:
+        f.seek(10241 * 512)
+        first = int.from_bytes(f.read(8), 'little')
+    expect(first == pattern_word(9, 0), 'partition 2 does not start with the pattern')
+    with open(sata, 'rb') as f:
+        expect(int.from_bytes(f.read(8), 'little') == pattern_word(4, 0), '/dev/sda not written')
