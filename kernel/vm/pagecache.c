@@ -324,14 +324,15 @@ static void submit_read(struct pagecache *pc, struct pc_io *io)
 /* Read the missing pages of [start, start+n) (clipped to the disk); the
  * page `mark` gets the read-ahead marker.  `sync_page` is the page a
  * reader waits for (allocated with reclaim allowed); the others are
- * read-ahead (allocated only above the low watermark). */
+ * read-ahead (allocated only above the low watermark).  Pages are
+ * allocated before the disk is plugged: an allocation may reclaim, and
+ * reclaim may wait for writes to this disk, which a plug holds back. */
 static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_t mark, uint64_t sync_page)
 {
-	uint64_t end = start + n;
+	struct page *got[PC_RA_MAX];
+	uint64_t end = start + (n < PC_RA_MAX ? n : PC_RA_MAX);
 	if (end > pc_pages(pc))
 		end = pc_pages(pc);
-	struct pc_io *io = NULL;
-	blk_plug(pc->disk);
 	for (uint64_t i = start; i < end; i++) {
 		struct page *p = NULL;
 		spin_lock(&pc->lock);
@@ -340,23 +341,27 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 		if (!have)
 			p = i == sync_page ? alloc_user_page(false) : alloc_ra_page(n);
 		if (p) {
-			page_set(p, PG_LOCKED);
+			page_set(p, PG_LOCKED | (i == mark ? PG_RA_MARK : 0));
 			if (insert(pc, i, p)) {
-				page_clear(p, PG_LOCKED);
+				page_clear(p, PG_LOCKED | PG_RA_MARK);
 				put_page(p);
 				p = NULL;
 			}
 		}
+		got[i - start] = p;
+	}
+	struct pc_io *io = NULL;
+	blk_plug(pc->disk);
+	for (uint64_t i = start; i < end; i++) {
+		struct page *p = got[i - start];
 		if (io && (!p || io->n == PC_IO_PAGES)) {
 			submit_read(pc, io);
 			io = NULL;
 		}
 		if (!p)
 			continue;
-		if (i == mark)
-			page_set(p, PG_RA_MARK);
 		if (!io && !(io = kzalloc(sizeof *io))) {
-			drop_failed(pc, p);     /* nobody else can have found it usable: it is locked */
+			drop_failed(pc, p);     /* nobody can have used it: it is locked */
 			page_set(p, PG_ERROR);
 			unlock_page(p);
 			put_page(p);
@@ -637,27 +642,36 @@ static void submit_wb(struct pc_wb *wb)
 }
 
 /* Start write-back of the dirty pages in [from, to); returns pages
- * started.  Pages being written already are left alone. */
-static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to)
+ * started.  Pages being written already are left alone.  nowait (reclaim,
+ * holding the reclaim lock): a locked page is skipped, since its holder
+ * may be waiting for that lock (a writer whose copy faulted).  Never
+ * plugs the disk: a batch is one request already, and sleeping on a page
+ * lock while plugged would hold back the very read that unlocks it. */
+static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait)
 {
 	uint64_t started = 0, i = from;
 	struct pc_wb *wb = NULL;
-	blk_plug(pc->disk);
 	while (i < to) {
 		spin_lock(&pc->lock);
 		uint64_t at;
 		struct page *p = pagecache_idx_next(&pc->idx, i, &at);
-		if (p && at < to)
+		bool dirty = p && at < to && page_test(p, PG_DIRTY);
+		if (dirty)
 			get_page(p);
 		spin_unlock(&pc->lock);
 		if (!p || at >= to)
 			break;
 		i = at + 1;
+		if (!dirty)
+			continue;       /* clean: not even locked */
 		if (wb && (wb->n == PC_IO_PAGES || wb->pages[wb->n - 1]->index + 1 != at)) {
 			submit_wb(wb);
 			wb = NULL;
 		}
-		lock_page(p);
+		if (nowait ? !trylock_page(p) : (lock_page(p), false)) {
+			put_page(p);
+			continue;
+		}
 		if (p->mapping != pc || page_test(p, PG_WRITEBACK) || !clear_dirty(pc, p)) {
 			unlock_page(p);
 			put_page(p);
@@ -680,7 +694,6 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 	}
 	if (wb)
 		submit_wb(wb);
-	blk_unplug(pc->disk);
 	return started;
 }
 
@@ -701,7 +714,11 @@ int pagecache_fsync(struct pagecache_file *f)
 {
 	struct pagecache *pc = f->pc;
 	uint64_t from = f->base >> PAGE_SHIFT, to = (f->base + f->size + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	writeback_range(pc, from, to);
+	/* Twice: a page dirtied again while an earlier write of it was in
+	 * flight is skipped by the first pass (Linux waits on it instead). */
+	writeback_range(pc, from, to, false);
+	wait_writeback(pc);
+	writeback_range(pc, from, to, false);
 	wait_writeback(pc);
 	uint64_t errs = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
 	if (errs != f->wb_err_seen) {
@@ -780,7 +797,7 @@ static void flush_cache(struct pagecache *pc, bool background)
 	if (!dirty || (!background && time_ns() - since < expire))
 		return;
 	/* Linux writes an expired inode whole; a block device is one inode. */
-	writeback_range(pc, 0, pc_pages(pc));
+	writeback_range(pc, 0, pc_pages(pc), false);
 }
 
 static void flusher(void *arg)
@@ -814,7 +831,7 @@ int pagecache_reclaim_page(struct page *p, bool *activate)
 		/* Dirty pages are written first (Linux's pageout of a file
 		 * page): start it, keep the page inactive, drop it next time. */
 		unlock_page(p);
-		writeback_range(pc, p->index, p->index + 1);
+		writeback_range(pc, p->index, p->index + 1, true);
 		return 0;
 	}
 	/* References: the index's and our isolation's; any other is a
@@ -833,7 +850,7 @@ uint64_t pagecache_drop_clean(void)
 	struct pagecache *list = G.caches;
 	mutex_unlock(&G.lock);
 	for (struct pagecache *pc = list; pc; pc = pc->next) {
-		writeback_range(pc, 0, pc_pages(pc));
+		writeback_range(pc, 0, pc_pages(pc), false);
 		wait_writeback(pc);
 		for (uint64_t i = 0, at;; i = at + 1) {
 			spin_lock(&pc->lock);
