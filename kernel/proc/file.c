@@ -35,6 +35,7 @@
 #include "mem/kmalloc.h"
 #include "arch/x86_64/uaccess.h"
 #include "vm/pagecache.h"
+#include "vm/vm.h"
 #include "drivers/blk.h"
 #include "core/console.h"
 
@@ -409,6 +410,36 @@ long file_fadvise(int fd, int64_t off, int64_t len, int advice)
 	struct open_file *f = fd_file(k, fd);
 	mutex_unlock(&k->files_lock);
 	return f ? 0 : -EBADF;          /* advice only: taken and not acted on yet */
+}
+
+long file_mmap(int fd, uint64_t addr, uint64_t len, int prot, int flags, uint64_t off)
+{
+	struct task *k = T();
+	if (off & 0xfff)
+		return -EINVAL;
+	if (is_console(fd))
+		return -ENODEV;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = !f ? -EBADF : !f->blk ? -ENODEV : 0;
+	struct pagecache *pc = NULL;
+	uint64_t first = 0;
+	if (!r) {
+		/* A mapping is of whole cache pages: the device must start on a
+		 * page of its disk, and the area must not reach past its end
+		 * (the page beyond belongs to the next partition or to nobody). */
+		uint64_t span = (len + 0xfff) & ~0xfffull;
+		if (f->blk->base & 0xfff)
+			r = -EINVAL;
+		else if (off > f->blk->size || span > f->blk->size - off)
+			r = -ENXIO;
+		else if ((flags & 0x03) == 0x01 && (prot & 2) && !f->blk->writable)
+			r = -EACCES;    /* MAP_SHARED, PROT_WRITE on a read-only open */
+		pc = pagecache_of_file(f->blk);
+		first = (f->blk->base + off) >> 12;
+	}
+	mutex_unlock(&k->files_lock);
+	return r ? r : vm_mmap_file(k->mm, addr, len, prot, flags, pc, first);
 }
 
 long file_close(int fd)

@@ -149,6 +149,8 @@ static long sys_mmap(struct trap_frame *f)
 {
 	if ((ARG3 & MAP_ANONYMOUS) && ARG5 & 0xfff)
 		return -EINVAL;
+	if (!(ARG3 & MAP_ANONYMOUS))
+		return file_mmap((int)ARG4, ARG0, ARG1, (int)ARG2, (int)ARG3, ARG5);
 	return vm_mmap(T()->mm, ARG0, ARG1, (int)ARG2, (int)ARG3);
 }
 
@@ -157,25 +159,7 @@ static long sys_mprotect(struct trap_frame *f) { return vm_mprotect(T()->mm, ARG
 static long sys_madvise(struct trap_frame *f) { return vm_madvise(T()->mm, ARG0, ARG1, (int)ARG2); }
 static long sys_brk(struct trap_frame *f) { return (long)vm_brk(T()->mm, ARG0); }
 
-static long sys_msync(struct trap_frame *f)
-{
-	struct mm *mm = T()->mm;
-	if (ARG0 & 0xfff)
-		return -EINVAL;
-	/* Anonymous memory has nothing to write back; the range must exist. */
-	mutex_lock(&mm->lock);
-	uint64_t end = (ARG0 + ARG1 + 0xfff) & ~0xfffull;
-	long r = 0;
-	for (uint64_t a = ARG0; a < end && !r;) {
-		int i = vma_find(&mm->vmas, a);
-		if (i < 0)
-			r = -ENOMEM;
-		else
-			a = mm->vmas.v[i].end;
-	}
-	mutex_unlock(&mm->lock);
-	return r;
-}
+static long sys_msync(struct trap_frame *f) { return vm_msync(T()->mm, ARG0, ARG1, (int)ARG2); }
 
 /* ---------------------------------------------------------------- time */
 

@@ -123,7 +123,7 @@ static struct pagecache *cache_of_locked(struct blk_dev *d)
 	spin_init(&pc->lock, "pagecache");
 	pc->idx = (struct pagecache_idx){ .alloc = idx_alloc, .free = kfree };
 	pc->next = G.caches;
-	G.caches = pc;
+	__atomic_store_n(&G.caches, pc, __ATOMIC_RELEASE);     /* read without G.lock: pagecache_is_cache */
 	return pc;
 }
 
@@ -869,6 +869,79 @@ uint64_t pagecache_drop_clean(void)
 	}
 	return dropped;
 }
+
+/* ---------------------------------------------------------------- mappings */
+
+#define PC_FAULT_AROUND 32              /* Linux's mmap read-around: ra_pages */
+
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool random, bool *major, int *err)
+{
+	*major = false;
+	if (idx >= pc_pages(pc)) {
+		*err = -EFAULT;
+		return NULL;
+	}
+	struct page *p = find_get(pc, idx);
+	if (!p) {
+		uint64_t start = random || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
+		uint32_t n = random ? 1 : PC_FAULT_AROUND;
+		read_pages(pc, start, n, random ? ~0ull : start + n - n / 4, idx);
+		p = find_get(pc, idx);
+		*major = true;
+	} else if (page_test_clear(p, PG_RA_MARK)) {
+		/* The stream reached the window's last quarter: the next
+		 * window, read while this one is used. */
+		read_pages(pc, idx + 1, PC_FAULT_AROUND, idx + 1 + PC_FAULT_AROUND - PC_FAULT_AROUND / 4, ~0ull);
+	}
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (page_test(p, PG_LOCKED)) {
+		*major = true;
+		wait_on_page(p);
+	}
+	if (page_test(p, PG_ERROR)) {
+		lock_page(p);
+		drop_failed(pc, p);
+		unlock_page(p);
+		put_page(p);
+		*err = -EIO;
+		return NULL;
+	}
+	return p;
+}
+
+void pagecache_set_page_dirty(struct page *p)
+{
+	struct pagecache *pc = p->mapping;
+	if (page_test(p, PG_FILE) && pc)
+		set_dirty(pc, p);
+}
+
+int pagecache_sync_pages(struct pagecache *pc, uint64_t from, uint64_t to, bool wait)
+{
+	uint64_t errs = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
+	writeback_range(pc, from, to, false);
+	if (!wait)
+		return 0;
+	wait_writeback(pc);
+	writeback_range(pc, from, to, false);
+	wait_writeback(pc);
+	return __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE) != errs ? -EIO : 0;
+}
+
+/* Without G.lock (the VMA hooks run under a ptl): caches are only ever
+ * added, at the head, published with a release store. */
+bool pagecache_is_cache(const void *obj)
+{
+	for (struct pagecache *pc = __atomic_load_n(&G.caches, __ATOMIC_ACQUIRE); pc; pc = pc->next)
+		if (pc == obj)
+			return true;
+	return false;
+}
+
+struct pagecache *pagecache_of_file(const struct pagecache_file *f) { return f->pc; }
 
 uint64_t pagecache_nr_pages(void) { return __atomic_load_n(&G.nr_pages, __ATOMIC_RELAXED); }
 uint64_t pagecache_nr_dirty(void) { return __atomic_load_n(&G.nr_dirty, __ATOMIC_RELAXED); }

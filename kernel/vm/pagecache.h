@@ -77,6 +77,24 @@ int pagecache_reclaim_page(struct page *p, bool *activate);
  * access: PG_REFERENCED; second while inactive: activate). */
 void pagecache_mark_accessed(struct page *p);
 
+/* Memory mappings of block devices (vm.c).  The page at offset idx of
+ * pc's disk, read if need be with read-around (a window of 32 pages
+ * around it, the next window read when the marker in it is reached;
+ * none when `random`); *major when it had to wait for a read.  A
+ * reference, or NULL with *err (-EIO: the read failed; -ENOMEM). */
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool random, bool *major, int *err);
+/* A shared mapping's PTE was dirty: the page is dirty (any context that
+ * may take a spinlock; the ptl may be held). */
+void pagecache_set_page_dirty(struct page *p);
+/* msync: write back pc's dirty pages in [from, to) (page offsets); wait
+ * when asked.  -EIO when a write-back of pc failed meanwhile. */
+int pagecache_sync_pages(struct pagecache *pc, uint64_t from, uint64_t to, bool wait);
+/* Is obj a page cache (a file mapping's area object)? */
+bool pagecache_is_cache(const void *obj);
+/* The cache behind an open device file, and its first page on the disk
+ * (-EINVAL when the device does not start on a page boundary). */
+struct pagecache *pagecache_of_file(const struct pagecache_file *f);
+
 /* drop_caches: write back what is dirty, wait, drop every clean page
  * nobody holds.  Returns pages dropped. */
 uint64_t pagecache_drop_clean(void);

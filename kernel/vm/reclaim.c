@@ -487,10 +487,38 @@ static uint64_t evict(int nb)
 
 /* ---------------------------------------------------------------- rounds */
 
-/* An isolated inactive file page: dropped (1) or put back. */
+/* An isolated inactive file page: dropped (1) or put back.  Mapped ones
+ * (a device's mmap) are judged by their accessed bits with the file
+ * rules of lru_judge_inactive (used once: another trip; twice: active),
+ * and unmapped before they go; unmapped ones were judged when read
+ * (pagecache_mark_accessed) and go. */
 static uint64_t judge_file(struct page *p)
 {
 	bool activate;
+	if (p->mapcount) {
+		if (!trylock_page(p)) {
+			putback(p, false);
+			return 0;
+		}
+		unsigned refs = rmap_referenced(p);
+		enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), false, false);
+		if (v != LRU_RECLAIM) {
+			if (v == LRU_ACTIVATE) {
+				vmstat_inc(PGACTIVATE);
+				R.cost.file++;
+			} else {
+				page_set(p, PG_REFERENCED);
+			}
+			unlock_page(p);
+			putback(p, v == LRU_ACTIVATE);
+			return 0;
+		}
+		bool dirty;
+		rmap_unmap_file(p, &dirty);
+		if (dirty)
+			pagecache_set_page_dirty(p);
+		unlock_page(p);
+	}
 	if (pagecache_reclaim_page(p, &activate))
 		return 1;
 	putback(p, activate);

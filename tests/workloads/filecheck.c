@@ -1,7 +1,7 @@
 /*
  * filecheck.c - buffered I/O on a block device, verified.
  *
- *   filecheck DEV SIZE_MIB write|verify|both|openw [SEED]
+ *   filecheck DEV SIZE_MIB write|verify|both|openw|mmap|mmapu|mmapp [SEED]
  *
  * write:  opens DEV read-write, writes SIZE_MIB of a pattern from the
  *         start with write(2) in 64 KiB pieces, fsync(2)s.
@@ -10,6 +10,13 @@
  * both:   write, then lseek(2) to 0 on the same descriptor and verify.
  * openw:  only tries to open DEV read-write and reports the errno (a
  *         device not named in data= must give EACCES on our kernel).
+ * mmap:   maps SIZE_MIB of DEV MAP_SHARED, writes the pattern into the
+ *         mapping, msync(MS_SYNC)s, munmaps, then reads it back with
+ *         read(2) and checks it.
+ * mmapu:  the same without msync: munmap, then fsync(2) on the fd.
+ * mmapp:  maps MAP_PRIVATE, writes the pattern, checks the mapping holds
+ *         it, munmaps, then reads DEV with read(2): no word may hold the
+ *         pattern (`leaked`): private writes never reach the device.
  *
  * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
  * written at the wrong place or a stale page both show.  The device size
@@ -21,7 +28,7 @@
  */
 #include "rt/rt.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|verify|both|openw [SEED]"
+#define FC_USAGE "filecheck DEV SIZE_MIB write|verify|both|openw|mmap|mmapu|mmapp [SEED]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -35,6 +42,11 @@
 #define O_RDONLY 0
 #define O_RDWR 2
 #define BLKGETSIZE64 0x80081272UL
+#define NR_MSYNC 26
+#define PROT_RW 3
+#define MAP_SHARED 1
+#define MAP_PRIVATE 2
+#define MS_SYNC 4
 
 static uint64_t buf[FC_CHUNK / 8];
 
@@ -45,6 +57,8 @@ struct fc {
 	long err;                       /* its -errno */
 	uint64_t dev_bytes;
 	uint64_t write_ns, fsync_ns, read_ns;
+	uint64_t leaked;                /* mmapp: pattern words found on the device */
+	bool count_leaks;               /* fc_check counts matches instead of mismatches */
 };
 
 static int fc_fail(struct fc *c, const char *call, long err)
@@ -84,6 +98,10 @@ static void fc_check(struct fc *c, uint64_t off, uint64_t n)
 {
 	for (uint64_t w = 0; w < n / 8; w++) {
 		uint64_t want = c->tag ^ (off + w * 8);
+		if (c->count_leaks) {
+			c->leaked += buf[w] == want;
+			continue;
+		}
 		if (buf[w] == want)
 			continue;
 		if (c->mismatches++ < FC_REPORT_MAX)
@@ -105,6 +123,36 @@ static int fc_verify(struct fc *c, int fd)
 	}
 	c->read_ns = rt_now_ns() - t0;
 	return 0;
+}
+
+/* Write the pattern through a mapping (shared: then msync or not). */
+static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
+{
+	uint64_t t0 = rt_now_ns();
+	uint64_t *m = rt_mmap(0, c->bytes, PROT_RW, type, fd, 0);
+	if (rt_mmap_failed(m))
+		return fc_fail(c, "mmap", -rt_mmap_error(m));
+	for (uint64_t w = 0; w < c->bytes / 8; w++)
+		m[w] = c->tag ^ (w * 8);
+	uint64_t t1 = rt_now_ns();
+	long r = 0;
+	if (type == MAP_PRIVATE)
+		for (uint64_t w = 0; w < c->bytes / 8; w++)
+			if (m[w] != (c->tag ^ (w * 8)) && c->mismatches++ < FC_REPORT_MAX)
+				rt_dprintf(2, "filecheck: MISMATCH in the private map at byte %llu\n",
+					   (unsigned long long)(w * 8));
+	if (do_msync)
+		r = rt_syscall3(NR_MSYNC, (long)m, (long)c->bytes, MS_SYNC);
+	int u = rt_munmap(m, c->bytes);
+	if (!r && !do_msync && type == MAP_SHARED)
+		r = rt_syscall1(NR_FSYNC, fd);
+	c->write_ns = t1 - t0;
+	c->fsync_ns = rt_now_ns() - t1;
+	if (r)
+		return fc_fail(c, do_msync ? "msync" : "fsync", r);
+	if (u)
+		return fc_fail(c, "munmap", u);
+	return rt_syscall3(NR_LSEEK, fd, 0, 0) ? fc_fail(c, "lseek", -22) : 0;
 }
 
 static int fc_open(struct fc *c, int flags)
@@ -138,6 +186,7 @@ static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint6
 	rt_json_str(&j, "failed", c->failed ? c->failed : "");
 	rt_json_u64(&j, "errno", (uint64_t)-c->err);
 	rt_json_u64(&j, "mismatches", c->mismatches);
+	rt_json_u64(&j, "leaked", c->leaked);
 	rt_report_usage(&j, start, end);
 	rt_json_end(&j, 1);
 }
@@ -155,10 +204,16 @@ int main(int argc, char **argv, char **envp)
 	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both");
 	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both");
 	bool openw = !rt_strcmp(mode, "openw");
-	if (!w && !v && !openw)
-		rt_usage_error(FC_USAGE, "mode '%s' is not write, verify, both or openw", mode);
+	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") ? MAP_SHARED :
+		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
+	if (!w && !v && !openw && !mtype)
+		rt_usage_error(FC_USAGE, "mode '%s' is not write, verify, both, openw, mmap, mmapu or mmapp", mode);
 	uint64_t start = rt_now_ns();
-	int fd = fc_open(&c, w || openw ? O_RDWR : O_RDONLY);
+	int fd = fc_open(&c, w || openw || mtype == MAP_SHARED ? O_RDWR : O_RDONLY);
+	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
+		c.count_leaks = mtype == MAP_PRIVATE;
+		v = true;
+	}
 	if (fd >= 0 && w && fc_write(&c, fd) == 0 && v) {
 		long r = rt_syscall3(NR_LSEEK, fd, 0, 0);
 		if (r)
@@ -169,5 +224,5 @@ int main(int argc, char **argv, char **envp)
 	if (fd >= 0)
 		rt_syscall1(NR_CLOSE, fd);
 	fc_report(&c, mode, seed, start, rt_now_ns());
-	return c.mismatches ? 1 : c.failed ? 3 : 0;
+	return c.mismatches || c.leaked ? 1 : c.failed ? 3 : 0;
 }
