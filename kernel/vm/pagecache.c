@@ -85,6 +85,7 @@ struct pc_io {
 	struct pagecache *pc;
 	struct pc_wb *wb;               /* writes: the batch it belongs to */
 	uint32_t n;
+	bool pooled;                    /* from io_pool, not the heap */
 	struct page *pages[PC_IO_PAGES];
 	struct blk_seg segs[PC_IO_PAGES];
 };
@@ -94,11 +95,101 @@ struct pc_wb {
 	struct pagecache *pc;
 	int pending;                    /* [A] requests not completed, +1 while building */
 	int status;                     /* [A] */
+	bool redirty;                   /* [A] a request could not be built: the pages stay dirty */
+	bool pooled;
 	uint32_t n;
 	struct page *pages[PC_IO_PAGES];
 };
 
-static void *idx_alloc(size_t n) { return kzalloc(n); }
+/* Reserves of request structures for when kmalloc fails: memory is
+ * lowest exactly when reclaim needs write-back (Linux's mempools).
+ * Measured: mmap of 64 MiB at mem=48M lost 441 pages' writes to failed
+ * kmallocs before these existed. */
+#define PC_POOL 8
+struct pc_pool {
+	struct spinlock lock;
+	size_t size;
+	int n;
+	void *free[PC_POOL];
+};
+
+static struct pc_pool io_pool = { .lock = SPINLOCK_INIT("pc-pool"), .size = sizeof(struct pc_io) };
+static struct pc_pool wb_pool = { .lock = SPINLOCK_INIT("pc-pool"), .size = sizeof(struct pc_wb) };
+
+/* Zeroed memory from the heap, else from the reserve (*pooled), else NULL. */
+static void *pool_get(struct pc_pool *pl, bool *pooled)
+{
+	void *p = kzalloc(pl->size);
+	*pooled = false;
+	if (p)
+		return p;
+	bool on = spin_lock_irqsave(&pl->lock);
+	if (pl->n)
+		p = pl->free[--pl->n];
+	spin_unlock_irqrestore(&pl->lock, on);
+	if (p) {
+		memset(p, 0, pl->size);
+		*pooled = true;
+	}
+	return p;
+}
+
+/* Any context. */
+static void pool_put(struct pc_pool *pl, void *p, bool pooled)
+{
+	if (!pooled) {
+		kfree(p);
+		return;
+	}
+	bool on = spin_lock_irqsave(&pl->lock);
+	pl->free[pl->n++] = p;
+	spin_unlock_irqrestore(&pl->lock, on);
+}
+
+static void pool_fill(struct pc_pool *pl)
+{
+	while (pl->n < PC_POOL) {
+		void *p = kzalloc(pl->size);
+		if (!p)
+			break;
+		pl->free[pl->n++] = p;
+	}
+}
+
+/* Index nodes: the heap, else a reserve (a page must be insertable when
+ * kmalloc has nothing left, or a fault on a mapped device could only
+ * fail).  Called under pc->lock. */
+#define PC_NODE_RESERVE 16
+static struct pagecache_idx_node node_reserve[PC_NODE_RESERVE];
+static uint32_t node_reserve_used;     /* [node_lock] bit i: node_reserve[i] handed out */
+static struct spinlock node_lock = SPINLOCK_INIT("pc-nodes");
+
+static void *idx_alloc(size_t n)
+{
+	void *p = kzalloc(n);
+	if (p || n != sizeof(struct pagecache_idx_node))
+		return p;
+	bool on = spin_lock_irqsave(&node_lock);
+	for (int i = 0; i < PC_NODE_RESERVE && !p; i++)
+		if (!(node_reserve_used & (1u << i))) {
+			node_reserve_used |= 1u << i;
+			p = memset(&node_reserve[i], 0, sizeof node_reserve[i]);
+		}
+	spin_unlock_irqrestore(&node_lock, on);
+	return p;
+}
+
+static void idx_free(void *p)
+{
+	struct pagecache_idx_node *n = p;
+	if (n < node_reserve || n >= node_reserve + PC_NODE_RESERVE) {
+		kfree(p);
+		return;
+	}
+	bool on = spin_lock_irqsave(&node_lock);
+	node_reserve_used &= ~(1u << (n - node_reserve));
+	spin_unlock_irqrestore(&node_lock, on);
+}
 
 static uint64_t pc_pages(const struct pagecache *pc) { return (pc->bytes + PAGE_SIZE - 1) >> PAGE_SHIFT; }
 
@@ -121,7 +212,7 @@ static struct pagecache *cache_of_locked(struct blk_dev *d)
 	pc->bs = blk_block_size(disk);
 	pc->bytes = blk_blocks(disk) * pc->bs;
 	spin_init(&pc->lock, "pagecache");
-	pc->idx = (struct pagecache_idx){ .alloc = idx_alloc, .free = kfree };
+	pc->idx = (struct pagecache_idx){ .alloc = idx_alloc, .free = idx_free };
 	pc->next = G.caches;
 	__atomic_store_n(&G.caches, pc, __ATOMIC_RELEASE);     /* read without G.lock: pagecache_is_cache */
 	return pc;
@@ -209,11 +300,11 @@ int pagecache_open(struct pagecache_file *f, struct blk_dev *d, bool writable)
 
 static struct page *find_get(struct pagecache *pc, uint64_t i)
 {
-	spin_lock(&pc->lock);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
 	struct page *p = pagecache_idx_get(&pc->idx, i);
 	if (p)
 		get_page(p);
-	spin_unlock(&pc->lock);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 	return p;
 }
 
@@ -224,11 +315,11 @@ static int insert(struct pagecache *pc, uint64_t i, struct page *p)
 	p->mapping = pc;
 	p->index = i;
 	page_set(p, PG_FILE);
-	spin_lock(&pc->lock);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
 	int err = pagecache_idx_set(&pc->idx, i, p);
 	if (!err)
 		get_page(p);
-	spin_unlock(&pc->lock);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 	if (err) {
 		page_clear(p, PG_FILE);
 		p->mapping = NULL;
@@ -244,13 +335,13 @@ static int insert(struct pagecache *pc, uint64_t i, struct page *p)
 static bool remove_if(struct pagecache *pc, struct page *p, int refs)
 {
 	bool gone = false;
-	spin_lock(&pc->lock);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
 	if (pagecache_idx_get(&pc->idx, p->index) == p && !page_test(p, PG_DIRTY | PG_WRITEBACK) &&
 	    __atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) == refs) {
 		pagecache_idx_del(&pc->idx, p->index);
 		gone = true;
 	}
-	spin_unlock(&pc->lock);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 	if (!gone)
 		return false;
 	__atomic_sub_fetch(&G.nr_pages, 1, __ATOMIC_RELAXED);
@@ -265,11 +356,11 @@ static bool remove_if(struct pagecache *pc, struct page *p, int refs)
  * tries the device again. */
 static void drop_failed(struct pagecache *pc, struct page *p)
 {
-	spin_lock(&pc->lock);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
 	bool mine = pagecache_idx_get(&pc->idx, p->index) == p;
 	if (mine)
 		pagecache_idx_del(&pc->idx, p->index);
-	spin_unlock(&pc->lock);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 	if (!mine)
 		return;
 	__atomic_sub_fetch(&G.nr_pages, 1, __ATOMIC_RELAXED);
@@ -298,7 +389,7 @@ static void read_done(struct blk_req *r)
 		unlock_page(p);
 		put_page(p);            /* the reference the read held */
 	}
-	kfree(io);
+	pool_put(&io_pool, io, io->pooled);
 }
 
 /* Submit a read of io's pages (consecutive, from io->pages[0]->index). */
@@ -335,9 +426,9 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 		end = pc_pages(pc);
 	for (uint64_t i = start; i < end; i++) {
 		struct page *p = NULL;
-		spin_lock(&pc->lock);
+		bool pc_on = spin_lock_irqsave(&pc->lock);
 		bool have = pagecache_idx_get(&pc->idx, i) != NULL;
-		spin_unlock(&pc->lock);
+		spin_unlock_irqrestore(&pc->lock, pc_on);
 		if (!have)
 			p = i == sync_page ? alloc_user_page(false) : alloc_ra_page(n);
 		if (p) {
@@ -360,7 +451,10 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 		}
 		if (!p)
 			continue;
-		if (!io && !(io = kzalloc(sizeof *io))) {
+		bool pooled;
+		if (!io && (io = pool_get(&io_pool, &pooled)))
+			io->pooled = pooled;
+		if (!io) {
 			drop_failed(pc, p);     /* nobody can have used it: it is locked */
 			page_set(p, PG_ERROR);
 			unlock_page(p);
@@ -451,27 +545,27 @@ static void set_dirty(struct pagecache *pc, struct page *p)
 {
 	if (page_test(p, PG_DIRTY))
 		return;
-	spin_lock(&pc->lock);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
 	if (!page_test(p, PG_DIRTY)) {
 		page_set(p, PG_DIRTY);
 		if (!pc->nr_dirty++)
 			pc->dirtied_ns = time_ns();
 		__atomic_add_fetch(&G.nr_dirty, 1, __ATOMIC_RELAXED);
 	}
-	spin_unlock(&pc->lock);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 }
 
 static bool clear_dirty(struct pagecache *pc, struct page *p)
 {
 	bool was = false;
-	spin_lock(&pc->lock);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
 	if (page_test(p, PG_DIRTY)) {
 		page_clear(p, PG_DIRTY);
 		pc->nr_dirty--;
 		__atomic_sub_fetch(&G.nr_dirty, 1, __ATOMIC_RELAXED);
 		was = true;
 	}
-	spin_unlock(&pc->lock);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 	return was;
 }
 
@@ -566,10 +660,13 @@ static void wb_finish(struct pc_wb *wb)
 {
 	struct pagecache *pc = wb->pc;
 	int status = __atomic_load_n(&wb->status, __ATOMIC_ACQUIRE);
+	bool redirty = __atomic_load_n(&wb->redirty, __ATOMIC_ACQUIRE);
 	if (status)
 		__atomic_add_fetch(&pc->wb_err, 1, __ATOMIC_ACQ_REL);
 	for (uint32_t k = 0; k < wb->n; k++) {
 		struct page *p = wb->pages[k];
+		if (redirty)
+			set_dirty(pc, p);       /* not written: the next write-back takes it */
 		/* Linux's end_page_writeback with an error: the page is
 		 * clean and keeps the data; the error goes to fsync. */
 		page_clear(p, PG_WRITEBACK);
@@ -577,7 +674,7 @@ static void wb_finish(struct pc_wb *wb)
 	}
 	__atomic_sub_fetch(&pc->nr_writeback, wb->n, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&G.nr_writeback, wb->n, __ATOMIC_ACQ_REL);
-	kfree(wb);
+	pool_put(&wb_pool, wb, wb->pooled);
 	waitq_wake_all(&G.wb_wq);
 }
 
@@ -593,7 +690,7 @@ static void write_done(struct blk_req *r)
 	struct pc_wb *wb = io->wb;
 	if (r->status)
 		__atomic_store_n(&wb->status, r->status, __ATOMIC_RELEASE);
-	kfree(io);
+	pool_put(&io_pool, io, io->pooled);
 	wb_put(wb);
 }
 
@@ -607,11 +704,13 @@ static void submit_write_to(struct pc_wb *wb, struct blk_dev *d)
 	uint64_t s = first > ds ? first : ds, e = end < de ? end : de;
 	if (s >= e)
 		return;
-	struct pc_io *io = kzalloc(sizeof *io);
+	bool pooled;
+	struct pc_io *io = pool_get(&io_pool, &pooled);
 	if (!io) {
-		__atomic_store_n(&wb->status, -ENOMEM, __ATOMIC_RELEASE);
+		__atomic_store_n(&wb->redirty, true, __ATOMIC_RELEASE);
 		return;
 	}
+	io->pooled = pooled;
 	io->pc = pc;
 	io->wb = wb;
 	for (uint64_t at = s; at < e;) {
@@ -652,13 +751,13 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 	uint64_t started = 0, i = from;
 	struct pc_wb *wb = NULL;
 	while (i < to) {
-		spin_lock(&pc->lock);
+		bool pc_on = spin_lock_irqsave(&pc->lock);
 		uint64_t at;
 		struct page *p = pagecache_idx_next(&pc->idx, i, &at);
 		bool dirty = p && at < to && page_test(p, PG_DIRTY);
 		if (dirty)
 			get_page(p);
-		spin_unlock(&pc->lock);
+		spin_unlock_irqrestore(&pc->lock, pc_on);
 		if (!p || at >= to)
 			break;
 		i = at + 1;
@@ -677,7 +776,10 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 			put_page(p);
 			continue;
 		}
-		if (!wb && !(wb = kzalloc(sizeof *wb))) {
+		bool pooled;
+		if (!wb && (wb = pool_get(&wb_pool, &pooled)))
+			wb->pooled = pooled;
+		if (!wb) {
 			set_dirty(pc, p);
 			unlock_page(p);
 			put_page(p);
@@ -790,9 +892,9 @@ static bool flush_wanted(void *arg)
 
 static void flush_cache(struct pagecache *pc, bool background)
 {
-	spin_lock(&pc->lock);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
 	uint64_t dirty = pc->nr_dirty, since = pc->dirtied_ns;
-	spin_unlock(&pc->lock);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 	uint64_t expire = (uint64_t)pagecache_dirty_expire_cs * 10000000ull;
 	if (!dirty || (!background && time_ns() - since < expire))
 		return;
@@ -853,11 +955,11 @@ uint64_t pagecache_drop_clean(void)
 		writeback_range(pc, 0, pc_pages(pc), false);
 		wait_writeback(pc);
 		for (uint64_t i = 0, at;; i = at + 1) {
-			spin_lock(&pc->lock);
+			bool pc_on = spin_lock_irqsave(&pc->lock);
 			struct page *p = pagecache_idx_next(&pc->idx, i, &at);
 			if (p)
 				get_page(p);
-			spin_unlock(&pc->lock);
+			spin_unlock_irqrestore(&pc->lock, pc_on);
 			if (!p)
 				break;
 			if (trylock_page(p)) {
@@ -973,5 +1075,7 @@ void pagecache_init(void)
 			allow_item(p);
 		p = comma;
 	}
+	pool_fill(&io_pool);
+	pool_fill(&wb_pool);
 	thread_create("flusher", flusher, NULL, SCHED_NORMAL);
 }
