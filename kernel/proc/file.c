@@ -647,6 +647,8 @@ long file_faccessat(int dirfd, uint64_t upath, int mode)
 	if (mode & ~7)
 		return -EINVAL;
 	int err = user_path(k, dirfd, upath, false, path);
+	if (!err && dev_of(path))
+		return mode & 1 ? -EACCES : 0;  /* a device: rw for root, never x */
 	if (!err)
 		err = procfs_lookup(k, path, true, &n);
 	if (err)

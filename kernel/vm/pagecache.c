@@ -629,29 +629,42 @@ long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint
 		return -ENOSPC;
 	if (n > f->size - off)
 		n = f->size - off;
+	/* The user's bytes go through a bounce page, copied before the cache
+	 * page is locked: a source mapped from the same device would fault
+	 * on the very page we hold locked (Linux faults the source in first
+	 * and copies with faults off; a 4 KiB memcpy is cheaper than that
+	 * here). */
+	char *bounce = kmalloc(PAGE_SIZE);
+	if (!bounce)
+		return -ENOMEM;
 	uint64_t done = 0;
+	long r = 0;
 	while (done < n) {
 		uint64_t at = f->base + off + done;
 		uint64_t i = at >> PAGE_SHIFT, in = at & (PAGE_SIZE - 1);
 		uint64_t chunk = PAGE_SIZE - in < n - done ? PAGE_SIZE - in : n - done;
 		int err = 0;
+		if (copy_from_user(bounce, ubuf + done, chunk)) {
+			r = -EFAULT;
+			break;
+		}
 		struct page *p = get_write(f, i, in, chunk, &err);
-		if (!p)
-			return done ? (long)done : err;
-		err = copy_from_user((char *)page_address(p) + in, ubuf + done, chunk);
-		if (!err)
-			set_dirty(f->pc, p);
+		if (!p) {
+			r = err;
+			break;
+		}
+		memcpy((char *)page_address(p) + in, bounce, chunk);
+		set_dirty(f->pc, p);
 		unlock_page(p);
 		pagecache_mark_accessed(p);
 		put_page(p);
-		if (err)
-			return done ? (long)done : -EFAULT;
 		done += chunk;
 		if ((done & ((64 << PAGE_SHIFT) - 1)) < chunk)
 			balance_dirty_pages();          /* every 64 pages, as Linux's ratelimit */
 	}
+	kfree(bounce);
 	balance_dirty_pages();
-	return (long)done;
+	return done ? (long)done : r;
 }
 
 /* ---------------------------------------------------------------- write-back */

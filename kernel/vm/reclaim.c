@@ -537,7 +537,9 @@ static uint64_t split_file(int chunk)
 		R.cost.anon /= 2;
 		R.cost.file /= 2;
 	}
-	lru_scan_balance(backed, file, reclaim_knobs.swappiness, R.cost, swap_enabled(), (uint64_t)chunk, &sb, &sf);
+	/* Linux's can_reclaim_anon_pages: free swap slots, not just swap. */
+	bool may_swap = swap_enabled() && swap_used_slots() < swap_total_slots();
+	lru_scan_balance(backed, file, reclaim_knobs.swappiness, R.cost, may_swap, (uint64_t)chunk, &sb, &sf);
 	return sb;
 }
 
