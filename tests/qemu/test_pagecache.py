@@ -213,3 +213,27 @@ def test_pagecache_mmap_larger_than_memory(ctx):
     expect(v['pgsteal_file'] > 10000, 'mapped file pages not reclaimed: %d' % v['pgsteal_file'])
     expect(v['pgmajfault'] > 0, 'no major faults on the mapping')
     expect(v['oom_kill'] == 0, 'OOM kill')
+
+
+def test_pagecache_flusher_expiry_and_background_limit(ctx):
+    # 4 MiB left dirty (no fsync) on a 96 MiB machine, the writer then
+    # lingering 8 s: with the defaults (dirty_expire_centisecs 3000, 4 MiB
+    # under dirty_background_ratio 10) nothing is written during its step;
+    # with an expiry of 1 s the flusher (every 5 s) writes it all; with
+    # dirty_background_ratio 1 the writer wakes the flusher at once, which
+    # writes until the dirty pages are under that limit (1% of ~90 MiB).
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    steps = ['filecheck /dev/nvme1n1 4 writenf 1 8', '@set dirty_expire_centisecs 100',
+             'filecheck /dev/nvme1n1 4 writenf 2 8', '@set dirty_expire_centisecs 3000',
+             '@set dirty_background_ratio 1', 'filecheck /dev/nvme1n1 4 writenf 3 3']
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
+                 timeout=300)
+    expect_ok(r)
+    expect_filechecks_clean(r, 3)
+    out = {x['label']: x['pgpgout'] for x in r.find('vmstat') if x.get('label') in (steps[0], steps[2], steps[5])}
+    expect(len(out) == 3, 'vmstat records of the steps: %r' % out)
+    expect(out[steps[0]] == 0, 'written back before it expired: %d KiB' % out[steps[0]])
+    expect(out[steps[2]] >= 4096, 'expired pages not written back: %d KiB' % out[steps[2]])
+    expect(3072 <= out[steps[5]] <= 4096, 'pages over the background limit: %d KiB written back' % out[steps[5]])
+    with open(data, 'rb') as f:
+        expect(int.from_bytes(f.read(8), 'little') == pattern_word(3, 0), 'the last pattern is not on the disk')

@@ -1,10 +1,11 @@
 /*
  * filecheck.c - buffered I/O on a block device, verified.
  *
- *   filecheck DEV SIZE_MIB write|verify|both|openw|mmap|mmapu|mmapp [SEED]
+ *   filecheck DEV SIZE_MIB write|writenf|verify|both|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]
  *
  * write:  opens DEV read-write, writes SIZE_MIB of a pattern from the
  *         start with write(2) in 64 KiB pieces, fsync(2)s.
+ * writenf: the same without fsync (write-back is left to the kernel).
  * verify: opens DEV read-only, reads SIZE_MIB back with read(2) and checks
  *         every 8-byte word against the pattern.
  * both:   write, then lseek(2) to 0 on the same descriptor and verify.
@@ -21,14 +22,16 @@
  * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
  * written at the wrong place or a stale page both show.  The device size
  * comes from ioctl(BLKGETSIZE64), as a Linux tool gets it; SIZE_MIB must
- * fit.  Runs unchanged on Linux (give it a scratch device).
+ * fit.  LINGER_S: sleep that long before closing DEV and exiting (to
+ * watch the kernel's write-back of what writenf left dirty).  Runs
+ * unchanged on Linux (give it a scratch device).
  *
  * Exit status: 0 clean, 1 data mismatch, 2 bad arguments, 3 an I/O call
  * failed (open, write, fsync, read: the record names which and errno).
  */
 #include "rt/rt.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|verify|both|openw|mmap|mmapu|mmapp [SEED]"
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -77,7 +80,7 @@ static void fc_fill(const struct fc *c, uint64_t off)
 		buf[w] = c->tag ^ (off + w * 8);
 }
 
-static int fc_write(struct fc *c, int fd)
+static int fc_write(struct fc *c, int fd, bool sync)
 {
 	uint64_t t0 = rt_now_ns();
 	for (uint64_t off = 0; off < c->bytes; off += FC_CHUNK) {
@@ -87,7 +90,7 @@ static int fc_write(struct fc *c, int fd)
 			return fc_fail(c, "write", r < 0 ? r : -5);
 	}
 	uint64_t t1 = rt_now_ns();
-	long r = rt_syscall1(NR_FSYNC, fd);
+	long r = sync ? rt_syscall1(NR_FSYNC, fd) : 0;
 	uint64_t t2 = rt_now_ns();
 	c->write_ns = t1 - t0;
 	c->fsync_ns = t2 - t1;
@@ -194,33 +197,39 @@ static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint6
 int main(int argc, char **argv, char **envp)
 {
 	(void)envp;
-	if (argc < 4 || argc > 5)
-		rt_usage_error(FC_USAGE, "expected 3 or 4 arguments");
+	if (argc < 4 || argc > 6)
+		rt_usage_error(FC_USAGE, "expected 3 to 5 arguments");
 	struct fc c = { .dev = argv[1] };
 	c.bytes = rt_arg_u64("filecheck", FC_USAGE, "SIZE_MIB", argv[2], 1, FC_MAX_MIB) << 20;
 	const char *mode = argv[3];
-	uint64_t seed = argc == 5 ? rt_arg_u64("filecheck", FC_USAGE, "SEED", argv[4], 0, ~0ULL) : 1;
+	uint64_t seed = argc >= 5 ? rt_arg_u64("filecheck", FC_USAGE, "SEED", argv[4], 0, ~0ULL) : 1;
+	uint64_t linger = argc == 6 ? rt_arg_u64("filecheck", FC_USAGE, "LINGER_S", argv[5], 0, 3600) : 0;
 	c.tag = rt_mix64(seed + 0x13);
-	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both");
+	bool nf = !rt_strcmp(mode, "writenf");
+	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf;
 	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both");
 	bool openw = !rt_strcmp(mode, "openw");
 	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") ? MAP_SHARED :
 		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
 	if (!w && !v && !openw && !mtype)
-		rt_usage_error(FC_USAGE, "mode '%s' is not write, verify, both, openw, mmap, mmapu or mmapp", mode);
+		rt_usage_error(FC_USAGE, "mode '%s' is not write, writenf, verify, both, openw, mmap, mmapu or mmapp", mode);
 	uint64_t start = rt_now_ns();
 	int fd = fc_open(&c, w || openw || mtype == MAP_SHARED ? O_RDWR : O_RDONLY);
 	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
 	}
-	if (fd >= 0 && w && fc_write(&c, fd) == 0 && v) {
+	if (fd >= 0 && w && fc_write(&c, fd, !nf) == 0 && v) {
 		long r = rt_syscall3(NR_LSEEK, fd, 0, 0);
 		if (r)
 			fc_fail(&c, "lseek", r);
 	}
 	if (fd >= 0 && v && !c.failed)
 		fc_verify(&c, fd);
+	if (linger) {
+		struct rt_timespec ts = { .tv_sec = (long)linger, .tv_nsec = 0 };
+		rt_nanosleep(&ts, 0);
+	}
 	if (fd >= 0)
 		rt_syscall1(NR_CLOSE, fd);
 	fc_report(&c, mode, seed, start, rt_now_ns());
