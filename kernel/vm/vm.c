@@ -290,12 +290,15 @@ static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, uint6
 /* A present PTE without write permission in a writable area: a swap-cache
  * page mapped read-only (drop its disk copy; map it writable), or a
  * device's cache page (a private mapping copies it; a shared one, made
- * writable by mprotect, maps it writable). */
-static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e)
+ * writable by mprotect, maps it writable).  p is e's page, referenced by
+ * the caller under the ptl while e still mapped it (taken after the ptl
+ * is dropped, reclaim could unmap and free it first: a double free seen
+ * when read(2) faulted on a buffer being swapped); the reference is
+ * dropped here. */
+static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e,
+						struct page *p)
 {
-	struct page *p = phys_to_page(pt_pte_phys(e));
 	if (page_test(p, PG_FILE) && (v->flags & VM_FILE)) {
-		get_page(p);
 		enum vm_fault_result r = VM_FAULT_OK;
 		if (v->flags & VM_FSHARED) {
 			bool on = spin_lock_irqsave(&mm->ptl);
@@ -309,7 +312,6 @@ static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma 
 		put_page(p);
 		return r;
 	}
-	get_page(p);
 	lock_page(p);
 	if (page_test(p, PG_SWAPCACHE) && !page_test(p, PG_WRITEBACK))
 		swapcache_del(p);
@@ -336,12 +338,17 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 	if ((write && !(v.prot & VM_WRITE)) || (exec && !(v.prot & VM_EXEC)) || !v.prot)
 		return VM_FAULT_ACCERR;
 	uint64_t va = addr & ~(P - 1);
+	struct page *held = NULL;
 	bool on = spin_lock_irqsave(&mm->ptl);
 	pte_t e = pt_get(mm->pml4, va);
+	if (pt_pte_present(e) && write && !pt_pte_writable(e)) {
+		held = phys_to_page(pt_pte_phys(e));
+		get_page(held);         /* under the ptl: the PTE's page cannot go meanwhile */
+	}
 	spin_unlock_irqrestore(&mm->ptl, on);
 	if (pt_pte_present(e)) {
-		if (write && !pt_pte_writable(e))
-			return fault_write_upgrade(mm, &v, va, e);
+		if (held)
+			return fault_write_upgrade(mm, &v, va, e, held);
 		return VM_FAULT_OK;     /* another thread won the race */
 	}
 	st->minflt++;

@@ -237,3 +237,28 @@ def test_pagecache_flusher_expiry_and_background_limit(ctx):
     expect(3072 <= out[steps[5]] <= 4096, 'pages over the background limit: %d KiB written back' % out[steps[5]])
     with open(data, 'rb') as f:
         expect(int.from_bytes(f.read(8), 'little') == pattern_word(3, 0), 'the last pattern is not on the disk')
+
+
+def test_pagecache_swappiness_moves_reclaim_between_anon_and_file(ctx):
+    # A task touching 40 MiB of anonymous memory at random beside a
+    # 64 MiB buffered write and read-back, on 64 MiB of RAM with swap:
+    # swappiness 0 leaves anon alone while file pages can go, 200 takes
+    # only anon while there is any.  Both runs keep every byte.  Measured:
+    # pswpout 0 against 4603.
+    data = scratch_disk(ctx, 'data.img', 96 << 20)
+    from rig import swap_image
+    pair = 'touch 40 30000 random anon & filecheck /dev/nvme2n1 64 both %d'
+    steps = ['@set swappiness 0', pair % 1, '@set swappiness 200', pair % 2]
+    r = ctx.boot('quiet mem=64M data=nvme2n1 run="%s"' % ' ; '.join(steps),
+                 disks=[{'file': swap_image(ctx), 'bus': 'nvme'}, {'file': data, 'bus': 'nvme'}], timeout=900)
+    expect_ok(r)
+    expect_filechecks_clean(r, 2)
+    e = task_exits(r)
+    expect(len(e) == 4 and all(x['exit_code'] == 0 for x in e), 'exits %r' % [(x['cmdline'], x['exit_code']) for x in e])
+    v = {x['label']: x for x in r.find('vmstat') if x.get('label') in (steps[1], steps[3])}
+    expect(len(v) == 2, 'vmstat records %r' % list(v))
+    lo, hi = v[steps[1]], v[steps[3]]
+    expect(lo['pswpout'] * 4 < hi['pswpout'], 'pswpout at swappiness 0: %d, at 200: %d' % (lo['pswpout'], hi['pswpout']))
+    # (File pages go in both runs: touch ends first, and then only file
+    # pages are left to reclaim.)
+    expect(lo['pgsteal_file'] > 1000, 'swappiness 0 took no file pages: %d' % lo['pgsteal_file'])
