@@ -408,8 +408,9 @@ long file_fadvise(int fd, int64_t off, int64_t len, int advice)
 		return -ESPIPE;
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, fd);
+	long r = !f ? -EBADF : f->blk ? pagecache_fadvise(f->blk, (uint64_t)off, (uint64_t)len, advice) : 0;
 	mutex_unlock(&k->files_lock);
-	return f ? 0 : -EBADF;          /* advice only: taken and not acted on yet */
+	return r;                       /* other files: advice taken, nothing to do */
 }
 
 long file_mmap(int fd, uint64_t addr, uint64_t len, int prot, int flags, uint64_t off)

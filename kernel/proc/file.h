@@ -23,7 +23,7 @@ long file_lseek(int fd, int64_t off, int whence);
 long file_close(int fd);
 /* Block devices (/dev/...): write, pwrite64, fsync/fdatasync, ftruncate
  * (EINVAL, as Linux on a device), ioctl BLKGETSIZE64/BLKGETSIZE/BLKSSZGET
- * (ENOTTY for the rest and other files), posix_fadvise (accepted). */
+ * (ENOTTY for the rest and other files), posix_fadvise (pagecache_fadvise). */
 long file_write(int fd, uint64_t ubuf, uint64_t n);
 long file_pwrite(int fd, uint64_t ubuf, uint64_t n, int64_t off);
 long file_fsync(int fd);

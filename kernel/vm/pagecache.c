@@ -474,7 +474,10 @@ static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want
 {
 	struct pagecache *pc = f->pc;
 	struct page *p = find_get(pc, i);
-	if (!p) {
+	if (!p && f->random) {
+		read_pages(pc, i, 1, ~0ull, i);
+		p = find_get(pc, i);
+	} else if (!p) {
 		struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, false, PC_RA_MAX);
 		if (!io.n || i < io.start || i >= io.start + io.n)
 			io = (struct pagecache_ra_io){ .start = i, .n = 1, .mark = ~0ull };
@@ -983,6 +986,53 @@ uint64_t pagecache_drop_clean(void)
 		}
 	}
 	return dropped;
+}
+
+/* ---------------------------------------------------------------- fadvise */
+
+/* Drop the clean pages of [from, to) that only the index holds. */
+static void drop_range(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	for (uint64_t i = from, at; i < to; i = at + 1) {
+		bool pc_on = spin_lock_irqsave(&pc->lock);
+		struct page *p = pagecache_idx_next(&pc->idx, i, &at);
+		if (p && at < to)
+			get_page(p);
+		spin_unlock_irqrestore(&pc->lock, pc_on);
+		if (!p || at >= to)
+			break;
+		if (trylock_page(p)) {
+			remove_if(pc, p, 2);
+			unlock_page(p);
+		}
+		put_page(p);
+	}
+}
+
+int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int advice)
+{
+	struct pagecache *pc = f->pc;
+	if (off >= f->size)
+		return 0;
+	uint64_t end = !len || len > f->size - off ? f->size : off + len;
+	uint64_t from = (f->base + off) >> PAGE_SHIFT, to = (f->base + end + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	switch (advice) {
+	case 0:
+		f->random = false;
+		break;
+	case 1:
+		f->random = true;
+		break;
+	case 3:
+		for (uint64_t i = from; i < to; i += PC_RA_MAX)
+			read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull);
+		break;
+	case 4:
+		writeback_range(pc, from, to, false);
+		drop_range(pc, from, to);
+		break;
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------- mappings */

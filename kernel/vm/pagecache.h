@@ -44,6 +44,7 @@ struct pagecache_file {
 	uint64_t size;                  /* bytes */
 	bool writable;
 	uint64_t wb_err_seen;           /* the cache's error count when last reported */
+	bool random;                    /* POSIX_FADV_RANDOM: no read-ahead */
 	struct pagecache_ra ra;
 };
 
@@ -67,6 +68,14 @@ long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint
 /* Write f's dirty pages back and wait for all writeback of its disk;
  * -EIO once for a write error since the last report. */
 int pagecache_fsync(struct pagecache_file *f);
+
+/* posix_fadvise on [off, off+len) of the device (len 0: to its end):
+ * WILLNEED (3) reads the range in without waiting (as read-ahead:
+ * nothing when memory is low), DONTNEED (4) starts write-back of its
+ * dirty pages and drops its clean ones nobody uses, RANDOM (1) turns
+ * read-ahead off for this open file, NORMAL (0) back on; SEQUENTIAL (2)
+ * and NOREUSE (5) change nothing here.  Returns 0. */
+int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int advice);
 
 /* Reclaim (reclaim.c), on an isolated page of LRU_FILE: 1 when it was
  * dropped (the isolation reference is gone with it); 0 when it stays

@@ -262,3 +262,18 @@ def test_pagecache_swappiness_moves_reclaim_between_anon_and_file(ctx):
     # (File pages go in both runs: touch ends first, and then only file
     # pages are left to reclaim.)
     expect(lo['pgsteal_file'] > 1000, 'swappiness 0 took no file pages: %d' % lo['pgsteal_file'])
+
+
+def test_pagecache_fadvise_dontneed_drops_the_range(ctx):
+    # After a written and fsync'ed 16 MiB, POSIX_FADV_DONTNEED drops the
+    # range: the read-back comes from the disk (pgpgin), where "both"
+    # reads its own cached pages.
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    steps = ['filecheck /dev/nvme1n1 16 both 1', 'filecheck /dev/nvme1n1 16 bothdrop 2']
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
+                 timeout=300)
+    expect_ok(r)
+    expect_filechecks_clean(r, 2)
+    pin = {x['label']: x['pgpgin'] for x in r.find('vmstat') if x.get('label') in steps}
+    expect(pin.get(steps[0], 1 << 30) < 1024, 'both read %r KiB from the disk' % pin.get(steps[0]))
+    expect(pin.get(steps[1], 0) >= 16 << 10, 'bothdrop read %r KiB from the disk, want 16 MiB' % pin.get(steps[1]))

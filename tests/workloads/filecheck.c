@@ -1,7 +1,7 @@
 /*
  * filecheck.c - buffered I/O on a block device, verified.
  *
- *   filecheck DEV SIZE_MIB write|writenf|verify|both|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]
+ *   filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]
  *
  * write:  opens DEV read-write, writes SIZE_MIB of a pattern from the
  *         start with write(2) in 64 KiB pieces, fsync(2)s.
@@ -9,6 +9,8 @@
  * verify: opens DEV read-only, reads SIZE_MIB back with read(2) and checks
  *         every 8-byte word against the pattern.
  * both:   write, then lseek(2) to 0 on the same descriptor and verify.
+ * bothdrop: the same with posix_fadvise(POSIX_FADV_DONTNEED) of the whole
+ *         range between the write and the verify (so it reads the disk).
  * openw:  only tries to open DEV read-write and reports the errno (a
  *         device not named in data= must give EACCES on our kernel).
  * mmap:   maps SIZE_MIB of DEV MAP_SHARED, writes the pattern into the
@@ -31,7 +33,7 @@
  */
 #include "rt/rt.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]"
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -46,6 +48,8 @@
 #define O_RDWR 2
 #define BLKGETSIZE64 0x80081272UL
 #define NR_MSYNC 26
+#define NR_FADVISE64 221
+#define POSIX_FADV_DONTNEED 4
 #define PROT_RW 3
 #define MAP_SHARED 1
 #define MAP_PRIVATE 2
@@ -206,13 +210,15 @@ int main(int argc, char **argv, char **envp)
 	uint64_t linger = argc == 6 ? rt_arg_u64("filecheck", FC_USAGE, "LINGER_S", argv[5], 0, 3600) : 0;
 	c.tag = rt_mix64(seed + 0x13);
 	bool nf = !rt_strcmp(mode, "writenf");
-	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf;
-	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both");
+	bool drop = !rt_strcmp(mode, "bothdrop");
+	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop;
+	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;
 	bool openw = !rt_strcmp(mode, "openw");
 	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") ? MAP_SHARED :
 		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
 	if (!w && !v && !openw && !mtype)
-		rt_usage_error(FC_USAGE, "mode '%s' is not write, writenf, verify, both, openw, mmap, mmapu or mmapp", mode);
+		rt_usage_error(FC_USAGE, "mode '%s' is not write, writenf, verify, both, bothdrop, openw, mmap, mmapu or mmapp",
+			       mode);
 	uint64_t start = rt_now_ns();
 	int fd = fc_open(&c, w || openw || mtype == MAP_SHARED ? O_RDWR : O_RDONLY);
 	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
@@ -220,7 +226,10 @@ int main(int argc, char **argv, char **envp)
 		v = true;
 	}
 	if (fd >= 0 && w && fc_write(&c, fd, !nf) == 0 && v) {
-		long r = rt_syscall3(NR_LSEEK, fd, 0, 0);
+		long r = drop ? rt_syscall4(NR_FADVISE64, fd, 0, (long)c.bytes, POSIX_FADV_DONTNEED) : 0;
+		if (r)
+			fc_fail(&c, "fadvise", r);
+		r = rt_syscall3(NR_LSEEK, fd, 0, 0);
 		if (r)
 			fc_fail(&c, "lseek", r);
 	}
