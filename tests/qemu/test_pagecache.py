@@ -277,3 +277,23 @@ def test_pagecache_fadvise_dontneed_drops_the_range(ctx):
     pin = {x['label']: x['pgpgin'] for x in r.find('vmstat') if x.get('label') in steps}
     expect(pin.get(steps[0], 1 << 30) < 1024, 'both read %r KiB from the disk' % pin.get(steps[0]))
     expect(pin.get(steps[1], 0) >= 16 << 10, 'bothdrop read %r KiB from the disk, want 16 MiB' % pin.get(steps[1]))
+
+
+def test_pagecache_data_statement_in_a_script(ctx):
+    # `data DEV` in a script allows writes from there on; naming the ESP
+    # is refused with one line, and the script goes on.
+    from rig import script_text_image
+    data = scratch_disk(ctx, 'data.img', 16 << 20)
+    text = ('run filecheck /dev/nvme1n1 1 openw\ndata /dev/nvme1n1\nrun filecheck /dev/nvme1n1 2 both 4\n'
+            'data nvme0n1p1\nrun filecheck /dev/nvme0n1p1 1 openw\n')
+    r = ctx.boot(None, image=script_text_image(ctx, text, programs=('filecheck',)),
+                 disks=[{'file': data, 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    w = filechecks(r)
+    expect(len(w) == 3, 'filecheck records %d' % len(w))
+    expect(w[0]['failed'] == 'open_rw' and w[0]['errno'] == 13, 'before the data statement: %r' % w[0])
+    expect(w[1]['failed'] == '' and w[1]['mismatches'] == 0, 'after it: %r' % w[1])
+    expect(w[2]['failed'] == 'open_rw' and w[2]['errno'] == 13, 'the ESP: %r' % w[2])
+    expect_in_log(r, 'nvme0n1p1: not writable: the boot partition (ESP) is never written')
+    with open(data, 'rb') as f:
+        expect(int.from_bytes(f.read(8), 'little') == pattern_word(4, 0), 'the data disk was not written')
