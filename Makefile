@@ -124,6 +124,8 @@ PURE_SRC += kernel/run/rtable.c
 PURE_SRC += kernel/vm/workingset_policy.c
 # The /proc text formatters and path normaliser.
 PURE_SRC += kernel/proc/procfs_text.c
+# The page cache: its index and policies (issue 13).
+PURE_SRC += kernel/vm/pagecache_idx.c kernel/vm/pagecache_policy.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 
@@ -200,7 +202,7 @@ WDIR     := tests/workloads
 WOUT     := $(BUILD)/workloads
 RT_OBJ   := $(patsubst $(WDIR)/%,$(WOUT)/%.o,$(basename $(wildcard $(WDIR)/rt/rt_*.c $(WDIR)/rt/rt_*.S)))
 RT_LIB_OBJ := $(filter-out $(WOUT)/rt/rt_libc_shim.o,$(RT_OBJ))
-WPROGS   := touch hogmem fill threads hello uperf systest crash hold vmstat shmdb stream mmap001
+WPROGS   := touch hogmem fill threads hello uperf systest crash hold vmstat shmdb stream mmap001 filecheck
 WBINS    := $(WPROGS:%=$(WOUT)/%) $(WOUT)/hello_musl $(WOUT)/touch_musl
 
 $(WOUT)/%.o: $(WDIR)/%.c

@@ -47,6 +47,7 @@
 #include "core/panic.h"
 #include "core/time.h"
 #include "lib/errno.h"
+#include "lib/printf.h"
 #include "lib/timemath.h"
 #include "lib/printf.h"
 #include "mem/kmalloc.h"
@@ -95,6 +96,8 @@ uint32_t blk_block_size(const struct blk_dev *d) { return d->block_size; }
 bool blk_is_partition(const struct blk_dev *d) { return d->parent != NULL; }
 const uint8_t *blk_part_type(const struct blk_dev *d) { return d->parent ? d->part_type : NULL; }
 bool blk_writable(const struct blk_dev *d) { return d->writable; }
+struct blk_dev *blk_disk_of(struct blk_dev *d) { return disk_of(d); }
+uint64_t blk_part_start(const struct blk_dev *d) { return d->parent ? d->part_start : 0; }
 
 uint32_t blk_max_pages(const struct blk_dev *d)
 {
@@ -122,6 +125,34 @@ struct blk_dev *blk_find(const char *name)
 		if (!strcmp(devs[i]->name, name))
 			return devs[i];
 	return NULL;
+}
+
+/* The k-th (0-based) whole disk that is not NVMe: Linux's sd numbering. */
+static struct blk_dev *sd_disk(int k)
+{
+	for (int i = 0, n = dev_count(); i < n; i++)
+		if (!devs[i]->parent && strncmp(devs[i]->name, "nvme", 4) && k-- == 0)
+			return devs[i];
+	return NULL;
+}
+
+struct blk_dev *blk_find_linux(const char *name)
+{
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	struct blk_dev *d = blk_find(name);
+	if (d || strncmp(name, "sd", 2) || name[2] < 'a' || name[2] > 'z')
+		return d;
+	d = sd_disk(name[2] - 'a');
+	const char *num = name + 3;
+	if (!d || !*num)
+		return d;
+	for (const char *c = num; *c; c++)
+		if (*c < '0' || *c > '9' || c - num > 3)
+			return NULL;
+	char part[BLK_NAME_MAX + 8];
+	ksnprintf(part, sizeof part, "%sp%s", d->name, num);
+	return blk_find(part);
 }
 
 static int add_dev(struct blk_dev *d)

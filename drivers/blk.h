@@ -99,6 +99,15 @@ bool blk_is_partition(const struct blk_dev *d);
 uint32_t blk_max_pages(const struct blk_dev *d);
 /* A whole disk on which partitions were found. */
 bool blk_has_partitions(const struct blk_dev *d);
+/* A partition's disk (a disk: itself), and its first block on that disk
+ * (a disk: 0). */
+struct blk_dev *blk_disk_of(struct blk_dev *d);
+uint64_t blk_part_start(const struct blk_dev *d);
+/* A device by our name (nvme0n1p2, sata1) or Linux's, with or without
+ * "/dev/": nvmeXnY[pZ] are the same; sdX[N] is the X-th disk that is not
+ * NVMe (SATA, then USB, in registration order, as Linux probes them) and
+ * its partition N.  NULL when none matches. */
+struct blk_dev *blk_find_linux(const char *name);
 /* GPT type GUID (on-disk bytes) of a partition; NULL for a whole disk. */
 const uint8_t *blk_part_type(const struct blk_dev *d);
 

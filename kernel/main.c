@@ -36,6 +36,7 @@
 #include "drivers/blk_driver.h"
 #include "vm/page_ref.h"
 #include "vm/reclaim.h"
+#include "vm/pagecache.h"
 #include "swap/swap.h"
 #include "vm/vmstat.h"
 #include "vm/workingset.h"
@@ -206,6 +207,7 @@ static void setup_swap(void)
 	}
 	workingset_set_enabled(kcfg.workingset);
 	swap_init();
+	pagecache_init();
 	halt_register_hook(swap_report);
 	halt_register_hook(vmstat_final);
 	if (kcfg.vmstat_ms)

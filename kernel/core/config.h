@@ -21,6 +21,11 @@ struct kconfig {
 	char script[64];        /* script=: workload script (a boot file) */
 	char swap[128];         /* swap=auto|none|DEV[:prio=N][:cluster=N],... */
 	char swapformat[128];   /* swapformat=DEV,...: write fresh swap headers */
+	char data[128];         /* data=DEV,...: devices files may write (vm/pagecache.c) */
+	uint64_t swappiness;    /* swappiness=: anon/file scan balance, 0..200 (60) */
+	bool swappiness_set;
+	bool used_once_swapbacked;      /* used_once_swapbacked=: the Linux 3.4 used-once fix (on) */
+	bool used_once_set;
 	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
 	bool workingset;        /* workingset=on|off: workingset detection (off) */
 	uint64_t swap_cluster;  /* swap_cluster=: slots per cluster (256) */

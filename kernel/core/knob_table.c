@@ -16,10 +16,17 @@ const struct knob_def knob_defs[] = {
 	/* RA_MAX_ORDER (mm/ra_policy.h): a window of at most 2^8 pages. */
 	{ "page_cluster", KNOB_U64, 0, 8, false, NULL,
 	  "0..8: Linux's vm.page-cluster, the bound of ra=hugh|shaohua|vma (default 3)" },
-	/* Reclaim has only anon and shmem pages, both swap-backed: there is
-	 * no file LRU for swappiness to weigh them against. */
-	{ "swappiness", KNOB_U64, 0, 200, false, "not implemented yet (no file pages to balance against)",
-	  "not implemented yet" },
+	/* vm/lru_policy.c's lru_scan_balance: Linux 6.1's range. */
+	{ "swappiness", KNOB_U64, 0, 200, false, NULL,
+	  "0..200: reclaim pressure on anon+shmem against file pages, as Linux's get_scan_count (default 60)" },
+	{ "used_once_swapbacked", KNOB_BOOL, 0, 1, false, NULL,
+	  "on: every swap-backed page referenced counts as used more than once (Linux 3.4); off: only anon (64574746) (default on)" },
+	{ "dirty_background_ratio", KNOB_U64, 0, 100, false, NULL,
+	  "% of dirtyable memory dirty before the flusher writes back (default 10)" },
+	{ "dirty_ratio", KNOB_U64, 1, 100, false, NULL,
+	  "% of dirtyable memory dirty before writers wait for write-back (default 20)" },
+	{ "dirty_expire_centisecs", KNOB_U64, 1, 8640000, false, NULL,
+	  "age in 1/100 s at which dirty file pages are written back (default 3000)" },
 	/* SWAP_CLUSTER_MIN..MAX (mm/swapalloc.h), what swapalloc accepts;
 	 * this layer may not include mm/, a unit test keeps them equal. */
 	{ "swap_cluster", KNOB_U64, 8, 65536, true, NULL,

@@ -48,6 +48,7 @@ enum page_flag {
 	 * it is activated only then and never crowds the anon active list. */
 	PG_ACTIVATE_ANON  = 1u << 18,
 	PG_ACTIVATE_SHMEM = 1u << 19,
+	PG_FILE       = 1u << 20,  /* in a page cache (vm/pagecache.c): mapping is the cache, index the page offset */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock
@@ -63,7 +64,7 @@ struct page {
 	int32_t refcount;       /* [A] 0 when free */
 	int32_t mapcount;       /* [A] page-table entries mapping this frame */
 	struct list_node lru;   /* [B][L][S] buddy free list, LRU list or slab list */
-	void *mapping;          /* [P] anon owner, shmem object; [S] slab cache */
+	void *mapping;          /* [P] anon owner, shmem object, page cache; [S] slab cache */
 	uint64_t index;         /* [P] offset within mapping, or user address */
 	uint64_t private;       /* [C] swap entry while in the swap cache; [S] slab free list */
 };

@@ -68,6 +68,8 @@ pte_t pt_set(uint64_t pml4, uint64_t va, pte_t e);
 pte_t pt_make(uint64_t pa, unsigned flags);
 /* Clear the accessed bit; true if it was set. */
 bool pt_test_clear_young(uint64_t pml4, uint64_t va);
+/* Clear the dirty bit; true if it was set (msync of a shared file page). */
+bool pt_test_clear_dirty(uint64_t pml4, uint64_t va);
 bool pt_pte_dirty(pte_t e);
 bool pt_pte_young(pte_t e);
 bool pt_pte_writable(pte_t e);

@@ -7,8 +7,18 @@
  * from the start each time (procps' vmstat) sees fresh numbers, as with
  * Linux's seq_file.
  *
- * Nothing can be written: opening for writing fails (EACCES on /proc
- * text, EROFS on boot files, EISDIR on folders) before anything changes.
+ * Nothing there can be written: opening for writing fails (EACCES on
+ * /proc text, EROFS on boot files, EISDIR on folders) before anything
+ * changes.
+ *
+ * Block devices under /dev, by Linux's names (/dev/nvme0n1p2, /dev/sdb1:
+ * blk_find_linux), are files too: reads and writes go through the page
+ * cache (vm/pagecache.h).  One may be opened for writing only when it was
+ * named in data= or a script's `data` statement; any other write open
+ * fails with EACCES and a console line naming the device.  As on Linux,
+ * stat gives S_IFBLK and st_size 0 (the size comes from lseek(SEEK_END)
+ * or ioctl BLKGETSIZE64), ftruncate fails with EINVAL, O_TRUNC is
+ * ignored.
  *
  * Locking: task->files_lock (a mutex) guards task->files and each open
  * file's position; it is held while copying to user memory, which is why
@@ -24,6 +34,10 @@
 #include "lib/errno.h"
 #include "mem/kmalloc.h"
 #include "arch/x86_64/uaccess.h"
+#include "vm/pagecache.h"
+#include "vm/vm.h"
+#include "drivers/blk.h"
+#include "core/console.h"
 
 #define PATH_CAP 128                    /* normalised paths we can name */
 #define RAW_CAP 256                     /* a path as the program passed it */
@@ -41,7 +55,16 @@ struct open_file {
 	char *text;                     /* PROCFS_TEXT: the snapshot (kmalloc) */
 	uint64_t len;
 	uint64_t pos;                   /* guarded by task->files_lock */
+	struct pagecache_file *blk;     /* a block device: its view of the page cache (kmalloc) */
 };
+
+#define DEV_PREFIX "dev/"               /* normalised paths have no leading slash */
+
+/* The block device a normalised path names, or NULL. */
+static struct blk_dev *dev_of(const char *path)
+{
+	return strncmp(path, DEV_PREFIX, 4) ? NULL : blk_find_linux(path + 4);
+}
 
 static struct task *T(void) { return current_task(); }
 
@@ -121,7 +144,45 @@ static int install(struct task *k, struct open_file *f)
 static void file_free(struct open_file *f)
 {
 	kfree(f->text);
+	kfree(f->blk);
 	kfree(f);
+}
+
+/* Block devices' inode numbers: their place in the block layer's list. */
+static uint64_t dev_ino(const struct blk_dev *d)
+{
+	for (int i = 0; i < blk_count(); i++)
+		if (blk_at(i) == d)
+			return 100000 + (uint64_t)i;
+	return 100000;
+}
+
+/* Open a block device: read-only unless data= allowed writing. */
+static long open_blk(struct task *k, struct blk_dev *d, const char *path, int flags)
+{
+	bool w = (flags & O_ACCMODE) != 0;
+	if (flags & O_DIRECTORY)
+		return -ENOTDIR;
+	if (w && !pagecache_write_allowed(d)) {
+		kprintf("file: /%s (%s): not writable: not named in data= or a data statement\n", path, blk_name(d));
+		return -EACCES;
+	}
+	struct open_file *f = kzalloc(sizeof *f);
+	struct pagecache_file *pf = kzalloc(sizeof *pf);
+	int err = f && pf ? pagecache_open(pf, d, w) : -ENOMEM;
+	if (err) {
+		kfree(pf);
+		kfree(f);
+		return err;
+	}
+	f->node = (struct procfs_node){ .kind = PROCFS_BOOT, .size = pf->size, .ino = dev_ino(d) };
+	memcpy(f->path, path, PATH_CAP);
+	f->blk = pf;
+	f->len = pf->size;
+	int fd = install(k, f);
+	if (fd < 0)
+		file_free(f);
+	return fd;
 }
 
 long file_openat(int dirfd, uint64_t upath, int flags)
@@ -130,6 +191,9 @@ long file_openat(int dirfd, uint64_t upath, int flags)
 	char path[PATH_CAP];
 	struct procfs_node node;
 	int err = user_path(k, dirfd, upath, false, path);
+	struct blk_dev *d = err ? NULL : dev_of(path);
+	if (d)
+		return open_blk(k, d, path, flags);
 	if (!err)
 		err = procfs_lookup(k, path, true, &node);
 	if (err == -ENOENT && (flags & O_CREAT))
@@ -179,6 +243,10 @@ static int refresh(struct task *k, struct open_file *f)
 /* Copy from offset off; files_lock held. */
 static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
 {
+	if (n > 0x7ffff000)
+		n = 0x7ffff000;         /* Linux's cap on one read */
+	if (f->blk)
+		return pagecache_read(f->blk, off, ubuf, n);
 	if (f->node.kind == PROCFS_DIR)
 		return -EISDIR;
 	int err = f->node.kind == PROCFS_TEXT && off == 0 && n ? refresh(k, f) : 0;
@@ -239,6 +307,142 @@ long file_lseek(int fd, int64_t off, int whence)
 	return r;
 }
 
+/* Writes reach block devices only; everything else open here is
+ * read-only (EBADF, as for a file not opened for writing). */
+static long write_at(struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
+{
+	if (!f->blk || !f->blk->writable)
+		return -EBADF;
+	if (n > 0x7ffff000)
+		n = 0x7ffff000;
+	return pagecache_write(f->blk, off, ubuf, n);
+}
+
+long file_write(int fd, uint64_t ubuf, uint64_t n)
+{
+	struct task *k = T();
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = f ? write_at(f, ubuf, n, f->pos) : -EBADF;
+	if (r > 0)
+		f->pos += (uint64_t)r;
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+long file_pwrite(int fd, uint64_t ubuf, uint64_t n, int64_t off)
+{
+	struct task *k = T();
+	if (off < 0)
+		return -EINVAL;
+	if (is_console(fd))
+		return -ESPIPE;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = f ? write_at(f, ubuf, n, (uint64_t)off) : -EBADF;
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+long file_fsync(int fd)
+{
+	struct task *k = T();
+	if (is_console(fd))
+		return -EINVAL;         /* Linux: the console cannot sync */
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = !f ? -EBADF : f->blk ? pagecache_fsync(f->blk) : 0;
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+long file_ftruncate(int fd, int64_t len)
+{
+	struct task *k = T();
+	if (len < 0)
+		return -EINVAL;
+	if (is_console(fd))
+		return -EINVAL;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	/* A block device's size is the device's (Linux: EINVAL); the rest is
+	 * not open for writing (EINVAL as well). */
+	long r = f ? -EINVAL : -EBADF;
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+#define BLKSSZGET     0x1268
+#define BLKGETSIZE    0x1260
+#define BLKGETSIZE64  0x80081272u
+
+long file_ioctl(int fd, uint64_t cmd, uint64_t arg)
+{
+	struct task *k = T();
+	if (is_console(fd))
+		return -ENOTTY;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = !f ? -EBADF : !f->blk ? -ENOTTY : 0;
+	if (!r) {
+		uint64_t size = f->blk->size;
+		if (cmd == BLKGETSIZE64)
+			r = put_user_u64(arg, size) ? -EFAULT : 0;
+		else if (cmd == BLKGETSIZE)
+			r = put_user_u64(arg, size >> 9) ? -EFAULT : 0;
+		else if (cmd == BLKSSZGET)
+			r = put_user_u32(arg, blk_block_size(f->blk->dev)) ? -EFAULT : 0;
+		else
+			r = -ENOTTY;
+	}
+	mutex_unlock(&k->files_lock);
+	return r;
+}
+
+long file_fadvise(int fd, int64_t off, int64_t len, int advice)
+{
+	struct task *k = T();
+	if (off < 0 || len < 0 || advice < 0 || advice > 5)
+		return -EINVAL;
+	if (is_console(fd))
+		return -ESPIPE;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = !f ? -EBADF : f->blk ? pagecache_fadvise(f->blk, (uint64_t)off, (uint64_t)len, advice) : 0;
+	mutex_unlock(&k->files_lock);
+	return r;                       /* other files: advice taken, nothing to do */
+}
+
+long file_mmap(int fd, uint64_t addr, uint64_t len, int prot, int flags, uint64_t off)
+{
+	struct task *k = T();
+	if (off & 0xfff)
+		return -EINVAL;
+	if (is_console(fd))
+		return -ENODEV;
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = !f ? -EBADF : !f->blk ? -ENODEV : 0;
+	struct pagecache *pc = NULL;
+	uint64_t first = 0;
+	if (!r) {
+		/* A mapping is of whole cache pages: the device must start on a
+		 * page of its disk, and the area must not reach past its end
+		 * (the page beyond belongs to the next partition or to nobody). */
+		uint64_t span = (len + 0xfff) & ~0xfffull;
+		if (f->blk->base & 0xfff)
+			r = -EINVAL;
+		else if (off > f->blk->size || span > f->blk->size - off)
+			r = -ENXIO;
+		else if ((flags & 0x03) == 0x01 && (prot & 2) && !f->blk->writable)
+			r = -EACCES;    /* MAP_SHARED, PROT_WRITE on a read-only open */
+		pc = pagecache_of_file(f->blk);
+		first = (f->blk->base + off) >> 12;
+	}
+	mutex_unlock(&k->files_lock);
+	return r ? r : vm_mmap_file(k->mm, addr, len, prot, flags, pc, first);
+}
+
 long file_close(int fd)
 {
 	struct task *k = T();
@@ -273,6 +477,7 @@ struct kstat {
 	uint32_t mode;
 };
 
+#define S_IFBLK 0060000
 #define S_IFCHR 0020000
 #define S_IFDIR 0040000
 #define S_IFREG 0100000
@@ -296,6 +501,18 @@ static void node_stat(const char *path, const struct procfs_node *n, struct ksta
 	st->blocks = (st->size + 511) / 512;
 }
 
+/* A block device: Linux's numbers (nvme 259:N, sd 8:16*disk+part) are
+ * not reproduced; rdev is unique per device, st_size 0 as on Linux. */
+static void blk_stat(const struct blk_dev *d, struct kstat *st)
+{
+	memset(st, 0, sizeof *st);
+	st->mode = S_IFBLK | 0660;
+	st->ino = dev_ino(d);
+	st->rdev = (259u << 8) | (uint32_t)(st->ino - 100000);
+	st->nlink = 1;
+	st->dev = 5;                    /* devtmpfs */
+}
+
 /* fds 0-2: the console, a character device (Linux's /dev/console, 5:1). */
 static void console_stat(struct kstat *st)
 {
@@ -313,7 +530,9 @@ static int fd_stat(struct task *k, int fd, struct kstat *st)
 		return console_stat(st), 0;
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, fd);
-	if (f)
+	if (f && f->blk)
+		blk_stat(f->blk->dev, st);
+	else if (f)
 		node_stat(f->path, &f->node, st);
 	mutex_unlock(&k->files_lock);
 	return f ? 0 : -EBADF;
@@ -327,6 +546,9 @@ static int path_stat(struct task *k, int dirfd, uint64_t upath, int flags, struc
 	if (err == 1)
 		return dirfd == AT_FDCWD ? (procfs_lookup(k, "", true, &n), node_stat("", &n, st), 0)
 					 : fd_stat(k, dirfd, st);
+	struct blk_dev *d = err ? NULL : dev_of(path);
+	if (d)
+		return blk_stat(d, st), 0;
 	if (!err)
 		err = procfs_lookup(k, path, !(flags & AT_SYMLINK_NOFOLLOW), &n);
 	if (!err)
@@ -426,6 +648,8 @@ long file_faccessat(int dirfd, uint64_t upath, int mode)
 	if (mode & ~7)
 		return -EINVAL;
 	int err = user_path(k, dirfd, upath, false, path);
+	if (!err && dev_of(path))
+		return mode & 1 ? -EACCES : 0;  /* a device: rw for root, never x */
 	if (!err)
 		err = procfs_lookup(k, path, true, &n);
 	if (err)
@@ -470,7 +694,7 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 		return -EINVAL;
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, in_fd);
-	long r = !f ? -EBADF : f->node.kind == PROCFS_DIR ? -EINVAL : 0;
+	long r = !f ? -EBADF : f->node.kind == PROCFS_DIR || f->blk ? -EINVAL : 0;
 	if (!r) {
 		uint64_t at = uoff ? off : f->pos;
 		if (f->node.kind == PROCFS_TEXT && at == 0 && count)

@@ -21,6 +21,19 @@ long file_read(int fd, uint64_t ubuf, uint64_t n);
 long file_pread(int fd, uint64_t ubuf, uint64_t n, int64_t off);
 long file_lseek(int fd, int64_t off, int whence);
 long file_close(int fd);
+/* Block devices (/dev/...): write, pwrite64, fsync/fdatasync, ftruncate
+ * (EINVAL, as Linux on a device), ioctl BLKGETSIZE64/BLKGETSIZE/BLKSSZGET
+ * (ENOTTY for the rest and other files), posix_fadvise (pagecache_fadvise). */
+long file_write(int fd, uint64_t ubuf, uint64_t n);
+long file_pwrite(int fd, uint64_t ubuf, uint64_t n, int64_t off);
+long file_fsync(int fd);
+long file_ftruncate(int fd, int64_t len);
+long file_ioctl(int fd, uint64_t cmd, uint64_t arg);
+long file_fadvise(int fd, int64_t off, int64_t len, int advice);
+/* mmap of a block device (MAP_SHARED or MAP_PRIVATE); -ENODEV for other
+ * files, -EINVAL for a device not starting on a page of its disk, -ENXIO
+ * past its end, -EACCES for a shared writable map of a read-only open. */
+long file_mmap(int fd, uint64_t addr, uint64_t len, int prot, int flags, uint64_t off);
 long file_fstatat(int dirfd, uint64_t upath, uint64_t ustat, int flags);
 long file_fstat(int fd, uint64_t ustat);
 long file_statx(int dirfd, uint64_t upath, int flags, uint64_t ubuf);

@@ -19,6 +19,7 @@
 #include "vm/shmem.h"
 #include "vm/vmstat.h"
 #include "vm/reclaim.h"
+#include "vm/pagecache.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 
@@ -152,12 +153,17 @@ static size_t meminfo(char *buf, size_t cap)
 {
 	struct procfs_mem pm;
 	procfs_mem(&pm);
-	/* MemAvailable as Linux estimates it, less what we cannot count: with
-	 * no page cache, only free memory above the reserve (the high
-	 * watermark) is available without swapping. */
-	uint64_t reserve = reclaim_knobs.wm_high;
+	/* MemAvailable as Linux estimates it: free memory above the reserve
+	 * (the high watermark), plus the page cache less half of it or the
+	 * low watermark, whichever is less (what reclaim can drop without
+	 * thrashing). */
+	uint64_t reserve = reclaim_knobs.wm_high, file = pagecache_nr_pages();
+	uint64_t keep = file / 2 < reclaim_knobs.wm_low ? file / 2 : reclaim_knobs.wm_low;
 	struct procfs_meminfo m = {
-		.total = pm.total, .free = pm.free, .available = pm.free > reserve ? pm.free - reserve : 0,
+		.total = pm.total, .free = pm.free,
+		.available = (pm.free > reserve ? pm.free - reserve : 0) + file - keep,
+		.buffers = file, .active_file = lru_size(LRU_FILE, true), .inactive_file = lru_size(LRU_FILE, false),
+		.dirty = pagecache_nr_dirty(), .writeback = pagecache_nr_writeback(),
 		.shmem = pm.shmem, .swap_cached = swapcache_size(),
 		.active_anon = lru_size(LRU_ANON, true) + lru_size(LRU_SHMEM, true),
 		.inactive_anon = lru_size(LRU_ANON, false) + lru_size(LRU_SHMEM, false),
@@ -168,18 +174,23 @@ static size_t meminfo(char *buf, size_t cap)
 
 /* Linux's gauges first (Linux meaning: shmem is on the anon lists), then
  * our own split and every event counter under its record name. */
-#define VMSTAT_GAUGES 9
+#define VMSTAT_GAUGES 12
 
 static size_t vmstat(char *buf, size_t cap)
 {
 	const char *names[VMSTAT_GAUGES + VMSTAT_NITEMS] = {
 		"nr_free_pages", "nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file",
 		"nr_shmem", "nr_swapcached", "nr_inactive_shmem", "nr_active_shmem",
+		"nr_file_pages", "nr_dirty", "nr_writeback",
 	};
 	uint64_t vals[VMSTAT_GAUGES + VMSTAT_NITEMS] = {
 		pmm_free_pages(), lru_size(LRU_ANON, false) + lru_size(LRU_SHMEM, false),
-		lru_size(LRU_ANON, true) + lru_size(LRU_SHMEM, true), 0, 0, shmem_total_resident(),
+		lru_size(LRU_ANON, true) + lru_size(LRU_SHMEM, true), lru_size(LRU_FILE, false),
+		lru_size(LRU_FILE, true), shmem_total_resident(),
 		swapcache_size(), lru_size(LRU_SHMEM, false), lru_size(LRU_SHMEM, true),
+		/* Linux's nr_file_pages counts shmem and the swap cache too. */
+		pagecache_nr_pages() + shmem_total_resident() + swapcache_size(), pagecache_nr_dirty(),
+		pagecache_nr_writeback(),
 	};
 	for (int i = 0; i < VMSTAT_NITEMS; i++) {
 		names[VMSTAT_GAUGES + i] = vmstat_name(i);

@@ -47,20 +47,21 @@ size_t procfs_meminfo_text(char *buf, size_t cap, const struct procfs_meminfo *m
 	kb(&o, "MemTotal", m->total);
 	kb(&o, "MemFree", m->free);
 	kb(&o, "MemAvailable", m->available);
-	kb(&o, "Buffers", 0);
+	kb(&o, "Buffers", m->buffers);
 	kb(&o, "Cached", m->shmem);
 	kb(&o, "SwapCached", m->swap_cached);
-	kb(&o, "Active", m->active_anon);
-	kb(&o, "Inactive", m->inactive_anon);
+	kb(&o, "Active", m->active_anon + m->active_file);
+	kb(&o, "Inactive", m->inactive_anon + m->inactive_file);
 	kb(&o, "Active(anon)", m->active_anon);
 	kb(&o, "Inactive(anon)", m->inactive_anon);
-	kb(&o, "Active(file)", 0);
-	kb(&o, "Inactive(file)", 0);
+	kb(&o, "Active(file)", m->active_file);
+	kb(&o, "Inactive(file)", m->inactive_file);
 	kb(&o, "Unevictable", 0);       /* no mlock, no ramfs */
 	kb(&o, "Mlocked", 0);
 	kb(&o, "SwapTotal", m->swap_total);
 	kb(&o, "SwapFree", m->swap_free);
-	kb(&o, "Dirty", 0);             /* file pages only: we have none */
+	kb(&o, "Dirty", m->dirty);
+	kb(&o, "Writeback", m->writeback);
 	kb(&o, "Shmem", m->shmem);
 	return done(&o);
 }

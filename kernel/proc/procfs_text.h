@@ -24,6 +24,8 @@ struct procfs_meminfo {
 	uint64_t shmem, swap_cached;
 	uint64_t active_anon, inactive_anon;    /* anon + shmem, as Linux counts */
 	uint64_t swap_total, swap_free;
+	/* The page cache: block-device pages, which Linux shows as Buffers. */
+	uint64_t buffers, active_file, inactive_file, dirty, writeback;
 };
 size_t procfs_meminfo_text(char *buf, size_t cap, const struct procfs_meminfo *m);
 

@@ -19,6 +19,7 @@
 #include "lib/errno.h"
 #include "lib/timemath.h"
 #include "vm/vm.h"
+#include "vm/pagecache.h"
 #include "mem/layout.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
@@ -43,6 +44,8 @@ static struct task *T(void) { return current_task(); }
 static long do_write(int fd, uint64_t buf, uint64_t n)
 {
 	char chunk[256];
+	if (fd >= TASK_FD_FIRST)
+		return file_write(fd, buf, n);
 	if (fd != 1 && fd != 2)
 		return -EBADF;
 	uint64_t done = 0;
@@ -134,7 +137,11 @@ static long sys_writev(struct trap_frame *f)
 	return done;
 }
 
-static long sys_ioctl(struct trap_frame *f) { (void)f; return -ENOTTY; }
+static long sys_ioctl(struct trap_frame *f) { return file_ioctl((int)ARG0, ARG1, ARG2); }
+static long sys_pwrite64(struct trap_frame *f) { return file_pwrite((int)ARG0, ARG1, ARG2, (int64_t)ARG3); }
+static long sys_fsync(struct trap_frame *f) { return file_fsync((int)ARG0); }
+static long sys_ftruncate(struct trap_frame *f) { return file_ftruncate((int)ARG0, (int64_t)ARG1); }
+static long sys_fadvise64(struct trap_frame *f) { return file_fadvise((int)ARG0, (int64_t)ARG1, (int64_t)ARG2, (int)ARG3); }
 
 /* ---------------------------------------------------------------- memory */
 
@@ -142,6 +149,8 @@ static long sys_mmap(struct trap_frame *f)
 {
 	if ((ARG3 & MAP_ANONYMOUS) && ARG5 & 0xfff)
 		return -EINVAL;
+	if (!(ARG3 & MAP_ANONYMOUS))
+		return file_mmap((int)ARG4, ARG0, ARG1, (int)ARG2, (int)ARG3, ARG5);
 	return vm_mmap(T()->mm, ARG0, ARG1, (int)ARG2, (int)ARG3);
 }
 
@@ -150,25 +159,7 @@ static long sys_mprotect(struct trap_frame *f) { return vm_mprotect(T()->mm, ARG
 static long sys_madvise(struct trap_frame *f) { return vm_madvise(T()->mm, ARG0, ARG1, (int)ARG2); }
 static long sys_brk(struct trap_frame *f) { return (long)vm_brk(T()->mm, ARG0); }
 
-static long sys_msync(struct trap_frame *f)
-{
-	struct mm *mm = T()->mm;
-	if (ARG0 & 0xfff)
-		return -EINVAL;
-	/* Anonymous memory has nothing to write back; the range must exist. */
-	mutex_lock(&mm->lock);
-	uint64_t end = (ARG0 + ARG1 + 0xfff) & ~0xfffull;
-	long r = 0;
-	for (uint64_t a = ARG0; a < end && !r;) {
-		int i = vma_find(&mm->vmas, a);
-		if (i < 0)
-			r = -ENOMEM;
-		else
-			a = mm->vmas.v[i].end;
-	}
-	mutex_unlock(&mm->lock);
-	return r;
-}
+static long sys_msync(struct trap_frame *f) { return vm_msync(T()->mm, ARG0, ARG1, (int)ARG2); }
 
 /* ---------------------------------------------------------------- time */
 
@@ -349,7 +340,7 @@ static long sys_sysinfo(struct trap_frame *f)
 	si[4] = m.total * 4096;
 	si[5] = m.free * 4096;
 	si[6] = m.shmem * 4096;         /* sharedram */
-	si[7] = 0;                      /* bufferram: no buffer cache */
+	si[7] = pagecache_nr_pages() * 4096;    /* bufferram: the block devices' page cache */
 	si[8] = m.swap_total * 4096;
 	si[9] = m.swap_free * 4096;
 	unsigned procs = task_nr_threads();
@@ -519,7 +510,9 @@ static const struct {
 	[9] = { "mmap", sys_mmap }, [10] = { "mprotect", sys_mprotect }, [11] = { "munmap", sys_munmap },
 	[12] = { "brk", sys_brk }, [13] = { "rt_sigaction", sys_rt_sigaction },
 	[14] = { "rt_sigprocmask", sys_rt_sigprocmask }, [16] = { "ioctl", sys_ioctl },
-	[17] = { "pread64", sys_pread64 },
+	[17] = { "pread64", sys_pread64 }, [18] = { "pwrite64", sys_pwrite64 },
+	[74] = { "fsync", sys_fsync }, [75] = { "fdatasync", sys_fsync }, [77] = { "ftruncate", sys_ftruncate },
+	[221] = { "fadvise64", sys_fadvise64 },
 	[20] = { "writev", sys_writev }, [21] = { "access", sys_access }, [40] = { "sendfile", sys_sendfile }, [24] = { "sched_yield", sys_sched_yield },
 	[26] = { "msync", sys_msync }, [28] = { "madvise", sys_madvise }, [35] = { "nanosleep", sys_nanosleep },
 	[39] = { "getpid", sys_getpid }, [56] = { "clone", sys_clone }, [57] = { "fork", NULL },

@@ -565,6 +565,7 @@ static const struct script_syntax syntax[] = {
 	{ "sleep", SCRIPT_SLEEP, 1, 1, ST_GROUP, "sleep MS", parse_ms },
 	{ "drop_caches", SCRIPT_DROP_CACHES, 0, 0, 0, "drop_caches", parse_none },
 	{ "probe", SCRIPT_PROBE, 1, 1, 0, "probe on|off", parse_probe },
+	{ "data", SCRIPT_DATA, 1, 1, 0, "data DEV", parse_device },
 };
 
 #define NSYNTAX ((int)(sizeof syntax / sizeof syntax[0]))

@@ -56,6 +56,7 @@ enum script_op {
 	SCRIPT_SLEEP,           /* n = ms */
 	SCRIPT_DROP_CACHES,
 	SCRIPT_PROBE,           /* n = 1 on, 0 off */
+	SCRIPT_DATA,            /* a = device files may write (vm/pagecache.h) */
 	SCRIPT_NOPS
 };
 

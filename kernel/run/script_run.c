@@ -59,6 +59,7 @@
 #include "swap/swap.h"
 #include "swap/swapin.h"
 #include "vm/vmstat.h"
+#include "vm/pagecache.h"
 #include "core/sched.h"
 #include "proc/task.h"
 
@@ -210,6 +211,10 @@ static int check_stmt(struct script_exec *x, int i)
 		if (bootfs_find(prog, &data, &size, &path))
 			return 0;
 		ksnprintf(what, sizeof what, "no program '%s' among the boot files", prog);
+	} else if (st->op == SCRIPT_DATA) {
+		if (blk_find_linux(st->a))
+			return 0;
+		ksnprintf(what, sizeof what, "data %s: no such block device", st->a);
 	} else if (st->op == SCRIPT_SWAPOFF || st->op == SCRIPT_SWAPON ||
 		   (st->op == SCRIPT_SWAP && strcmp(st->a, "auto") && strcmp(st->a, "none"))) {
 		if (blk_find(st->a))
@@ -590,6 +595,16 @@ static int exec_swapon(struct script_exec *x, int i)
 	return exec_failed(x, i, what);
 }
 
+/* Refused (the ESP, a swap area): the line is printed; the runs that
+ * would write the device then fail with EACCES and say so. */
+static int exec_data(struct script_exec *x, int i)
+{
+	char where[128];
+	script_where(x->prog, i, where, sizeof where);
+	pagecache_allow_write(blk_find_linux(x->prog->stmt[i].a), where);
+	return i + 1;
+}
+
 static int exec_vmstat(struct script_exec *x, int i)
 {
 	x->vmstat_on = x->prog->stmt[i].n != 0;
@@ -641,6 +656,7 @@ static const exec_fn exec_ops[SCRIPT_NOPS] = {
 	[SCRIPT_SLEEP] = exec_sleep,
 	[SCRIPT_DROP_CACHES] = exec_drop,
 	[SCRIPT_PROBE] = exec_probe,
+	[SCRIPT_DATA] = exec_data,
 };
 
 /* Statements left out by the check are runs, swapons and swapoffs: none

@@ -8,6 +8,7 @@
 #include "knobs.h"
 #include "reclaim.h"
 #include "workingset.h"
+#include "pagecache.h"
 #include "swap/readahead.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
@@ -102,6 +103,17 @@ static int set_mem_limit(const char *v, uint64_t x, char *err, size_t n)
 }
 static void get_mem_limit(char *b, size_t n) { ksnprintf(b, n, "%lu", pmm_limit() >> 8); }
 
+static int set_swappiness(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.swappiness = (unsigned)x; return 0; }
+static void get_swappiness(char *b, size_t n) { ksnprintf(b, n, "%u", reclaim_knobs.swappiness); }
+static int set_used_once(const char *v, uint64_t on, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.used_once_swapbacked = on; return 0; }
+static void get_used_once(char *b, size_t n) { ksnprintf(b, n, "%s", reclaim_knobs.used_once_swapbacked ? "on" : "off"); }
+static int set_dirty_bg(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_background_ratio = (unsigned)x; return 0; }
+static void get_dirty_bg(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_background_ratio); }
+static int set_dirty_ratio(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_ratio = (unsigned)x; return 0; }
+static void get_dirty_ratio(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_ratio); }
+static int set_dirty_expire(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_expire_cs = (unsigned)x; return 0; }
+static void get_dirty_expire(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_expire_cs); }
+
 static const struct knob knobs[] = {
 	{ "ra", set_ra, get_ra },
 	{ "page_cluster", set_page_cluster, get_page_cluster },
@@ -113,6 +125,11 @@ static const struct knob knobs[] = {
 	{ "swapcrc", set_crc, get_crc },
 	{ "workingset", set_workingset, get_workingset },
 	{ "mem_limit_mib", set_mem_limit, get_mem_limit },
+	{ "swappiness", set_swappiness, get_swappiness },
+	{ "used_once_swapbacked", set_used_once, get_used_once },
+	{ "dirty_background_ratio", set_dirty_bg, get_dirty_bg },
+	{ "dirty_ratio", set_dirty_ratio, get_dirty_ratio },
+	{ "dirty_expire_centisecs", set_dirty_expire, get_dirty_expire },
 };
 
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
@@ -165,4 +182,5 @@ void vm_knobs_json(struct json *j)
 void vm_drop_caches(void)
 {
 	swap_drop_unused_cache();
+	pagecache_drop_clean();
 }

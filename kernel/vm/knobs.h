@@ -34,8 +34,9 @@ const char *vm_get_knob(const char *name, char *buf, size_t len);
 struct json;
 void vm_knobs_json(struct json *j);
 
-/* Between runs: drop swap-cache pages nobody maps or needs any more, so
- * every run starts from the same state. */
+/* Between runs and for `drop_caches`: drop swap-cache pages nobody maps
+ * or needs any more, and the page cache's pages (dirty ones written back
+ * first), so every run starts from the same state. */
 void vm_drop_caches(void);
 
 #endif

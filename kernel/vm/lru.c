@@ -21,7 +21,8 @@ static struct {
 } L = {
 	.lock = SPINLOCK_INIT("lru"),
 	.list = { { LIST_INIT(L.list[0][0]), LIST_INIT(L.list[0][1]) },
-		  { LIST_INIT(L.list[1][0]), LIST_INIT(L.list[1][1]) } },
+		  { LIST_INIT(L.list[1][0]), LIST_INIT(L.list[1][1]) },
+		  { LIST_INIT(L.list[2][0]), LIST_INIT(L.list[2][1]) } },
 };
 
 static void link_page(struct page *p, enum lru_kind kind, bool active)
@@ -46,7 +47,8 @@ void lru_add(struct page *p, enum lru_kind kind, bool active)
 {
 	bool on = spin_lock_irqsave(&L.lock);
 	if (!page_test(p, PG_LRU))
-		link_page(p, kind, page_test_clear(p, kind == LRU_SHMEM ? PG_ACTIVATE_SHMEM : PG_ACTIVATE_ANON) || active);
+		link_page(p, kind, (kind != LRU_FILE &&
+				    page_test_clear(p, kind == LRU_SHMEM ? PG_ACTIVATE_SHMEM : PG_ACTIVATE_ANON)) || active);
 	spin_unlock_irqrestore(&L.lock, on);
 }
 

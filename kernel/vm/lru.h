@@ -1,6 +1,6 @@
 /*
- * The LRU lists: active and inactive, per kind of page (anonymous, shmem;
- * file pages would be a third).  A page on a list has PG_LRU, its kind in
+ * The LRU lists: active and inactive, per kind of page (anonymous, shmem,
+ * file: the page cache's, vm/pagecache.c).  A page on a list has PG_LRU, its kind in
  * page->kind and PG_ACTIVE when active.  List membership holds no
  * reference; reclaim isolates pages (takes a reference and unlinks them)
  * before working on them, and puts them back or lets them go.
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include "mem/page.h"
 
-enum lru_kind { LRU_ANON = 0, LRU_SHMEM = 1, LRU_KINDS = 2 };
+enum lru_kind { LRU_ANON = 0, LRU_SHMEM = 1, LRU_FILE = 2, LRU_KINDS = 3 };
 
 /* New or returning page (not on a list).  Any context.  A page marked
  * PG_ACTIVATE_ANON/SHMEM (a refault inside the working set) goes on the

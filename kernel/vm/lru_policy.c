@@ -56,3 +56,40 @@ void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan
 	if (!anon)
 		*scan_shmem = want, *scan_anon = 0;
 }
+
+bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked)
+{
+	return anon || (shmem && used_once_swapbacked);
+}
+
+void lru_scan_balance(uint64_t swapbacked, uint64_t file, unsigned swappiness, struct lru_scan_cost cost,
+		      bool may_swap, uint64_t want, uint64_t *scan_swapbacked, uint64_t *scan_file)
+{
+	if (swappiness > 200)
+		swappiness = 200;
+	if (!file || !may_swap || !swapbacked) {
+		*scan_swapbacked = file ? 0 : want;
+		*scan_file = want - *scan_swapbacked;
+		return;
+	}
+	/* Linux's weights: each side's cost is the total plus its own, so a
+	 * side that refaults much is scanned less but never not at all. */
+	uint64_t total = cost.anon + cost.file;
+	uint64_t acost = total + cost.anon, fcost = total + cost.file;
+	total = acost + fcost;
+	uint64_t ap = swappiness * (total + 1) / (acost + 1);
+	uint64_t fp = (200 - swappiness) * (total + 1) / (fcost + 1);
+	if (!ap && !fp)
+		fp = 1;
+	/* Weights in 1/1024ths, list sizes up to 2^40 pages. */
+	uint64_t an = ap * 1024 / (ap + fp), fn = 1024 - an;
+	uint64_t wa = swapbacked * an, wf = file * fn;
+	while ((wa | wf) >> 40) {               /* keep want * wa in 64 bits (want < 2^20) */
+		wa >>= 1;
+		wf >>= 1;
+	}
+	*scan_swapbacked = wa + wf ? want * wa / (wa + wf) : 0;
+	if (*scan_swapbacked > want)
+		*scan_swapbacked = want;
+	*scan_file = want - *scan_swapbacked;
+}

@@ -43,4 +43,29 @@ bool lru_inactive_is_low(uint64_t inactive, uint64_t active, uint64_t total_page
  * pages (as here) anon and shmem share the scan by their sizes. */
 void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan_anon, uint64_t *scan_shmem);
 
+/* Linux's page_check_references for a page referenced through a
+ * mapping: does it count as used more than once at its first reference
+ * (activate at once) or get the used-once treatment (a second trip round
+ * the inactive list, activation at the second reference)?  Anonymous
+ * pages: always more than once.  File pages: never.  Shmem pages (swap-
+ * backed, not anonymous): per the knob used_once_swapbacked, on = Linux
+ * 3.4's "mm: consider all swapped back pages in used-once logic",
+ * off = commit 64574746 (2.6.34), which tested PageAnon and so let
+ * streaming file I/O push a shmem database out. */
+bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked);
+
+/* Anon/file scan balance, Linux 6.1's get_scan_count for the global
+ * LRU: swappiness 0..200 weighs the swap-backed side (anon + shmem)
+ * against file pages, each side's weight divided by its recent cost
+ * (pages it had to rotate back or refault), and each list scanned in
+ * proportion to its size times its weight.  No file pages: all on the
+ * swap-backed side (swap or not: reclaim then frees only what needs no
+ * write, as before file pages existed); may_swap false (no swap) or no
+ * swap-backed pages: all on file.  want (< 2^20) is split exactly. */
+struct lru_scan_cost {
+	uint64_t anon, file;            /* recent rotations + refaults of each side */
+};
+void lru_scan_balance(uint64_t swapbacked, uint64_t file, unsigned swappiness, struct lru_scan_cost cost,
+		      bool may_swap, uint64_t want, uint64_t *scan_swapbacked, uint64_t *scan_file);
+
 #endif

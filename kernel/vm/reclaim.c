@@ -4,7 +4,9 @@
  * One round (shrink): if an inactive list is short of its target
  * (lru_inactive_is_low), age the active list's tail: referenced pages
  * rotate, the others move to the inactive list.  Then isolate a batch from
- * the inactive tails (anon and shmem in proportion to their sizes) and
+ * the inactive tails (swap-backed against file pages by swappiness and
+ * each side's recent cost, lru_scan_balance; anon and shmem in proportion
+ * to their sizes) and
  * judge each page (lru_judge_inactive: second chance, activation, or
  * eviction).  Evicted pages that still have a valid disk copy (clean
  * swap-cache pages) are freed at once; the others get slots from the
@@ -12,7 +14,9 @@
  * unmapped (their PTEs or shmem slots now name the swap entry), and go out
  * as one write per run.  The round waits for its writes, then frees the
  * written pages; a failed write retires the slot and maps the page back,
- * so nothing is lost.
+ * so nothing is lost.  File pages go to the page cache
+ * (pagecache_reclaim_page): clean ones are dropped, dirty ones have their
+ * write started and are dropped at a later pass.
  *
  * Who runs it: kswapd, woken below the low watermark, until free memory is
  * back above the high one; and any task allocating below the min
@@ -40,6 +44,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "shmem.h"
+#include "pagecache.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
 #include "vm/page_ref.h"
@@ -70,6 +75,7 @@ static struct {
 	struct thread *kswapd;          /* [I] */
 	uint64_t total_pages;           /* [I] */
 	bool warned_write_error;        /* [M] */
+	struct lru_scan_cost cost;      /* [M] recent activations of each side (Linux's lru cost) */
 } R;
 
 /* One page on its way out.  The batch arrays are [M]. */
@@ -117,7 +123,7 @@ bool reclaim_swap_full(void)
 
 static void putback(struct page *p, bool active)
 {
-	lru_putback(p, page_test(p, PG_SHMEM) ? LRU_SHMEM : LRU_ANON, active);
+	lru_putback(p, page_test(p, PG_FILE) ? LRU_FILE : page_test(p, PG_SHMEM) ? LRU_SHMEM : LRU_ANON, active);
 }
 
 /* Age up to `n` pages at the active tail: referenced ones rotate, the
@@ -194,11 +200,14 @@ static uint64_t judge(struct page *p, int *nb)
 		return 0;
 	}
 	unsigned refs = rmap_referenced(p);
-	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), true,
+	bool shmem = page_test(p, PG_SHMEM);
+	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked);
+	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), more,
 						page_test(p, PG_READAHEAD));
 	if (v != LRU_RECLAIM) {
 		if (v == LRU_ACTIVATE) {
 			vmstat_inc(PGACTIVATE);
+			R.cost.anon++;
 			workingset_activation();
 		} else if (refs) {
 			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
@@ -478,12 +487,84 @@ static uint64_t evict(int nb)
 
 /* ---------------------------------------------------------------- rounds */
 
+/* An isolated inactive file page: dropped (1) or put back.  Mapped ones
+ * (a device's mmap) are judged by their accessed bits with the file
+ * rules of lru_judge_inactive (used once: another trip; twice: active),
+ * and unmapped before they go; unmapped ones were judged when read
+ * (pagecache_mark_accessed) and go. */
+static uint64_t judge_file(struct page *p)
+{
+	bool activate;
+	if (p->mapcount) {
+		if (!trylock_page(p)) {
+			putback(p, false);
+			return 0;
+		}
+		unsigned refs = rmap_referenced(p);
+		enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), false, false);
+		if (v != LRU_RECLAIM) {
+			if (v == LRU_ACTIVATE) {
+				vmstat_inc(PGACTIVATE);
+				R.cost.file++;
+			} else {
+				page_set(p, PG_REFERENCED);
+			}
+			unlock_page(p);
+			putback(p, v == LRU_ACTIVATE);
+			return 0;
+		}
+		bool dirty;
+		rmap_unmap_file(p, &dirty);
+		if (dirty)
+			pagecache_set_page_dirty(p);
+		unlock_page(p);
+	}
+	if (pagecache_reclaim_page(p, &activate))
+		return 1;
+	putback(p, activate);
+	return 0;
+}
+
+static uint64_t kind_size(enum lru_kind k) { return lru_size(k, false) + lru_size(k, true); }
+
+/* How many of `chunk` go to the swap-backed lists (the rest: file).
+ * The costs decay as Linux's lru_note_cost does, halved once they pass a
+ * quarter of the lists, so old history fades. */
+static uint64_t split_file(int chunk)
+{
+	uint64_t sb, sf, backed = kind_size(LRU_ANON) + kind_size(LRU_SHMEM), file = kind_size(LRU_FILE);
+	if (R.cost.anon + R.cost.file > (backed + file) / 4) {
+		R.cost.anon /= 2;
+		R.cost.file /= 2;
+	}
+	/* Linux's can_reclaim_anon_pages: free swap slots, not just swap. */
+	bool may_swap = swap_enabled() && swap_used_slots() < swap_total_slots();
+	lru_scan_balance(backed, file, reclaim_knobs.swappiness, R.cost, may_swap, (uint64_t)chunk, &sb, &sf);
+	return sb;
+}
+
 /* One chunk: age the active lists if needed, then judge up to `chunk`
  * inactive pages.  Returns pages freed; adds to *scanned. */
 static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
 {
 	refill(LRU_ANON, chunk);
 	refill(LRU_SHMEM, chunk);
+	refill(LRU_FILE, chunk);
+	uint64_t sb = split_file(chunk), sf = (uint64_t)chunk - sb, fscan = 0;
+	int nf = sf ? lru_isolate(LRU_FILE, false, iso, (int)sf, &fscan) : 0;
+	if (!nf && sf && lru_size(LRU_FILE, true))
+		age_active(LRU_FILE, (int)sf);
+	vmstat_add(PGSCAN_FILE, fscan);
+	vmstat_add(direct ? PGSCAN_DIRECT : PGSCAN_KSWAPD, fscan);
+	uint64_t ffreed = 0;
+	for (int i = 0; i < nf; i++)
+		ffreed += judge_file(iso[i]);
+	vmstat_add(PGSTEAL_FILE, ffreed);
+	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, ffreed);
+	*scanned += fscan;
+	chunk = (int)sb;
+	if (!chunk)
+		return ffreed;
 	uint64_t sa, ss, sc = 0;
 	/* Split by each kind's whole size, not its inactive list's: anon and
 	 * shmem are one pool (Linux keeps them on one list), and a kind whose
@@ -509,7 +590,7 @@ static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
 	if (nb)
 		freed += evict(nb);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, freed);
-	return freed;
+	return freed + ffreed;
 }
 
 /* Reclaim `want` pages, scanning harder as Linux's priority falls from 12
@@ -520,8 +601,7 @@ static uint64_t shrink(uint64_t want, bool direct)
 	uint64_t freed = 0;
 	int chunk = (int)reclaim_knobs.batch;
 	for (int prio = 12; prio >= 0 && freed < want; prio--) {
-		uint64_t lists = lru_size(LRU_ANON, false) + lru_size(LRU_ANON, true) +
-				 lru_size(LRU_SHMEM, false) + lru_size(LRU_SHMEM, true);
+		uint64_t lists = kind_size(LRU_ANON) + kind_size(LRU_SHMEM) + kind_size(LRU_FILE);
 		uint64_t target = lists >> prio, scanned = 0;
 		if (target < (uint64_t)chunk)
 			target = (uint64_t)chunk;
@@ -664,5 +744,7 @@ void reclaim_init(void)
 	reclaim_knobs.batch = kcfg.reclaim_batch ? (unsigned)kcfg.reclaim_batch : 64;
 	if (reclaim_knobs.batch > MAX_BATCH)
 		reclaim_knobs.batch = MAX_BATCH;
+	reclaim_knobs.swappiness = kcfg.swappiness_set ? (unsigned)kcfg.swappiness : 60;
+	reclaim_knobs.used_once_swapbacked = kcfg.used_once_set ? kcfg.used_once_swapbacked : true;
 	R.kswapd = thread_create("kswapd", kswapd, NULL, SCHED_NORMAL);
 }

@@ -48,6 +48,8 @@ void reclaim_unlock(void);
 struct reclaim_knobs {
 	uint64_t wm_min, wm_low, wm_high;       /* pages */
 	unsigned batch;                         /* pages per swap-out batch */
+	unsigned swappiness;                    /* 0..200: anon vs file scan balance (60) */
+	bool used_once_swapbacked;              /* shmem counts as used more than once when referenced (on) */
 };
 extern struct reclaim_knobs reclaim_knobs;
 

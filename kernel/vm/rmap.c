@@ -27,6 +27,30 @@ static void add_mapper(struct mm *mm, void *ctx)
 		m->mm[m->n++] = mm;
 }
 
+/* File pages (PG_FILE, mapping = the page cache): every address space's
+ * file areas on that cache covering the page's offset.  The walk runs
+ * under the mm list's lock (vm_for_each_mm), each mm under its ptl (the
+ * VMA array only changes under it); lock order mm list, then ptl. */
+struct file_walk {
+	struct page *p;
+	void (*fn)(struct mm *, uint64_t, void *);
+	void *ctx;
+};
+
+static void file_mm(struct mm *mm, void *arg)
+{
+	struct file_walk *w = arg;
+	bool on = spin_lock_irqsave(&mm->ptl);
+	for (uint32_t i = 0; i < mm->vmas.n; i++) {
+		const struct vma *v = &mm->vmas.v[i];
+		uint64_t pages = (v->end - v->start) / P;
+		if ((v->flags & VM_FILE) && v->obj == w->p->mapping && w->p->index >= v->pgoff &&
+		    w->p->index < v->pgoff + pages)
+			w->fn(mm, v->start + (w->p->index - v->pgoff) * P, w->ctx);
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+}
+
 /* fn(mm, va) for each address at which mm maps slot idx of s.  ptl held. */
 static void each_va(struct mm *mm, struct shmem *s, uint64_t idx, void (*fn)(struct mm *, uint64_t, void *), void *ctx)
 {
@@ -43,6 +67,12 @@ static void for_each_mapping(struct page *p, void (*fn)(struct mm *, uint64_t, v
 	struct shmem *s = p->mapping;
 	if (!s)
 		return;
+	if (page_test(p, PG_FILE)) {
+		struct file_walk w = { p, fn, ctx };
+		if (p->mapcount)
+			vm_for_each_mm(file_mm, &w);
+		return;
+	}
 	struct mappers m = { .n = 0 };
 	shmem_for_each_mapper(s, add_mapper, &m);
 	for (int i = 0; i < m.n; i++) {
@@ -77,7 +107,7 @@ static void young_one(struct mm *mm, uint64_t va, void *ctx)
 unsigned rmap_referenced(struct page *p)
 {
 	struct ref_ctx c = { p, 0, false };
-	if (page_test(p, PG_SHMEM)) {
+	if (page_test(p, PG_SHMEM | PG_FILE)) {
 		for_each_mapping(p, young_one, &c);
 		return c.refs;
 	}
@@ -148,6 +178,11 @@ static void unmap_one(struct mm *mm, uint64_t va, void *ctx)
 	pte_t old = pt_unmap(mm->pml4, va);
 	c->dirty |= pt_pte_dirty(old);
 	drop_pte(mm, va, c->p);
+}
+
+void rmap_unmap_file(struct page *p, bool *dirty)
+{
+	rmap_unmap_shmem(p, dirty);     /* for_each_mapping knows a file page */
 }
 
 void rmap_unmap_shmem(struct page *p, bool *dirty)

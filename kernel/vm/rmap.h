@@ -33,5 +33,9 @@ bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entr
 /* Shmem: clear every PTE mapping p (the object slot keeps it).  *dirty:
  * any of them was dirty. */
 void rmap_unmap_shmem(struct page *p, bool *dirty);
+/* Unmap a page-cache page from every mapping of its device (shared or
+ * private read-only); *dirty when a shared PTE had written it.  The page
+ * lock is held; the caller marks the page dirty. */
+void rmap_unmap_file(struct page *p, bool *dirty);
 
 #endif

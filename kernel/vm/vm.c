@@ -14,6 +14,13 @@
  *                  read-only to keep its disk copy valid: the write drops
  *                  the disk copy and makes the page writable.
  *
+ * Block devices mapped (VM_FILE, vm_mmap_file): the area's object is the
+ * device's page cache.  MAP_SHARED maps the cache's pages themselves (a
+ * write sets the PTE's dirty bit, which goes to the page when the PTE
+ * goes: munmap, exit, reclaim, or msync, which then writes back);
+ * MAP_PRIVATE maps them read-only and a write copies the page into an
+ * anonymous one (copy on write), so nothing written reaches the cache.
+ *
  * References (page.h): a present PTE holds one page reference and one
  * mapcount; a swap PTE holds one swap-slot count; an anonymous page's
  * mapping/index name its mm and address while it is mapped (cleared when
@@ -38,6 +45,7 @@
 #include "mem/kmem.h"
 #include "mem/kmalloc.h"
 #include "shmem.h"
+#include "pagecache.h"
 #include "lru.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
@@ -58,6 +66,19 @@ static struct list_node mm_list = LIST_INIT(mm_list);
 
 _Static_assert(PROT_READ == VM_READ && PROT_WRITE == VM_WRITE && PROT_EXEC == VM_EXEC, "prot values");
 
+/* Area objects: shmem objects are counted; page caches live for ever. */
+static void obj_get(void *mm, void *obj)
+{
+	if (!pagecache_is_cache(obj))
+		shmem_get(mm, obj);
+}
+
+static void obj_put(void *mm, void *obj)
+{
+	if (!pagecache_is_cache(obj))
+		shmem_put(mm, obj);
+}
+
 struct mm *mm_create(void)
 {
 	struct mm *mm = kzalloc(sizeof *mm);
@@ -71,8 +92,8 @@ struct mm *mm_create(void)
 	mutex_init(&mm->lock, "mm");
 	spin_init(&mm->ptl, "ptl");
 	vma_set_init(&mm->vmas, kmalloc, kfree);
-	mm->vmas.obj_get = shmem_get;
-	mm->vmas.obj_put = shmem_put;
+	mm->vmas.obj_get = obj_get;
+	mm->vmas.obj_put = obj_put;
 	mm->vmas.owner = mm;
 	mm->refs = 1;
 	bool on = spin_lock_irqsave(&mm_list_lock);
@@ -105,6 +126,8 @@ static void release_pte(pte_t e)
 	struct page *p = phys_to_page(pt_pte_phys(e));
 	if (page_test(p, PG_ANON))
 		p->mapping = NULL;      /* the reverse map ends here */
+	else if (page_test(p, PG_FILE) && pt_pte_dirty(e))
+		pagecache_set_page_dirty(p);    /* a shared mapping wrote it */
 	__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
 	put_page(p);
 }
@@ -149,7 +172,7 @@ void mm_put(struct mm *mm)
 	pt_free_user(mm->pml4, free_leaf, &t);
 	spin_unlock_irqrestore(&mm->ptl, t.irq_on);
 	for (uint32_t i = 0; i < mm->vmas.n; i++)
-		if (mm->vmas.v[i].obj)
+		if (mm->vmas.v[i].obj && !(mm->vmas.v[i].flags & VM_FILE))
 			shmem_put(mm, mm->vmas.v[i].obj);
 	vma_set_destroy(&mm->vmas);
 	reclaim_unlock();
@@ -213,12 +236,82 @@ static enum vm_fault_result fault_anon_zero(struct mm *mm, const struct vma *v, 
 	return VM_FAULT_OK;
 }
 
-/* A present PTE without write permission in a writable area: a swap-cache
- * page mapped read-only.  Drop its disk copy; map it writable. */
-static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e)
+/* MAP_PRIVATE of a device: copy the cache page `src` into a new anonymous
+ * page mapped writable at va in place of `expect` (0 or the PTE of src). */
+static enum vm_fault_result cow_file(struct mm *mm, const struct vma *v, uint64_t va, pte_t expect, struct page *src)
 {
-	struct page *p = phys_to_page(pt_pte_phys(e));
-	get_page(p);
+	struct page *p = alloc_user_page(false);
+	if (!p)
+		return VM_FAULT_OOM;
+	memcpy(page_address(p), page_address(src), P);
+	page_set(p, PG_ANON);
+	bool on = spin_lock_irqsave(&mm->ptl);
+	bool ok = pt_get(mm->pml4, va) == expect;
+	if (ok && expect) {
+		pt_unmap(mm->pml4, va);                 /* the cache page's PTE goes */
+		mm->rss--;
+		__atomic_sub_fetch(&src->mapcount, 1, __ATOMIC_ACQ_REL);
+		put_page(src);
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+	if (!ok || !vm_install(mm, va, 0, p, vm_pt_prot(v->prot))) {
+		put_page(p);            /* another thread got there first */
+		return VM_FAULT_OK;
+	}
+	lru_add(p, LRU_ANON, false);
+	return VM_FAULT_OK;
+}
+
+/* A fault on a device mapping with nothing mapped at va. */
+static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, uint64_t va, bool write,
+				       struct fault_stats *st)
+{
+	bool major;
+	int err;
+	uint64_t idx = v->pgoff + (va - v->start) / P;
+	struct page *p = pagecache_fault_page(v->obj, idx, v->flags & VM_RANDOM, &major, &err);
+	if (!p)
+		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	if (major) {
+		st->majflt++;
+		vmstat_inc(PGMAJFAULT);
+	}
+	if (write && !(v->flags & VM_FSHARED)) {
+		enum vm_fault_result r = cow_file(mm, v, va, 0, p);
+		put_page(p);
+		return r;
+	}
+	uint32_t prot = v->flags & VM_FSHARED ? v->prot : v->prot & ~VM_WRITE;
+	if (!vm_install(mm, va, 0, p, vm_pt_prot(prot)))
+		put_page(p);            /* another thread mapped it first */
+	return VM_FAULT_OK;
+}
+
+/* A present PTE without write permission in a writable area: a swap-cache
+ * page mapped read-only (drop its disk copy; map it writable), or a
+ * device's cache page (a private mapping copies it; a shared one, made
+ * writable by mprotect, maps it writable).  p is e's page, referenced by
+ * the caller under the ptl while e still mapped it (taken after the ptl
+ * is dropped, reclaim could unmap and free it first: a double free seen
+ * when read(2) faulted on a buffer being swapped); the reference is
+ * dropped here. */
+static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e,
+						struct page *p)
+{
+	if (page_test(p, PG_FILE) && (v->flags & VM_FILE)) {
+		enum vm_fault_result r = VM_FAULT_OK;
+		if (v->flags & VM_FSHARED) {
+			bool on = spin_lock_irqsave(&mm->ptl);
+			if (pt_get(mm->pml4, va) == e && !pt_protect(mm->pml4, va, vm_pt_prot(v->prot)) &&
+			    vm_is_active(mm))
+				pt_flush(va);
+			spin_unlock_irqrestore(&mm->ptl, on);
+		} else {
+			r = cow_file(mm, v, va, e, p);
+		}
+		put_page(p);
+		return r;
+	}
 	lock_page(p);
 	if (page_test(p, PG_SWAPCACHE) && !page_test(p, PG_WRITEBACK))
 		swapcache_del(p);
@@ -245,18 +338,25 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 	if ((write && !(v.prot & VM_WRITE)) || (exec && !(v.prot & VM_EXEC)) || !v.prot)
 		return VM_FAULT_ACCERR;
 	uint64_t va = addr & ~(P - 1);
+	struct page *held = NULL;
 	bool on = spin_lock_irqsave(&mm->ptl);
 	pte_t e = pt_get(mm->pml4, va);
+	if (pt_pte_present(e) && write && !pt_pte_writable(e)) {
+		held = phys_to_page(pt_pte_phys(e));
+		get_page(held);         /* under the ptl: the PTE's page cannot go meanwhile */
+	}
 	spin_unlock_irqrestore(&mm->ptl, on);
 	if (pt_pte_present(e)) {
-		if (write && !pt_pte_writable(e))
-			return fault_write_upgrade(mm, &v, va, e);
+		if (held)
+			return fault_write_upgrade(mm, &v, va, e, held);
 		return VM_FAULT_OK;     /* another thread won the race */
 	}
 	st->minflt++;
 	vmstat_inc(PGFAULT);
 	if (pt_pte_is_swap(e))
 		return swapin_anon(mm, &v, mm->vmas.v[i].ra_state, va, e, write, st, dropped);
+	if (v.flags & VM_FILE)
+		return fault_file(mm, &v, va, write, st);
 	if (v.flags & VM_SHARED)
 		return swapin_shmem(mm, &v, va, write, st, dropped);
 	return fault_anon_zero(mm, &v, va);
@@ -342,7 +442,7 @@ static void finish_removed(struct mm *mm, struct removed *r)
 {
 	for (int i = 0; i < r->n; i++) {
 		zap(mm, r->v[i].start, r->v[i].end);
-		if (r->v[i].obj)
+		if (r->v[i].obj && !(r->v[i].flags & VM_FILE))
 			shmem_put(mm, r->v[i].obj);
 	}
 	if (r->lost)
@@ -463,6 +563,84 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 	return at;
 }
 
+long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct pagecache *pc,
+		  uint64_t pgoff)
+{
+	int type = flags & (MAP_SHARED | MAP_PRIVATE);
+	if (!len || (type != MAP_SHARED && type != MAP_PRIVATE))
+		return -EINVAL;
+	len = (len + P - 1) & ~(P - 1);
+	if (!len || len > USER_TOP)
+		return -ENOMEM;
+	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | (type == MAP_SHARED ? VM_FSHARED : 0),
+			 .obj = pc, .pgoff = pgoff };
+	mutex_lock(&mm->lock);
+	long at = place(mm, addr, len, flags);
+	if (at >= 0) {
+		v.start = (uint64_t)at;
+		v.end = v.start + len;
+		int err = insert_vma(mm, &v);
+		if (err)
+			at = err;
+	}
+	mutex_unlock(&mm->lock);
+	return at;
+}
+
+/* Dirty PTEs of a shared device area in [start, end) to their pages;
+ * the page offsets touched in *lo, *hi.  mm->lock held. */
+static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end, uint64_t *lo, uint64_t *hi)
+{
+	bool active = vm_is_active(mm);
+	for (uint64_t va = start; va < end; va += P) {
+		bool on = spin_lock_irqsave(&mm->ptl);
+		pte_t e = pt_get(mm->pml4, va);
+		if (pt_pte_present(e)) {
+			struct page *p = phys_to_page(pt_pte_phys(e));
+			if (page_test(p, PG_FILE) && pt_test_clear_dirty(mm->pml4, va)) {
+				if (active)
+					pt_flush(va);
+				pagecache_set_page_dirty(p);
+			}
+		}
+		spin_unlock_irqrestore(&mm->ptl, on);
+	}
+	uint64_t a = v->pgoff + (start - v->start) / P, b = v->pgoff + (end - v->start) / P;
+	*lo = a < *lo ? a : *lo;
+	*hi = b > *hi ? b : *hi;
+}
+
+int vm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags)
+{
+	if ((addr & (P - 1)) || (flags & ~7) || ((flags & MS_SYNC) && (flags & MS_ASYNC)))
+		return -EINVAL;
+	uint64_t end = (addr + len + P - 1) & ~(P - 1);
+	if (end < addr)
+		return -ENOMEM;
+	int r = 0;
+	/* One area at a time: its dirty PTEs to the pages under mm->lock,
+	 * then (lock dropped) MS_ASYNC starts the writes (Linux leaves them
+	 * to the flusher), MS_SYNC waits and reports a failed write;
+	 * MS_INVALIDATE: the cache is the only copy, nothing to drop. */
+	for (uint64_t a = addr; a < end;) {
+		mutex_lock(&mm->lock);
+		int i = vma_find(&mm->vmas, a);
+		struct vma v = i >= 0 ? mm->vmas.v[i] : (struct vma){ 0 };
+		uint64_t e = v.end < end ? v.end : end, lo = ~0ull, hi = 0;
+		if (i >= 0 && (v.flags & VM_FSHARED))
+			harvest_dirty(mm, &v, a, e, &lo, &hi);
+		mutex_unlock(&mm->lock);
+		if (i < 0)
+			return -ENOMEM;
+		if (lo < hi && (flags & (MS_SYNC | MS_ASYNC))) {
+			int err = pagecache_sync_pages(v.obj, lo, hi, flags & MS_SYNC);
+			r = r ? r : err;
+		}
+		a = e;
+	}
+	return r;
+}
+
 /* ---------------------------------------------------------------- mprotect */
 
 struct reprotect {
@@ -474,9 +652,15 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 {
 	struct reprotect *r = ctx;
 	bool active = vm_is_active(r->mm);
-	for (uint64_t va = piece->start; va < piece->end; va += P)
-		if (!pt_protect(r->mm->pml4, va, r->flags) && active)
+	bool cow = (piece->flags & (VM_FILE | VM_FSHARED)) == VM_FILE;
+	for (uint64_t va = piece->start; va < piece->end; va += P) {
+		unsigned flags = r->flags;
+		pte_t e = cow ? pt_get(r->mm->pml4, va) : 0;
+		if (pt_pte_present(e) && page_test(phys_to_page(pt_pte_phys(e)), PG_FILE))
+			flags &= ~PT_WRITE;     /* a private mapping never writes the cache page */
+		if (!pt_protect(r->mm->pml4, va, flags) && active)
 			pt_flush(va);
+	}
 }
 
 int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)

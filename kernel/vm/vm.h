@@ -78,6 +78,14 @@ int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len);
 int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot);
 int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice);
 uint64_t vm_brk(struct mm *mm, uint64_t newbrk);
+/* A block device's page cache mapped from page pgoff of its disk
+ * (vm/pagecache.h); the caller checked the file's access mode. */
+struct pagecache;
+long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags, struct pagecache *pc,
+		  uint64_t pgoff);
+/* msync: shared device areas' dirty PTEs to their pages, then written
+ * back (MS_SYNC waits: -EIO for a failed write); -ENOMEM for a hole. */
+int vm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags);
 
 /* Internal to mm/: map p at va if the PTE still holds `expect` (the
  * caller's page reference becomes the PTE's); false if it changed. */
@@ -104,6 +112,9 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n);
 #define MAP_NORESERVE 0x4000
 #define MAP_POPULATE 0x8000
 #define MAP_FIXED_NOREPLACE 0x100000
+#define MS_ASYNC 1
+#define MS_INVALIDATE 2
+#define MS_SYNC 4
 #define MADV_NORMAL 0
 #define MADV_RANDOM 1
 #define MADV_SEQUENTIAL 2

@@ -27,13 +27,15 @@ enum vma_flags {
 	VM_IMAGE  = 1u << 3,    /* loaded from the executable */
 	VM_RANDOM = 1u << 4,    /* madvise(MADV_RANDOM) */
 	VM_SEQ    = 1u << 5,    /* madvise(MADV_SEQUENTIAL) */
+	VM_FILE   = 1u << 6,    /* a block device mapped: obj is its page cache (vm/pagecache.h), pgoff a disk page */
+	VM_FSHARED = 1u << 7,   /* with VM_FILE: MAP_SHARED (writes reach the cache); without: MAP_PRIVATE (copy on write) */
 };
 
 struct vma {
 	uint64_t start, end;    /* page aligned, start < end */
 	uint32_t prot;          /* enum vma_prot */
 	uint32_t flags;         /* enum vma_flags */
-	void *obj;              /* shmem object when VM_SHARED, else NULL */
+	void *obj;              /* shmem object when VM_SHARED, page cache when VM_FILE, else NULL */
 	uint64_t pgoff;         /* page offset of start within obj */
 	uint64_t ra_state[2];   /* per-area readahead state (swap readahead: RA_VSTATE_WORDS) */
 };

@@ -9,6 +9,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "shmem.h"
+#include "pagecache.h"
 #include "core/console.h"
 #include "core/record.h"
 #include "core/time.h"
@@ -29,6 +30,7 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"swap_write_errors", "swap_read_errors", "swap_crc_mismatch",
 	"oom_kill", "allocstall", "kswapd_wakeups",
 	"swap_write_reqs", "swap_read_reqs",
+	"pgscan_file", "pgsteal_file",
 };
 
 void vmstat_add(enum vmstat_item i, uint64_t n) { __atomic_add_fetch(&counters[i], n, __ATOMIC_RELAXED); }
@@ -48,6 +50,13 @@ static void gauges(struct json *j)
 	json_u64(j, "nr_inactive_anon", lru_size(LRU_ANON, false));
 	json_u64(j, "nr_active_shmem", lru_size(LRU_SHMEM, true));
 	json_u64(j, "nr_inactive_shmem", lru_size(LRU_SHMEM, false));
+	json_u64(j, "nr_active_file", lru_size(LRU_FILE, true));
+	json_u64(j, "nr_inactive_file", lru_size(LRU_FILE, false));
+	/* Linux's nr_file_pages: the page cache with shmem and swap cache. */
+	json_u64(j, "nr_file_pages", pagecache_nr_pages() + shmem_total_resident() + swapcache_size());
+	json_u64(j, "nr_pagecache_blk", pagecache_nr_pages());
+	json_u64(j, "nr_dirty", pagecache_nr_dirty());
+	json_u64(j, "nr_writeback", pagecache_nr_writeback());
 	json_u64(j, "nr_shmem", shmem_total_resident());
 	json_u64(j, "nr_swap_cache", swapcache_size());
 	json_u64(j, "nr_workingset_shadows", swapcache_shadows());

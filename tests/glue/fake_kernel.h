@@ -15,6 +15,9 @@
  *                  keeping one tag word per slot, and asynchronous page I/O
  *                  that completes on demand, with injectable errors.
  *
+ * fake_mm.c also stands in for the page cache (pagecache.h) as reclaim
+ * sees it: pagecache_reclaim_page.
+ *
  * Real and linked with them: swapcache.c, swapin.c, readahead.c,
  * ra_policy.c, reclaim.c, lru.c, lru_policy.c, rmap.c, page_ref.c,
  * shmem.c.
@@ -56,6 +59,8 @@ struct fake_state {
 	bool plugged[FAKE_AREAS];
 	/* readahead */
 	bool ra_spy;                    /* readahead.c gets fake_ra_spy_ops */
+	/* the page cache (fake_mm.c) */
+	long file_dropped, file_writebacks;     /* pagecache_reclaim_page: pages dropped, writes started */
 };
 extern struct fake_state fake;
 
@@ -92,6 +97,12 @@ void fake_unmap(struct mm *mm, uint64_t va);
  * shared area: swapin_shmem), retried as vm.c retries it; a present PTE
  * is OK, an empty private one MAPERR. */
 enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool write, struct fault_stats *st);
+/* A page-cache page holding `data` (the cache's reference), on the
+ * inactive file list; dirty when asked.  pagecache_reclaim_page (the
+ * fake) drops clean ones and counts a write started for dirty ones. */
+struct page *fake_file_page(uint64_t data, bool dirty);
+/* Drop a file page the fake cache still holds (as drop_caches). */
+void fake_file_drop(struct page *p);
 /* pt flags of a present PTE */
 bool fake_pte_writable(uint64_t pte);
 /* Reset the frames and page tables (fake_reset calls it). */

@@ -19,6 +19,7 @@
 #include "vm/page_ref.h"
 #include "vm/lru.h"
 #include "vm/vm.h"
+#include "vm/pagecache.h"
 #include "core/panic.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
@@ -336,3 +337,52 @@ void fake_mm_reset(void)
 	held = 0;
 	memset(pt, 0, sizeof pt);
 }
+
+/* ------------------------------------------------------------ page cache */
+
+struct page *fake_file_page(uint64_t data, bool dirty)
+{
+	struct page *p = pmm_alloc(0, PMM_ZERO);
+	if (!p)
+		panic("fake_file_page: no free frame");
+	*fake_page_data(p) = data;
+	page_set(p, PG_FILE | (dirty ? PG_DIRTY : 0));
+	lru_add(p, LRU_FILE, false);
+	return p;
+}
+
+void fake_file_drop(struct page *p)
+{
+	if (!page_test(p, PG_FILE))
+		return;
+	page_clear(p, PG_FILE | PG_DIRTY);
+	lru_del(p);
+	put_page(p);
+}
+
+/* pagecache.c's contract: an isolated page (one extra reference); a
+ * clean one is dropped with its cache reference, a dirty one has its
+ * write started (here: it is clean at once) and stays. */
+int pagecache_reclaim_page(struct page *p, bool *activate)
+{
+	*activate = false;
+	if (page_test_clear(p, PG_DIRTY)) {
+		fake.file_writebacks++;
+		return 0;
+	}
+	page_clear(p, PG_FILE);
+	put_page(p);                    /* the cache's */
+	put_page(p);                    /* the isolation's */
+	fake.file_dropped++;
+	return 1;
+}
+
+/* vm.c's walk of every address space: the glue tests' file pages are
+ * never mapped, so there is nothing to visit. */
+void vm_for_each_mm(void (*fn)(struct mm *mm, void *ctx), void *ctx)
+{
+	(void)fn;
+	(void)ctx;
+}
+
+void pagecache_set_page_dirty(struct page *p) { page_set(p, PG_DIRTY); }

@@ -38,13 +38,13 @@ def test_cmdline_syntax_errors_each_skip_one_token(ctx):
 def test_cmdline_knob_ranges_keep_defaults_and_swap_works(ctx):
     # Out-of-range knobs used to be taken as given (swap_cluster=100000
     # turned all swap off, then OOM kills) and a bad hz= reset swap_cluster.
-    r = ctx.boot('quiet mem=48M hz=5 swap_cluster=100000 reclaim_batch=0 swappiness=60 page_cluster=9 '
+    r = ctx.boot('quiet mem=48M hz=5 swap_cluster=100000 reclaim_batch=0 swappiness=300 page_cluster=9 '
                  'run="touch 72 20000 seq anon"', disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=600)
     expect_ok(r)
     expect_in_log(r, "cmdline: hz=5: '5' is not a number in 10..10000; default kept")
     expect_in_log(r, "cmdline: swap_cluster=100000: '100000' is not a power of two in 8..65536; default kept")
     expect_in_log(r, "cmdline: reclaim_batch=0: '0' is not a number in 1..256; default kept")
-    expect_in_log(r, 'cmdline: swappiness=60: not implemented yet (no file pages to balance against); ignored')
+    expect_in_log(r, "cmdline: swappiness=300: '300' is not a number in 0..200; default kept")
     expect_in_log(r, "cmdline: page_cluster=9: '9' is not a number in 0..8; default kept")
     expect(re.search(r'swap: nvme1n1: \d+ MiB .* cluster 256 slots', r.log), 'swap area not added with cluster 256')
     expect('cannot add area' not in r.log, 'swap area refused')
@@ -72,7 +72,7 @@ def test_cmdline_run_builtins_named_errors(ctx):
     # in the script errors' style (run=: step N 'TEXT': ...) and gives a
     # script_error record; a bad step or part is left out, the rest runs,
     # and every step still gives its vmstat record.
-    steps = ['@sleepy 5', '@swapon', '@swapon nvme9n9', '@sleep', '@set swappiness 60', '@swapon nvme1n1',
+    steps = ['@sleepy 5', '@swapon', '@swapon nvme9n9', '@sleep', '@set swappiness 300', '@swapon nvme1n1',
              'helo & hello']
     r = ctx.boot('quiet run="%s"' % ' ; '.join(steps), disks=[{'file': swap_image(ctx), 'bus': 'nvme'}])
     expect_ok(r)
@@ -82,8 +82,7 @@ def test_cmdline_run_builtins_named_errors(ctx):
     expect_in_log(r, "run=: step 2 '@swapon': missing argument (usage: @swapon DEV)")
     expect_in_log(r, "run=: step 3 '@swapon nvme9n9': swapon nvme9n9: no such block device")
     expect_in_log(r, "run=: step 4 '@sleep': missing argument (usage: @sleep MS)")
-    expect_in_log(r, "run=: step 5 '@set swappiness 60': swappiness: not implemented yet "
-                     "(no file pages to balance against)")
+    expect_in_log(r, "run=: step 5 '@set swappiness 300': swappiness: '300' is not a number in 0..200")
     expect_in_log(r, "run=: step 7 'helo & hello': no program 'helo' among the boot files")
     errs = [(x['phase'], x['line']) for x in r.find('script_error') if x['script'] == 'run=']
     expect(errs == [('parse', 1), ('parse', 2), ('parse', 4), ('parse', 5), ('check', 3), ('check', 7)],
@@ -107,19 +106,20 @@ def test_user_syscalls_writev_einval_and_enosys_logged_once(ctx):
 
 
 @pytest.mark.quick
-def test_script_knob_records_lack_swappiness(ctx):
-    r = ctx.boot(None, image=script_text_image(ctx, 'set reclaim_batch 32\nrun hello\n'))
+def test_script_knob_records_show_swappiness(ctx):
+    # swappiness does something since issue 13 (the anon/file balance).
+    r = ctx.boot(None, image=script_text_image(ctx, 'set reclaim_batch 32\nset swappiness 100\nrun hello\n'))
     expect_ok(r)
     res = r.find('result')
     expect(res, 'no result record')
     k = res[0]['knobs']
-    expect('swappiness' not in k, 'result record still advertises swappiness: %r' % k)
+    expect(k.get('swappiness') == '100', 'result record lacks swappiness 100: %r' % k)
     expect(k.get('reclaim_batch') == '32', 'knobs %r' % k)
 
 
 SCRIPT_ERRORS = [
-    ('swappiness_not_implemented', 'run hello\nset swappiness 60\n',
-     'scripts/bad.mm:2:5: swappiness: not implemented yet (no file pages to balance against)'),
+    ('swappiness_out_of_range', 'run hello\nset swappiness 201\n',
+     "scripts/bad.mm:2:16: swappiness: '201' is not a number in 0..200"),
     ('knob_out_of_range', 'run hello\nset reclaim_batch 0\n',
      "scripts/bad.mm:2:19: reclaim_batch: '0' is not a number in 1..256"),
     ('swap_cluster_out_of_range', 'swap auto\nrun hello\nset swap_cluster 100000\n',

@@ -44,11 +44,25 @@ TEST(procfs_meminfo_linux_shape)
 	CHECK_EQ(meminfo_kb(buf, "SwapTotal"), 2097148);
 	CHECK_EQ(meminfo_kb(buf, "SwapFree"), 2096000);
 	CHECK_EQ(meminfo_kb(buf, "Buffers"), 0);
+	/* Block-device cache pages are Linux's Buffers; file LRU sizes add
+	 * to Active/Inactive. */
+	m.buffers = 100;
+	m.active_file = 60;
+	m.inactive_file = 40;
+	m.dirty = 5;
+	m.writeback = 2;
+	procfs_meminfo_text(buf, sizeof buf, &m);
+	CHECK_EQ(meminfo_kb(buf, "Buffers"), 400);
+	CHECK_EQ(meminfo_kb(buf, "Active"), 44 + 240);
+	CHECK_EQ(meminfo_kb(buf, "Inactive(file)"), 160);
+	CHECK_EQ(meminfo_kb(buf, "Dirty"), 20);
+	CHECK_EQ(meminfo_kb(buf, "Writeback"), 8);
+	CHECK_EQ(meminfo_kb(buf, "Cached"), 28);
 	/* Every line is "Name: N kB". */
 	int lines = 0;
 	for (const char *l = buf; *l; l = strchr(l, '\n') + 1, lines++)
 		CHECK(strchr(l, ':') && strstr(l, " kB\n") && strchr(l, ':') < strstr(l, " kB\n"));
-	CHECK_EQ(lines, 18);
+	CHECK_EQ(lines, 19);
 }
 
 TEST(procfs_text_truncates_but_counts)

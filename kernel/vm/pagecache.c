@@ -1,0 +1,1144 @@
+/*
+ * The page cache (pagecache.h).
+ *
+ * A cached page: PG_FILE, mapping = its cache, index = its page offset on
+ * the disk, one reference held by the index, on an LRU_FILE list.  A page
+ * being read is inserted locked and unlocked by the read's completion
+ * (PG_ERROR when the read failed: whoever finds it so takes it out and
+ * reports -EIO).  A page under write-back has PG_WRITEBACK and one more
+ * reference, dropped by the completion.
+ *
+ * Dirty accounting: PG_DIRTY is set under the page lock by a write and
+ * cleared under the page lock when its write-back starts; the cache's
+ * nr_dirty and the global counter follow the bit's transitions only.
+ *
+ * Write-back of a page goes to every write-allowed device (data=) that
+ * overlaps it, with only that device's blocks: a partition whose ends are
+ * not page-aligned shares its first and last pages with its neighbours,
+ * and those are never written unless they are allowed too.  Reads always
+ * fill whole pages from the disk (reading is harmless), so the shared
+ * pages hold the neighbours' real contents.
+ *
+ * Lock order: the page lock, then pc->lock (a spinlock: index, nr_dirty,
+ * dirtied_ns), then the LRU lock.  G.lock (a mutex) guards the list of
+ * caches and each cache's writers[]; it is never taken under the others.
+ * Completions run in interrupt context: they touch only page flags,
+ * atomics and wait queues.
+ */
+#include <string.h>
+#include "pagecache.h"
+#include "pagecache_idx.h"
+#include "lru.h"
+#include "reclaim.h"
+#include "vmstat.h"
+#include "page_ref.h"
+#include "swap/swap.h"
+#include "mem/pmm.h"
+#include "mem/kmalloc.h"
+#include "drivers/blk.h"
+#include "core/config.h"
+#include "core/console.h"
+#include "core/sched.h"
+#include "core/spinlock.h"
+#include "core/time.h"
+#include "core/wait.h"
+#include "lib/errno.h"
+#include "arch/x86_64/uaccess.h"
+
+#define PC_MAX_WRITERS 16               /* data devices per disk */
+#define PC_IO_PAGES 64                  /* pages per request we build (256 KiB) */
+#define PC_RA_MAX 32                    /* Linux's default read_ahead_kb 128 */
+#define PC_FLUSH_INTERVAL_NS (5ull * 1000000000ull)     /* dirty_writeback_centisecs 500 */
+
+unsigned pagecache_dirty_background_ratio = 10;
+unsigned pagecache_dirty_ratio = 20;
+unsigned pagecache_dirty_expire_cs = 3000;
+
+struct pagecache {
+	struct pagecache *next;         /* [G] */
+	struct blk_dev *disk;           /* [I] */
+	uint32_t bs;                    /* [I] block size */
+	uint64_t bytes;                 /* [I] */
+	struct spinlock lock;
+	struct pagecache_idx idx;       /* [lock] page offset -> page (one reference) */
+	uint64_t nr_dirty;              /* [lock] */
+	uint64_t dirtied_ns;            /* [lock] when nr_dirty last left 0 */
+	uint64_t nr_writeback;          /* [A] pages under write-back */
+	uint64_t wb_err;                /* [A] failed write-back requests so far */
+	struct blk_dev *writers[PC_MAX_WRITERS];        /* [G] appended only */
+	int nwriters;                   /* [A] published after the entry */
+};
+
+static struct {
+	struct mutex lock;
+	struct pagecache *caches;
+	struct waitq wb_wq;             /* write-back completions */
+	struct waitq flush_wq;
+	volatile bool flush_kick;       /* [A] */
+	uint64_t nr_pages, nr_dirty, nr_writeback;      /* [A] */
+	bool warned_wb_error;           /* [A] */
+} G;
+
+/* One block request over consecutive pages. */
+struct pc_io {
+	struct blk_req req;
+	struct pagecache *pc;
+	struct pc_wb *wb;               /* writes: the batch it belongs to */
+	uint32_t n;
+	bool pooled;                    /* from io_pool, not the heap */
+	struct page *pages[PC_IO_PAGES];
+	struct blk_seg segs[PC_IO_PAGES];
+};
+
+/* A write-back batch: its pages and the requests still out. */
+struct pc_wb {
+	struct pagecache *pc;
+	int pending;                    /* [A] requests not completed, +1 while building */
+	int status;                     /* [A] */
+	bool redirty;                   /* [A] a request could not be built: the pages stay dirty */
+	bool pooled;
+	uint32_t n;
+	struct page *pages[PC_IO_PAGES];
+};
+
+/* Reserves of request structures for when kmalloc fails: memory is
+ * lowest exactly when reclaim needs write-back (Linux's mempools).
+ * Measured: mmap of 64 MiB at mem=48M lost 441 pages' writes to failed
+ * kmallocs before these existed. */
+#define PC_POOL 8
+struct pc_pool {
+	struct spinlock lock;
+	size_t size;
+	int n;
+	void *free[PC_POOL];
+};
+
+static struct pc_pool io_pool = { .lock = SPINLOCK_INIT("pc-pool"), .size = sizeof(struct pc_io) };
+static struct pc_pool wb_pool = { .lock = SPINLOCK_INIT("pc-pool"), .size = sizeof(struct pc_wb) };
+
+/* Zeroed memory from the heap, else from the reserve (*pooled), else NULL. */
+static void *pool_get(struct pc_pool *pl, bool *pooled)
+{
+	void *p = kzalloc(pl->size);
+	*pooled = false;
+	if (p)
+		return p;
+	bool on = spin_lock_irqsave(&pl->lock);
+	if (pl->n)
+		p = pl->free[--pl->n];
+	spin_unlock_irqrestore(&pl->lock, on);
+	if (p) {
+		memset(p, 0, pl->size);
+		*pooled = true;
+	}
+	return p;
+}
+
+/* Any context. */
+static void pool_put(struct pc_pool *pl, void *p, bool pooled)
+{
+	if (!pooled) {
+		kfree(p);
+		return;
+	}
+	bool on = spin_lock_irqsave(&pl->lock);
+	pl->free[pl->n++] = p;
+	spin_unlock_irqrestore(&pl->lock, on);
+}
+
+static void pool_fill(struct pc_pool *pl)
+{
+	while (pl->n < PC_POOL) {
+		void *p = kzalloc(pl->size);
+		if (!p)
+			break;
+		pl->free[pl->n++] = p;
+	}
+}
+
+/* Index nodes: the heap, else a reserve (a page must be insertable when
+ * kmalloc has nothing left, or a fault on a mapped device could only
+ * fail).  Called under pc->lock. */
+#define PC_NODE_RESERVE 16
+static struct pagecache_idx_node node_reserve[PC_NODE_RESERVE];
+static uint32_t node_reserve_used;     /* [node_lock] bit i: node_reserve[i] handed out */
+static struct spinlock node_lock = SPINLOCK_INIT("pc-nodes");
+
+static void *idx_alloc(size_t n)
+{
+	void *p = kzalloc(n);
+	if (p || n != sizeof(struct pagecache_idx_node))
+		return p;
+	bool on = spin_lock_irqsave(&node_lock);
+	for (int i = 0; i < PC_NODE_RESERVE && !p; i++)
+		if (!(node_reserve_used & (1u << i))) {
+			node_reserve_used |= 1u << i;
+			p = memset(&node_reserve[i], 0, sizeof node_reserve[i]);
+		}
+	spin_unlock_irqrestore(&node_lock, on);
+	return p;
+}
+
+static void idx_free(void *p)
+{
+	struct pagecache_idx_node *n = p;
+	if (n < node_reserve || n >= node_reserve + PC_NODE_RESERVE) {
+		kfree(p);
+		return;
+	}
+	bool on = spin_lock_irqsave(&node_lock);
+	node_reserve_used &= ~(1u << (n - node_reserve));
+	spin_unlock_irqrestore(&node_lock, on);
+}
+
+static uint64_t pc_pages(const struct pagecache *pc) { return (pc->bytes + PAGE_SIZE - 1) >> PAGE_SHIFT; }
+
+/* A device's first byte on its disk. */
+static uint64_t dev_base(const struct blk_dev *d) { return blk_part_start(d) * blk_block_size(d); }
+
+/* ---------------------------------------------------------------- caches */
+
+/* The cache of d's disk, made on first use.  G.lock held. */
+static struct pagecache *cache_of_locked(struct blk_dev *d)
+{
+	struct blk_dev *disk = blk_disk_of(d);
+	for (struct pagecache *pc = G.caches; pc; pc = pc->next)
+		if (pc->disk == disk)
+			return pc;
+	struct pagecache *pc = kzalloc(sizeof *pc);
+	if (!pc)
+		return NULL;
+	pc->disk = disk;
+	pc->bs = blk_block_size(disk);
+	pc->bytes = blk_blocks(disk) * pc->bs;
+	spin_init(&pc->lock, "pagecache");
+	pc->idx = (struct pagecache_idx){ .alloc = idx_alloc, .free = idx_free };
+	pc->next = G.caches;
+	__atomic_store_n(&G.caches, pc, __ATOMIC_RELEASE);     /* read without G.lock: pagecache_is_cache */
+	return pc;
+}
+
+static struct pagecache *cache_of(struct blk_dev *d)
+{
+	mutex_lock(&G.lock);
+	struct pagecache *pc = cache_of_locked(d);
+	mutex_unlock(&G.lock);
+	return pc;
+}
+
+static const char *write_refusal(struct blk_dev *d)
+{
+	if (blk_is_boot_partition(d))
+		return "the boot partition (ESP) is never written";
+	if (!blk_is_partition(d) && blk_on_boot_disk(d))
+		return "the boot disk as a whole is never written (name a partition)";
+	if (swap_area_of(blk_name(d)) >= 0)
+		return "an active swap area";
+	for (int i = 0; i < blk_count(); i++) {
+		struct blk_dev *o = blk_at(i);
+		if (o != d && blk_disk_of(o) == blk_disk_of(d) && swap_area_of(blk_name(o)) >= 0 &&
+		    (!blk_is_partition(d) || !blk_is_partition(o)))
+			return "it holds an active swap area";
+	}
+	return NULL;
+}
+
+int pagecache_allow_write(struct blk_dev *d, const char *who)
+{
+	const char *why = write_refusal(d);
+	if (why) {
+		kprintf("%s: %s: not writable: %s\n", who, blk_name(d), why);
+		return -EACCES;
+	}
+	mutex_lock(&G.lock);
+	struct pagecache *pc = cache_of_locked(d);
+	int err = pc ? 0 : -ENOMEM;
+	bool known = false;
+	for (int i = 0; pc && i < pc->nwriters; i++)
+		known |= pc->writers[i] == d;
+	if (pc && !known && pc->nwriters == PC_MAX_WRITERS)
+		err = -ENOSPC;
+	if (!err && !known && !blk_set_writable(d, true))
+		err = -EACCES;          /* blk said why */
+	if (!err && !known) {
+		pc->writers[pc->nwriters] = d;
+		__atomic_store_n(&pc->nwriters, pc->nwriters + 1, __ATOMIC_RELEASE);
+	}
+	mutex_unlock(&G.lock);
+	if (err == -ENOSPC || err == -ENOMEM)
+		kprintf("%s: %s: not writable: %s\n", who, blk_name(d),
+			err == -ENOMEM ? "out of memory" : "more than 16 data devices on one disk");
+	return err == -ENOSPC ? -EACCES : err;
+}
+
+bool pagecache_write_allowed(const struct blk_dev *d)
+{
+	bool ok = false;
+	mutex_lock(&G.lock);
+	for (struct pagecache *pc = G.caches; pc && !ok; pc = pc->next)
+		for (int i = 0; i < pc->nwriters; i++)
+			ok |= pc->writers[i] == d;
+	mutex_unlock(&G.lock);
+	return ok;
+}
+
+int pagecache_open(struct pagecache_file *f, struct blk_dev *d, bool writable)
+{
+	memset(f, 0, sizeof *f);
+	f->pc = cache_of(d);
+	if (!f->pc)
+		return -ENOMEM;
+	f->dev = d;
+	f->base = dev_base(d);
+	f->size = blk_blocks(d) * blk_block_size(d);
+	f->writable = writable;
+	f->wb_err_seen = __atomic_load_n(&f->pc->wb_err, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- index */
+
+static struct page *find_get(struct pagecache *pc, uint64_t i)
+{
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	struct page *p = pagecache_idx_get(&pc->idx, i);
+	if (p)
+		get_page(p);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	return p;
+}
+
+/* Insert a new locked page (the caller's reference stays the caller's).
+ * 0, -EEXIST (someone was first), -ENOMEM. */
+static int insert(struct pagecache *pc, uint64_t i, struct page *p)
+{
+	p->mapping = pc;
+	p->index = i;
+	page_set(p, PG_FILE);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	int err = pagecache_idx_set(&pc->idx, i, p);
+	if (!err)
+		get_page(p);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	if (err) {
+		page_clear(p, PG_FILE);
+		p->mapping = NULL;
+		return err;
+	}
+	__atomic_add_fetch(&G.nr_pages, 1, __ATOMIC_RELAXED);
+	lru_add(p, LRU_FILE, false);
+	return 0;
+}
+
+/* Take p out of its cache if only `refs` references are left (the
+ * index's among them) and it is clean.  The page lock is held. */
+static bool remove_if(struct pagecache *pc, struct page *p, int refs)
+{
+	bool gone = false;
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	if (pagecache_idx_get(&pc->idx, p->index) == p && !page_test(p, PG_DIRTY | PG_WRITEBACK) &&
+	    __atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) == refs) {
+		pagecache_idx_del(&pc->idx, p->index);
+		gone = true;
+	}
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	if (!gone)
+		return false;
+	__atomic_sub_fetch(&G.nr_pages, 1, __ATOMIC_RELAXED);
+	page_clear(p, PG_FILE | PG_REFERENCED | PG_RA_MARK | PG_ERROR);
+	p->mapping = NULL;
+	lru_del(p);
+	put_page(p);                    /* the index's reference */
+	return true;
+}
+
+/* A page whose read failed: out of the cache (once), so the next read
+ * tries the device again. */
+static void drop_failed(struct pagecache *pc, struct page *p)
+{
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	bool mine = pagecache_idx_get(&pc->idx, p->index) == p;
+	if (mine)
+		pagecache_idx_del(&pc->idx, p->index);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	if (!mine)
+		return;
+	__atomic_sub_fetch(&G.nr_pages, 1, __ATOMIC_RELAXED);
+	lru_del(p);
+	page_clear(p, PG_FILE);
+	p->mapping = NULL;
+	put_page(p);
+}
+
+/* ---------------------------------------------------------------- reads */
+
+/* Blocks of the disk in page i (a disk's last page may be partial). */
+static uint32_t page_bytes(const struct pagecache *pc, uint64_t i)
+{
+	uint64_t start = i << PAGE_SHIFT;
+	return pc->bytes - start >= PAGE_SIZE ? PAGE_SIZE : (uint32_t)(pc->bytes - start);
+}
+
+static void read_done(struct blk_req *r)
+{
+	struct pc_io *io = r->priv;
+	for (uint32_t k = 0; k < io->n; k++) {
+		struct page *p = io->pages[k];
+		if (r->status)
+			page_set(p, PG_ERROR);
+		unlock_page(p);
+		put_page(p);            /* the reference the read held */
+	}
+	pool_put(&io_pool, io, io->pooled);
+}
+
+/* Submit a read of io's pages (consecutive, from io->pages[0]->index). */
+static void submit_read(struct pagecache *pc, struct pc_io *io)
+{
+	uint64_t first = io->pages[0]->index;
+	for (uint32_t k = 0; k < io->n; k++) {
+		uint32_t len = page_bytes(pc, first + k);
+		if (len < PAGE_SIZE)
+			memset((char *)page_address(io->pages[k]) + len, 0, PAGE_SIZE - len);
+		io->segs[k] = (struct blk_seg){ page_to_phys(io->pages[k]), len };
+	}
+	io->req = (struct blk_req){ .op = BLK_READ, .lba = (first << PAGE_SHIFT) / pc->bs, .nsegs = io->n,
+				    .segs = io->segs, .done = read_done, .priv = io };
+	vmstat_add(PGPGIN, (uint64_t)io->n * 4);
+	int err = blk_submit(pc->disk, &io->req);
+	if (err) {
+		io->req.status = err;
+		read_done(&io->req);
+	}
+}
+
+/* Read the missing pages of [start, start+n) (clipped to the disk); the
+ * page `mark` gets the read-ahead marker.  `sync_page` is the page a
+ * reader waits for (allocated with reclaim allowed); the others are
+ * read-ahead (allocated only above the low watermark).  Pages are
+ * allocated before the disk is plugged: an allocation may reclaim, and
+ * reclaim may wait for writes to this disk, which a plug holds back. */
+static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_t mark, uint64_t sync_page)
+{
+	struct page *got[PC_RA_MAX];
+	uint64_t end = start + (n < PC_RA_MAX ? n : PC_RA_MAX);
+	if (end > pc_pages(pc))
+		end = pc_pages(pc);
+	for (uint64_t i = start; i < end; i++) {
+		struct page *p = NULL;
+		bool pc_on = spin_lock_irqsave(&pc->lock);
+		bool have = pagecache_idx_get(&pc->idx, i) != NULL;
+		spin_unlock_irqrestore(&pc->lock, pc_on);
+		if (!have)
+			p = i == sync_page ? alloc_user_page(false) : alloc_ra_page(n);
+		if (p) {
+			page_set(p, PG_LOCKED | (i == mark ? PG_RA_MARK : 0));
+			if (insert(pc, i, p)) {
+				page_clear(p, PG_LOCKED | PG_RA_MARK);
+				put_page(p);
+				p = NULL;
+			}
+		}
+		got[i - start] = p;
+	}
+	struct pc_io *io = NULL;
+	blk_plug(pc->disk);
+	for (uint64_t i = start; i < end; i++) {
+		struct page *p = got[i - start];
+		if (io && (!p || io->n == PC_IO_PAGES)) {
+			submit_read(pc, io);
+			io = NULL;
+		}
+		if (!p)
+			continue;
+		bool pooled;
+		if (!io && (io = pool_get(&io_pool, &pooled)))
+			io->pooled = pooled;
+		if (!io) {
+			drop_failed(pc, p);     /* nobody can have used it: it is locked */
+			page_set(p, PG_ERROR);
+			unlock_page(p);
+			put_page(p);
+			continue;
+		}
+		io->pages[io->n++] = p;
+	}
+	if (io)
+		submit_read(pc, io);
+	blk_unplug(pc->disk);
+}
+
+/* The page at i, read if need be (read-ahead as the file's state says).
+ * A reference, or NULL with *err. */
+static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want, int *err)
+{
+	struct pagecache *pc = f->pc;
+	struct page *p = find_get(pc, i);
+	if (!p && f->random) {
+		read_pages(pc, i, 1, ~0ull, i);
+		p = find_get(pc, i);
+	} else if (!p) {
+		struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, false, PC_RA_MAX);
+		if (!io.n || i < io.start || i >= io.start + io.n)
+			io = (struct pagecache_ra_io){ .start = i, .n = 1, .mark = ~0ull };
+		read_pages(pc, io.start, io.n, io.mark, i);
+		p = find_get(pc, i);
+	} else if (page_test_clear(p, PG_RA_MARK)) {
+		struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, true, PC_RA_MAX);
+		if (io.n)
+			read_pages(pc, io.start, io.n, io.mark, ~0ull);
+	} else {
+		f->ra.prev = i + 1;
+	}
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	wait_on_page(p);
+	if (page_test(p, PG_ERROR)) {
+		lock_page(p);
+		drop_failed(pc, p);
+		unlock_page(p);
+		put_page(p);
+		*err = -EIO;
+		return NULL;
+	}
+	return p;
+}
+
+void pagecache_mark_accessed(struct page *p)
+{
+	if (page_test(p, PG_ACTIVE))
+		page_set(p, PG_REFERENCED);
+	else if (page_test_clear(p, PG_REFERENCED))
+		lru_activate(p);        /* second access while inactive */
+	else
+		page_set(p, PG_REFERENCED);
+}
+
+long pagecache_read(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n)
+{
+	if (off >= f->size)
+		return 0;
+	if (n > f->size - off)
+		n = f->size - off;
+	uint64_t done = 0;
+	while (done < n) {
+		uint64_t at = f->base + off + done;
+		uint64_t i = at >> PAGE_SHIFT, in = at & (PAGE_SIZE - 1);
+		uint64_t chunk = PAGE_SIZE - in < n - done ? PAGE_SIZE - in : n - done;
+		uint64_t left = (in + (n - done) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		int err = 0;
+		struct page *p = get_read(f, i, left > 1024 ? 1024 : (uint32_t)left, &err);
+		if (!p)
+			return done ? (long)done : err;
+		pagecache_mark_accessed(p);
+		err = copy_to_user(ubuf + done, (char *)page_address(p) + in, chunk);
+		put_page(p);
+		if (err)
+			return done ? (long)done : -EFAULT;
+		done += chunk;
+	}
+	return (long)done;
+}
+
+/* ---------------------------------------------------------------- writes */
+
+static void set_dirty(struct pagecache *pc, struct page *p)
+{
+	if (page_test(p, PG_DIRTY))
+		return;
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	if (!page_test(p, PG_DIRTY)) {
+		page_set(p, PG_DIRTY);
+		if (!pc->nr_dirty++)
+			pc->dirtied_ns = time_ns();
+		__atomic_add_fetch(&G.nr_dirty, 1, __ATOMIC_RELAXED);
+	}
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+}
+
+static bool clear_dirty(struct pagecache *pc, struct page *p)
+{
+	bool was = false;
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	if (page_test(p, PG_DIRTY)) {
+		page_clear(p, PG_DIRTY);
+		pc->nr_dirty--;
+		__atomic_sub_fetch(&G.nr_dirty, 1, __ATOMIC_RELAXED);
+		was = true;
+	}
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	return was;
+}
+
+/* The page at i for a write of [in, in+len): a whole-page write needs no
+ * read.  Locked and referenced, or NULL with *err. */
+static struct page *get_write(struct pagecache_file *f, uint64_t i, uint64_t in, uint64_t len, int *err)
+{
+	struct pagecache *pc = f->pc;
+	for (;;) {
+		struct page *p = find_get(pc, i);
+		if (p) {
+			lock_page(p);
+			if (page_test(p, PG_ERROR)) {
+				drop_failed(pc, p);
+				unlock_page(p);
+				put_page(p);
+				*err = -EIO;
+				return NULL;
+			}
+			if (p->mapping == pc)
+				return p;
+			unlock_page(p);         /* dropped meanwhile: look again */
+			put_page(p);
+			continue;
+		}
+		if (in || len < page_bytes(pc, i)) {
+			p = get_read(f, i, 1, err);
+			if (!p)
+				return NULL;
+			put_page(p);
+			continue;
+		}
+		p = alloc_user_page(true);
+		if (!p) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		page_set(p, PG_LOCKED);
+		int r = insert(pc, i, p);
+		if (!r)
+			return p;
+		page_clear(p, PG_LOCKED);
+		put_page(p);
+		if (r != -EEXIST) {
+			*err = r;
+			return NULL;
+		}
+	}
+}
+
+static bool dirty_below_thresh(void *arg);
+static void balance_dirty_pages(void);
+
+long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n)
+{
+	if (!f->writable)
+		return -EBADF;
+	if (!n)
+		return 0;
+	if (off >= f->size)
+		return -ENOSPC;
+	if (n > f->size - off)
+		n = f->size - off;
+	/* The user's bytes go through a bounce page, copied before the cache
+	 * page is locked: a source mapped from the same device would fault
+	 * on the very page we hold locked (Linux faults the source in first
+	 * and copies with faults off; a 4 KiB memcpy is cheaper than that
+	 * here). */
+	char *bounce = kmalloc(PAGE_SIZE);
+	if (!bounce)
+		return -ENOMEM;
+	uint64_t done = 0;
+	long r = 0;
+	while (done < n) {
+		uint64_t at = f->base + off + done;
+		uint64_t i = at >> PAGE_SHIFT, in = at & (PAGE_SIZE - 1);
+		uint64_t chunk = PAGE_SIZE - in < n - done ? PAGE_SIZE - in : n - done;
+		int err = 0;
+		if (copy_from_user(bounce, ubuf + done, chunk)) {
+			r = -EFAULT;
+			break;
+		}
+		struct page *p = get_write(f, i, in, chunk, &err);
+		if (!p) {
+			r = err;
+			break;
+		}
+		memcpy((char *)page_address(p) + in, bounce, chunk);
+		set_dirty(f->pc, p);
+		unlock_page(p);
+		pagecache_mark_accessed(p);
+		put_page(p);
+		done += chunk;
+		if ((done & ((64 << PAGE_SHIFT) - 1)) < chunk)
+			balance_dirty_pages();          /* every 64 pages, as Linux's ratelimit */
+	}
+	kfree(bounce);
+	balance_dirty_pages();
+	return done ? (long)done : r;
+}
+
+/* ---------------------------------------------------------------- write-back */
+
+static void wb_finish(struct pc_wb *wb)
+{
+	struct pagecache *pc = wb->pc;
+	int status = __atomic_load_n(&wb->status, __ATOMIC_ACQUIRE);
+	bool redirty = __atomic_load_n(&wb->redirty, __ATOMIC_ACQUIRE);
+	if (status)
+		__atomic_add_fetch(&pc->wb_err, 1, __ATOMIC_ACQ_REL);
+	for (uint32_t k = 0; k < wb->n; k++) {
+		struct page *p = wb->pages[k];
+		if (redirty)
+			set_dirty(pc, p);       /* not written: the next write-back takes it */
+		/* Linux's end_page_writeback with an error: the page is
+		 * clean and keeps the data; the error goes to fsync. */
+		page_clear(p, PG_WRITEBACK);
+		put_page(p);
+	}
+	__atomic_sub_fetch(&pc->nr_writeback, wb->n, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&G.nr_writeback, wb->n, __ATOMIC_ACQ_REL);
+	pool_put(&wb_pool, wb, wb->pooled);
+	waitq_wake_all(&G.wb_wq);
+}
+
+static void wb_put(struct pc_wb *wb)
+{
+	if (__atomic_sub_fetch(&wb->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		wb_finish(wb);
+}
+
+static void write_done(struct blk_req *r)
+{
+	struct pc_io *io = r->priv;
+	struct pc_wb *wb = io->wb;
+	if (r->status)
+		__atomic_store_n(&wb->status, r->status, __ATOMIC_RELEASE);
+	pool_put(&io_pool, io, io->pooled);
+	wb_put(wb);
+}
+
+/* One request to writer d for the part of wb's pages inside d. */
+static void submit_write_to(struct pc_wb *wb, struct blk_dev *d)
+{
+	struct pagecache *pc = wb->pc;
+	uint64_t first = wb->pages[0]->index << PAGE_SHIFT;
+	uint64_t end = (wb->pages[wb->n - 1]->index << PAGE_SHIFT) + page_bytes(pc, wb->pages[wb->n - 1]->index);
+	uint64_t ds = dev_base(d), de = ds + blk_blocks(d) * pc->bs;
+	uint64_t s = first > ds ? first : ds, e = end < de ? end : de;
+	if (s >= e)
+		return;
+	bool pooled;
+	struct pc_io *io = pool_get(&io_pool, &pooled);
+	if (!io) {
+		__atomic_store_n(&wb->redirty, true, __ATOMIC_RELEASE);
+		return;
+	}
+	io->pooled = pooled;
+	io->pc = pc;
+	io->wb = wb;
+	for (uint64_t at = s; at < e;) {
+		struct page *p = wb->pages[(at - first) >> PAGE_SHIFT];
+		uint64_t in = at & (PAGE_SIZE - 1), len = PAGE_SIZE - in;
+		if (len > e - at)
+			len = e - at;
+		io->segs[io->n++] = (struct blk_seg){ page_to_phys(p) + in, (uint32_t)len };
+		at += len;
+	}
+	io->req = (struct blk_req){ .op = BLK_WRITE, .lba = (s - ds) / pc->bs, .nsegs = io->n, .segs = io->segs,
+				    .done = write_done, .priv = io };
+	__atomic_add_fetch(&wb->pending, 1, __ATOMIC_ACQ_REL);
+	vmstat_add(PGPGOUT, (e - s) >> 10);
+	int err = blk_submit(d, &io->req);
+	if (err) {
+		io->req.status = err;
+		write_done(&io->req);
+	}
+}
+
+static void submit_wb(struct pc_wb *wb)
+{
+	int nw = __atomic_load_n(&wb->pc->nwriters, __ATOMIC_ACQUIRE);
+	for (int k = 0; k < nw; k++)
+		submit_write_to(wb, wb->pc->writers[k]);
+	wb_put(wb);                     /* the building reference */
+}
+
+/* Start write-back of the dirty pages in [from, to); returns pages
+ * started.  Pages being written already are left alone.  nowait (reclaim,
+ * holding the reclaim lock): a locked page is skipped, since its holder
+ * may be waiting for that lock (a writer whose copy faulted).  Never
+ * plugs the disk: a batch is one request already, and sleeping on a page
+ * lock while plugged would hold back the very read that unlocks it. */
+static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait)
+{
+	uint64_t started = 0, i = from;
+	struct pc_wb *wb = NULL;
+	while (i < to) {
+		bool pc_on = spin_lock_irqsave(&pc->lock);
+		uint64_t at;
+		struct page *p = pagecache_idx_next(&pc->idx, i, &at);
+		bool dirty = p && at < to && page_test(p, PG_DIRTY);
+		if (dirty)
+			get_page(p);
+		spin_unlock_irqrestore(&pc->lock, pc_on);
+		if (!p || at >= to)
+			break;
+		i = at + 1;
+		if (!dirty)
+			continue;       /* clean: not even locked */
+		if (wb && (wb->n == PC_IO_PAGES || wb->pages[wb->n - 1]->index + 1 != at)) {
+			submit_wb(wb);
+			wb = NULL;
+		}
+		if (nowait ? !trylock_page(p) : (lock_page(p), false)) {
+			put_page(p);
+			continue;
+		}
+		if (p->mapping != pc || page_test(p, PG_WRITEBACK) || !clear_dirty(pc, p)) {
+			unlock_page(p);
+			put_page(p);
+			continue;
+		}
+		bool pooled;
+		if (!wb && (wb = pool_get(&wb_pool, &pooled)))
+			wb->pooled = pooled;
+		if (!wb) {
+			set_dirty(pc, p);
+			unlock_page(p);
+			put_page(p);
+			break;
+		}
+		wb->pc = pc;
+		wb->pending = 1;
+		page_set(p, PG_WRITEBACK);
+		__atomic_add_fetch(&pc->nr_writeback, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&G.nr_writeback, 1, __ATOMIC_ACQ_REL);
+		unlock_page(p);
+		wb->pages[wb->n++] = p; /* our reference goes with the write */
+		started++;
+	}
+	if (wb)
+		submit_wb(wb);
+	return started;
+}
+
+static bool pc_idle(void *arg)
+{
+	struct pagecache *pc = arg;
+	return __atomic_load_n(&pc->nr_writeback, __ATOMIC_ACQUIRE) == 0;
+}
+
+static void wait_writeback(struct pagecache *pc)
+{
+	sched_io_wait_begin();
+	wait_event_timeout(&G.wb_wq, pc_idle, pc, 0);
+	sched_io_wait_end();
+}
+
+int pagecache_fsync(struct pagecache_file *f)
+{
+	struct pagecache *pc = f->pc;
+	uint64_t from = f->base >> PAGE_SHIFT, to = (f->base + f->size + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	/* Twice: a page dirtied again while an earlier write of it was in
+	 * flight is skipped by the first pass (Linux waits on it instead). */
+	writeback_range(pc, from, to, false);
+	wait_writeback(pc);
+	writeback_range(pc, from, to, false);
+	wait_writeback(pc);
+	uint64_t errs = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
+	if (errs != f->wb_err_seen) {
+		f->wb_err_seen = errs;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- dirty limits */
+
+static void limits(uint64_t *bg, uint64_t *thresh)
+{
+	uint64_t dirtyable = pmm_free_pages() + __atomic_load_n(&G.nr_pages, __ATOMIC_RELAXED);
+	pagecache_dirty_limits(dirtyable, pagecache_dirty_background_ratio, pagecache_dirty_ratio, bg, thresh);
+}
+
+static uint64_t nr_unwritten(void)
+{
+	return __atomic_load_n(&G.nr_dirty, __ATOMIC_RELAXED) + __atomic_load_n(&G.nr_writeback, __ATOMIC_RELAXED);
+}
+
+static enum pagecache_dirty_state dirty_state(void)
+{
+	uint64_t bg, th;
+	limits(&bg, &th);
+	return pagecache_dirty_state(nr_unwritten(), bg, th);
+}
+
+static void kick_flusher(void)
+{
+	if (!G.flush_kick) {
+		G.flush_kick = true;
+		waitq_wake_all(&G.flush_wq);
+	}
+}
+
+static bool dirty_below_thresh(void *arg)
+{
+	(void)arg;
+	return dirty_state() != PAGECACHE_DIRTY_THROTTLE;
+}
+
+/* Linux's balance_dirty_pages in spirit: past the background limit the
+ * flusher is woken; past dirty_ratio the writer waits for write-back to
+ * bring the count down (it does not write itself: one writer, the
+ * flusher, keeps the disk's writes sequential). */
+static void balance_dirty_pages(void)
+{
+	enum pagecache_dirty_state s = dirty_state();
+	if (s == PAGECACHE_DIRTY_FREE)
+		return;
+	kick_flusher();
+	while (dirty_state() == PAGECACHE_DIRTY_THROTTLE) {
+		kick_flusher();
+		sched_io_wait_begin();
+		wait_event_timeout(&G.wb_wq, dirty_below_thresh, NULL, 100000000ull);
+		sched_io_wait_end();
+	}
+}
+
+/* ---------------------------------------------------------------- flusher */
+
+static bool flush_wanted(void *arg)
+{
+	(void)arg;
+	return G.flush_kick;
+}
+
+static void flush_cache(struct pagecache *pc, bool background)
+{
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	uint64_t dirty = pc->nr_dirty, since = pc->dirtied_ns;
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	uint64_t expire = (uint64_t)pagecache_dirty_expire_cs * 10000000ull;
+	if (!dirty || (!background && time_ns() - since < expire))
+		return;
+	/* Linux writes an expired inode whole; a block device is one inode. */
+	writeback_range(pc, 0, pc_pages(pc), false);
+}
+
+static void flusher(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		wait_event_timeout(&G.flush_wq, flush_wanted, NULL, PC_FLUSH_INTERVAL_NS);
+		G.flush_kick = false;
+		bool background = dirty_state() != PAGECACHE_DIRTY_FREE;
+		mutex_lock(&G.lock);
+		struct pagecache *list = G.caches;
+		mutex_unlock(&G.lock);
+		for (struct pagecache *pc = list; pc; pc = pc->next)
+			flush_cache(pc, background);
+	}
+}
+
+/* ---------------------------------------------------------------- reclaim */
+
+int pagecache_reclaim_page(struct page *p, bool *activate)
+{
+	struct pagecache *pc = p->mapping;
+	*activate = false;
+	if (!trylock_page(p))
+		return 0;
+	if (!page_test(p, PG_FILE) || !pc || page_test(p, PG_WRITEBACK)) {
+		unlock_page(p);
+		return 0;
+	}
+	if (page_test(p, PG_DIRTY)) {
+		/* Dirty pages are written first (Linux's pageout of a file
+		 * page): start it, keep the page inactive, drop it next time. */
+		unlock_page(p);
+		writeback_range(pc, p->index, p->index + 1, true);
+		return 0;
+	}
+	/* References: the index's and our isolation's; any other is a
+	 * reader or writer about to use it. */
+	bool gone = remove_if(pc, p, 2);
+	unlock_page(p);
+	if (gone)
+		put_page(p);            /* the isolation reference: the page is freed */
+	return gone;
+}
+
+uint64_t pagecache_drop_clean(void)
+{
+	uint64_t dropped = 0;
+	mutex_lock(&G.lock);
+	struct pagecache *list = G.caches;
+	mutex_unlock(&G.lock);
+	for (struct pagecache *pc = list; pc; pc = pc->next) {
+		writeback_range(pc, 0, pc_pages(pc), false);
+		wait_writeback(pc);
+		for (uint64_t i = 0, at;; i = at + 1) {
+			bool pc_on = spin_lock_irqsave(&pc->lock);
+			struct page *p = pagecache_idx_next(&pc->idx, i, &at);
+			if (p)
+				get_page(p);
+			spin_unlock_irqrestore(&pc->lock, pc_on);
+			if (!p)
+				break;
+			if (trylock_page(p)) {
+				dropped += remove_if(pc, p, 2);
+				unlock_page(p);
+			}
+			put_page(p);
+		}
+	}
+	return dropped;
+}
+
+/* ---------------------------------------------------------------- fadvise */
+
+/* Drop the clean pages of [from, to) that only the index holds. */
+static void drop_range(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	for (uint64_t i = from, at; i < to; i = at + 1) {
+		bool pc_on = spin_lock_irqsave(&pc->lock);
+		struct page *p = pagecache_idx_next(&pc->idx, i, &at);
+		if (p && at < to)
+			get_page(p);
+		spin_unlock_irqrestore(&pc->lock, pc_on);
+		if (!p || at >= to)
+			break;
+		if (trylock_page(p)) {
+			remove_if(pc, p, 2);
+			unlock_page(p);
+		}
+		put_page(p);
+	}
+}
+
+int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int advice)
+{
+	struct pagecache *pc = f->pc;
+	if (off >= f->size)
+		return 0;
+	uint64_t end = !len || len > f->size - off ? f->size : off + len;
+	uint64_t from = (f->base + off) >> PAGE_SHIFT, to = (f->base + end + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	switch (advice) {
+	case 0:
+		f->random = false;
+		break;
+	case 1:
+		f->random = true;
+		break;
+	case 3:
+		for (uint64_t i = from; i < to; i += PC_RA_MAX)
+			read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull);
+		break;
+	case 4:
+		writeback_range(pc, from, to, false);
+		drop_range(pc, from, to);
+		break;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- mappings */
+
+#define PC_FAULT_AROUND 32              /* Linux's mmap read-around: ra_pages */
+
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool random, bool *major, int *err)
+{
+	*major = false;
+	if (idx >= pc_pages(pc)) {
+		*err = -EFAULT;
+		return NULL;
+	}
+	struct page *p = find_get(pc, idx);
+	if (!p) {
+		uint64_t start = random || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
+		uint32_t n = random ? 1 : PC_FAULT_AROUND;
+		read_pages(pc, start, n, random ? ~0ull : start + n - n / 4, idx);
+		p = find_get(pc, idx);
+		*major = true;
+	} else if (page_test_clear(p, PG_RA_MARK)) {
+		/* The stream reached the window's last quarter: the next
+		 * window, read while this one is used. */
+		read_pages(pc, idx + 1, PC_FAULT_AROUND, idx + 1 + PC_FAULT_AROUND - PC_FAULT_AROUND / 4, ~0ull);
+	}
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (page_test(p, PG_LOCKED)) {
+		*major = true;
+		wait_on_page(p);
+	}
+	if (page_test(p, PG_ERROR)) {
+		lock_page(p);
+		drop_failed(pc, p);
+		unlock_page(p);
+		put_page(p);
+		*err = -EIO;
+		return NULL;
+	}
+	return p;
+}
+
+void pagecache_set_page_dirty(struct page *p)
+{
+	struct pagecache *pc = p->mapping;
+	if (page_test(p, PG_FILE) && pc)
+		set_dirty(pc, p);
+}
+
+int pagecache_sync_pages(struct pagecache *pc, uint64_t from, uint64_t to, bool wait)
+{
+	uint64_t errs = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
+	writeback_range(pc, from, to, false);
+	if (!wait)
+		return 0;
+	wait_writeback(pc);
+	writeback_range(pc, from, to, false);
+	wait_writeback(pc);
+	return __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE) != errs ? -EIO : 0;
+}
+
+/* Without G.lock (the VMA hooks run under a ptl): caches are only ever
+ * added, at the head, published with a release store. */
+bool pagecache_is_cache(const void *obj)
+{
+	for (struct pagecache *pc = __atomic_load_n(&G.caches, __ATOMIC_ACQUIRE); pc; pc = pc->next)
+		if (pc == obj)
+			return true;
+	return false;
+}
+
+struct pagecache *pagecache_of_file(const struct pagecache_file *f) { return f->pc; }
+
+uint64_t pagecache_nr_pages(void) { return __atomic_load_n(&G.nr_pages, __ATOMIC_RELAXED); }
+uint64_t pagecache_nr_dirty(void) { return __atomic_load_n(&G.nr_dirty, __ATOMIC_RELAXED); }
+uint64_t pagecache_nr_writeback(void) { return __atomic_load_n(&G.nr_writeback, __ATOMIC_RELAXED); }
+
+/* ---------------------------------------------------------------- init */
+
+static void allow_item(char *item)
+{
+	struct blk_dev *d = blk_find_linux(item);
+	if (!d)
+		kprintf("data: %s: no such block device; ignored\n", item);
+	else
+		pagecache_allow_write(d, "data");
+}
+
+void pagecache_init(void)
+{
+	mutex_init(&G.lock, "pagecache");
+	waitq_init(&G.wb_wq, "pc-writeback");
+	waitq_init(&G.flush_wq, "flusher");
+	char buf[sizeof kcfg.data];
+	memcpy(buf, kcfg.data, sizeof buf);
+	for (char *p = buf; p && *p;) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma++ = 0;
+		if (*p)
+			allow_item(p);
+		p = comma;
+	}
+	pool_fill(&io_pool);
+	pool_fill(&wb_pool);
+	thread_create("flusher", flusher, NULL, SCHED_NORMAL);
+}

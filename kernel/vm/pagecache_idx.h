@@ -1,0 +1,49 @@
+/*
+ * The page cache's index: page offset -> pointer, a radix tree of 64-way
+ * nodes (Linux's xarray without its tags).  Pure: nodes come from the
+ * caller's allocator, so host tests build the real file.
+ *
+ * Size follows what it holds, never the device: a tree is only as tall as
+ * its largest index needs (6 levels cover 2^36 pages, a 256 TiB disk) and
+ * holds a node only on the path to a present entry; deleting the last
+ * entry below a node frees it, and the root shrinks when only its first
+ * slot is left.  Empty: no node at all.
+ *
+ * Locking: none here; the owner (pagecache.c) holds its cache lock.
+ */
+#ifndef PAGECACHE_IDX_H
+#define PAGECACHE_IDX_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define PAGECACHE_IDX_SHIFT 6
+#define PAGECACHE_IDX_FANOUT (1u << PAGECACHE_IDX_SHIFT)
+
+struct pagecache_idx_node {
+	void *slot[PAGECACHE_IDX_FANOUT];
+	uint32_t count;                 /* non-NULL slots */
+};
+
+struct pagecache_idx {
+	struct pagecache_idx_node *root;
+	unsigned height;                /* levels; 0: empty, root NULL */
+	uint64_t entries;
+	uint64_t nodes;
+	void *(*alloc)(size_t);         /* zeroed memory or NULL; never sleeps under the owner's lock */
+	void (*free)(void *);
+};
+
+/* The entry at index i, or NULL. */
+void *pagecache_idx_get(const struct pagecache_idx *x, uint64_t i);
+/* Store v (non-NULL) at an empty index i: 0, -EEXIST, -ENOMEM (nothing
+ * changed). */
+int pagecache_idx_set(struct pagecache_idx *x, uint64_t i, void *v);
+/* Remove and return the entry at i (NULL if none); frees empty nodes. */
+void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i);
+/* The first entry at an index >= from (its index in *at), or NULL. */
+void *pagecache_idx_next(const struct pagecache_idx *x, uint64_t from, uint64_t *at);
+/* Invariants (counts, no empty node kept); 0 or a negative line number. */
+int pagecache_idx_check(const struct pagecache_idx *x);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * Page-cache policy, pure: file read-ahead windows (Linux's on-demand
+ * read-ahead, mm/readahead.c) and the dirty-page limits (Linux's
+ * dirty_background_ratio / dirty_ratio over dirtyable memory, and the
+ * three states of balance_dirty_pages).  pagecache.c applies them; host
+ * tests drive them.
+ */
+#ifndef PAGECACHE_POLICY_H
+#define PAGECACHE_POLICY_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+/* Read-ahead state of one open file (Linux's file_ra_state). */
+struct pagecache_ra {
+	uint64_t start;                 /* first page of the current window */
+	uint32_t size;                  /* its pages */
+	uint32_t async_size;            /* the last async_size pages of it: the marker sits at their first */
+	uint64_t prev;                  /* the last page read + 1 (0: nothing read yet) */
+};
+
+/* What to read now. */
+struct pagecache_ra_io {
+	uint64_t start;
+	uint32_t n;                     /* 0: nothing */
+	uint64_t mark;                  /* page to mark (async read-ahead starts when it is read); ~0: none */
+};
+
+/* A buffered read wants pages [index, index+req) and found page `index`
+ * missing (marker_hit false: synchronous read-ahead), or found it cached
+ * with the read-ahead marker (marker_hit true: asynchronous, the next
+ * window).  max: the largest window (Linux's ra_pages, 32 = 128 KiB).
+ * Updates ra and says which pages to read (missing ones only are read).
+ *
+ * Sequential (index at the window's expected next page, or right after
+ * the previous read): the window moves on and grows (x4 while small, x2,
+ * then max); a miss at the start of a file or after a sequential read
+ * starts a window of about 2-4x the request; a random miss reads just
+ * what was asked, no read-ahead. */
+struct pagecache_ra_io pagecache_ra_next(struct pagecache_ra *ra, uint64_t index, uint32_t req, bool marker_hit,
+					 uint32_t max);
+
+/* Dirty limits in pages over dirtyable memory (free pages plus file
+ * pages), as Linux's domain_dirty_limits: background = bg_ratio %,
+ * throttle = ratio %; a background limit at or above the throttle one
+ * becomes half of it. */
+void pagecache_dirty_limits(uint64_t dirtyable, unsigned bg_ratio, unsigned ratio, uint64_t *bg, uint64_t *thresh);
+
+enum pagecache_dirty_state {
+	PAGECACHE_DIRTY_FREE,           /* at most bg: the flusher only writes what expired */
+	PAGECACHE_DIRTY_BACKGROUND,     /* above bg: the flusher writes until below it; writers run free */
+	PAGECACHE_DIRTY_THROTTLE,       /* above thresh: writers wait for writeback */
+};
+
+/* nr: dirty + under writeback. */
+enum pagecache_dirty_state pagecache_dirty_state(uint64_t nr, uint64_t bg, uint64_t thresh);
+
+#endif

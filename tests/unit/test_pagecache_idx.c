@@ -1,0 +1,123 @@
+/* The page cache's radix tree: entries, node counts, the walk, and the
+ * tree's size following what it holds (16 TiB disk offsets). */
+#include <stdlib.h>
+#include "test.h"
+#include "vm/pagecache_idx.h"
+#include "lib/errno.h"
+
+static int fail_after = -1;             /* allocations left before one fails (-1: never) */
+
+static void *zalloc(size_t n)
+{
+	if (fail_after == 0)
+		return NULL;
+	if (fail_after > 0)
+		fail_after--;
+	return calloc(1, n);
+}
+
+static struct pagecache_idx fresh(void)
+{
+	return (struct pagecache_idx){ .alloc = zalloc, .free = free };
+}
+
+static void *val(uint64_t i) { return (void *)(uintptr_t)((i << 4) | 8); }
+
+TEST(pagecache_idx_set_get_del)
+{
+	struct pagecache_idx x = fresh();
+	CHECK(!pagecache_idx_get(&x, 0));
+	CHECK_EQ(pagecache_idx_set(&x, 5, val(5)), 0);
+	CHECK_EQ(x.height, 1);
+	CHECK_EQ(pagecache_idx_set(&x, 5, val(6)), -EEXIST);
+	CHECK(pagecache_idx_get(&x, 5) == val(5));
+	CHECK(!pagecache_idx_get(&x, 6));
+	/* Last page of a 16 TiB disk: 2^32 - 1; the tree grows to 6 levels. */
+	uint64_t top = (1ull << 32) - 1;
+	CHECK_EQ(pagecache_idx_set(&x, top, val(top)), 0);
+	CHECK_EQ(x.height, 6);
+	CHECK_EQ(x.nodes, 6 + 5);       /* root and 5 levels to 5; 5 more to top */
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	CHECK(pagecache_idx_get(&x, top) == val(top));
+	CHECK(pagecache_idx_get(&x, 5) == val(5));
+	CHECK(pagecache_idx_del(&x, top) == val(top));
+	CHECK_EQ(x.height, 1);          /* shrunk back: only 5 is left */
+	CHECK_EQ(x.nodes, 1);
+	CHECK(!pagecache_idx_del(&x, top));
+	CHECK(pagecache_idx_del(&x, 5) == val(5));
+	CHECK_EQ(x.height, 0);
+	CHECK_EQ(x.nodes, 0);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+}
+
+TEST(pagecache_idx_next_walks_in_order)
+{
+	struct pagecache_idx x = fresh();
+	uint64_t keys[] = { 3, 64, 65, 4095, 4096, 1ull << 30, (1ull << 40) + 7 };
+	for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		CHECK_EQ(pagecache_idx_set(&x, keys[k], val(keys[k])), 0);
+	uint64_t at = 0, from = 0;
+	unsigned seen = 0;
+	for (void *v; (v = pagecache_idx_next(&x, from, &at)); from = at + 1) {
+		CHECK(seen < sizeof keys / sizeof keys[0]);
+		if (seen >= sizeof keys / sizeof keys[0])
+			break;
+		CHECK_EQ(at, keys[seen]);
+		CHECK(v == val(keys[seen]));
+		seen++;
+	}
+	CHECK_EQ(seen, sizeof keys / sizeof keys[0]);
+	CHECK(pagecache_idx_next(&x, 66, &at) && at == 4095);
+	CHECK(!pagecache_idx_next(&x, (1ull << 40) + 8, &at));
+	CHECK(!pagecache_idx_next(&x, ~0ull, &at));
+	for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		CHECK(pagecache_idx_del(&x, keys[k]) == val(keys[k]));
+	CHECK_EQ(x.nodes, 0);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+}
+
+/* Memory follows entries: 10000 scattered pages, then all deleted. */
+TEST(pagecache_idx_size_follows_contents)
+{
+	struct pagecache_idx x = fresh();
+	uint64_t seed = 1;
+	uint64_t *keys = calloc(10000, sizeof *keys);
+	for (int k = 0; k < 10000; k++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		keys[k] = (seed >> 20) & ((1ull << 32) - 1);
+		int r = pagecache_idx_set(&x, keys[k], val(keys[k]));
+		CHECK(r == 0 || r == -EEXIST);
+		if (r)
+			keys[k] = ~0ull;
+	}
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	CHECK(x.nodes <= x.entries * 6);
+	for (int k = 0; k < 10000; k++)
+		if (keys[k] != ~0ull)
+			CHECK(pagecache_idx_get(&x, keys[k]) == val(keys[k]));
+	for (int k = 0; k < 10000; k++)
+		if (keys[k] != ~0ull)
+			CHECK(pagecache_idx_del(&x, keys[k]) == val(keys[k]));
+	CHECK_EQ(x.entries, 0);
+	CHECK_EQ(x.nodes, 0);
+	free(keys);
+}
+
+/* A failed node allocation leaves the tree as it was. */
+TEST(pagecache_idx_enomem_changes_nothing)
+{
+	struct pagecache_idx x = fresh();
+	CHECK_EQ(pagecache_idx_set(&x, 1, val(1)), 0);
+	for (int budget = 0; budget < 6; budget++) {
+		fail_after = budget;
+		int r = pagecache_idx_set(&x, 1ull << 31, val(2));
+		fail_after = -1;
+		CHECK_EQ(r, -ENOMEM);
+		CHECK_EQ(x.entries, 1);
+		CHECK_EQ(x.nodes, 1);
+		CHECK_EQ(x.height, 1);
+		CHECK_EQ(pagecache_idx_check(&x), 0);
+	}
+	CHECK(pagecache_idx_del(&x, 1) == val(1));
+	CHECK_EQ(x.nodes, 0);
+}

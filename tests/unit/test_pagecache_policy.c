@@ -1,0 +1,135 @@
+/* Page-cache policies: file read-ahead windows, dirty limits, the
+ * used-once verdicts for every kind of page and the anon/file scan
+ * balance by swappiness. */
+#include "test.h"
+#include "vm/pagecache_policy.h"
+#include "vm/lru_policy.h"
+
+TEST(pagecache_ra_sequential_grows)
+{
+	struct pagecache_ra ra = { 0 };
+	/* First read of a file, one page: 4 pages, marker at page 1. */
+	struct pagecache_ra_io io = pagecache_ra_next(&ra, 0, 1, false, 32);
+	CHECK_EQ(io.start, 0);
+	CHECK_EQ(io.n, 4);
+	CHECK_EQ(io.mark, 1);
+	/* The reader reaches the marker: the next window follows, x2 (4 is
+	 * not below 32/16), all of it async (marked at its first page). */
+	io = pagecache_ra_next(&ra, 1, 1, true, 32);
+	CHECK_EQ(io.start, 4);
+	CHECK_EQ(io.n, 8);
+	CHECK_EQ(io.mark, 4);
+	io = pagecache_ra_next(&ra, 4, 1, true, 32);
+	CHECK_EQ(io.start, 12);
+	CHECK_EQ(io.n, 16);
+	io = pagecache_ra_next(&ra, 12, 1, true, 32);
+	CHECK_EQ(io.start, 28);
+	CHECK_EQ(io.n, 32);             /* 16 <= 32/2: x2, the max */
+	io = pagecache_ra_next(&ra, 28, 1, true, 32);
+	CHECK_EQ(io.start, 60);
+	CHECK_EQ(io.n, 32);
+	/* A large max: x4 while the window is below max/16. */
+	struct pagecache_ra big = { 0 };
+	pagecache_ra_next(&big, 0, 1, false, 256);
+	io = pagecache_ra_next(&big, 1, 1, true, 256);
+	CHECK_EQ(io.n, 16);
+}
+
+TEST(pagecache_ra_random_reads_only_the_request)
+{
+	struct pagecache_ra ra = { 0 };
+	pagecache_ra_next(&ra, 0, 1, false, 32);
+	struct pagecache_ra_io io = pagecache_ra_next(&ra, 5000, 2, false, 32);
+	CHECK_EQ(io.start, 5000);
+	CHECK_EQ(io.n, 2);
+	CHECK_EQ(io.mark, ~0ull);
+	io = pagecache_ra_next(&ra, 9000, 1, false, 32);
+	CHECK_EQ(io.n, 1);
+	/* A miss right after the previous read is sequential again. */
+	io = pagecache_ra_next(&ra, 9001, 1, false, 32);
+	CHECK_EQ(io.start, 9001);
+	CHECK_EQ(io.n, 4);
+	/* A request larger than max reads max. */
+	io = pagecache_ra_next(&ra, 70000, 100, false, 32);
+	CHECK_EQ(io.n, 32);
+}
+
+TEST(pagecache_dirty_limits_and_states)
+{
+	uint64_t bg, th;
+	pagecache_dirty_limits(100000, 10, 20, &bg, &th);
+	CHECK_EQ(bg, 10000);
+	CHECK_EQ(th, 20000);
+	CHECK_EQ(pagecache_dirty_state(10000, bg, th), PAGECACHE_DIRTY_FREE);
+	CHECK_EQ(pagecache_dirty_state(10001, bg, th), PAGECACHE_DIRTY_BACKGROUND);
+	CHECK_EQ(pagecache_dirty_state(20000, bg, th), PAGECACHE_DIRTY_BACKGROUND);
+	CHECK_EQ(pagecache_dirty_state(20001, bg, th), PAGECACHE_DIRTY_THROTTLE);
+	pagecache_dirty_limits(100000, 30, 20, &bg, &th);
+	CHECK_EQ(bg, 10000);            /* bg >= thresh: half of it */
+	/* 1 TiB of pages: no overflow. */
+	pagecache_dirty_limits(1ull << 28, 10, 20, &bg, &th);
+	CHECK_EQ(th, (1ull << 28) / 5);
+}
+
+TEST(lru_used_once_verdicts_by_kind)
+{
+	/* Anonymous: first reference activates, knob on or off. */
+	for (int knob = 0; knob < 2; knob++) {
+		bool m = lru_used_more_than_once(true, false, knob);
+		CHECK(m);
+		CHECK_EQ(lru_judge_inactive(1, false, m, false), LRU_ACTIVATE);
+	}
+	/* Shmem: on = the 3.4 fix (activate); off = 64574746 (keep once). */
+	bool on = lru_used_more_than_once(false, true, true), off = lru_used_more_than_once(false, true, false);
+	CHECK_EQ(lru_judge_inactive(1, false, on, false), LRU_ACTIVATE);
+	CHECK_EQ(lru_judge_inactive(1, false, off, false), LRU_KEEP);
+	CHECK_EQ(lru_judge_inactive(1, true, off, false), LRU_ACTIVATE);  /* second reference */
+	CHECK_EQ(lru_judge_inactive(0, true, off, false), LRU_RECLAIM);
+	/* File: used once stays inactive; a second reference, or two
+	 * mappings, activates; unreferenced goes. */
+	for (int knob = 0; knob < 2; knob++) {
+		bool f = lru_used_more_than_once(false, false, knob);
+		CHECK(!f);
+		CHECK_EQ(lru_judge_inactive(1, false, f, false), LRU_KEEP);
+		CHECK_EQ(lru_judge_inactive(1, true, f, false), LRU_ACTIVATE);
+		CHECK_EQ(lru_judge_inactive(2, false, f, false), LRU_ACTIVATE);
+		CHECK_EQ(lru_judge_inactive(0, true, f, false), LRU_RECLAIM);
+	}
+}
+
+TEST(lru_scan_balance_by_swappiness)
+{
+	uint64_t a, f;
+	struct lru_scan_cost none = { 0, 0 };
+	/* Equal sizes, no cost history: anon gets swappiness/200. */
+	lru_scan_balance(1000, 1000, 0, none, true, 200, &a, &f);
+	CHECK_EQ(a, 0);
+	CHECK_EQ(f, 200);
+	lru_scan_balance(1000, 1000, 60, none, true, 200, &a, &f);
+	CHECK_EQ(a, 59);                /* 60/200 in 1/1024ths: 307/1024 of 200 */
+	CHECK_EQ(a + f, 200);
+	lru_scan_balance(1000, 1000, 100, none, true, 200, &a, &f);
+	CHECK_EQ(a, 100);
+	CHECK_EQ(f, 100);
+	lru_scan_balance(1000, 1000, 200, none, true, 200, &a, &f);
+	CHECK_EQ(a, 200);
+	CHECK_EQ(f, 0);
+	/* Sizes weigh in: 3x the anon pages, swappiness 100: 3/4 on anon. */
+	lru_scan_balance(3000, 1000, 100, none, true, 64, &a, &f);
+	CHECK_EQ(a, 48);
+	/* A side that costs (refaults) is scanned less. */
+	struct lru_scan_cost anon_hurts = { 1000, 0 };
+	lru_scan_balance(1000, 1000, 100, anon_hurts, true, 300, &a, &f);
+	CHECK(a < 150);
+	CHECK(a > 0);
+	CHECK_EQ(a + f, 300);
+	/* No swap: file only; no file: anon only; nothing: nothing on anon. */
+	lru_scan_balance(1000, 1000, 200, none, false, 32, &a, &f);
+	CHECK_EQ(a, 0);
+	lru_scan_balance(1000, 0, 0, none, true, 32, &a, &f);
+	CHECK_EQ(a, 32);
+	CHECK_EQ(f, 0);
+	/* 1 TiB of pages on each side: no overflow. */
+	lru_scan_balance(1ull << 28, 1ull << 28, 100, none, true, 256, &a, &f);
+	CHECK_EQ(a, 128);
+}

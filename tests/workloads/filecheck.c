@@ -1,0 +1,246 @@
+/*
+ * filecheck.c - buffered I/O on a block device, verified.
+ *
+ *   filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]
+ *
+ * write:  opens DEV read-write, writes SIZE_MIB of a pattern from the
+ *         start with write(2) in 64 KiB pieces, fsync(2)s.
+ * writenf: the same without fsync (write-back is left to the kernel).
+ * verify: opens DEV read-only, reads SIZE_MIB back with read(2) and checks
+ *         every 8-byte word against the pattern.
+ * both:   write, then lseek(2) to 0 on the same descriptor and verify.
+ * bothdrop: the same with posix_fadvise(POSIX_FADV_DONTNEED) of the whole
+ *         range between the write and the verify (so it reads the disk).
+ * openw:  only tries to open DEV read-write and reports the errno (a
+ *         device not named in data= must give EACCES on our kernel).
+ * mmap:   maps SIZE_MIB of DEV MAP_SHARED, writes the pattern into the
+ *         mapping, msync(MS_SYNC)s, munmaps, then reads it back with
+ *         read(2) and checks it.
+ * mmapu:  the same without msync: munmap, then fsync(2) on the fd.
+ * mmapp:  maps MAP_PRIVATE, writes the pattern, checks the mapping holds
+ *         it, munmaps, then reads DEV with read(2): no word may hold the
+ *         pattern (`leaked`): private writes never reach the device.
+ *
+ * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
+ * written at the wrong place or a stale page both show.  The device size
+ * comes from ioctl(BLKGETSIZE64), as a Linux tool gets it; SIZE_MIB must
+ * fit.  LINGER_S: sleep that long before closing DEV and exiting (to
+ * watch the kernel's write-back of what writenf left dirty).  Runs
+ * unchanged on Linux (give it a scratch device).
+ *
+ * Exit status: 0 clean, 1 data mismatch, 2 bad arguments, 3 an I/O call
+ * failed (open, write, fsync, read: the record names which and errno).
+ */
+#include "rt/rt.h"
+
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]"
+#define FC_CHUNK (64 * 1024)
+#define FC_REPORT_MAX 5
+#define FC_MAX_MIB (1ULL << 24)
+
+#define NR_LSEEK 8
+#define NR_IOCTL 16
+#define NR_CLOSE 3
+#define NR_FSYNC 74
+#define NR_OPENAT 257
+#define AT_FDCWD (-100)
+#define O_RDONLY 0
+#define O_RDWR 2
+#define BLKGETSIZE64 0x80081272UL
+#define NR_MSYNC 26
+#define NR_FADVISE64 221
+#define POSIX_FADV_DONTNEED 4
+#define PROT_RW 3
+#define MAP_SHARED 1
+#define MAP_PRIVATE 2
+#define MS_SYNC 4
+
+static uint64_t buf[FC_CHUNK / 8];
+
+struct fc {
+	const char *dev;
+	uint64_t bytes, tag, mismatches;
+	const char *failed;             /* the call that failed, or NULL */
+	long err;                       /* its -errno */
+	uint64_t dev_bytes;
+	uint64_t write_ns, fsync_ns, read_ns;
+	uint64_t leaked;                /* mmapp: pattern words found on the device */
+	bool count_leaks;               /* fc_check counts matches instead of mismatches */
+};
+
+static int fc_fail(struct fc *c, const char *call, long err)
+{
+	if (!c->failed) {
+		c->failed = call;
+		c->err = err;
+		rt_dprintf(2, "filecheck: %s %s: error %ld\n", call, c->dev, -err);
+	}
+	return -1;
+}
+
+static void fc_fill(const struct fc *c, uint64_t off)
+{
+	for (uint64_t w = 0; w < FC_CHUNK / 8; w++)
+		buf[w] = c->tag ^ (off + w * 8);
+}
+
+static int fc_write(struct fc *c, int fd, bool sync)
+{
+	uint64_t t0 = rt_now_ns();
+	for (uint64_t off = 0; off < c->bytes; off += FC_CHUNK) {
+		fc_fill(c, off);
+		long r = rt_write_all(fd, buf, FC_CHUNK);
+		if (r != FC_CHUNK)
+			return fc_fail(c, "write", r < 0 ? r : -5);
+	}
+	uint64_t t1 = rt_now_ns();
+	long r = sync ? rt_syscall1(NR_FSYNC, fd) : 0;
+	uint64_t t2 = rt_now_ns();
+	c->write_ns = t1 - t0;
+	c->fsync_ns = t2 - t1;
+	return r ? fc_fail(c, "fsync", r) : 0;
+}
+
+static void fc_check(struct fc *c, uint64_t off, uint64_t n)
+{
+	for (uint64_t w = 0; w < n / 8; w++) {
+		uint64_t want = c->tag ^ (off + w * 8);
+		if (c->count_leaks) {
+			c->leaked += buf[w] == want;
+			continue;
+		}
+		if (buf[w] == want)
+			continue;
+		if (c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: MISMATCH at byte %llu: got 0x%llx want 0x%llx\n",
+				   (unsigned long long)(off + w * 8), (unsigned long long)buf[w],
+				   (unsigned long long)want);
+	}
+}
+
+static int fc_verify(struct fc *c, int fd)
+{
+	uint64_t t0 = rt_now_ns();
+	for (uint64_t off = 0; off < c->bytes;) {
+		long r = rt_read(fd, (char *)buf, FC_CHUNK);
+		if (r <= 0 || r % 8)
+			return fc_fail(c, "read", r < 0 ? r : -5);
+		fc_check(c, off, (uint64_t)r);
+		off += (uint64_t)r;
+	}
+	c->read_ns = rt_now_ns() - t0;
+	return 0;
+}
+
+/* Write the pattern through a mapping (shared: then msync or not). */
+static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
+{
+	uint64_t t0 = rt_now_ns();
+	uint64_t *m = rt_mmap(0, c->bytes, PROT_RW, type, fd, 0);
+	if (rt_mmap_failed(m))
+		return fc_fail(c, "mmap", -rt_mmap_error(m));
+	for (uint64_t w = 0; w < c->bytes / 8; w++)
+		m[w] = c->tag ^ (w * 8);
+	uint64_t t1 = rt_now_ns();
+	long r = 0;
+	if (type == MAP_PRIVATE)
+		for (uint64_t w = 0; w < c->bytes / 8; w++)
+			if (m[w] != (c->tag ^ (w * 8)) && c->mismatches++ < FC_REPORT_MAX)
+				rt_dprintf(2, "filecheck: MISMATCH in the private map at byte %llu\n",
+					   (unsigned long long)(w * 8));
+	if (do_msync)
+		r = rt_syscall3(NR_MSYNC, (long)m, (long)c->bytes, MS_SYNC);
+	int u = rt_munmap(m, c->bytes);
+	if (!r && !do_msync && type == MAP_SHARED)
+		r = rt_syscall1(NR_FSYNC, fd);
+	c->write_ns = t1 - t0;
+	c->fsync_ns = rt_now_ns() - t1;
+	if (r)
+		return fc_fail(c, do_msync ? "msync" : "fsync", r);
+	if (u)
+		return fc_fail(c, "munmap", u);
+	return rt_syscall3(NR_LSEEK, fd, 0, 0) ? fc_fail(c, "lseek", -22) : 0;
+}
+
+static int fc_open(struct fc *c, int flags)
+{
+	long fd = rt_syscall4(NR_OPENAT, AT_FDCWD, (long)c->dev, flags, 0);
+	if (fd < 0)
+		return fc_fail(c, flags == O_RDWR ? "open_rw" : "open", fd);
+	long r = rt_syscall3(NR_IOCTL, fd, (long)BLKGETSIZE64, (long)&c->dev_bytes);
+	if (r)
+		return fc_fail(c, "ioctl", r);
+	if (c->dev_bytes < c->bytes) {
+		rt_dprintf(2, "filecheck: %s holds %llu bytes, fewer than asked\n", c->dev,
+			   (unsigned long long)c->dev_bytes);
+		return fc_fail(c, "size", -28);
+	}
+	return (int)fd;
+}
+
+static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint64_t start, uint64_t end)
+{
+	struct rt_json j;
+	rt_report_begin(&j, "filecheck");
+	rt_json_str(&j, "dev", c->dev);
+	rt_json_str(&j, "mode", mode);
+	rt_json_u64(&j, "size_mib", c->bytes >> 20);
+	rt_json_u64(&j, "seed", seed);
+	rt_json_u64(&j, "dev_bytes", c->dev_bytes);
+	rt_json_u64(&j, "write_ns", c->write_ns);
+	rt_json_u64(&j, "fsync_ns", c->fsync_ns);
+	rt_json_u64(&j, "read_ns", c->read_ns);
+	rt_json_str(&j, "failed", c->failed ? c->failed : "");
+	rt_json_u64(&j, "errno", (uint64_t)-c->err);
+	rt_json_u64(&j, "mismatches", c->mismatches);
+	rt_json_u64(&j, "leaked", c->leaked);
+	rt_report_usage(&j, start, end);
+	rt_json_end(&j, 1);
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	if (argc < 4 || argc > 6)
+		rt_usage_error(FC_USAGE, "expected 3 to 5 arguments");
+	struct fc c = { .dev = argv[1] };
+	c.bytes = rt_arg_u64("filecheck", FC_USAGE, "SIZE_MIB", argv[2], 1, FC_MAX_MIB) << 20;
+	const char *mode = argv[3];
+	uint64_t seed = argc >= 5 ? rt_arg_u64("filecheck", FC_USAGE, "SEED", argv[4], 0, ~0ULL) : 1;
+	uint64_t linger = argc == 6 ? rt_arg_u64("filecheck", FC_USAGE, "LINGER_S", argv[5], 0, 3600) : 0;
+	c.tag = rt_mix64(seed + 0x13);
+	bool nf = !rt_strcmp(mode, "writenf");
+	bool drop = !rt_strcmp(mode, "bothdrop");
+	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop;
+	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;
+	bool openw = !rt_strcmp(mode, "openw");
+	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") ? MAP_SHARED :
+		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
+	if (!w && !v && !openw && !mtype)
+		rt_usage_error(FC_USAGE, "mode '%s' is not write, writenf, verify, both, bothdrop, openw, mmap, mmapu or mmapp",
+			       mode);
+	uint64_t start = rt_now_ns();
+	int fd = fc_open(&c, w || openw || mtype == MAP_SHARED ? O_RDWR : O_RDONLY);
+	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
+		c.count_leaks = mtype == MAP_PRIVATE;
+		v = true;
+	}
+	if (fd >= 0 && w && fc_write(&c, fd, !nf) == 0 && v) {
+		long r = drop ? rt_syscall4(NR_FADVISE64, fd, 0, (long)c.bytes, POSIX_FADV_DONTNEED) : 0;
+		if (r)
+			fc_fail(&c, "fadvise", r);
+		r = rt_syscall3(NR_LSEEK, fd, 0, 0);
+		if (r)
+			fc_fail(&c, "lseek", r);
+	}
+	if (fd >= 0 && v && !c.failed)
+		fc_verify(&c, fd);
+	if (linger) {
+		struct rt_timespec ts = { .tv_sec = (long)linger, .tv_nsec = 0 };
+		rt_nanosleep(&ts, 0);
+	}
+	if (fd >= 0)
+		rt_syscall1(NR_CLOSE, fd);
+	fc_report(&c, mode, seed, start, rt_now_ns());
+	return c.mismatches || c.leaked ? 1 : c.failed ? 3 : 0;
+}
