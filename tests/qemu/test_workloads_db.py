@@ -1,8 +1,7 @@
 """The seed 002/003 workloads on our kernel: shmdb (seed 003's shmem
 database) swapping with swapcrc=on; stream/mmap001 on a missing device
-failing with one clear line each; and stream/mmap001 on a data disk,
-which needs block-device files (issue 13's page cache) and skips, on
-exactly today's ENOENT line, until they are in."""
+failing with one clear line each; and stream/mmap001 on a data disk
+through block-device files and the page cache."""
 import struct
 
 import pytest
@@ -63,9 +62,8 @@ def stamped_gens(path, mib):
 
 def test_disk_workloads_on_data_disk(ctx):
     # stream and mmap001 on a data disk named writable (data=), over 72 MiB
-    # in 48 MiB of RAM, with swap and swapcrc=on.  Needs block-device files
-    # (issue 13's page cache): until they are in, stream's openat fails with
-    # ENOENT and the case is skipped on exactly that line.
+    # in 48 MiB of RAM, with swap and swapcrc=on, through block-device
+    # files and the page cache.
     data = ctx.path('data.img')
     with open(data, 'wb') as f:
         f.truncate(128 << 20)
@@ -73,8 +71,6 @@ def test_disk_workloads_on_data_disk(ctx):
     r = ctx.boot('quiet mem=48M swapcrc=on data=nvme2n1 run="%s"' % ' ; '.join(progs), timeout=1200,
                  disks=[{'file': swap_image(ctx), 'bus': 'nvme'}, {'file': data, 'bus': 'nvme'}])
     expect_ok(r)
-    if 'stream: openat(/dev/nvme2n1, O_RDWR) failed: ENOENT (2)' in r.log:
-        pytest.skip('no block-device files on this kernel yet (issue 13)')
     expect_clean_exits(r, 3)
     w = [x for x in r.find('workload')]
     expect([x['name'] for x in w] == ['stream', 'stream', 'mmap001'], 'records %r' % [x['name'] for x in w])

@@ -7,13 +7,7 @@
 # seed's figures are real/user/sys time and major/minor faults (the run's
 # row and each mmap001 record).
 #
-# NEEDS THE PAGE CACHE (issue 13): `data` (the disk mmap001 may write)
-# and /dev/nvme2n1 as a file.  Until then the kernel refuses this script
-# at parse time (unknown statement 'data'), so it lives in scripts/pagecache/,
-# out of the default image and of the unit test that parses every
-# scripts/*.mm; move it up a level when the page cache is in.
-#
-#   make script-image SCRIPT=tests/workloads/scripts/pagecache/seed002-mmap001.mm
+#   make script-image SCRIPT=tests/workloads/scripts/seed002-mmap001.mm
 #   truncate -s 256M build/swap.img && mkswap build/swap.img
 #   truncate -s 512M build/data.img
 #   tools/qemu-run --image build/scripts/seed002-mmap001.img --disk build/swap.img \

@@ -12,13 +12,7 @@
 # pswpout and pgmajfault.  stream measures the disk for its first second,
 # then reads at 20% of that.
 #
-# NEEDS THE PAGE CACHE (issue 13): /dev/nvme2n1 as a file and the knob
-# used_once_swapbacked.  Until both are in, the kernel refuses this
-# script at parse time (unknown knob), so it lives in scripts/pagecache/,
-# out of the default image and of the unit test that parses every
-# scripts/*.mm; move it up a level when the page cache is in.
-#
-#   make script-image SCRIPT=tests/workloads/scripts/pagecache/seed003-shmdb.mm
+#   make script-image SCRIPT=tests/workloads/scripts/seed003-shmdb.mm
 #   truncate -s 512M build/swap.img && mkswap build/swap.img
 #   truncate -s 1G build/data.img
 #   tools/qemu-run --image build/scripts/seed003-shmdb.img --disk build/swap.img \
