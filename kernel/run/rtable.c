@@ -22,7 +22,7 @@ static void summarize_cell(const struct rtable *t, int row, int column, struct s
 	static uint64_t v[RTABLE_MAX_SAMPLES];  /* one table at a time: scripts run one by one */
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < t->nsamples && n < RTABLE_MAX_SAMPLES; i++)
-		if (t->samples[i].column == column)
+		if (t->samples[i].column == column && !(t->samples[i].missing >> row & 1))
 			v[n++] = t->samples[i].v[row];
 	stats_summarize(v, n, s);
 }
