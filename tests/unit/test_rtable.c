@@ -134,3 +134,22 @@ TEST(rtable_missing_values_leave_the_run_out)
 	CHECK(l.text[6][strlen(l.text[6]) - 1] == '-');
 	CHECK_CONTAINS(l.text[5], "15\xc2\xb1" "5");
 }
+
+TEST(rtable_long_row_names_stay_aligned)
+{
+	static const struct rtable_row long_rows[] = {
+		{ "real time", true, false },
+		{ "shmdb.transactions_per_batch", false, false },
+		{ "swap-in p50 (us)", true, true },
+	};
+	struct rtable_sample s[4];
+	uint32_t runs[2];
+	struct rtable t = table(s, runs, 1);
+	t.rows = long_rows;
+	struct lines l = { .n = 0 };
+	rtable_print(&t, collect, &l);
+	size_t w = stats_width(l.text[2]);
+	for (int i = 3; i < l.n; i++)
+		CHECK_EQ(stats_width(l.text[i]), w);
+	CHECK_CONTAINS(l.text[6], "shmdb.transactions_per_batch ");
+}
