@@ -142,6 +142,23 @@ run_ok vmstat "samples=3 interval_ms=10" vmstat 10 3
 run_ok threads "threads=3 pages_per_thread=85 tls_errors=0" threads 3 1 1
 run_ok threads "threads=2 rounds=50 tls_errors=0" threads 2 4 60 50
 
+# touch threads=N on Linux: RUSAGE_THREAD counts each thread's own faults,
+# so the per-thread lists add up to no more than the process's, and each
+# thread (4 x 512 pages of its own slice, all touched) faulted.
+timeout 120 "$OUT/touch" 8 20000 seq anon threads=4 >"$TMP/out" 2>"$TMP/err"
+if why=$(python3 - "$TMP/out" <<'PY' 2>&1
+import json, sys
+w = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+per = [int(x) for x in w["thread_minflt"].split()]
+if len(per) != 4 or min(per) < 512 or sum(per) > w["minflt"]:
+    sys.exit("thread_minflt %r, process minflt %r" % (per, w["minflt"]))
+PY
+); then
+	pass "touch threads=4: per-thread faults are the threads' own"
+else
+	fail "touch threads=4 per-thread faults: $why"
+fi
+
 # The same seed must pick the same pages under our runtime and under musl.
 a=$(field pages_touched touch 8 5000 random anon 3)
 b=$(field pages_touched touch_musl 8 5000 random anon 3)
