@@ -324,13 +324,12 @@ static void touch_worker_setup(struct touch_worker *w, unsigned i, struct vpage_
 {
 	uint64_t n = a->threads, from = touch_share_start(area->pages, n, i);
 	uint64_t len = touch_share(area->pages, n, i);
+	uint64_t touches = touch_share(a->touches, n, i), seed = a->seed + i;
 
 	*w = (struct touch_worker){ .index = i };
 	rt_snprintf(w->who, sizeof(w->who), "touch[%u]", i);
-	w->job.touches = touch_share(a->touches, n, i);
-	w->job.seed = a->seed + i;
 	if (a->shared) {
-		w->job = (struct touch_job){ area, w->job.touches, w->job.seed, from, len, true };
+		w->job = (struct touch_job){ area, touches, seed, from, len, true };
 		return;
 	}
 	/* A view of pages [from, from + len): page numbers are the slice's own,
@@ -338,7 +337,7 @@ static void touch_worker_setup(struct touch_worker *w, unsigned i, struct vpage_
 	w->slice = (struct vpage_set){ .base = area->base + from * RT_PAGE_SIZE,
 				       .counts = area->counts + from, .pages = len,
 				       .who = w->who };
-	w->job = (struct touch_job){ &w->slice, w->job.touches, w->job.seed, 0, len, false };
+	w->job = (struct touch_job){ &w->slice, touches, seed, 0, len, false };
 }
 
 /* Creates, starts and joins the workers; 0, or -errno if clone failed. */
