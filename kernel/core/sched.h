@@ -57,6 +57,7 @@ struct thread {
 	uint64_t acct_mark;             /* TSC at the last user/kernel boundary */
 	uint8_t *fpu;                   /* FXSAVE area (512 bytes, 16-aligned) */
 	uint64_t utime_ns, stime_ns;
+	uint64_t minflt, majflt;        /* its own page faults (task.c; the task's sum them all) */
 };
 
 #define KSTACK_SIZE 16384

@@ -490,8 +490,9 @@ static long sys_getrusage(struct trap_frame *f)
 	ru[3] = s % 1000000000ull / 1000;
 	if ((int64_t)ARG0 != -1) {
 		ru[4] = k->maxrss_pages * 4;            /* ru_maxrss, KiB */
-		ru[8] = k->faults.minflt;
-		ru[9] = k->faults.majflt;
+		bool thread = (int64_t)ARG0 == 1;
+		ru[8] = thread ? t->minflt : k->faults.minflt;
+		ru[9] = thread ? t->majflt : k->faults.majflt;
 		ru[16] = k->nvcsw + t->nvcsw;
 		ru[17] = k->nivcsw + t->nivcsw;
 	}

@@ -485,6 +485,17 @@ void task_user_exception(struct trap_frame *f, uint64_t cr2)
 	task_thread_exit(0, false);
 }
 
+/* One fault's counts, to the task (its threads may fault at once: atomic
+ * adds) and to the thread alone, for getrusage(RUSAGE_THREAD). */
+static void count_fault(struct task *k, struct thread *t, const struct fault_stats *st)
+{
+	__atomic_add_fetch(&k->faults.minflt, st->minflt, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&k->faults.majflt, st->majflt, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&k->faults.swapflt, st->swapflt, __ATOMIC_RELAXED);
+	t->minflt += st->minflt;
+	t->majflt += st->majflt;
+}
+
 static bool page_fault(struct trap_frame *f, uint64_t addr)
 {
 	struct task *k = current_task();
@@ -499,7 +510,9 @@ static bool page_fault(struct trap_frame *f, uint64_t addr)
 		return extable_fixup(f);        /* cannot sleep here: fail the access */
 	if (f->rflags & RFLAGS_IF)
 		irq_enable();
-	enum vm_fault_result r = vm_fault(k->mm, addr, f->error & PF_WRITE, f->error & PF_FETCH, &k->faults);
+	struct fault_stats st = { 0 };
+	enum vm_fault_result r = vm_fault(k->mm, addr, f->error & PF_WRITE, f->error & PF_FETCH, &st);
+	count_fault(k, current_thread(), &st);
 	irq_disable();
 	if (r == VM_FAULT_OK) {
 		if (k->mm->rss > k->maxrss_pages)

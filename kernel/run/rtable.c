@@ -10,7 +10,7 @@
 #include "lib/stats.h"
 
 #define NS_PER_MS 1000000ul
-#define ROW_NAME_WIDTH 17
+#define ROW_NAME_WIDTH 17       /* the kernel's longest row name and a blank */
 
 struct line {
 	char buf[RTABLE_LINE_MAX];
@@ -22,7 +22,7 @@ static void summarize_cell(const struct rtable *t, int row, int column, struct s
 	static uint64_t v[RTABLE_MAX_SAMPLES];  /* one table at a time: scripts run one by one */
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < t->nsamples && n < RTABLE_MAX_SAMPLES; i++)
-		if (t->samples[i].column == column)
+		if (t->samples[i].column == column && !(t->samples[i].missing >> row & 1))
 			v[n++] = t->samples[i].v[row];
 	stats_summarize(v, n, s);
 }
@@ -48,9 +48,20 @@ static void put_cell(struct line *l, const char *text, size_t width)
 	l->buf[l->len] = 0;
 }
 
-static void put_name(struct line *l, const char *name)
+/* The name column: ROW_NAME_WIDTH, or wider for a script's long `row`
+ * name (shmdb.transactions), so every cell still lines up. */
+static int name_width(const struct rtable *t)
 {
-	l->len = (size_t)ksnprintf(l->buf, sizeof l->buf, "%-*s", ROW_NAME_WIDTH, name);
+	int w = ROW_NAME_WIDTH;
+	for (int r = 0; r < t->nrows; r++)
+		if ((int)stats_width(t->rows[r].name) + 1 > w)
+			w = (int)stats_width(t->rows[r].name) + 1;
+	return w;
+}
+
+static void put_name(struct line *l, int width, const char *name)
+{
+	l->len = (size_t)ksnprintf(l->buf, sizeof l->buf, "%-*s", width, name);
 }
 
 static void format_cell(const struct rtable *t, int row, int c, char *buf, size_t n)
@@ -79,7 +90,7 @@ static void count_line(const struct rtable *t, const size_t *width, const char *
 {
 	static struct line l;
 	char cell[16];
-	put_name(&l, name);
+	put_name(&l, name_width(t), name);
 	for (int c = 0; c < t->ncolumns; c++) {
 		ksnprintf(cell, sizeof cell, "%u", failed ? failed_in(t, c) : t->column_runs[c]);
 		put_cell(&l, cell, width[c]);
@@ -97,7 +108,7 @@ void rtable_print(const struct rtable *t, void (*emit)(void *ctx, const char *li
 	ksnprintf(l.buf, sizeof l.buf, "script %s: mean\xc2\xb1stderr over the runs of each column; times in ms",
 		  t->title);
 	emit(ctx, l.buf);
-	put_name(&l, "");
+	put_name(&l, name_width(t), "");
 	for (int c = 0; c < t->ncolumns; c++)
 		put_cell(&l, t->columns[c], width[c]);
 	emit(ctx, l.buf);
@@ -105,7 +116,7 @@ void rtable_print(const struct rtable *t, void (*emit)(void *ctx, const char *li
 	if (t->failed)
 		count_line(t, width, "failed runs", true, emit, ctx);
 	for (int r = 0; r < t->nrows; r++) {
-		put_name(&l, t->rows[r].name);
+		put_name(&l, name_width(t), t->rows[r].name);
 		for (int c = 0; c < t->ncolumns; c++) {
 			format_cell(t, r, c, cell, sizeof cell);
 			put_cell(&l, cell, width[c]);

@@ -14,7 +14,7 @@
 
 struct json;
 
-#define RTABLE_MAX_ROWS    16
+#define RTABLE_MAX_ROWS    24          /* the kernel's 14 and a script's `row`s */
 #define RTABLE_MAX_COLUMNS 16
 #define RTABLE_MAX_SAMPLES 1024
 #define RTABLE_LINE_MAX    4096
@@ -25,12 +25,16 @@ struct rtable_row {
 	bool us;
 };
 
-/* One run (or parallel group): its column and one value per row. */
+/* One run (or parallel group): its column and one value per row.  A row
+ * whose bit is set in missing has no value in this run (a workload figure
+ * its programs did not report): the cell's n leaves the run out. */
 struct rtable_sample {
 	int column;
 	bool failed;
 	uint64_t v[RTABLE_MAX_ROWS];
+	uint32_t missing;
 };
+_Static_assert(RTABLE_MAX_ROWS <= 32, "rtable_sample.missing has a bit per row");
 
 struct rtable {
 	const char *title;                      /* the script's name */

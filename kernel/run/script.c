@@ -550,6 +550,44 @@ struct script_syntax {
 	int (*parse)(struct parser *p, struct script_stmt *st);
 };
 
+static bool row_name_char(char c, bool dot_ok)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '-' || (dot_ok && c == '.');
+}
+
+/* row PROGRAM.FIELD: PROGRAM as its records name it ("name"), FIELD a key
+ * of those records; once each, at most SCRIPT_MAX_ROWS. */
+static int parse_row(struct parser *p, struct script_stmt *st)
+{
+	const struct script_tok *t = &p->tok[1];
+	const char *dot = strchr(t->s, '.');
+	size_t n = strlen(t->s), rows = 0;
+	if (!dot || dot == t->s || !dot[1] || strchr(dot + 1, '.'))
+		return fail(p, t->col, "row: expected PROGRAM.FIELD (as in shmdb.tps), not '%s'", t->s);
+	for (size_t i = 0; i < n; i++)
+		if (!row_name_char(t->s[i], t->s + i == dot))
+			return fail(p, t->col + t->quoted + (int)i, "row: '%c' in '%s': names are letters, digits, _ and -", t->s[i],
+				    t->s);
+	if (n >= SCRIPT_ROW_NAME_MAX)
+		return fail(p, t->col, "row: '%s' is longer than %d characters", t->s, SCRIPT_ROW_NAME_MAX - 1);
+	for (int i = 0; i < p->s->nstmts; i++) {
+		const struct script_stmt *o = &p->s->stmt[i];
+		if (o->op != SCRIPT_ROW)
+			continue;
+		if (!strcmp(o->a, t->s))
+			return fail(p, t->col, "row %s: already a row (line %d)", t->s, o->line);
+		rows++;
+	}
+	if (rows == SCRIPT_MAX_ROWS)
+		return fail(p, t->col, "row %s: more than %d rows", t->s, SCRIPT_MAX_ROWS);
+	if (!(st->a = pool_add(p, t->s, n, t->col)))
+		return -EINVAL;
+	st->n = (uint64_t)(dot - t->s);
+	st->b = st->a + st->n + 1;
+	return 0;
+}
+
 static const struct script_syntax syntax[] = {
 	{ "mem", SCRIPT_MEM, 1, 1, ST_DECL, "mem SIZE", parse_mem },
 	{ "swap", SCRIPT_SWAP, 1, 3, ST_DECL, "swap DEV|auto|none [prio=N] [cluster=N]", parse_swap },
@@ -566,6 +604,7 @@ static const struct script_syntax syntax[] = {
 	{ "drop_caches", SCRIPT_DROP_CACHES, 0, 0, 0, "drop_caches", parse_none },
 	{ "probe", SCRIPT_PROBE, 1, 1, 0, "probe on|off", parse_probe },
 	{ "data", SCRIPT_DATA, 1, 1, 0, "data DEV", parse_device },
+	{ "row", SCRIPT_ROW, 1, 1, 0, "row PROGRAM.FIELD", parse_row },
 };
 
 #define NSYNTAX ((int)(sizeof syntax / sizeof syntax[0]))
@@ -959,4 +998,40 @@ bool script_workload_mismatches(const char *line, size_t n, uint64_t *out)
 		return true;
 	}
 	return false;
+}
+
+/* The value after `"field":` at or after from, if that key is a key (after
+ * '{' or ','): its digits up to ',', '}' or a blank. */
+static enum script_field field_value(const char *line, size_t n, const char *field, uint64_t *out)
+{
+	size_t k = strlen(field);
+	for (size_t i = 1; i + k + 3 <= n; i++) {
+		if (line[i] != '"' || (line[i - 1] != '{' && line[i - 1] != ',') || memcmp(line + i + 1, field, k) ||
+		    line[i + 1 + k] != '"' || line[i + 2 + k] != ':')
+			continue;
+		size_t j = i + k + 3, digits = 0;
+		uint64_t v = 0;
+		for (; j < n && line[j] >= '0' && line[j] <= '9' && digits < 19; j++, digits++)
+			v = v * 10 + (uint64_t)(line[j] - '0');
+		if (!digits || (j < n && line[j] != ',' && line[j] != '}' && !is_blank(line[j]) && line[j] != '\n'))
+			return SCRIPT_FIELD_NOT_INT;
+		*out = v;
+		return SCRIPT_FIELD_FOUND;
+	}
+	return SCRIPT_FIELD_NOT_INT;
+}
+
+enum script_field script_workload_field(const char *line, size_t n, const char *prog, size_t plen, const char *field,
+					uint64_t *out)
+{
+	static const char head[] = "{\"type\":\"workload\",\"name\":\"";
+	size_t i = 0;
+	while (i < n && is_blank(line[i]))
+		i++;
+	line += i;
+	n -= i;
+	size_t h = sizeof head - 1;
+	if (!starts_with(line, n, head) || n < h + plen + 1 || memcmp(line + h, prog, plen) || line[h + plen] != '"')
+		return SCRIPT_FIELD_OTHER;
+	return field_value(line, n, field, out);
 }

@@ -40,6 +40,8 @@
 #define SCRIPT_REPEAT_MAX   1000000
 #define SCRIPT_MS_MAX       86400000ull /* sleep and vmstat: one day */
 #define SCRIPT_MEM_MIN      (8ull << 20) /* the kernel raises smaller mem= to this */
+#define SCRIPT_MAX_ROWS     8           /* `row` statements: workload figures in the table */
+#define SCRIPT_ROW_NAME_MAX 48          /* PROGRAM.FIELD, with its NUL */
 
 enum script_op {
 	SCRIPT_MEM,             /* n = bytes */
@@ -57,6 +59,7 @@ enum script_op {
 	SCRIPT_DROP_CACHES,
 	SCRIPT_PROBE,           /* n = 1 on, 0 off */
 	SCRIPT_DATA,            /* a = device files may write (vm/pagecache.h) */
+	SCRIPT_ROW,             /* a = "PROGRAM.FIELD" (the row's name), b = FIELD, n = strlen(PROGRAM) */
 	SCRIPT_NOPS
 };
 
@@ -122,6 +125,16 @@ const char *script_op_name(enum script_op op);
 /* A workload's result line ({"type":"workload",...,"mismatches":N,...}):
  * true and N in *out when line (n bytes) is one and carries the count. */
 bool script_workload_mismatches(const char *line, size_t n, uint64_t *out);
+
+/* What a workload line says about the figure `field` of the program
+ * whose records are named `prog` (plen bytes, no NUL needed). */
+enum script_field {
+	SCRIPT_FIELD_OTHER,     /* not a workload record of that program */
+	SCRIPT_FIELD_FOUND,     /* its record, with an unsigned integer there: *out */
+	SCRIPT_FIELD_NOT_INT,   /* its record, but no such field or not an unsigned integer */
+};
+enum script_field script_workload_field(const char *line, size_t n, const char *prog, size_t plen, const char *field,
+					uint64_t *out);
 
 /* ---- Kernel side (script_run.c) ----
  * A problem that stops (a script) or skips (run=) something: one

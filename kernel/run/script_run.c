@@ -96,7 +96,7 @@ static const int row_vmstat[NROWS] = {
 	[ROW_SWAP_RA_HIT] = SWAP_RA_HIT, [ROW_SWAP_RA_WASTE] = SWAP_RA_WASTE,
 	[ROW_SWAPCACHE_HIT] = -1, [ROW_LAT_P50] = -1, [ROW_LAT_P99] = -1,
 };
-_Static_assert(NROWS <= RTABLE_MAX_ROWS, "the table module holds RTABLE_MAX_ROWS rows");
+_Static_assert(NROWS + SCRIPT_MAX_ROWS <= RTABLE_MAX_ROWS, "the table module holds RTABLE_MAX_ROWS rows");
 _Static_assert(SCRIPT_MAX_COLUMNS <= RTABLE_MAX_COLUMNS, "the table module holds RTABLE_MAX_COLUMNS columns");
 
 #define NS_PER_MS 1000000ul
@@ -124,6 +124,13 @@ struct script_exec {
 	uint32_t column_runs[SCRIPT_MAX_COLUMNS];
 	uint32_t nsamples;
 	struct rtable_sample sample[SCRIPT_MAX_RESULTS];
+	/* The table's rows: the kernel's NROWS, then one per `row` statement
+	 * (wrow[k] is its statement, row NROWS + k). */
+	struct rtable_row row[RTABLE_MAX_ROWS];
+	int nrows;
+	int wrow[SCRIPT_MAX_ROWS];
+	int nwrows;
+	bool wrow_warned[SCRIPT_MAX_ROWS];
 };
 
 /* One run or parallel group. */
@@ -138,6 +145,13 @@ struct script_unit {
 };
 
 static uint64_t unit_mismatches, unit_workload_lines;   /* atomic: the stdout hook */
+
+/* `row PROGRAM.FIELD` figures of the running unit, summed over its
+ * programs' records (two shmdb in a parallel group: their total), and how
+ * many records had the field (found) or lacked it (bad).  Written by the
+ * stdout hook (atomic); hook_exec is the script whose rows they are. */
+static const struct script_exec *hook_exec;
+static uint64_t unit_wrow_sum[SCRIPT_MAX_ROWS], unit_wrow_found[SCRIPT_MAX_ROWS], unit_wrow_bad[SCRIPT_MAX_ROWS];
 
 /* ------------------------------------------------------------ messages */
 
@@ -284,6 +298,22 @@ static int setup_swap_lines(struct script_exec *x)
 
 /* ------------------------------------------------------------ run units */
 
+static void wrows_scan(const char *line, uint32_t n)
+{
+	const struct script_exec *x = hook_exec;
+	for (int k = 0; x && k < x->nwrows; k++) {
+		const struct script_stmt *st = &x->prog->stmt[x->wrow[k]];
+		uint64_t v;
+		enum script_field f = script_workload_field(line, n, st->a, st->n, st->b, &v);
+		if (f == SCRIPT_FIELD_FOUND) {
+			__atomic_add_fetch(&unit_wrow_sum[k], v, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&unit_wrow_found[k], 1, __ATOMIC_RELAXED);
+		} else if (f == SCRIPT_FIELD_NOT_INT) {
+			__atomic_add_fetch(&unit_wrow_bad[k], 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
 static void on_stdout(struct task *t, const char *line, uint32_t n)
 {
 	(void)t;
@@ -292,6 +322,7 @@ static void on_stdout(struct task *t, const char *line, uint32_t n)
 		__atomic_add_fetch(&unit_mismatches, m, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&unit_workload_lines, 1, __ATOMIC_RELAXED);
 	}
+	wrows_scan(line, n);
 }
 
 static void unit_start(struct script_unit *u)
@@ -302,6 +333,11 @@ static void unit_start(struct script_unit *u)
 	swapin_latency_reset();
 	__atomic_store_n(&unit_mismatches, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&unit_workload_lines, 0, __ATOMIC_RELAXED);
+	for (int k = 0; k < SCRIPT_MAX_ROWS; k++) {
+		__atomic_store_n(&unit_wrow_sum[k], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&unit_wrow_found[k], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&unit_wrow_bad[k], 0, __ATOMIC_RELAXED);
+	}
 	vmstat_snapshot(u->base);
 }
 
@@ -409,6 +445,23 @@ static void result_head(struct json *j, struct script_exec *x, const struct scri
 	json_u64(j, "seq", x->results);
 }
 
+/* The `row` figures of this unit, null where its programs did not report
+ * them: what the table's cells are made of. */
+static void json_wrows(struct json *j, const struct script_exec *x)
+{
+	if (!x->nwrows)
+		return;
+	json_obj_begin(j, "rows");
+	for (int k = 0; k < x->nwrows; k++) {
+		const char *name = x->prog->stmt[x->wrow[k]].a;
+		if (__atomic_load_n(&unit_wrow_found[k], __ATOMIC_RELAXED))
+			json_u64(j, name, __atomic_load_n(&unit_wrow_sum[k], __ATOMIC_RELAXED));
+		else
+			json_null(j, name);
+	}
+	json_obj_end(j);
+}
+
 static void result_record(struct script_exec *x, const struct script_unit *u, int column)
 {
 	const struct script_stmt *st = &x->prog->stmt[u->stmt];
@@ -430,6 +483,7 @@ static void result_record(struct script_exec *x, const struct script_unit *u, in
 	json_u64(j, "majflt", u->majflt);
 	json_u64(j, "mismatches", __atomic_load_n(&unit_mismatches, __ATOMIC_RELAXED));
 	json_u64(j, "workload_records", __atomic_load_n(&unit_workload_lines, __ATOMIC_RELAXED));
+	json_wrows(j, x);
 	vm_knobs_json(j);
 	json_readahead(j, u);
 	swapin_latency_json(j, "swapin_latency");
@@ -438,6 +492,32 @@ static void result_record(struct script_exec *x, const struct script_unit *u, in
 	lockstat_json(j, "locks", 5);
 	json_vmstat(j, u);
 	rec_end();
+}
+
+/* A record of the program without the field (a typo, or a float): said
+ * once per row, since the cell then stays empty. */
+static void wrow_warn(struct script_exec *x, int k)
+{
+	const struct script_stmt *st = &x->prog->stmt[x->wrow[k]];
+	char where[128];
+	if (x->wrow_warned[k])
+		return;
+	x->wrow_warned[k] = true;
+	script_where(x->prog, x->wrow[k], where, sizeof where);
+	kprintf("%s: row %s: a %.*s record has no unsigned integer field '%s'; that cell stays empty\n", where,
+		st->a, (int)st->n, st->a, st->b);
+}
+
+static void keep_wrows(struct script_exec *x, struct rtable_sample *s)
+{
+	s->missing = 0;
+	for (int k = 0; k < x->nwrows; k++) {
+		s->v[NROWS + k] = __atomic_load_n(&unit_wrow_sum[k], __ATOMIC_RELAXED);
+		if (!__atomic_load_n(&unit_wrow_found[k], __ATOMIC_RELAXED))
+			s->missing |= 1u << (NROWS + k);
+		if (__atomic_load_n(&unit_wrow_bad[k], __ATOMIC_RELAXED))
+			wrow_warn(x, k);
+	}
 }
 
 static void keep_sample(struct script_exec *x, const struct script_unit *u, int column)
@@ -461,6 +541,7 @@ static void keep_sample(struct script_exec *x, const struct script_unit *u, int 
 	s->v[ROW_SWAPCACHE_HIT] = find ? delta(u, SWAPCACHE_FIND_HIT) * 100 / find : 0;
 	s->v[ROW_LAT_P50] = swapin_latency_percentile(500);
 	s->v[ROW_LAT_P99] = swapin_latency_percentile(990);
+	keep_wrows(x, s);
 }
 
 /* A script's unit: a result record, a table sample, one console line. */
@@ -634,7 +715,8 @@ static int exec_drop(struct script_exec *x, int i)
 	return i + 1;
 }
 
-/* mem, swap (done before the run), column (resolved by the parser). */
+/* mem, swap (done before the run), column (resolved by the parser), row
+ * (the table's, set up before the run). */
 static int exec_nothing(struct script_exec *x, int i)
 {
 	(void)x;
@@ -657,6 +739,7 @@ static const exec_fn exec_ops[SCRIPT_NOPS] = {
 	[SCRIPT_DROP_CACHES] = exec_drop,
 	[SCRIPT_PROBE] = exec_probe,
 	[SCRIPT_DATA] = exec_data,
+	[SCRIPT_ROW] = exec_nothing,
 };
 
 /* Statements left out by the check are runs, swapons and swapoffs: none
@@ -672,7 +755,7 @@ static int exec_range(struct script_exec *x, int from, int to)
 
 static struct rtable table_of(const struct script_exec *x)
 {
-	return (struct rtable){ .title = x->prog->name, .rows = rows, .nrows = NROWS, .columns = x->prog->column,
+	return (struct rtable){ .title = x->prog->name, .rows = x->row, .nrows = x->nrows, .columns = x->prog->column,
 				.ncolumns = x->prog->ncolumns, .column_runs = x->column_runs, .failed = x->failed,
 				.samples = x->sample, .nsamples = x->nsamples };
 }
@@ -716,8 +799,23 @@ static void script_begin(struct script_exec *x)
 	rec_end();
 }
 
+/* A row no run reported at all (a program name that no record carries). */
+static void note_empty_rows(const struct script_exec *x)
+{
+	for (int k = 0; k < x->nwrows; k++) {
+		uint32_t bit = 1u << (NROWS + k), i = 0;
+		while (i < x->nsamples && (x->sample[i].missing & bit))
+			i++;
+		const struct script_stmt *st = &x->prog->stmt[x->wrow[k]];
+		if (i == x->nsamples && !x->wrow_warned[k])
+			kprintf("script: %s:%d: row %s: no run printed a %.*s record with it; the row stays empty\n",
+				x->prog->name, st->line, st->a, (int)st->n, st->a);
+	}
+}
+
 static void script_finish(struct script_exec *x)
 {
+	note_empty_rows(x);
 	print_table(x);
 	table_record(x);
 	struct json *j = rec_begin("script_end");
@@ -761,6 +859,22 @@ static struct script *load(const char *path)
 	return s;
 }
 
+/* The kernel's rows, then the script's `row`s in text order.  A figure
+ * named *_ns is a time (shown in ms), as the kernel's time rows. */
+static void setup_rows(struct script_exec *x)
+{
+	memcpy(x->row, rows, sizeof rows);
+	x->nrows = NROWS;
+	for (int i = 0; i < x->prog->nstmts && x->nwrows < SCRIPT_MAX_ROWS; i++) {
+		const struct script_stmt *st = &x->prog->stmt[i];
+		if (st->op != SCRIPT_ROW)
+			continue;
+		size_t n = strlen(st->b);
+		x->wrow[x->nwrows++] = i;
+		x->row[x->nrows++] = (struct rtable_row){ st->a, n > 3 && !strcmp(st->b + n - 3, "_ns"), false };
+	}
+}
+
 int script_execute(struct script *s, uint64_t usable_bytes)
 {
 	struct script_exec *x = kzalloc(sizeof *x);
@@ -772,6 +886,7 @@ int script_execute(struct script *s, uint64_t usable_bytes)
 	}
 	x->prog = s;
 	x->out = s->from_run ? &run_output : &script_output;
+	setup_rows(x);
 	if (check_machine(x, usable_bytes) || setup_swap_lines(x)) {
 		kprintf("script: %s does not fit this machine; nothing runs\n", s->name);
 		kfree(x);
@@ -779,12 +894,14 @@ int script_execute(struct script *s, uint64_t usable_bytes)
 	}
 	membal_record("start", x->out->of);
 	x->out->begin(x);
+	hook_exec = x;
 	task_set_stdout_hook(on_stdout);
 	exec_range(x, 0, s->nstmts);
 	if (x->vmstat_on)
 		vmstat_sampler(0);
 	probe_stop();
 	task_set_stdout_hook(NULL);
+	hook_exec = NULL;
 	x->out->end(x);
 	/* Before kfree(x): x (and s) were allocated at the start record too. */
 	membal_record("end", x->out->of);

@@ -2,7 +2,7 @@
  * libFuzzer target: the workload script parser on arbitrary bytes.  A
  * parse either fails with one "f.mm:LINE:COL: ..." message or yields a
  * program whose blocks, columns and strings are consistent; the workload
- * line scanner, the run= compiler (its program checked the same way, plus
+ * line scanners (mismatches, and the fields `row` statements name), the run= compiler (its program checked the same way, plus
  * run='s shape: only step groups) and the statistics run on the same
  * bytes.
  */
@@ -41,6 +41,10 @@ static void check_program(void)
 		    (s->column < 0 || s->column >= prog.ncolumns))
 			__builtin_trap();
 		if (depth > SCRIPT_MAX_DEPTH)
+			__builtin_trap();
+		/* row: a = PROGRAM.FIELD, n = strlen(PROGRAM), b = FIELD inside a */
+		if (s->op == SCRIPT_ROW && (!s->a || !s->n || s->a[s->n] != '.' || s->b != s->a + s->n + 1 ||
+					    !*s->b || strlen(s->a) >= SCRIPT_ROW_NAME_MAX))
 			__builtin_trap();
 	}
 	if (depth)
@@ -129,12 +133,19 @@ static void check_run_spec(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[SCRIPT_ERR_MAX];
-	if (script_parse("f.mm", (const char *)data, size, &prog, err, sizeof err) == 0)
+	bool parsed = script_parse("f.mm", (const char *)data, size, &prog, err, sizeof err) == 0;
+	if (parsed)
 		check_program();
 	else if (strncmp(err, "f.mm:", 5) || !memchr(err, 0, sizeof err))
 		__builtin_trap();
 	uint64_t m;
 	script_workload_mismatches((const char *)data, size, &m);
+	/* Every row the bytes declared, scanned over the bytes themselves (in
+	 * the first program, before check_run_spec reuses prog). */
+	for (int i = 0; parsed && i < prog.nstmts; i++)
+		if (prog.stmt[i].op == SCRIPT_ROW)
+			script_workload_field((const char *)data, size, prog.stmt[i].a, prog.stmt[i].n, prog.stmt[i].b, &m);
+	script_workload_field((const char *)data, size, "shmdb", 5, "tps", &m);
 	check_stats(data, size);
 	check_run_spec(data, size);
 	return 0;

@@ -28,8 +28,8 @@ static struct rtable table(struct rtable_sample *s, uint32_t *runs, uint32_t fai
 	 * Column 1: one run, failed. */
 	for (int i = 0; i < 3; i++)
 		s[i] = (struct rtable_sample){ 0, false, { (100 + 10 * (uint64_t)i) * 1000000, 10 + 10 * (uint64_t)i,
-							   (4 + 2 * (uint64_t)i) * 1000 } };
-	s[3] = (struct rtable_sample){ 1, true, { 5000000, 7, 1500 } };
+							   (4 + 2 * (uint64_t)i) * 1000 }, 0 };
+	s[3] = (struct rtable_sample){ 1, true, { 5000000, 7, 1500 }, 0 };
 	runs[0] = 3;
 	runs[1] = 1;
 	return (struct rtable){ "t.mm", rows, 3, columns, 2, runs, failed, s, 4 };
@@ -111,4 +111,45 @@ TEST(rtable_empty_column_is_null_and_dash)
 	struct lines l = { .n = 0 };
 	rtable_print(&t, collect, &l);
 	CHECK(l.text[5][strlen(l.text[5]) - 1] == '-');
+}
+
+TEST(rtable_missing_values_leave_the_run_out)
+{
+	struct rtable_sample s[4];
+	uint32_t runs[2];
+	struct rtable t = table(s, runs, 0);
+	/* Run 2 of column 0 did not report pgmajfault (30): the cell is the
+	 * mean of 10 and 20 over n = 2; the other rows keep all three runs. */
+	s[2].missing = 1u << 1;
+	char buf[4096];
+	json_of(&t, buf, sizeof buf);
+	CHECK_CONTAINS(buf, "{\"name\":\"pgmajfault\",\"unit\":\"count\",\"cells\":[{\"n\":2,\"mean\":15.00,\"stderr\":5.00,\"sd\":7.07}");
+	CHECK_CONTAINS(buf, "{\"name\":\"real time\",\"unit\":\"ms\",\"cells\":[{\"n\":3,");
+	/* A row missing in every run of a column is a dash, like a column
+	 * without runs. */
+	s[3].missing = 1u << 2;
+	struct lines l = { .n = 0 };
+	rtable_print(&t, collect, &l);
+	CHECK_EQ(l.n, 7);                       /* no failed runs: rows from line 4 */
+	CHECK(l.text[6][strlen(l.text[6]) - 1] == '-');
+	CHECK_CONTAINS(l.text[5], "15\xc2\xb1" "5");
+}
+
+TEST(rtable_long_row_names_stay_aligned)
+{
+	static const struct rtable_row long_rows[] = {
+		{ "real time", true, false },
+		{ "shmdb.transactions_per_batch", false, false },
+		{ "swap-in p50 (us)", true, true },
+	};
+	struct rtable_sample s[4];
+	uint32_t runs[2];
+	struct rtable t = table(s, runs, 1);
+	t.rows = long_rows;
+	struct lines l = { .n = 0 };
+	rtable_print(&t, collect, &l);
+	size_t w = stats_width(l.text[2]);
+	for (int i = 3; i < l.n; i++)
+		CHECK_EQ(stats_width(l.text[i]), w);
+	CHECK_CONTAINS(l.text[6], "shmdb.transactions_per_batch ");
 }

@@ -643,3 +643,69 @@ TEST(script_example_scripts_parse)
 		CHECK_STR(prog.column[6], "Shaohua");
 	}
 }
+
+TEST(script_row_statements)
+{
+	CHECK_EQ(parse("row shmdb.tps\nrow touch.thread_elapsed_us\nrun shmdb 20 2\n"), 0);
+	CHECK_EQ(prog.stmt[0].op, SCRIPT_ROW);
+	CHECK_STR(prog.stmt[0].a, "shmdb.tps");
+	CHECK_STR(prog.stmt[0].b, "tps");
+	CHECK_EQ(prog.stmt[0].n, 5);
+	CHECK_STR(prog.stmt[1].b, "thread_elapsed_us");
+	CHECK_EQ(prog.stmt[1].n, 5);
+	CHECK_STR(script_op_name(SCRIPT_ROW), "row");
+	/* A row may follow runs, but not sit inside a group. */
+	CHECK_STR(error_of("run hello\nrow hello-2.argc\n"), "OK");
+	CHECK_STR(error_of("parallel\nrun hello\nrow shmdb.tps\nend\n"),
+		  "t.mm:3:1: 'row' is not allowed inside 'parallel' (only run, sleep, swapon and swapoff are)");
+	CHECK_STR(error_of("row shmdb\n"), "t.mm:1:5: row: expected PROGRAM.FIELD (as in shmdb.tps), not 'shmdb'");
+	CHECK_STR(error_of("row .tps\n"), "t.mm:1:5: row: expected PROGRAM.FIELD (as in shmdb.tps), not '.tps'");
+	CHECK_STR(error_of("row shmdb.\n"), "t.mm:1:5: row: expected PROGRAM.FIELD (as in shmdb.tps), not 'shmdb.'");
+	CHECK_STR(error_of("row a.b.c\n"), "t.mm:1:5: row: expected PROGRAM.FIELD (as in shmdb.tps), not 'a.b.c'");
+	CHECK_STR(error_of("row \"shm db.tps\"\n"), "t.mm:1:9: row: ' ' in 'shm db.tps': names are letters, digits, _ and -");
+	CHECK_STR(error_of("row shm/db.tps\n"), "t.mm:1:8: row: '/' in 'shm/db.tps': names are letters, digits, _ and -");
+	CHECK_STR(error_of("row shmdb.tps\n\nrow shmdb.tps\n"), "t.mm:3:5: row shmdb.tps: already a row (line 1)");
+	CHECK_STR(error_of("row\n"), "t.mm:1:4: 'row' needs more: row PROGRAM.FIELD");
+	CHECK_STR(error_of("row a.b c.d\n"), "t.mm:1:9: too many arguments: row PROGRAM.FIELD");
+	char text[512] = "";
+	for (int i = 0; i <= SCRIPT_MAX_ROWS; i++)
+		sprintf(text + strlen(text), "row p.f%d\n", i);
+	CHECK_STR(error_of(text), "t.mm:9:5: row p.f8: more than 8 rows");
+	char name[SCRIPT_ROW_NAME_MAX + 8];
+	memset(name, 'x', sizeof name);
+	memcpy(name, "row p.", 6);
+	name[4 + SCRIPT_ROW_NAME_MAX] = 0;
+	snprintf(text, sizeof text, "%s\n", name);
+	CHECK_CONTAINS(error_of(text), "is longer than 47 characters");
+}
+
+TEST(script_workload_field_scan)
+{
+	uint64_t v = 99;
+	const char *rec = "{\"type\":\"workload\",\"name\":\"shmdb\",\"tps\":1234,\"tps_x100\":123456,"
+			  "\"tps_series\":\"1 2\",\"ratio\":1.5,\"neg\":-3,\"last\":7}\n";
+	size_t n = strlen(rec);
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "tps", &v), SCRIPT_FIELD_FOUND);
+	CHECK_EQ(v, 1234);
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "tps_x100", &v), SCRIPT_FIELD_FOUND);
+	CHECK_EQ(v, 123456);
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "last", &v), SCRIPT_FIELD_FOUND);
+	CHECK_EQ(v, 7);
+	/* Strings, fractions, negatives and absent keys are not figures. */
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "tps_series", &v), SCRIPT_FIELD_NOT_INT);
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "ratio", &v), SCRIPT_FIELD_NOT_INT);
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "neg", &v), SCRIPT_FIELD_NOT_INT);
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "tp", &v), SCRIPT_FIELD_NOT_INT);
+	CHECK_EQ(script_workload_field(rec, n, "shmdb", 5, "x100", &v), SCRIPT_FIELD_NOT_INT);
+	/* Another program's record, a prefix of the name, not a workload. */
+	CHECK_EQ(script_workload_field(rec, n, "shm", 3, "tps", &v), SCRIPT_FIELD_OTHER);
+	CHECK_EQ(script_workload_field(rec, n, "touch", 5, "tps", &v), SCRIPT_FIELD_OTHER);
+	/* The program name is plen bytes of a longer string (st->a, "shmdb.tps"). */
+	CHECK_EQ(script_workload_field(rec, n, "shmdb.tps", 5, "tps", &v), SCRIPT_FIELD_FOUND);
+	const char *boot = "{\"type\":\"boot\",\"name\":\"shmdb\",\"tps\":1}";
+	CHECK_EQ(script_workload_field(boot, strlen(boot), "shmdb", 5, "tps", &v), SCRIPT_FIELD_OTHER);
+	/* Cut short by n. */
+	CHECK_EQ(script_workload_field(rec, 20, "shmdb", 5, "tps", &v), SCRIPT_FIELD_OTHER);
+	CHECK_EQ(script_workload_field(rec, 40, "shmdb", 5, "tps", &v), SCRIPT_FIELD_NOT_INT);
+	CHECK_EQ(script_workload_field("", 0, "shmdb", 5, "tps", &v), SCRIPT_FIELD_OTHER);
+}

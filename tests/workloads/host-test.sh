@@ -42,7 +42,8 @@ except ValueError as e:
 want = {"type": "workload", "name": name, "mismatches": 0}
 for kv in expects:
     k, v = kv.split("=", 1)
-    want[k] = int(v) if v.isdigit() else {"true": True, "false": False}.get(v, v)
+    # "_" stands for a blank: per-thread lists are space-separated strings
+    want[k] = int(v) if v.isdigit() else {"true": True, "false": False}.get(v, v.replace("_", " "))
 for k, v in want.items():
     if rec.get(k) != v:
         sys.exit("field %s is %r, want %r" % (k, rec.get(k), v))
@@ -112,6 +113,14 @@ run_ok touch "touches=5000 pages=2048 pattern=shift:64:500" touch 8 5000 shift:6
 run_ok touch "touches=100 pages=2048 pages_touched=2048 pattern=fill+back" touch 8 100 fill+back anon
 run_ok touch "touches=4096 pages=2048 pages_touched=2048 pattern=back" touch 8 4096 back shmem
 run_ok touch "touches=500 pages=2048 pages_touched=2048 pattern=fill+random" touch 8 500 fill+random anon 5
+run_ok touch "touches=5000 pages=2048 threads=4 sharing=slices thread_touches=1250_1250_1250_1250" \
+	touch 8 5000 random anon 3 threads=4
+run_ok touch "touches=20000 pages=2048 pages_touched=2048 threads=4 sharing=shared" \
+	touch 8 20000 seq shmem threads=4 shared
+run_ok touch "touches=5000 pages_touched=2048 threads=3 sharing=shared thread_touches=1667_1667_1666" \
+	touch 8 5000 fill+random anon threads=3 shared
+run_ok touch "touches=5000 pages_touched=2048 threads=3 sharing=slices" touch 8 5000 fill+back anon threads=3
+run_ok touch "touches=5000 threads=2 sharing=slices" touch_musl 8 5000 random anon threads=2
 run_ok touch "touches=5000 pattern=seq mapping=anon" touch_musl 8 5000 seq anon
 run_ok touch "touches=5000 pattern=random mapping=shmem" touch_musl 8 5000 random shmem
 run_ok hogmem "size_mib=16 loops=2" hogmem 16 2
@@ -132,6 +141,23 @@ run_ok threads "threads=4 pages_per_thread=1024 tls_errors=0" threads 4 16 1
 run_ok vmstat "samples=3 interval_ms=10" vmstat 10 3
 run_ok threads "threads=3 pages_per_thread=85 tls_errors=0" threads 3 1 1
 run_ok threads "threads=2 rounds=50 tls_errors=0" threads 2 4 60 50
+
+# touch threads=N on Linux: RUSAGE_THREAD counts each thread's own faults,
+# so the per-thread lists add up to no more than the process's, and each
+# thread (4 x 512 pages of its own slice, all touched) faulted.
+timeout 120 "$OUT/touch" 8 20000 seq anon threads=4 >"$TMP/out" 2>"$TMP/err"
+if why=$(python3 - "$TMP/out" <<'PY' 2>&1
+import json, sys
+w = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+per = [int(x) for x in w["thread_minflt"].split()]
+if len(per) != 4 or min(per) < 512 or sum(per) > w["minflt"]:
+    sys.exit("thread_minflt %r, process minflt %r" % (per, w["minflt"]))
+PY
+); then
+	pass "touch threads=4: per-thread faults are the threads' own"
+else
+	fail "touch threads=4 per-thread faults: $why"
+fi
 
 # The same seed must pick the same pages under our runtime and under musl.
 a=$(field pages_touched touch 8 5000 random anon 3)
@@ -208,6 +234,13 @@ run_usage touch 8 10 jumps: anon
 run_usage touch 8 10 stride:4:2 anon
 run_usage touch 8 10 back:2 anon
 run_usage touch 8 10 fill+ anon
+run_usage touch 8 10 seq anon threads=0
+run_usage touch 8 10 seq anon threads=33
+run_usage touch 8 10 seq anon threads=x
+run_usage touch 8 10 seq anon threads=2 threads=2
+run_usage touch 8 10 seq anon shared
+run_usage touch 8 10 seq anon 1 2
+run_usage touch 8 10 seq anon 1 threads=2 shared extra
 run_usage touch 8 10 seq file
 run_usage touch 0 10 seq anon
 run_usage touch_musl 8 10 seq

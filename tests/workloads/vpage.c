@@ -31,7 +31,8 @@ static void vpage_mismatch(struct vpage_set *s, uint64_t page, uint64_t got0,
 			   uint64_t got1, uint64_t want, uint64_t want_copy,
 			   uint32_t n)
 {
-	if (s->mismatches++ >= VPAGE_REPORT_MAX)
+	/* atomic: threads of touch ... shared report into one set */
+	if (__atomic_fetch_add(&s->mismatches, 1, __ATOMIC_RELAXED) >= VPAGE_REPORT_MAX)
 		return;
 	rt_dprintf(2, "%s: MISMATCH page %llu at %p after %u touches: "
 		   "word0 0x%llx copy 0x%llx, want 0x%llx/0x%llx\n",
@@ -40,11 +41,10 @@ static void vpage_mismatch(struct vpage_set *s, uint64_t page, uint64_t got0,
 		   (unsigned long long)want, (unsigned long long)want_copy);
 }
 
-/* Checks one page against its counter; true if it holds what it should. */
-static bool vpage_check(struct vpage_set *s, uint64_t page)
+/* Checks one page against touch count n; true if it holds what it should. */
+static bool vpage_check_n(struct vpage_set *s, uint64_t page, uint32_t n)
 {
 	uint64_t *w = vpage_words(s, page);
-	uint32_t n = s->counts[page];
 	uint64_t want = n == 0 ? 0 : vpage_value(page, n);
 	uint64_t want_copy = n == 0 ? 0 : ~want;
 	uint64_t got0, got1;
@@ -57,6 +57,11 @@ static bool vpage_check(struct vpage_set *s, uint64_t page)
 		return true;
 	vpage_mismatch(s, page, got0, got1, want, want_copy, n);
 	return false;
+}
+
+static bool vpage_check(struct vpage_set *s, uint64_t page)
+{
+	return vpage_check_n(s, page, s->counts[page]);
 }
 
 /* Maps the region and its counters. Returns 0 or -errno. */
@@ -106,6 +111,37 @@ void vpage_touch(struct vpage_set *s, uint64_t page)
 	w[0] = v;
 	w[vpage_copy_word(page)] = ~v;
 	s->counts[page] = n;
+}
+
+/*
+ * Takes the page's lock bit in its counter word (compare-and-swap), then
+ * checks and rewrites the page as vpage_touch does. Another thread holding
+ * the bit may be asleep in a fault on that very page (swap-in), so the
+ * waiter yields the CPU rather than spinning against a 1-CPU machine.
+ */
+void vpage_touch_shared(struct vpage_set *s, uint64_t page)
+{
+	uint32_t *c = &s->counts[page];
+	uint32_t n = __atomic_load_n(c, __ATOMIC_RELAXED);
+	uint64_t *w = vpage_words(s, page);
+	uint64_t v;
+
+	for (;;) {
+		if (!(n & VPAGE_LOCKED) &&
+		    __atomic_compare_exchange_n(c, &n, n | VPAGE_LOCKED, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+		rt_sched_yield();
+		n = __atomic_load_n(c, __ATOMIC_RELAXED);
+	}
+	vpage_check_n(s, page, n);
+	if (n == 0)
+		__atomic_fetch_add(&s->touched, 1, __ATOMIC_RELAXED);
+	n = n == VPAGE_LOCKED - 1 ? 1 : n + 1;	/* 0 means "never touched" */
+	v = vpage_value(page, n);
+	w[0] = v;
+	w[vpage_copy_word(page)] = ~v;
+	__atomic_store_n(c, n, __ATOMIC_RELEASE);
 }
 
 /* Read-only pass over every page; mismatches are counted as in touches. */

@@ -7,7 +7,11 @@
  * value depends on the page number and its touch count, and the second copy
  * sits at a page-dependent offset, so a page lost, swapped in from the wrong
  * slot, or only partly restored is caught on its next touch.
- * A set belongs to one thread; sets are not shared.
+ * A set belongs to one thread, except through vpage_touch_shared: threads
+ * that touch one set only with it take a lock bit (VPAGE_LOCKED) in the
+ * page's counter for the check-and-write, so their touches of one page are
+ * serialised and each still verifies what the last one wrote, whoever made
+ * it. Do not mix the two kinds of touch on one set while threads run.
  */
 #ifndef VPAGE_H
 #define VPAGE_H
@@ -15,6 +19,7 @@
 #include "rt/rt.h"
 
 #define VPAGE_REPORT_MAX 5	/* mismatches described on stderr per set */
+#define VPAGE_LOCKED (1u << 31)	/* vpage_touch_shared's lock bit in counts[] */
 
 struct vpage_set {
 	char *base;		/* the region under test */
@@ -28,6 +33,7 @@ struct vpage_set {
 int vpage_map(struct vpage_set *s, uint64_t pages, bool shared, const char *who);
 void vpage_unmap(struct vpage_set *s);
 void vpage_touch(struct vpage_set *s, uint64_t page);
+void vpage_touch_shared(struct vpage_set *s, uint64_t page);
 void vpage_verify_all(struct vpage_set *s);
 
 #endif /* VPAGE_H */

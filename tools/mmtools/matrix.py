@@ -29,9 +29,13 @@ with failed > 0 or mismatches > 0, records missing), repeated at the end;
 the other runs go on and the exit status is 1.
 
 Output in OUT (default build/matrix):
-  results.csv   one row per result record (a run of a column)
+  results.csv   one row per result record (a run of a column); `rows`:
+                the script's `row PROGRAM.FIELD` figures of that run
+                (NAME=VALUE; ..., '-' when the run did not report it)
   summary.csv   per script, profile, bus and column: n, mean and stderr
-                (sd/sqrt(n)) of elapsed_ms and majflt
+                (sd/sqrt(n)) of elapsed_ms and majflt, and in `rows` each
+                workload figure as NAME=MEAN±STDERR n=RUNS (the kernel's
+                table has them as rows too)
   boots.csv     per boot: status, host seconds, results, problems, log
   records.jsonl every result/table/script_end/script_error record, tagged
   report.txt    what was printed: the kernel's tables and the comparison
@@ -110,11 +114,11 @@ RESULT_FIELDS = [
     'elapsed_ms', 'user_ms', 'sys_ms', 'majflt', 'minflt',
     'pgmajfault', 'pgpgin', 'pgpgout', 'pswpin', 'pswpout', 'swap_ra', 'swap_ra_hit', 'swap_ra_waste',
     'ra_hit_pct', 'major_p50_us', 'major_p99_us', 'cached_p50_us', 'cached_p99_us',
-    'probe_met_pct', 'probe_worst_late_ms', 'failed', 'mismatches', 'workload',
+    'probe_met_pct', 'probe_worst_late_ms', 'failed', 'mismatches', 'workload', 'rows',
 ]
 VMSTAT_FIELDS = ['pgmajfault', 'pgpgin', 'pgpgout', 'pswpin', 'pswpout', 'swap_ra', 'swap_ra_hit', 'swap_ra_waste']
 SUMMARY_FIELDS = ['script', 'profile', 'swap_bus', 'column', 'workload', 'policy', 'n',
-                  'elapsed_ms_mean', 'elapsed_ms_stderr', 'majflt_mean', 'majflt_stderr'] + mmin.SUMMARY_FIELDS
+                  'elapsed_ms_mean', 'elapsed_ms_stderr', 'majflt_mean', 'majflt_stderr', 'rows'] + mmin.SUMMARY_FIELDS
 BOOT_FIELDS = ['script', 'profile', 'swap_bus', 'status', 'host_s', 'results', 'problems', 'log']
 KEEP_RECORDS = ('result', 'table', 'script_end', 'script_error', 'panic', 'probe')
 
@@ -268,6 +272,7 @@ def result_row(job, x):
         'probe_met_pct': probe.get('met_pct', '') if probe else '',
         'probe_worst_late_ms': fmt(ns_ms(probe.get('worst_late_ns')), 3) if probe else '',
         'failed': x.get('failed', 0), 'mismatches': x.get('mismatches', 0), 'workload': workload(x),
+        'rows': '; '.join('%s=%s' % (k, '-' if v is None else v) for k, v in x.get('rows', {}).items()),
     }
     for k in VMSTAT_FIELDS:
         row[k] = v.get(k, ra.get(k, ''))
@@ -392,12 +397,28 @@ def summarize(job, results, tables):
                     'workload': ' | '.join(distinct(workload(x) for x in xs)),
                     'policy': '|'.join(distinct(x.get('knobs', {}).get('ra', '') for x in xs)), 'n': len(xs),
                     'elapsed_ms_mean': el[0], 'elapsed_ms_stderr': el[1],
-                    'majflt_mean': mj[0], 'majflt_stderr': mj[1]})
+                    'majflt_mean': mj[0], 'majflt_stderr': mj[1], 'rows': rows_summary(xs)})
     return out
 
 
 def workload(x):
     return ' & '.join(x.get('commands', []))
+
+
+def rows_summary(xs):
+    """A script's `row PROGRAM.FIELD` figures over a column's results:
+    'NAME=MEAN±STDERR n=N; ...' over the runs that reported each (as the
+    kernel's table cells), '-' where none did."""
+    names = distinct(k for x in xs for k in x.get('rows', {}))
+    out = []
+    for k in names:
+        vals = [x['rows'][k] for x in xs if x.get('rows', {}).get(k) is not None]
+        if not vals:
+            out.append('%s=-' % k)
+            continue
+        m, se = mean_stderr(vals)
+        out.append('%s=%.3f±%.3f n=%d' % (k, m, se or 0.0, len(vals)))
+    return '; '.join(out)
 
 
 def is_fixed(policy):
@@ -784,7 +805,8 @@ class Matrix:
 def canned_log():
     """A console of one script with an own, a fixed and an off column and
     one failed run; figures chosen so the sums are easy to check."""
-    def res(col, ci, run, seq, ra, el_ms, maj, failed=0, mism=0, probe=True, cmd='touch 56 20000 seq anon'):
+    def res(col, ci, run, seq, ra, el_ms, maj, failed=0, mism=0, probe=True, cmd='touch 56 20000 seq anon',
+            rows=None):
         x = {'type': 'result', 'script': 'scripts/canned.mm', 'line': 5, 'column': col, 'column_index': ci,
              'run': run, 'rep': run, 'reps': [run], 'seq': seq, 'commands': [cmd],
              'exits': [{'cmdline': cmd, 'started': True, 'pid': 6 + seq,
@@ -799,11 +821,14 @@ def canned_log():
                                            'mean_ns': 3000}},
              'vmstat': {'pgmajfault': maj, 'pgpgin': 20000, 'pgpgout': 35000, 'pswpin': 5000,
                         'pswpout': 8800, 'swap_ra': 4000, 'swap_ra_hit': 3900, 'swap_ra_waste': 100}}
+        if rows is not None:
+            x['rows'] = rows
         if probe:
             x['probe'] = {'periods': 60, 'met': 50, 'met_pct': 83.33, 'worst_late_ns': 12500000,
                           'p50_late_ns': 1, 'p99_late_ns': 2, 'mean_late_ns': 1}
         return x
-    recs = [res('RA=3', 0, 0, 0, 'fixed:3', 600, 700), res('RA=3', 0, 1, 1, 'fixed:3', 700, 720),
+    recs = [res('RA=3', 0, 0, 0, 'fixed:3', 600, 700, rows={'touch.pages': 100, 'touch.tps': None}),
+            res('RA=3', 0, 1, 1, 'fixed:3', 700, 720, rows={'touch.pages': 120, 'touch.tps': None}),
             res('RA=0', 1, 0, 2, 'off', 900, 5000, probe=False),
             res('own', 2, 0, 3, 'own', 610, 707), res('own', 2, 1, 4, 'own', 650, 721, failed=1, mism=3),
             res('rnd Hugh', 3, 0, 5, 'hugh', 2000, 3000, cmd='touch 56 3000 random anon'),
@@ -899,11 +924,14 @@ def self_test():
               ('RA=3', 'fixed:3', '600.000', '700', '5000', '97.5', '900.0', '2.0', '83.33', '12.500'),
               'results row %r' % r0)
         check(rows[2]['probe_met_pct'] == '' and rows[4]['failed'] == '1', 'probe absent / failed')
+        check(r0['rows'] == 'touch.pages=100; touch.tps=-' and rows[2]['rows'] == '', 'results rows %r' % r0['rows'])
         check([s['column'] for s in summ] == ['RA=3', 'RA=0', 'own', 'rnd Hugh', 'rnd RA=0', 'rnd own'],
               'summary columns')
         s0 = summ[0]
         check((s0['n'], s0['elapsed_ms_mean'], s0['elapsed_ms_stderr'], s0['majflt_mean'], s0['majflt_stderr'])
               == ('2', '650.000', '50.000', '710.000', '10.000'), 'summary row %r' % s0)
+        check(s0['rows'] == 'touch.pages=110.000±10.000 n=2; touch.tps=-' and summ[1]['rows'] == '',
+              'summary rows %r' % s0['rows'])
         text = m.report.getvalue()
         check('real time     650\u00b150   900  630\u00b120' in text, 'kernel table not printed')
         check("own 'own' vs best fixed: majflt x1.006 (best 'RA=3' fixed:3 710.0), elapsed x0.969" in text,

@@ -8,8 +8,9 @@
 # used_once_swapbacked off (64574746's verdict: only anon pages count as
 # used more than once) and on (the 3.4 fix: every swap-backed page does),
 # five runs each.  Transactions/s per run, and per second, are in each
-# run's shmdb record (tps, tps_series); the table has pgpgin, pswpin,
-# pswpout and pgmajfault.  stream measures the disk for its first second,
+# run's shmdb record (tps, tps_series); the table has them as rows
+# (`row`: mean±stderr, the record's sd) beside pgpgin, pswpin, pswpout
+# and pgmajfault, and stream's achieved rate.  stream measures the disk for its first second,
 # then reads at 20% of that.
 #
 #   make script-image SCRIPT=tests/workloads/scripts/seed003-shmdb.mm
@@ -19,6 +20,10 @@
 #                  --disk build/data.img --timeout 7200
 mem 128M
 swap nvme1n1
+row shmdb.tps
+row shmdb.tps_min
+row shmdb.tps_max
+row stream.mb_per_s_x100
 
 column "used_once_swapbacked=off"
 set used_once_swapbacked off
