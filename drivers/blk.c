@@ -770,7 +770,7 @@ void blk_list(void)
 		char guid[GPT_GUID_STR_LEN];
 		gpt_guid_str(boot_guid, guid);
 		kprintf("blk: the boot disk (ESP %s) is not reachable: no driver here for the device the machine "
-			"booted from (USB on EHCI or behind a hub?); nothing on it is used, swap partitions included\n", guid);
+			"booted from (a USB stick on EHCI?); nothing on it is used, swap partitions included\n", guid);
 	}
 	struct json *j = rec_begin("disks");
 	json_arr_begin(j, "devices");

@@ -74,6 +74,30 @@ def test_usb_stick_swap_and_results(ctx):
                               'xhci_stats', 'usb_storage_stats'), results=0)
 
 
+def test_usb_stick_behind_hub(ctx):
+    # The boot stick on port 1 of a usb-hub (QEMU's is full speed, 8
+    # ports) on the xHCI: the hub is configured and its port reset by hub
+    # class requests, the stick addressed with route string 1 below the
+    # hub's root port, then the same swap + results run as on a root port.
+    r = swap_on_stick(ctx, 'usb-hub', 'usb0', '')
+    hub = [d for d in r.find('usb_device') if d['class'] == 9]
+    expect(len(hub) == 1 and hub[0]['ok'] and hub[0]['hub'] == '' and hub[0]['driver'], 'hub %r' % hub)
+    stick = one_record(r, 'usb_device', hub=hub[0]['name'])
+    expect(stick['ok'] and stick['driver'] and stick['hub_port'] == 1 and stick['route'] == '0x1' and
+           stick['port'] == hub[0]['port'] and stick['slot'] != hub[0]['slot'], 'stick %r' % stick)
+    expect_in_log(r, '%s: hub with 8 ports, tier 1' % hub[0]['name'])
+    st = one_record(r, 'usb_storage', name='usb0')
+    expect(st['ok'] and st['device'] == stick['name'], 'usb_storage %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['errors'] == 0 and x['timeouts'] == 0 and x['port_resets'] >= 1, 'xhci_stats %r' % x)
+    s = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(s['errors'] == 0 and s['recoveries'] == 0 and not s['offline'], 'usb_storage_stats %r' % s)
+    d = esp_files(ctx, ctx.path('stick.img'), 'results')
+    check_results_file(r, os.path.join(d, 'results', '0001.jsonl'), 'usb0',
+                       kinds=('boot', 'xhci', 'usb_device', 'usb_storage', 'disks', 'task_exit', 'vmstat', 'blk',
+                              'xhci_stats', 'usb_storage_stats'), results=0)
+
+
 def usb_blkdebug_disk(ctx, name, iotype, sector, mib=64):
     """QEMU arguments: a scratch disk on an xHCI of its own (usb0 when
     booted from NVMe), every <iotype> touching <sector> failing with EIO

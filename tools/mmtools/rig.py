@@ -54,13 +54,17 @@ def boot_args(boot, image):
     elif boot == 'usb':
         dev = ['-device', 'qemu-xhci,id=xhci',
                '-device', 'usb-storage,bus=xhci.0,drive=boot,removable=on,bootindex=0']
+    elif boot == 'usb-hub':
+        # The stick behind a (full-speed) hub on the xHCI's port 1.
+        dev = ['-device', 'qemu-xhci,id=xhci', '-device', 'usb-hub,bus=xhci.0,port=1',
+               '-device', 'usb-storage,bus=xhci.0,port=1.1,drive=boot,removable=on,bootindex=0']
     elif boot == 'usb-ehci':
         # A USB 2 (EHCI) controller: the firmware boots from it, the kernel
         # (xHCI only) does not reach it.
         dev = ['-device', 'usb-ehci,id=ehci',
                '-device', 'usb-storage,bus=ehci.0,drive=boot,removable=on,bootindex=0']
     else:
-        raise ValueError('boot device must be nvme, sata, usb or usb-ehci, not %r' % boot)
+        raise ValueError('boot device must be nvme, sata, usb, usb-hub or usb-ehci, not %r' % boot)
     return drive.split(' ') + dev
 
 
