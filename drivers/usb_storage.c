@@ -32,6 +32,7 @@
 #include <string.h>
 #include "usb.h"
 #include "blk_driver.h"
+#include "core/config.h"
 #include "core/console.h"
 #include "core/panic.h"
 #include "core/record.h"
@@ -44,7 +45,7 @@
 
 #define NS_PER_MS               1000000ul
 /* Linux's default for SCSI commands (sd); slow sticks flash-erase for seconds. */
-#define USB_STOR_CMD_TIMEOUT_NS (30000 * NS_PER_MS)
+#define USB_STOR_CMD_TIMEOUT_NS (30000 * NS_PER_MS)     /* usb_timeout= overrides it */
 #define USB_STOR_CTL_TIMEOUT_NS (5000 * NS_PER_MS)
 #define USB_STOR_TRIES          3
 #define USB_STOR_READY_TRIES    20      /* TEST UNIT READY at probe, 100 ms apart */
@@ -97,6 +98,12 @@ static bool error_budget(struct usb_stor *s)
 	return s->error_lines++ < USB_STOR_ERROR_LINES;
 }
 
+/* A command's data and status stage each get this long. */
+static uint64_t cmd_timeout(void)
+{
+	return kcfg.usb_timeout ? kcfg.usb_timeout * NS_PER_MS : USB_STOR_CMD_TIMEOUT_NS;
+}
+
 static int bulk(struct usb_stor *s, bool in, const struct usb_seg *seg, uint32_t n, uint32_t *got, uint64_t t)
 {
 	return usb_bulk(s->u, in ? s->f.ep_in : s->f.ep_out, seg, n, got, t);
@@ -130,9 +137,9 @@ static int recover(struct usb_stor *s, const char *why)
 static int read_csw(struct usb_stor *s, uint32_t *got)
 {
 	struct usb_seg seg = { s->io_phys + IO_CSW, USB_CSW_LEN };
-	int err = bulk(s, true, &seg, 1, got, USB_STOR_CMD_TIMEOUT_NS);
+	int err = bulk(s, true, &seg, 1, got, cmd_timeout());
 	if (err == -EPIPE && !(err = usb_clear_halt(s->u, s->f.ep_in)))
-		err = bulk(s, true, &seg, 1, got, USB_STOR_CMD_TIMEOUT_NS);
+		err = bulk(s, true, &seg, 1, got, cmd_timeout());
 	return err;
 }
 
@@ -147,11 +154,11 @@ static int bot(struct usb_stor *s, const uint8_t *cdb, uint8_t cdb_len, bool in,
 	usb_bot_cbw(s->io + IO_CBW, tag, len, in, 0, cdb, cdb_len);
 	struct usb_seg cbw = { s->io_phys + IO_CBW, USB_CBW_LEN };
 	s->st.cmds++;
-	int err = bulk(s, false, &cbw, 1, NULL, USB_STOR_CMD_TIMEOUT_NS);
+	int err = bulk(s, false, &cbw, 1, NULL, cmd_timeout());
 	if (err)
 		return recover(s, "command wrapper not taken") ? -EIO : err;
 	if (len) {
-		err = bulk(s, in, data, nsegs, &got, USB_STOR_CMD_TIMEOUT_NS);
+		err = bulk(s, in, data, nsegs, &got, cmd_timeout());
 		if (err == -EPIPE)
 			err = usb_clear_halt(s->u, in ? s->f.ep_in : s->f.ep_out);
 		if (err)
@@ -279,6 +286,9 @@ static int chunk_rw(struct usb_stor *s, enum blk_op op, uint64_t lba, uint32_t l
 		if (sense.valid)
 			kprintf("%s: %s of blocks %lu..%lu failed: %s (asc 0x%02x ascq 0x%02x)\n", s->blk.name, what,
 				lba, last, scsi_sense_key_name(sense.key), sense.asc, sense.ascq);
+		else if (err == -ETIMEDOUT)
+			kprintf("%s: %s of blocks %lu..%lu failed: no completion in %lu ms, %d tries\n", s->blk.name,
+				what, lba, last, cmd_timeout() / NS_PER_MS, USB_STOR_TRIES);
 		else
 			kprintf("%s: %s of blocks %lu..%lu failed: %s\n", s->blk.name, what, lba, last,
 				s->offline ? "the stick is offline" : "transport error");

@@ -10,14 +10,66 @@ only (qemu-xhci p3=0) holds a plain disk, so one boot drives both the
 SuperSpeed path (the boot stick, a USB 3 port that enables itself) and
 the high-speed path (a USB 2 port that needs a port reset)."""
 import hashlib
+import json
 import os
 import re
+import socket
+import time
 
 import pytest
 
-from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest
+from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest, selftest_record
 from test_stick import swap_on_stick, esp_files
 from test_results import check_results_file
+
+
+class Qmp:
+    """QEMU's QMP monitor on a unix socket the case names on QEMU's
+    command line (args()); connected on first use, once QEMU listens."""
+    def __init__(self, path):
+        self.path, self.sock, self.buf = path, None, b''
+
+    def args(self):
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+        return ['-qmp', 'unix:%s,server=on,wait=off' % self.path]
+
+    def _reply(self):
+        while True:
+            while b'\n' not in self.buf:
+                data = self.sock.recv(65536)
+                if not data:
+                    raise AssertionError('QMP: QEMU closed the monitor')
+                self.buf += data
+            line, self.buf = self.buf.split(b'\n', 1)
+            msg = json.loads(line)
+            if 'return' in msg or 'error' in msg:
+                return msg
+
+    def cmd(self, name, **args):
+        if self.sock is None:
+            self.sock = socket.socket(socket.AF_UNIX)
+            self.sock.settimeout(30)
+            self.sock.connect(self.path)
+            self.cmd('qmp_capabilities')
+        self.sock.sendall(json.dumps({'execute': name, 'arguments': args}).encode() + b'\n')
+        msg = self._reply()
+        if 'error' in msg:
+            raise AssertionError('QMP %s %r: %r' % (name, args, msg['error']))
+        return msg['return']
+
+
+class OnLine:
+    """rig.run's on_line: the first console line matching each pattern, in
+    order, runs its action (a QMP command, say); hits records when."""
+    def __init__(self, *steps):
+        self.steps, self.hits = list(steps), []
+
+    def __call__(self, line):
+        if self.steps and re.search(self.steps[0][0], line):
+            pat, action = self.steps.pop(0)
+            self.hits.append((pat, time.time()))
+            action()
 
 
 def usb2_disk(path, ctl='xusb2', did='plainusb'):
@@ -163,3 +215,69 @@ def test_usb_interrupt_modes(ctx, mode):
     expect(x['ok'] and x['interrupts'] == mode, 'xhci record %r' % x)
     st = one_record(r, 'xhci_stats', name='xhci0')
     expect(st['interrupts'] > 0 and st['errors'] == 0 and st['timeouts'] == 0, 'xhci_stats %r' % st)
+
+
+def slow_usb_disk(ctx, q, bps=128 << 10):
+    """QEMU arguments: a 64 MiB scratch stick (drive 'scratch') throttled
+    to bps bytes/s, so a 512 KiB SCSI command takes 4 s; q's monitor."""
+    img = scratch_disk(ctx, 'scratch.img', 64 << 20)
+    return q.args() + ['-device', 'qemu-xhci,id=xscratch',
+                       '-drive', 'if=none,id=scratch,format=raw,file=%s,throttling.bps-total=%d' % (img, bps),
+                       '-device', 'usb-storage,bus=xscratch.0,drive=scratch']
+
+
+def unthrottle(q):
+    return lambda: q.cmd('block_set_io_throttle', device='scratch', bps=0, bps_rd=0, bps_wr=0, iops=0, iops_rd=0,
+                         iops_wr=0)
+
+
+def test_usb_timeout_recovered(ctx):
+    # A stick that stalls for a while: usb_timeout=1500 and a throttled
+    # disk make the first large write miss its deadline; the endpoint is
+    # stopped (Stop Endpoint, Set TR Dequeue), reset recovery runs
+    # (Bulk-Only Mass Storage Reset, CLEAR_FEATURE(HALT) on both pipes).
+    # The stall is lifted when the kernel reports the timeout, so the
+    # retry goes through: test=blk passes with every block verified.
+    q = Qmp(ctx.path('qmp'))
+    on = OnLine((r'no completion in 1500 ms; stopping it', unthrottle(q)))
+    d, r = selftest(ctx, 'blk', 'blkdev=usb0 blktest_mib=4 usb_timeout=1500', timeout=600,
+                    extra=slow_usb_disk(ctx, q), on_line=on)
+    expect(len(on.hits) == 1, 'no timeout was reported')
+    expect(d['verify_errors'] == 0 and d['io_errors'] == 0, 'blk selftest %r' % d)
+    expect_in_log(r, 'usb0: data stage timed out: reset recovery')
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(st['recoveries'] >= 1 and st['retries'] >= 1 and st['errors'] == 0 and not st['offline'],
+           'usb_storage_stats %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['timeouts'] >= 1 and x['endpoint_resets'] >= 1, 'xhci_stats %r' % x)
+
+
+def test_usb_timeout_gives_eio(ctx):
+    # A stick that stays stalled: each try of the first large write times
+    # out; reset recovery, then a port reset (the device addressed and
+    # configured again), then after 3 tries the command fails with an I/O
+    # error naming its blocks.  The stall is lifted then: the stick is
+    # not offline, the block layer retries the failed command's requests
+    # one by one (they now pass) and the rest of test=blk runs on it.
+    q = Qmp(ctx.path('qmp'))
+    fail = r'^usb0: write of blocks \d+\.\.\d+ failed: no completion in 1500 ms, 3 tries'
+    on = OnLine((fail, unthrottle(q)))
+    r = ctx.boot('quiet test=blk blkdev=usb0 blktest_mib=4 usb_timeout=1500', timeout=600,
+                 extra=slow_usb_disk(ctx, q), on_line=on)
+    expect_ok(r)
+    expect(len(on.hits) == 1, 'no write failed after its tries')
+    log = r.log[:r.log.index('3 tries')]
+    seq = ['no completion in 1500 ms; stopping it', 'usb0: data stage timed out: reset recovery',
+           'usb0: data stage timed out: port reset (reset recovery did not help)',
+           'resetting the device (port reset, addressed and configured again)']
+    at = [log.find(t) for t in seq]
+    expect(all(a >= 0 for a in at) and at == sorted(at), 'recovery steps out of order or missing: %r' % at)
+    s = selftest_record(r, 'blk')
+    expect(s['ok'] and s['data']['verify_errors'] == 0, 'selftest %r' % s)
+    blk = one_record(r, 'blk', name='usb0')
+    expect(blk['errors'] == 1 and blk['retried_alone'] >= 1 and blk['failed_reqs'] == 0, 'blk %r' % blk)
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(st['errors'] == 1 and st['retries'] == 2 and st['device_resets'] >= 1 and not st['offline'],
+           'usb_storage_stats %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['timeouts'] == 3 and x['port_resets'] >= 1, 'xhci_stats %r' % x)

@@ -144,10 +144,12 @@ class Result:
 
 def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None, echo=False,
         disks=(), profile='none', icount=False, smp=1, extra=(), stop_pattern=None, cpu='max',
-        workdir=None, direct=None):
+        workdir=None, direct=None, on_line=None):
     """Boot image and return a Result.  stop_pattern: kill QEMU once a line
     matches (for failures the firmware never returns from).  direct: see
-    qemu_command (image and cmdline are then unused)."""
+    qemu_command (image and cmdline are then unused).  on_line: called
+    with each console line as it arrives (a test that acts on the guest
+    through QEMU's monitor mid-run)."""
     tmp_image = None
     if cmdline is not None and not direct:
         workdir = workdir or os.path.dirname(os.path.abspath(image))
@@ -166,6 +168,8 @@ def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None
         for raw in proc.stdout:
             line = ANSI.sub('', raw.decode('utf-8', 'replace'))
             lines.append(line)
+            if on_line:
+                on_line(line)
             if echo:
                 sys.stdout.write(line)
                 sys.stdout.flush()
