@@ -22,7 +22,8 @@
  * again, the host driver resets the port and configures the device
  * again; when that fails, the stick is
  * offline and every command fails with -EIO.  A command is tried
- * USB_STOR_TRIES times in all.
+ * USB_STOR_TRIES times in all.  A stick the host driver reports gone
+ * (unplugged: usb_gone) is offline at once, without recovery.
  *
  * Locking.  s->lock (spinlock, irqsave) guards s->pending, the one
  * command handed over and not yet taken by the worker.  Everything else
@@ -75,6 +76,7 @@ struct usb_stor {
 	struct usb_seg segs[USB_STOR_CHUNK_SEGS];
 	struct scsi_inquiry inq;
 	bool offline;
+	bool gone;                      /* offline because it was unplugged */
 	uint32_t recover_streak;        /* recoveries since the last good command */
 	uint32_t error_lines;
 	struct {
@@ -109,6 +111,19 @@ static int bulk(struct usb_stor *s, bool in, const struct usb_seg *seg, uint32_t
 	return usb_bulk(s->u, in ? s->f.ep_in : s->f.ep_out, seg, n, got, t);
 }
 
+/* The stick was pulled (or its controller died): offline at once, no
+ * recovery to try, so every command fails with -EIO without waiting.
+ * Returns -EIO. */
+static int gone(struct usb_stor *s)
+{
+	if (!s->offline) {
+		s->offline = s->gone = true;
+		kprintf("%s: %s: the stick is gone (unplugged): offline, all its I/O fails from now on\n",
+			s->blk.name, usb_name(s->u));
+	}
+	return -EIO;
+}
+
 /* Reset recovery (BOT 5.3.4); the port (the device reset and
  * configured again) when that fails, or when the last recovery was not
  * followed by one good command: a device that ignores the Bulk-Only
@@ -116,6 +131,8 @@ static int bulk(struct usb_stor *s, bool in, const struct usb_seg *seg, uint32_t
  * when the stick is usable again. */
 static int recover(struct usb_stor *s, const char *why)
 {
+	if (usb_gone(s->u))
+		return gone(s);
 	bool again = s->recover_streak++ > 0;
 	s->st.recoveries++;
 	if (error_budget(s))
@@ -128,6 +145,8 @@ static int recover(struct usb_stor *s, const char *why)
 	s->st.device_resets++;
 	if (!usb_reset_device(s->u))
 		return 0;
+	if (usb_gone(s->u))
+		return gone(s);
 	s->offline = true;
 	kprintf("%s: the stick does not recover: offline, all its I/O fails from now on\n", s->blk.name);
 	return -EIO;
@@ -432,6 +451,7 @@ static void stats_record(void)
 		json_u64(j, "recoveries", s->st.recoveries);
 		json_u64(j, "device_resets", s->st.device_resets);
 		json_bool(j, "offline", s->offline);
+		json_bool(j, "gone", s->gone);
 		rec_end();
 	}
 }

@@ -25,6 +25,14 @@
  * The hub's status-change interrupt endpoint is not used: ports are
  * scanned once, like the root ports, and reset by control requests.
  *
+ * Unplugging.  A Port Status Change Event for a root port that lost its
+ * connection (PORTSC.CCS 0) marks every device on that port gone (a hub
+ * and all below it): its waiters wake and, like every later transfer,
+ * fail with -ENODEV at once (the controller may never report the TDs it
+ * dropped with the device).  Nothing is attached on a later connect.  A
+ * device pulled from a hub's port is not seen that way (no interrupt
+ * endpoint): its transfers time out and recovery fails instead.
+ *
  * Transfers.  Every transfer is synchronous: the caller (a thread) puts
  * one TD on the endpoint's ring, rings the doorbell and waits until the
  * event for it arrives.  At most one TD per endpoint is on its ring, so
@@ -145,6 +153,7 @@ struct usb_device {
 	struct xhci_ep ep[XHCI_MAX_DCI + 1];
 	struct usb_bot_iface iface;
 	bool configured;
+	volatile bool gone;                     /* [L] written; unplugged: every transfer fails */
 	struct mutex ctl_lock;
 };
 
@@ -152,6 +161,7 @@ struct xhci_stats {
 	uint64_t commands, transfers, bytes, errors, timeouts, stalls;
 	uint64_t ep_resets, port_resets, device_resets;
 	uint64_t irqs, events, events_polled, stale_events;
+	uint64_t disconnects;
 };
 
 struct xhci_ctrl {
@@ -385,6 +395,27 @@ static bool transfer_event(struct xhci_ctrl *c, const struct xhci_trb *ev)
 	return true;
 }
 
+/* A root port changed (4.19.2): a lost connection marks the devices on
+ * it gone.  The change bits are left alone: a port reset in progress
+ * waits for its PRC, and nothing here needs a second event from the
+ * port.  c->lock held; true when waiters are to be woken. */
+static bool port_event(struct xhci_ctrl *c, uint32_t port)
+{
+	if (port < 1 || port > c->max_ports)
+		return false;
+	if (op_rd(c, XHCI_OP_PORTSC(port)) & XHCI_PORTSC_CCS)
+		return false;
+	bool any = false;
+	for (uint32_t i = 1; i <= XHCI_MAX_SLOTS; i++) {
+		struct usb_device *u = c->slots[i];
+		if (u && u->port == port && !u->gone) {
+			u->gone = any = true;
+			c->st.disconnects++;
+		}
+	}
+	return any;
+}
+
 /* Take every event the controller has posted.  Any context. */
 static void reap(struct xhci_ctrl *c, bool polled)
 {
@@ -412,11 +443,14 @@ static void reap(struct xhci_ctrl *c, bool polled)
 				c->st.stale_events++;
 			}
 			break;
+		case TRB_EV_PORT:
+			wake |= port_event(c, (uint32_t)(ev.param >> 24) & 0xff);
+			break;
 		case TRB_EV_HOST:
 			kprintf("%s: host controller event: %s\n", c->name, xhci_cc_name(XHCI_EVT_CC(ev.status)));
 			break;
 		default:
-			break;          /* port status changes: no hot plug */
+			break;
 		}
 		c->evt_deq = xhci_event_next(c->evt_deq, EVENT_TRBS);
 	}
@@ -443,15 +477,17 @@ static void xhci_irq(struct trap_frame *f, void *arg)
 	reap(c, false);
 }
 
+/* Woken by completions and by unplugging alike; the waiter checks both. */
 static bool flag_set(void *arg) { return *(volatile bool *)arg; }
 
 /* Sleep until *flag, reaping the event ring after every slice in case the
- * interrupt was lost.  0 or -ETIMEDOUT. */
-static int wait_flag(struct xhci_ctrl *c, volatile bool *flag, uint64_t timeout_ns)
+ * interrupt was lost.  0, -ETIMEDOUT, or -ENODEV when the controller died
+ * or u (may be NULL) was unplugged. */
+static int wait_flag(struct xhci_ctrl *c, const struct usb_device *u, volatile bool *flag, uint64_t timeout_ns)
 {
 	uint64_t end = time_ns() + timeout_ns;
 	while (!*flag) {
-		if (c->dead)
+		if (c->dead || (u && u->gone))
 			return -ENODEV;
 		if (time_ns() >= end)
 			return -ETIMEDOUT;
@@ -494,7 +530,7 @@ static uint32_t command(struct xhci_ctrl *c, uint64_t param, uint32_t control, u
 	c->st.commands++;
 	spin_unlock_irqrestore(&c->lock, on);
 	doorbell(c, 0, 0);
-	int err = wait_flag(c, &c->cmd_done, XHCI_CMD_TIMEOUT_NS);
+	int err = wait_flag(c, NULL, &c->cmd_done, XHCI_CMD_TIMEOUT_NS);
 	on = spin_lock_irqsave(&c->lock);
 	uint32_t cc = err ? 0 : c->cmd_cc;
 	if (slot)
@@ -615,7 +651,7 @@ static int finish_td(struct usb_device *u, uint32_t dci, uint64_t timeout_ns, ui
 {
 	struct xhci_ctrl *c = u->c;
 	struct xhci_ep *e = &u->ep[dci];
-	int err = wait_flag(c, &e->done, timeout_ns);
+	int err = wait_flag(c, u, &e->done, timeout_ns);
 	bool on = spin_lock_irqsave(&c->lock);
 	uint32_t cc = e->done ? e->cc : 0, got = e->actual;
 	if (e->done)
@@ -669,6 +705,10 @@ int usb_control(struct usb_device *u, const struct usb_setup *s, void *buf, uint
 	if (s->length > PAGE)
 		return -EINVAL;
 	mutex_lock(&u->ctl_lock);
+	if (usb_gone(u)) {
+		mutex_unlock(&u->ctl_lock);
+		return -ENODEV;
+	}
 	if (!in && s->length)
 		memcpy(u->buf, buf, s->length);
 	uint64_t setup = s->request_type | (uint32_t)s->request << 8 | (uint32_t)s->value << 16 |
@@ -753,10 +793,10 @@ int usb_bulk(struct usb_device *u, uint8_t ep, const struct usb_seg *segs, uint3
 		total += pc[i].len;
 	left = total;
 	bool on = spin_lock_irqsave(&c->lock);
-	if (e->busy || c->dead) {
+	if (e->busy || c->dead || u->gone) {
 		spin_unlock_irqrestore(&c->lock, on);
 		kfree(pc);
-		return c->dead ? -ENODEV : -EBUSY;
+		return c->dead || u->gone ? -ENODEV : -EBUSY;
 	}
 	td_begin(e);
 	for (int i = 0; i < n; i++) {
@@ -782,6 +822,7 @@ int usb_bulk(struct usb_device *u, uint8_t ep, const struct usb_seg *segs, uint3
 
 uint32_t usb_max_transfer(const struct usb_device *u) { (void)u; return XHCI_MAX_XFER; }
 const char *usb_name(const struct usb_device *u) { return u->name; }
+bool usb_gone(const struct usb_device *u) { return u->gone || u->c->dead; }
 uint32_t usb_speed(const struct usb_device *u) { return u->speed; }
 const struct usb_dev_desc *usb_desc(const struct usb_device *u) { return &u->desc; }
 
@@ -1213,6 +1254,8 @@ static int device_port_reset(struct usb_device *u)
 int usb_reset_device(struct usb_device *u)
 {
 	struct xhci_ctrl *c = u->c;
+	if (usb_gone(u))
+		return -ENODEV;
 	kprintf("%s: resetting the device (port reset, addressed and configured again)\n", u->name);
 	bool on = spin_lock_irqsave(&c->lock);
 	c->st.device_resets++;
@@ -1506,6 +1549,7 @@ static void xhci_halt(void)
 		json_u64(j, "events", s.events);
 		json_u64(j, "events_polled", s.events_polled);
 		json_u64(j, "stale_events", s.stale_events);
+		json_u64(j, "disconnects", s.disconnects);
 		rec_end();
 	}
 }

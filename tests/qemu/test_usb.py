@@ -18,7 +18,8 @@ import time
 
 import pytest
 
-from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest, selftest_record
+from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest, selftest_record, \
+    swap_image, task_exits, vm_final
 from test_stick import swap_on_stick, esp_files
 from test_results import check_results_file
 
@@ -281,3 +282,31 @@ def test_usb_timeout_gives_eio(ctx):
            'usb_storage_stats %r' % st)
     x = one_record(r, 'xhci_stats', name='xhci0')
     expect(x['timeouts'] == 3 and x['port_resets'] >= 1, 'xhci_stats %r' % x)
+
+
+def test_usb_stick_pulled_mid_run(ctx):
+    # Swap on a USB stick (booted from NVMe); once 10 MiB are swapped out,
+    # the stick is pulled (QMP device_del).  The root port's status change
+    # marks it gone: the transfer in flight and every later one fail at
+    # once with EIO (no timeout waited for, no recovery tried), like a
+    # dead disk: the task whose pages were on the stick dies, the next
+    # task runs, and the run ends with a halt record.
+    q = Qmp(ctx.path('qmp'))
+    img = swap_image(ctx, 'stickswap', 128)
+    extra = q.args() + ['-device', 'qemu-xhci,id=xswap', '-drive', 'if=none,id=swapstick,format=raw,file=%s' % img,
+                        '-device', 'usb-storage,bus=xswap.0,drive=swapstick,id=stick']
+    on = OnLine((r'^vmstat: +\d+ +\d+ +\d{5,} ', lambda: q.cmd('device_del', id='stick')))
+    r = ctx.boot('quiet mem=48M vmstat=200 run="touch 72 30000 seq anon ; hello after"', timeout=600,
+                 extra=extra, on_line=on)
+    expect_ok(r)
+    expect(len(on.hits) == 1, 'the stick was never pulled (swap never reached 10 MiB)')
+    expect_in_log(r, 'usb0: xhci0-port1: the stick is gone (unplugged): offline, all its I/O fails from now on')
+    e = task_exits(r)
+    expect(len(e) == 2 and e[0]['name'] == 'touch' and e[0]['exit_code'] != 0, 'touch survived: %r' % e)
+    expect(e[1]['name'] == 'hello' and e[1]['exit_code'] == 0, 'the next task did not run: %r' % e)
+    v = vm_final(r)
+    expect(v['swap_read_errors'] + v['swap_write_errors'] > 0, 'no swap I/O error counted')
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(st['offline'] and st['gone'] and st['errors'] >= 1, 'usb_storage_stats %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['disconnects'] == 1 and x['timeouts'] == 0, 'xhci_stats %r (a timeout: the pull was not noticed)' % x)
