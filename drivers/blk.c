@@ -552,6 +552,18 @@ int blk_rw(struct blk_dev *d, enum blk_op op, uint64_t lba, void *buf, size_t le
 	return err;
 }
 
+int blk_flush(struct blk_dev *d)
+{
+	struct blk_dev *disk = disk_of(d);
+	if (!disk->ops->flush)
+		return 0;
+	int err = disk->ops->flush(disk);
+	bool on = spin_lock_irqsave(&disk->lock);
+	disk->st.flushes++;
+	spin_unlock_irqrestore(&disk->lock, on);
+	return err;
+}
+
 /* ------------------------------------------------------------ registration */
 
 static void init_dev(struct blk_dev *d)
@@ -812,6 +824,7 @@ void blk_report(void)
 		json_u64(j, "errors", s->errors);
 		json_u64(j, "failed_reqs", s->failed_reqs);
 		json_u64(j, "retried_alone", s->retried_alone);
+		json_u64(j, "flushes", s->flushes);
 		json_u64(j, "rejected", s->rejected);
 		json_u64(j, "max_inflight", s->max_inflight);
 		json_u64(j, "mean_latency_us", reqs ? s->lat_sum_ns / reqs / 1000 : 0);

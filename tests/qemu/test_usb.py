@@ -118,6 +118,11 @@ def test_usb_stick_swap_and_results(ctx):
     expect(one_record(r, 'blk', name='usb1')['writes'] == 0, 'writes reached usb1')
     for s in r.find('usb_storage_stats'):
         expect(s['errors'] == 0 and s['recoveries'] == 0 and not s['offline'], 'USB storage errors %r' % s)
+    # Each write of the results file is followed by SYNCHRONIZE CACHE;
+    # usb1 (never written) gets none.
+    expect(one_record(r, 'usb_storage_stats', name='usb0')['syncs'] >= 1, 'no SYNCHRONIZE CACHE on usb0')
+    expect(one_record(r, 'blk', name='usb0')['flushes'] >= 1, 'the results writer did not flush usb0')
+    expect(one_record(r, 'usb_storage_stats', name='usb1')['syncs'] == 0, 'usb1 was flushed, never written')
     for x in r.find('xhci_stats'):
         expect(x['errors'] == 0 and x['timeouts'] == 0, 'xHCI errors %r' % x)
     # The results file on the stick's ESP holds the run's records.
@@ -179,6 +184,11 @@ def test_usb_blk_selftest(ctx):
     expect(x['errors'] == 0 and x['timeouts'] == 0 and x['endpoint_resets'] == 0, 'xhci_stats %r' % x)
     st = one_record(r, 'usb_storage', name='usb0')
     expect(st['max_transfer'] == 1 << 20, 'usb_storage %r' % st)
+    # Written by the test, flushed by no one else (the results file is on
+    # NVMe): the halt hook sends the one SYNCHRONIZE CACHE.
+    expect_in_log(r, 'usb0: write cache flushed at halt (SYNCHRONIZE CACHE)')
+    expect(one_record(r, 'usb_storage_stats', name='usb0')['syncs'] == 1, 'syncs %r' %
+           one_record(r, 'usb_storage_stats', name='usb0'))
 
 
 def test_usb_read_error_injected(ctx):
