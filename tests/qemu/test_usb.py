@@ -144,6 +144,9 @@ def test_usb_stick_behind_hub(ctx):
     expect(stick['ok'] and stick['driver'] and stick['hub_port'] == 1 and stick['route'] == '0x1' and
            stick['port'] == hub[0]['port'] and stick['slot'] != hub[0]['slot'], 'stick %r' % stick)
     expect_in_log(r, '%s: hub with 8 ports, tier 1' % hub[0]['name'])
+    # The run= step's progress line (the screen shows no records).
+    expect(re.search(r'^run=: step 1 done in \d+ ms, \d+ major faults: touch 64 20000 seq anon$', r.log, re.M),
+           'no progress line for the run= step')
     st = one_record(r, 'usb_storage', name='usb0')
     expect(st['ok'] and st['device'] == stick['name'], 'usb_storage %r' % st)
     x = one_record(r, 'xhci_stats', name='xhci0')
