@@ -69,8 +69,9 @@ def boot_args(boot, image):
 
 
 def disk_args(disks, profile):
-    """disks: list of dicts {file, bus: nvme|sata, id, opts}."""
-    args, sata_port = [], 1
+    """disks: list of dicts {file, bus: nvme|sata|usb, id, opts}; usb
+    disks share one qemu-xhci of their own (xdisks), each on a port."""
+    args, sata_port, xhci = [], 1, False
     for i, d in enumerate(disks):
         did = d.get('id') or 'disk%d' % i
         fmt = 'raw'
@@ -79,6 +80,11 @@ def disk_args(disks, profile):
         args += ['-drive', 'if=none,id=%s,format=%s,file=%s%s' % (did, fmt, f, extra)]
         if d.get('bus', 'nvme') == 'nvme':
             args += ['-device', 'nvme,serial=%s,drive=%s' % (d.get('serial', did), did)]
+        elif d['bus'] == 'usb':
+            if not xhci:
+                args += ['-device', 'qemu-xhci,id=xdisks']
+                xhci = True
+            args += ['-device', 'usb-storage,bus=xdisks.0,drive=%s' % did]
         else:
             args += ['-device', 'ide-hd,drive=%s,bus=ide.%d' % (did, sata_port)]
             sata_port += 1
