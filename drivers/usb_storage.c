@@ -20,8 +20,8 @@
  * recovery: Bulk-Only Mass Storage Reset, then CLEAR_FEATURE(HALT) on
  * both bulk endpoints; when that fails too, or the next command fails
  * again, the host driver resets the port and configures the device
- * again; when that fails, the stick is
- * offline and every command fails with -EIO.  A command is tried
+ * again; when that fails, the stick is offline and every command fails
+ * with -EIO.  A command is tried
  * USB_STOR_TRIES times in all.  A stick the host driver reports gone
  * (unplugged: usb_gone) is offline at once, without recovery.
  *
@@ -29,8 +29,9 @@
  * (blk_flush: the results file after each write) has the worker send
  * SYNCHRONIZE CACHE (10) when anything was written since the last one,
  * and the halt hook does the same for every stick before its record (the
- * results file's last write, later, is flushed by its writer).  A stick that rejects the command (ILLEGAL
- * REQUEST: no cache to flush) is not asked again.
+ * results file's last write, later, is flushed by its writer).  A stick
+ * that rejects the command (ILLEGAL REQUEST: no cache to flush) is not
+ * asked again.
  *
  * Locking.  s->lock (spinlock, irqsave) guards s->pending, the one
  * command handed over and not yet taken by the worker, and s->flush_req.
