@@ -291,10 +291,12 @@ def test_usb_timeout_gives_eio(ctx):
     blk = one_record(r, 'blk', name='usb0')
     expect(blk['errors'] == 1 and blk['retried_alone'] >= 1 and blk['failed_reqs'] == 0, 'blk %r' % blk)
     st = one_record(r, 'usb_storage_stats', name='usb0')
-    expect(st['errors'] == 1 and st['retries'] == 2 and st['device_resets'] >= 1 and not st['offline'],
+    # At least: the requests retried alone may start before QMP has lifted
+    # the stall (a late lift costs one more timeout, which then recovers).
+    expect(st['errors'] == 1 and st['retries'] >= 2 and st['device_resets'] >= 1 and not st['offline'],
            'usb_storage_stats %r' % st)
     x = one_record(r, 'xhci_stats', name='xhci0')
-    expect(x['timeouts'] == 3 and x['port_resets'] >= 1, 'xhci_stats %r' % x)
+    expect(x['timeouts'] >= 3 and x['port_resets'] >= 1, 'xhci_stats %r' % x)
 
 
 def test_usb_stick_pulled_mid_run(ctx):
