@@ -281,10 +281,12 @@ fuzz-smoke:
 
 # Benchmarks (long; not part of make test).  BENCH_RUNS=N repeats.
 BENCH_RUNS ?= 3
+# bench-swap: the swap disk on NVMe, then on a USB stick (usb-storage on xHCI).
+BENCH_SWAP_BUSES ?= nvme,usb
 bench-blk: deps-check all
 	tools/bench blk --runs $(BENCH_RUNS)
 bench-swap: deps-check all
-	tools/bench swap --runs $(BENCH_RUNS) --profiles ssd,hdd
+	tools/bench swap --runs $(BENCH_RUNS) --profiles ssd,hdd --buses $(BENCH_SWAP_BUSES)
 
 # Linux side by side: the same workload on Debian's stock kernel (fetched
 # with apt-get into build/linux-peer/) and on ours.  LINUX_PEER_ARGS

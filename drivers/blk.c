@@ -583,6 +583,18 @@ int blk_rw(struct blk_dev *d, enum blk_op op, uint64_t lba, void *buf, size_t le
 	return err;
 }
 
+int blk_flush(struct blk_dev *d)
+{
+	struct blk_dev *disk = disk_of(d);
+	if (!disk->ops->flush)
+		return 0;
+	int err = disk->ops->flush(disk);
+	bool on = spin_lock_irqsave(&disk->lock);
+	disk->st.flushes++;
+	spin_unlock_irqrestore(&disk->lock, on);
+	return err;
+}
+
 /* ------------------------------------------------------------ registration */
 
 static void init_dev(struct blk_dev *d)
@@ -801,7 +813,7 @@ void blk_list(void)
 		char guid[GPT_GUID_STR_LEN];
 		gpt_guid_str(boot_guid, guid);
 		kprintf("blk: the boot disk (ESP %s) is not reachable: no driver here for the device the machine "
-			"booted from (USB on EHCI or behind a hub?); nothing on it is used, swap partitions included\n", guid);
+			"booted from (a USB stick on EHCI?); nothing on it is used, swap partitions included\n", guid);
 	}
 	struct json *j = rec_begin("disks");
 	json_arr_begin(j, "devices");
@@ -843,6 +855,7 @@ void blk_report(void)
 		json_u64(j, "errors", s->errors);
 		json_u64(j, "failed_reqs", s->failed_reqs);
 		json_u64(j, "retried_alone", s->retried_alone);
+		json_u64(j, "flushes", s->flushes);
 		json_u64(j, "rejected", s->rejected);
 		json_u64(j, "max_inflight", s->max_inflight);
 		json_u64(j, "mean_latency_us", reqs ? s->lat_sum_ns / reqs / 1000 : 0);

@@ -87,6 +87,11 @@ void blk_unplug(struct blk_dev *d);
 int blk_rw_segs(struct blk_dev *d, enum blk_op op, uint64_t lba, const struct blk_seg *segs, uint32_t nsegs);
 int blk_rw(struct blk_dev *d, enum blk_op op, uint64_t lba, void *buf, size_t len);
 
+/* The writes completed so far made durable: the device's write cache
+ * flushed (on a partition, its disk's).  Sleeps.  0 when the driver has
+ * nothing to flush, or -EIO. */
+int blk_flush(struct blk_dev *d);
+
 struct blk_dev *blk_find(const char *name);
 int blk_count(void);
 struct blk_dev *blk_at(int i);

@@ -30,6 +30,10 @@ struct blk_ops {
 	/* Start cmd.  Must not sleep; may be called from interrupt context.
 	 * Returns 0, or an error (the layer completes the command with it). */
 	int (*submit)(struct blk_dev *d, struct blk_cmd *cmd);
+	/* Make the writes completed so far durable (the device's volatile
+	 * write cache to the medium).  Thread context, sleeps; 0 or -EIO.
+	 * NULL: nothing to do (no cache, or one the driver flushes itself). */
+	int (*flush)(struct blk_dev *d);
 };
 
 #define BLK_HIST_BUCKETS 24     /* latency histogram: [2^k, 2^(k+1)) us */
@@ -42,6 +46,7 @@ struct blk_stats {
 	uint64_t errors;                /* disk: failed commands; partition: failed requests */
 	uint64_t failed_reqs;           /* requests completed with an error */
 	uint64_t retried_alone;         /* requests retried alone after a merged command failed */
+	uint64_t flushes;               /* blk_flush calls that reached a driver's flush */
 	uint64_t inflight, max_inflight;
 	uint64_t lat_hist[BLK_HIST_BUCKETS];
 	uint64_t lat_sum_ns, lat_max_ns;

@@ -36,6 +36,9 @@ struct usb_setup {
 /* Name ("xhci0-port3": controller, root port), for messages. */
 const char *usb_name(const struct usb_device *u);
 uint32_t usb_speed(const struct usb_device *u);
+/* Unplugged (its root port lost the connection) or its controller dead:
+ * every transfer fails with -ENODEV from now on.  Any context. */
+bool usb_gone(const struct usb_device *u);
 const struct usb_dev_desc *usb_desc(const struct usb_device *u);
 
 /* A control transfer on endpoint 0; buf: length bytes of kernel memory

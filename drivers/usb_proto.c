@@ -235,6 +235,42 @@ const char *usb_desc_strerror(int err)
 	}
 }
 
+/* ------------------------------------------------------------ hubs */
+
+int usb_parse_hub_desc(const uint8_t *buf, size_t len, bool super, struct usb_hub_desc *h)
+{
+	memset(h, 0, sizeof *h);
+	/* bLength, bDescriptorType, bNbrPorts, wHubCharacteristics,
+	 * bPwrOn2PwrGood: the first 7 bytes are all we read (the port bitmaps
+	 * after them may be cut off by the length asked for). */
+	if (len < 7)
+		return USB_DESC_SHORT;
+	if (buf[0] < 7 || buf[1] != (super ? 0x2a : 0x29))
+		return USB_DESC_BAD;
+	h->nports = buf[2];
+	h->characteristics = le16(buf + 3);
+	h->power_good_ms = 2u * buf[5];
+	return USB_DESC_OK;
+}
+
+uint32_t usb_hub_port_speed(uint16_t status)
+{
+	if (status & USB_PORT_STAT_LOW_SPEED)
+		return 2;               /* XHCI_SPEED_LOW */
+	if (status & USB_PORT_STAT_HIGH_SPEED)
+		return 3;               /* XHCI_SPEED_HIGH */
+	return 1;                       /* XHCI_SPEED_FULL */
+}
+
+int usb_route_child(uint32_t hub_route, uint32_t depth, uint32_t port, uint32_t *route)
+{
+	/* Five nibbles: one per hub tier below the root port (8.9). */
+	if (depth >= 5 || port < 1 || port > 15)
+		return -1;
+	*route = (hub_route & ((1u << (4 * depth)) - 1)) | port << (4 * depth);
+	return 0;
+}
+
 /* ------------------------------------------------------------ bulk-only transport */
 
 bool usb_bot_cbw(uint8_t *out, uint32_t tag, uint32_t data_len, bool data_in, uint8_t lun, const uint8_t *cdb,

@@ -88,6 +88,37 @@ int usb_config_total_len(const uint8_t *buf, size_t len, uint16_t *total);
 int usb_find_bot(const uint8_t *buf, size_t len, struct usb_bot_iface *out);
 const char *usb_desc_strerror(int err);
 
+/* ---- Hubs (USB 2.0 11.23, 11.24; USB 3.2 10.15, 10.16) ----------------
+ * The hub descriptor (type 0x29, SuperSpeed 0x2a): ports and how long
+ * power takes to be good on a port once switched on. */
+struct usb_hub_desc {
+	uint8_t nports;
+	uint16_t characteristics;
+	uint32_t power_good_ms;         /* bPwrOn2PwrGood, in ms (units of 2 ms) */
+};
+int usb_parse_hub_desc(const uint8_t *buf, size_t len, bool super, struct usb_hub_desc *h);
+/* wPortStatus bits (11.24.2.7.1) and wPortChange bits (11.24.2.7.2). */
+#define USB_PORT_STAT_CONNECTION        (1u << 0)
+#define USB_PORT_STAT_ENABLE            (1u << 1)
+#define USB_PORT_STAT_RESET             (1u << 4)
+#define USB_PORT_STAT_POWER             (1u << 8)
+#define USB_PORT_STAT_LOW_SPEED         (1u << 9)
+#define USB_PORT_STAT_HIGH_SPEED        (1u << 10)
+#define USB_PORT_STAT_C_CONNECTION      (1u << 0)
+#define USB_PORT_STAT_C_RESET           (1u << 4)
+/* Hub class feature selectors (11.24.2, table 11-17). */
+enum usb_hub_feature {
+	USB_PORT_FEAT_RESET = 4, USB_PORT_FEAT_POWER = 8,
+	USB_PORT_FEAT_C_CONNECTION = 16, USB_PORT_FEAT_C_ENABLE = 17, USB_PORT_FEAT_C_RESET = 20,
+};
+/* xHCI speed ID (xhci_regs.h enum) of a device on a USB 2 hub port, from
+ * wPortStatus: low, high, else full. */
+uint32_t usb_hub_port_speed(uint16_t status);
+/* Route string (xHCI 8.9) of the device on port of a hub whose own route
+ * string is hub_route at tier depth (0: the hub is on a root port).
+ * -1 when the tree is too deep (5 hubs) or port is not 1..15. */
+int usb_route_child(uint32_t hub_route, uint32_t depth, uint32_t port, uint32_t *route);
+
 /* ---- Bulk-Only Transport (USB MSC BOT 1.0, 5) ------------------------ */
 #define USB_CBW_LEN     31
 #define USB_CSW_LEN     13

@@ -20,18 +20,29 @@
  * recovery: Bulk-Only Mass Storage Reset, then CLEAR_FEATURE(HALT) on
  * both bulk endpoints; when that fails too, or the next command fails
  * again, the host driver resets the port and configures the device
- * again; when that fails, the stick is
- * offline and every command fails with -EIO.  A command is tried
- * USB_STOR_TRIES times in all.
+ * again; when that fails, the stick is offline and every command fails
+ * with -EIO.  A command is tried
+ * USB_STOR_TRIES times in all.  A stick the host driver reports gone
+ * (unplugged: usb_gone) is offline at once, without recovery.
+ *
+ * Write cache.  Sticks keep writes in a volatile cache; ops->flush
+ * (blk_flush: the results file after each write) has the worker send
+ * SYNCHRONIZE CACHE (10) when anything was written since the last one,
+ * and the halt hook does the same for every stick before its record (the
+ * results file's last write, later, is flushed by its writer).  A stick
+ * that rejects the command (ILLEGAL REQUEST: no cache to flush) is not
+ * asked again.
  *
  * Locking.  s->lock (spinlock, irqsave) guards s->pending, the one
- * command handed over and not yet taken by the worker.  Everything else
- * belongs to the worker thread (and to the probing thread before the
- * worker starts).
+ * command handed over and not yet taken by the worker, and s->flush_req.
+ * s->flush_lock (mutex) lets one flush at a time be handed over.
+ * Everything else belongs to the worker thread (and to the probing
+ * thread before the worker starts).
  */
 #include <string.h>
 #include "usb.h"
 #include "blk_driver.h"
+#include "core/config.h"
 #include "core/console.h"
 #include "core/panic.h"
 #include "core/record.h"
@@ -41,10 +52,11 @@
 #include "lib/printf.h"
 #include "mem/kmalloc.h"
 #include "mem/pmm.h"
+#include "arch/x86_64/x86.h"
 
 #define NS_PER_MS               1000000ul
 /* Linux's default for SCSI commands (sd); slow sticks flash-erase for seconds. */
-#define USB_STOR_CMD_TIMEOUT_NS (30000 * NS_PER_MS)
+#define USB_STOR_CMD_TIMEOUT_NS (30000 * NS_PER_MS)     /* usb_timeout= overrides it */
 #define USB_STOR_CTL_TIMEOUT_NS (5000 * NS_PER_MS)
 #define USB_STOR_TRIES          3
 #define USB_STOR_READY_TRIES    20      /* TEST UNIT READY at probe, 100 ms apart */
@@ -74,13 +86,19 @@ struct usb_stor {
 	struct usb_seg segs[USB_STOR_CHUNK_SEGS];
 	struct scsi_inquiry inq;
 	bool offline;
+	bool gone;                      /* offline because it was unplugged */
 	uint32_t recover_streak;        /* recoveries since the last good command */
 	uint32_t error_lines;
 	struct {
-		uint64_t cmds, errors, check_conditions, recoveries, device_resets, retries;
+		uint64_t cmds, errors, check_conditions, recoveries, device_resets, retries, syncs;
 	} st;
+	bool dirty;                     /* written since the last SYNCHRONIZE CACHE */
+	bool no_sync;                   /* it said ILLEGAL REQUEST to SYNCHRONIZE CACHE */
 	struct spinlock lock;
 	struct blk_cmd *pending;        /* lock */
+	struct completion *flush_req;   /* lock: a flush handed over */
+	int flush_err;                  /* the handed-over flush's result, read after its completion */
+	struct mutex flush_lock;
 	struct waitq wq;
 };
 
@@ -97,9 +115,28 @@ static bool error_budget(struct usb_stor *s)
 	return s->error_lines++ < USB_STOR_ERROR_LINES;
 }
 
+/* A command's data and status stage each get this long. */
+static uint64_t cmd_timeout(void)
+{
+	return kcfg.usb_timeout ? kcfg.usb_timeout * NS_PER_MS : USB_STOR_CMD_TIMEOUT_NS;
+}
+
 static int bulk(struct usb_stor *s, bool in, const struct usb_seg *seg, uint32_t n, uint32_t *got, uint64_t t)
 {
 	return usb_bulk(s->u, in ? s->f.ep_in : s->f.ep_out, seg, n, got, t);
+}
+
+/* The stick was pulled (or its controller died): offline at once, no
+ * recovery to try, so every command fails with -EIO without waiting.
+ * Returns -EIO. */
+static int gone(struct usb_stor *s)
+{
+	if (!s->offline) {
+		s->offline = s->gone = true;
+		kprintf("%s: %s: the stick is gone (unplugged): offline, all its I/O fails from now on\n",
+			s->blk.name, usb_name(s->u));
+	}
+	return -EIO;
 }
 
 /* Reset recovery (BOT 5.3.4); the port (the device reset and
@@ -109,6 +146,8 @@ static int bulk(struct usb_stor *s, bool in, const struct usb_seg *seg, uint32_t
  * when the stick is usable again. */
 static int recover(struct usb_stor *s, const char *why)
 {
+	if (usb_gone(s->u))
+		return gone(s);
 	bool again = s->recover_streak++ > 0;
 	s->st.recoveries++;
 	if (error_budget(s))
@@ -121,6 +160,8 @@ static int recover(struct usb_stor *s, const char *why)
 	s->st.device_resets++;
 	if (!usb_reset_device(s->u))
 		return 0;
+	if (usb_gone(s->u))
+		return gone(s);
 	s->offline = true;
 	kprintf("%s: the stick does not recover: offline, all its I/O fails from now on\n", s->blk.name);
 	return -EIO;
@@ -130,9 +171,9 @@ static int recover(struct usb_stor *s, const char *why)
 static int read_csw(struct usb_stor *s, uint32_t *got)
 {
 	struct usb_seg seg = { s->io_phys + IO_CSW, USB_CSW_LEN };
-	int err = bulk(s, true, &seg, 1, got, USB_STOR_CMD_TIMEOUT_NS);
+	int err = bulk(s, true, &seg, 1, got, cmd_timeout());
 	if (err == -EPIPE && !(err = usb_clear_halt(s->u, s->f.ep_in)))
-		err = bulk(s, true, &seg, 1, got, USB_STOR_CMD_TIMEOUT_NS);
+		err = bulk(s, true, &seg, 1, got, cmd_timeout());
 	return err;
 }
 
@@ -147,11 +188,11 @@ static int bot(struct usb_stor *s, const uint8_t *cdb, uint8_t cdb_len, bool in,
 	usb_bot_cbw(s->io + IO_CBW, tag, len, in, 0, cdb, cdb_len);
 	struct usb_seg cbw = { s->io_phys + IO_CBW, USB_CBW_LEN };
 	s->st.cmds++;
-	int err = bulk(s, false, &cbw, 1, NULL, USB_STOR_CMD_TIMEOUT_NS);
+	int err = bulk(s, false, &cbw, 1, NULL, cmd_timeout());
 	if (err)
 		return recover(s, "command wrapper not taken") ? -EIO : err;
 	if (len) {
-		err = bulk(s, in, data, nsegs, &got, USB_STOR_CMD_TIMEOUT_NS);
+		err = bulk(s, in, data, nsegs, &got, cmd_timeout());
 		if (err == -EPIPE)
 			err = usb_clear_halt(s->u, in ? s->f.ep_in : s->f.ep_out);
 		if (err)
@@ -279,6 +320,9 @@ static int chunk_rw(struct usb_stor *s, enum blk_op op, uint64_t lba, uint32_t l
 		if (sense.valid)
 			kprintf("%s: %s of blocks %lu..%lu failed: %s (asc 0x%02x ascq 0x%02x)\n", s->blk.name, what,
 				lba, last, scsi_sense_key_name(sense.key), sense.asc, sense.ascq);
+		else if (err == -ETIMEDOUT)
+			kprintf("%s: %s of blocks %lu..%lu failed: no completion in %lu ms, %d tries\n", s->blk.name,
+				what, lba, last, cmd_timeout() / NS_PER_MS, USB_STOR_TRIES);
 		else
 			kprintf("%s: %s of blocks %lu..%lu failed: %s\n", s->blk.name, what, lba, last,
 				s->offline ? "the stick is offline" : "transport error");
@@ -289,6 +333,8 @@ static int chunk_rw(struct usb_stor *s, enum blk_op op, uint64_t lba, uint32_t l
 static int do_rw(struct usb_stor *s, const struct blk_cmd *cmd)
 {
 	struct chunk_pos pos = { 0, 0 };
+	if (cmd->op == BLK_WRITE)
+		s->dirty = true;        /* even when it fails: part may have been written */
 	uint64_t lba = cmd->lba;
 	uint32_t max = usb_max_transfer(s->u), n;
 	for (uint32_t len; (len = next_chunk(s, cmd, &pos, max, &n));) {
@@ -300,10 +346,36 @@ static int do_rw(struct usb_stor *s, const struct blk_cmd *cmd)
 	return 0;
 }
 
+/* SYNCHRONIZE CACHE (10) of the whole medium (SBC-3 5.22), when
+ * something was written since the last one.  Worker context. */
+static int do_sync(struct usb_stor *s)
+{
+	if (!s->dirty || s->no_sync)
+		return s->offline ? -EIO : 0;
+	struct scsi_sense sense = { 0 };
+	int st = bot_small(s, SCSI_SYNC_CACHE_10, 0, NULL);
+	if (st == USB_CSW_FAILED && !request_sense(s, &sense) && sense.key == 5) {
+		s->no_sync = true;      /* ILLEGAL REQUEST: nothing cached, nothing to flush */
+		kprintf("%s: SYNCHRONIZE CACHE not supported: writes are taken as durable\n", s->blk.name);
+		return 0;
+	}
+	if (st) {
+		s->st.errors++;
+		if (error_budget(s))
+			kprintf("%s: SYNCHRONIZE CACHE failed: %s\n", s->blk.name,
+				s->offline ? "the stick is offline" : "the write cache may not be on the medium");
+		return -EIO;
+	}
+	s->st.syncs++;
+	s->dirty = false;
+	return 0;
+}
+
 static bool has_pending(void *arg)
 {
 	struct usb_stor *s = arg;
-	return __atomic_load_n(&s->pending, __ATOMIC_ACQUIRE) != NULL;
+	return __atomic_load_n(&s->pending, __ATOMIC_ACQUIRE) != NULL ||
+	       __atomic_load_n(&s->flush_req, __ATOMIC_ACQUIRE) != NULL;
 }
 
 static void worker(void *arg)
@@ -313,11 +385,35 @@ static void worker(void *arg)
 		wait_event_timeout(&s->wq, has_pending, s, 0);
 		bool on = spin_lock_irqsave(&s->lock);
 		struct blk_cmd *cmd = s->pending;
+		struct completion *flush = s->flush_req;
 		s->pending = NULL;
+		s->flush_req = NULL;
 		spin_unlock_irqrestore(&s->lock, on);
 		if (cmd)
 			blk_complete(cmd, do_rw(s, cmd));
+		if (flush) {
+			s->flush_err = do_sync(s);
+			complete(flush);
+		}
 	}
+}
+
+/* ops->flush: the worker sends the command (it owns the transport).
+ * Thread context, sleeps. */
+static int stor_flush(struct blk_dev *d)
+{
+	struct usb_stor *s = d->drv;
+	struct completion done;
+	completion_init(&done);
+	mutex_lock(&s->flush_lock);
+	bool on = spin_lock_irqsave(&s->lock);
+	__atomic_store_n(&s->flush_req, &done, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&s->lock, on);
+	waitq_wake_all(&s->wq);
+	completion_wait(&done);
+	int err = s->flush_err;
+	mutex_unlock(&s->flush_lock);
+	return err;
 }
 
 /* ops->submit: hands the command to the worker.  Any context. */
@@ -339,7 +435,7 @@ static int stor_submit(struct blk_dev *d, struct blk_cmd *cmd)
 	return 0;
 }
 
-static const struct blk_ops stor_ops = { .submit = stor_submit };
+static const struct blk_ops stor_ops = { .submit = stor_submit, .flush = stor_flush };
 
 /* ------------------------------------------------------------ probe */
 
@@ -421,9 +517,24 @@ static void stats_record(void)
 		json_u64(j, "retries", s->st.retries);
 		json_u64(j, "recoveries", s->st.recoveries);
 		json_u64(j, "device_resets", s->st.device_resets);
+		json_u64(j, "syncs", s->st.syncs);
 		json_bool(j, "offline", s->offline);
+		json_bool(j, "gone", s->gone);
 		rec_end();
 	}
+}
+
+/* Halt (a report hook: thread context, the workers still run): each
+ * stick's write cache to its medium, then the records. */
+static void stor_halt(void)
+{
+	for (int i = 0; i < nsticks && irqs_enabled(); i++) {
+		struct usb_stor *s = sticks[i];
+		uint64_t before = s->st.syncs;
+		if (!s->offline && !blk_flush(&s->blk) && s->st.syncs != before)
+			kprintf("%s: write cache flushed at halt (SYNCHRONIZE CACHE)\n", s->blk.name);
+	}
+	stats_record();
 }
 
 static void fill_blk(struct usb_stor *s, const struct scsi_capacity *cap)
@@ -458,6 +569,7 @@ bool usb_storage_probe(struct usb_device *u, const uint8_t *config, uint32_t con
 	s->io_phys = page_to_phys(pg);
 	s->index = nsticks;
 	spin_init(&s->lock, "usb-stor");
+	mutex_init(&s->flush_lock, "usb-stor-flush");
 	waitq_init(&s->wq, "usb-stor");
 	ksnprintf(s->blk.name, sizeof s->blk.name, "usb%d", s->index);
 	struct scsi_capacity cap = { 0 };
@@ -481,7 +593,7 @@ bool usb_storage_probe(struct usb_device *u, const uint8_t *config, uint32_t con
 	sticks[nsticks++] = s;
 	if (!halt_hooked) {
 		halt_hooked = true;
-		halt_register_hook(stats_record);
+		halt_register_hook(stor_halt);
 	}
 	if (blk_register_disk(&s->blk))
 		kprintf("%s: cannot register with the block layer\n", s->blk.name);

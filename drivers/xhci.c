@@ -2,7 +2,8 @@
  * xHCI host controller driver (xHCI 1.2; layouts in xhci_regs.h, ring and
  * context arithmetic in usb_proto.c).  Serves the devices on the root
  * ports to class drivers through usb.h; today that is USB mass storage
- * (usb_storage.c).  Hubs are not driven: a device behind one is not seen.
+ * (usb_storage.c), on a root port or behind hubs (USB 2 and 3 hubs, up
+ * to the five tiers a route string holds).
  *
  * Model.  One struct xhci_ctrl per PCI function (class 0C.03.30): taken
  * from the firmware (USB Legacy Support handoff), halted, reset, and
@@ -13,6 +14,24 @@
  * (Address Device with an input context of 32- or 64-byte entries per
  * HCCPARAMS1.CSZ), its device and configuration descriptors are read,
  * and the class driver is offered the device.
+ *
+ * Hubs.  A hub (class 9) is configured, told to the controller (the slot
+ * context's Hub bit, port count and TT think time, by Configure
+ * Endpoint), its ports powered, and each connected port reset with the
+ * hub class requests (USB 2.0 11.24.2) and its device brought up like a
+ * root port's: the slot context names the root port, the route string
+ * (one nibble per hub tier, 8.9) and, for a low/full-speed device below a
+ * high-speed hub, the hub's slot and port as its transaction translator.
+ * The hub's status-change interrupt endpoint is not used: ports are
+ * scanned once, like the root ports, and reset by control requests.
+ *
+ * Unplugging.  A Port Status Change Event for a root port that lost its
+ * connection (PORTSC.CCS 0) marks every device on that port gone (a hub
+ * and all below it): its waiters wake and, like every later transfer,
+ * fail with -ENODEV at once (the controller may never report the TDs it
+ * dropped with the device).  Nothing is attached on a later connect.  A
+ * device pulled from a hub's port is not seen that way (no interrupt
+ * endpoint): its transfers time out and recovery fails instead.
  *
  * Transfers.  Every transfer is synchronous: the caller (a thread) puts
  * one TD on the endpoint's ring, rings the doorbell and waits until the
@@ -115,9 +134,14 @@ struct xhci_ep {
 
 struct usb_device {
 	struct xhci_ctrl *c;
-	char name[16];
-	uint8_t port, slot;
+	char name[32];                          /* xhci0-port1, below hubs xhci0-port1.3.2 */
+	uint8_t port, slot;                     /* port: the root port, also below hubs */
 	uint32_t speed;
+	struct usb_device *hub;                 /* the hub it hangs off; NULL on a root port */
+	uint8_t hub_port, tier;                 /* port on that hub; hubs above it */
+	uint32_t route;                         /* route string (8.9) */
+	uint8_t tt_slot, tt_port;               /* its transaction translator, 0 when none */
+	uint8_t hub_nports;                     /* a hub: its downstream ports */
 	struct usb_dev_desc desc;
 	uint8_t *in_ctx, *out_ctx;
 	uint64_t in_phys, out_phys;
@@ -129,6 +153,7 @@ struct usb_device {
 	struct xhci_ep ep[XHCI_MAX_DCI + 1];
 	struct usb_bot_iface iface;
 	bool configured;
+	volatile bool gone;                     /* [L] written; unplugged: every transfer fails */
 	struct mutex ctl_lock;
 };
 
@@ -136,6 +161,7 @@ struct xhci_stats {
 	uint64_t commands, transfers, bytes, errors, timeouts, stalls;
 	uint64_t ep_resets, port_resets, device_resets;
 	uint64_t irqs, events, events_polled, stale_events;
+	uint64_t disconnects;
 };
 
 struct xhci_ctrl {
@@ -369,6 +395,27 @@ static bool transfer_event(struct xhci_ctrl *c, const struct xhci_trb *ev)
 	return true;
 }
 
+/* A root port changed (4.19.2): a lost connection marks the devices on
+ * it gone.  The change bits are left alone: a port reset in progress
+ * waits for its PRC, and nothing here needs a second event from the
+ * port.  c->lock held; true when waiters are to be woken. */
+static bool port_event(struct xhci_ctrl *c, uint32_t port)
+{
+	if (port < 1 || port > c->max_ports)
+		return false;
+	if (op_rd(c, XHCI_OP_PORTSC(port)) & XHCI_PORTSC_CCS)
+		return false;
+	bool any = false;
+	for (uint32_t i = 1; i <= XHCI_MAX_SLOTS; i++) {
+		struct usb_device *u = c->slots[i];
+		if (u && u->port == port && !u->gone) {
+			u->gone = any = true;
+			c->st.disconnects++;
+		}
+	}
+	return any;
+}
+
 /* Take every event the controller has posted.  Any context. */
 static void reap(struct xhci_ctrl *c, bool polled)
 {
@@ -396,11 +443,14 @@ static void reap(struct xhci_ctrl *c, bool polled)
 				c->st.stale_events++;
 			}
 			break;
+		case TRB_EV_PORT:
+			wake |= port_event(c, (uint32_t)(ev.param >> 24) & 0xff);
+			break;
 		case TRB_EV_HOST:
 			kprintf("%s: host controller event: %s\n", c->name, xhci_cc_name(XHCI_EVT_CC(ev.status)));
 			break;
 		default:
-			break;          /* port status changes: no hot plug */
+			break;
 		}
 		c->evt_deq = xhci_event_next(c->evt_deq, EVENT_TRBS);
 	}
@@ -427,15 +477,17 @@ static void xhci_irq(struct trap_frame *f, void *arg)
 	reap(c, false);
 }
 
+/* Woken by completions and by unplugging alike; the waiter checks both. */
 static bool flag_set(void *arg) { return *(volatile bool *)arg; }
 
 /* Sleep until *flag, reaping the event ring after every slice in case the
- * interrupt was lost.  0 or -ETIMEDOUT. */
-static int wait_flag(struct xhci_ctrl *c, volatile bool *flag, uint64_t timeout_ns)
+ * interrupt was lost.  0, -ETIMEDOUT, or -ENODEV when the controller died
+ * or u (may be NULL) was unplugged. */
+static int wait_flag(struct xhci_ctrl *c, const struct usb_device *u, volatile bool *flag, uint64_t timeout_ns)
 {
 	uint64_t end = time_ns() + timeout_ns;
 	while (!*flag) {
-		if (c->dead)
+		if (c->dead || (u && u->gone))
 			return -ENODEV;
 		if (time_ns() >= end)
 			return -ETIMEDOUT;
@@ -478,7 +530,7 @@ static uint32_t command(struct xhci_ctrl *c, uint64_t param, uint32_t control, u
 	c->st.commands++;
 	spin_unlock_irqrestore(&c->lock, on);
 	doorbell(c, 0, 0);
-	int err = wait_flag(c, &c->cmd_done, XHCI_CMD_TIMEOUT_NS);
+	int err = wait_flag(c, NULL, &c->cmd_done, XHCI_CMD_TIMEOUT_NS);
 	on = spin_lock_irqsave(&c->lock);
 	uint32_t cc = err ? 0 : c->cmd_cc;
 	if (slot)
@@ -531,8 +583,9 @@ static int address_device(struct usb_device *u)
 	memset(u->in_ctx, 0, xhci_in_ctx_bytes(c->csz));
 	in_control(u)[1] = 1u << 0 | 1u << 1;           /* add slot and EP0 */
 	uint32_t *s = in_ctx(u, 0);
-	s[0] = XHCI_SLOT0_SPEED(u->speed) | XHCI_SLOT0_ENTRIES(1);
+	s[0] = XHCI_SLOT0_SPEED(u->speed) | XHCI_SLOT0_ENTRIES(1) | XHCI_SLOT0_ROUTE(u->route);
 	s[1] = XHCI_SLOT1_PORT(u->port);
+	s[2] = XHCI_SLOT2_TT_SLOT(u->tt_slot) | XHCI_SLOT2_TT_PORT(u->tt_port);
 	fill_ep_ctx(in_ctx(u, 1), e0);
 	return command_ok(c, u, u->in_phys, XHCI_TRB_TYPE(TRB_ADDRESS_DEVICE) | XHCI_TRB_SLOT(u->slot),
 			  "Address Device");
@@ -598,7 +651,7 @@ static int finish_td(struct usb_device *u, uint32_t dci, uint64_t timeout_ns, ui
 {
 	struct xhci_ctrl *c = u->c;
 	struct xhci_ep *e = &u->ep[dci];
-	int err = wait_flag(c, &e->done, timeout_ns);
+	int err = wait_flag(c, u, &e->done, timeout_ns);
 	bool on = spin_lock_irqsave(&c->lock);
 	uint32_t cc = e->done ? e->cc : 0, got = e->actual;
 	if (e->done)
@@ -652,6 +705,10 @@ int usb_control(struct usb_device *u, const struct usb_setup *s, void *buf, uint
 	if (s->length > PAGE)
 		return -EINVAL;
 	mutex_lock(&u->ctl_lock);
+	if (usb_gone(u)) {
+		mutex_unlock(&u->ctl_lock);
+		return -ENODEV;
+	}
 	if (!in && s->length)
 		memcpy(u->buf, buf, s->length);
 	uint64_t setup = s->request_type | (uint32_t)s->request << 8 | (uint32_t)s->value << 16 |
@@ -736,10 +793,10 @@ int usb_bulk(struct usb_device *u, uint8_t ep, const struct usb_seg *segs, uint3
 		total += pc[i].len;
 	left = total;
 	bool on = spin_lock_irqsave(&c->lock);
-	if (e->busy || c->dead) {
+	if (e->busy || c->dead || u->gone) {
 		spin_unlock_irqrestore(&c->lock, on);
 		kfree(pc);
-		return c->dead ? -ENODEV : -EBUSY;
+		return c->dead || u->gone ? -ENODEV : -EBUSY;
 	}
 	td_begin(e);
 	for (int i = 0; i < n; i++) {
@@ -765,6 +822,7 @@ int usb_bulk(struct usb_device *u, uint8_t ep, const struct usb_seg *segs, uint3
 
 uint32_t usb_max_transfer(const struct usb_device *u) { (void)u; return XHCI_MAX_XFER; }
 const char *usb_name(const struct usb_device *u) { return u->name; }
+bool usb_gone(const struct usb_device *u) { return u->gone || u->c->dead; }
 uint32_t usb_speed(const struct usb_device *u) { return u->speed; }
 const struct usb_dev_desc *usb_desc(const struct usb_device *u) { return &u->desc; }
 
@@ -863,14 +921,26 @@ static void device_free(struct usb_device *u)
 	kfree(u);
 }
 
-static struct usb_device *device_new(struct xhci_ctrl *c, uint32_t port)
+/* A device on root port port (hub NULL), or on port port of hub (its
+ * route string must have room: hub->tier < 5, port 1..15). */
+static struct usb_device *device_new(struct xhci_ctrl *c, struct usb_device *hub, uint32_t port)
 {
 	struct usb_device *u = kzalloc(sizeof *u);
 	if (!u)
 		return NULL;
 	u->c = c;
-	u->port = (uint8_t)port;
-	ksnprintf(u->name, sizeof u->name, "xhci%d-port%u", c->index, port);
+	u->hub = hub;
+	if (!hub) {
+		u->port = (uint8_t)port;
+		ksnprintf(u->name, sizeof u->name, "xhci%d-port%u", c->index, port);
+	} else {
+		u->port = hub->port;
+		u->hub_port = (uint8_t)port;
+		u->tier = (uint8_t)(hub->tier + 1);
+		if (usb_route_child(hub->route, hub->tier, port, &u->route))
+			ASSERT(!"hub tier or port out of range");
+		ksnprintf(u->name, sizeof u->name, "%s.%u", hub->name, port);
+	}
 	mutex_init(&u->ctl_lock, "usb-ctl");
 	if (!(u->in_ctx = dma_page(c, &u->in_pg, &u->in_phys)) || !(u->out_ctx = dma_page(c, &u->out_pg, &u->out_phys)) ||
 	    !(u->buf = dma_page(c, &u->buf_pg, &u->buf_phys))) {
@@ -956,6 +1026,9 @@ static void device_record(const struct usb_device *u, const char *error, bool ta
 	json_str(j, "controller", u->c->name);
 	json_u64(j, "port", u->port);
 	json_u64(j, "usb_major", u->c->port_major[u->port]);
+	json_str(j, "hub", u->hub ? u->hub->name : "");
+	json_u64(j, "hub_port", u->hub_port);
+	json_hex(j, "route", u->route);
 	json_str(j, "speed", xhci_speed_name(u->speed));
 	json_u64(j, "slot", u->slot);
 	json_bool(j, "ok", error == NULL);
@@ -968,18 +1041,15 @@ static void device_record(const struct usb_device *u, const char *error, bool ta
 	rec_end();
 }
 
-/* Bring up whatever is on a root port and offer it to the class driver. */
-static void probe_port(struct xhci_ctrl *c, uint32_t port, uint8_t *cfg)
+static bool hub_probe(struct usb_device *u, uint8_t *cfg, uint32_t cfg_len);
+
+/* Address u (its port reset and speed known), read its descriptors and
+ * offer it to a driver: the hub driver here, or the class drivers.  why:
+ * the port could not be made ready (then only the record).  cfg: a
+ * scratch page for the configuration descriptors. */
+static void attach(struct usb_device *u, const char *why, uint8_t *cfg)
 {
-	if (!(portsc(c, port) & XHCI_PORTSC_CCS))
-		return;
-	struct usb_device *u = device_new(c, port);
-	if (!u) {
-		kprintf("%s: port %u: out of memory for the device\n", c->name, port);
-		return;
-	}
-	const char *why = port_ready(c, port) ? "the port does not enable after a reset" : NULL;
-	u->speed = XHCI_PORTSC_SPEED(portsc(c, port));
+	struct xhci_ctrl *c = u->c;
 	if (!why && !xhci_ep0_mps(u->speed))
 		why = "unknown port speed";
 	if (!why)
@@ -988,7 +1058,7 @@ static void probe_port(struct xhci_ctrl *c, uint32_t port, uint8_t *cfg)
 	if (!why)
 		why = read_descriptors(u, cfg, &cfg_len);
 	if (why) {
-		kprintf("%s: port %u: device not used: %s\n", u->name, port, why);
+		kprintf("%s: device not used: %s\n", u->name, why);
 		device_record(u, why, false);
 		if (u->slot)
 			command(c, 0, XHCI_TRB_TYPE(TRB_DISABLE_SLOT) | XHCI_TRB_SLOT(u->slot), NULL);
@@ -998,17 +1068,194 @@ static void probe_port(struct xhci_ctrl *c, uint32_t port, uint8_t *cfg)
 	kprintf("%s: %04x:%04x USB %x.%02x, %s, slot %u\n", u->name, u->desc.vendor, u->desc.product,
 		u->desc.bcd_usb >> 8, u->desc.bcd_usb & 0xff, xhci_speed_name(u->speed), u->slot);
 	c->ndevs++;
+	if (u->desc.cls == 9) {
+		device_record(u, NULL, true);
+		hub_probe(u, cfg, cfg_len);
+		return;
+	}
 	bool taken = usb_storage_probe(u, cfg, cfg_len);
 	device_record(u, NULL, taken);
-	if (!taken && u->desc.cls == 9)
-		kprintf("%s: a USB hub: hubs are not driven here, devices behind it are not seen\n", u->name);
-	else if (!taken)
+	if (!taken)
 		kprintf("%s: no driver here for this device (class %u); left unconfigured\n", u->name, u->desc.cls);
+}
+
+/* Bring up whatever is on a root port. */
+static void probe_port(struct xhci_ctrl *c, uint32_t port, uint8_t *cfg)
+{
+	if (!(portsc(c, port) & XHCI_PORTSC_CCS))
+		return;
+	struct usb_device *u = device_new(c, NULL, port);
+	if (!u) {
+		kprintf("%s: port %u: out of memory for the device\n", c->name, port);
+		return;
+	}
+	const char *why = port_ready(c, port) ? "the port does not enable after a reset" : NULL;
+	u->speed = XHCI_PORTSC_SPEED(portsc(c, port));
+	attach(u, why, cfg);
+}
+
+/* ------------------------------------------------------------ hubs */
+
+#define HUB_PORT_RESET_MS       500     /* Linux waits 10 x 50 ms */
+#define HUB_POWER_MIN_MS        100     /* USB 2.0 7.1.7.3: 100 ms for power to settle */
+
+/* A hub class request with no data stage (feature to a port). */
+static int hub_feature(struct usb_device *hub, bool set, uint16_t feature, uint16_t port)
+{
+	struct usb_setup s = { 0x23, set ? 3 : 1, feature, port, 0 };  /* SET_/CLEAR_FEATURE, other */
+	return usb_control(hub, &s, NULL, NULL, XHCI_CTRL_TIMEOUT_NS);
+}
+
+/* GET_STATUS of a hub port: *status, *change.  0 or an errno. */
+static int hub_port_status(struct usb_device *hub, uint16_t port, uint16_t *status, uint16_t *change)
+{
+	uint8_t b[4];
+	uint32_t got = 0;
+	struct usb_setup s = { 0xa3, 0, 0, port, 4 };
+	int err = usb_control(hub, &s, b, &got, XHCI_CTRL_TIMEOUT_NS);
+	if (!err && got < 4)
+		err = -EIO;
+	*status = err ? 0 : (uint16_t)(b[0] | b[1] << 8);
+	*change = err ? 0 : (uint16_t)(b[2] | b[3] << 8);
+	return err;
+}
+
+/* Reset hub port and wait for it to come back enabled (11.24.2.7.1.5).
+ * *status: the port's status after.  0 or -EIO. */
+static int hub_port_reset(struct usb_device *hub, uint16_t port, uint16_t *status)
+{
+	uint16_t change = 0;
+	*status = 0;
+	if (hub_feature(hub, true, USB_PORT_FEAT_RESET, port))
+		return -EIO;
+	bool on = spin_lock_irqsave(&hub->c->lock);
+	hub->c->st.port_resets++;
+	spin_unlock_irqrestore(&hub->c->lock, on);
+	uint64_t end = time_ns() + HUB_PORT_RESET_MS * NS_PER_MS;
+	do {
+		sleep_ms(10);
+		if (hub_port_status(hub, port, status, &change))
+			return -EIO;
+	} while (!(change & USB_PORT_STAT_C_RESET) && time_ns() < end);
+	hub_feature(hub, false, USB_PORT_FEAT_C_RESET, port);
+	hub_feature(hub, false, USB_PORT_FEAT_C_CONNECTION, port);
+	if (!(change & USB_PORT_STAT_C_RESET) || !(*status & USB_PORT_STAT_ENABLE))
+		return -EIO;
+	sleep_ms(XHCI_RESET_RECOVERY_MS);
+	return 0;
+}
+
+/* Configure the hub and tell the controller it is one (the slot's Hub
+ * bit, port count, TT think time: 4.6.6, 6.2.2).  NULL or why not. */
+static const char *hub_setup(struct usb_device *u, const uint8_t *cfg, uint32_t cfg_len)
+{
+	bool super = u->speed >= XHCI_SPEED_SUPER;
+	struct usb_hub_desc h;
+	uint32_t got = 0;
+	if (cfg_len < 9)
+		return "no configuration descriptor";
+	struct usb_setup s = { 0x00, 9, cfg[5], 0, 0 };                /* SET_CONFIGURATION */
+	if (usb_control(u, &s, NULL, NULL, XHCI_CTRL_TIMEOUT_NS))
+		return "SET_CONFIGURATION failed";
+	uint8_t d[16];
+	s = (struct usb_setup){ 0xa0, 6, (super ? 0x2a : 0x29) << 8, 0, sizeof d };   /* GET_DESCRIPTOR(HUB) */
+	if (usb_control(u, &s, d, &got, XHCI_CTRL_TIMEOUT_NS))
+		return "GET_DESCRIPTOR(hub) failed";
+	int err = usb_parse_hub_desc(d, got, super, &h);
+	if (err)
+		return usb_desc_strerror(err);
+	u->hub_nports = h.nports > 15 ? 15 : h.nports;                 /* a route nibble holds 15 */
+	if (h.nports > 15)
+		kprintf("%s: hub has %u ports; only 1..15 are reachable through a route string\n", u->name, h.nports);
+	s = (struct usb_setup){ 0x20, 12, u->tier, 0, 0 };              /* SET_HUB_DEPTH (USB 3.2 10.16.2.9) */
+	if (super && usb_control(u, &s, NULL, NULL, XHCI_CTRL_TIMEOUT_NS))
+		return "SET_HUB_DEPTH failed";
+	struct xhci_ctrl *c = u->c;
+	memset(u->in_ctx, 0, xhci_in_ctx_bytes(c->csz));
+	in_control(u)[1] = 1u << 0;
+	uint32_t *sl = in_ctx(u, 0);
+	memcpy(sl, out_ctx(u, 0), 16);
+	sl[0] |= XHCI_SLOT0_HUB;
+	sl[1] = (sl[1] & 0x00ffffffu) | XHCI_SLOT1_NPORTS(u->hub_nports);
+	if (u->speed == XHCI_SPEED_HIGH)
+		sl[2] = (sl[2] & ~XHCI_SLOT2_TTT(3)) | XHCI_SLOT2_TTT((h.characteristics >> 5) & 3);
+	sl[3] = 0;
+	if (command_ok(c, u, u->in_phys, XHCI_TRB_TYPE(TRB_CONFIGURE_EP) | XHCI_TRB_SLOT(u->slot),
+		       "Configure Endpoint (hub)"))
+		return "the controller does not take the hub's slot context";
+	u->configured = true;
+	for (uint16_t p = 1; p <= u->hub_nports; p++)
+		hub_feature(u, true, USB_PORT_FEAT_POWER, p);
+	sleep_ms(h.power_good_ms > HUB_POWER_MIN_MS ? h.power_good_ms : HUB_POWER_MIN_MS);
+	return NULL;
+}
+
+/* The device on hub port p, reset and brought up. */
+static void hub_attach_port(struct usb_device *hub, uint16_t p, uint8_t *cfg)
+{
+	uint16_t st = 0, ch = 0;
+	if (hub_port_status(hub, p, &st, &ch) || !(st & USB_PORT_STAT_CONNECTION))
+		return;
+	if (hub->tier >= 5) {   /* a sixth hub: no route nibble left for its child */
+		kprintf("%s.%u: device not used: more than five hubs deep\n", hub->name, p);
+		return;
+	}
+	struct usb_device *u = device_new(hub->c, hub, p);
+	if (!u) {
+		kprintf("%s: port %u: out of memory for the device\n", hub->name, p);
+		return;
+	}
+	const char *why = NULL;
+	if (hub->speed >= XHCI_SPEED_SUPER) {
+		/* USB 3 hub ports: the link trains by itself; speed is SuperSpeed. */
+		u->speed = XHCI_SPEED_SUPER;
+		if (hub_port_reset(hub, p, &st))
+			why = "the hub port does not enable after a reset";
+	} else {
+		if (hub_port_reset(hub, p, &st))
+			why = "the hub port does not enable after a reset";
+		u->speed = usb_hub_port_speed(st);
+	}
+	if (u->speed < XHCI_SPEED_HIGH && hub->speed == XHCI_SPEED_HIGH) {
+		u->tt_slot = hub->slot;         /* the HS hub's TT talks to it */
+		u->tt_port = (uint8_t)p;
+	} else {
+		u->tt_slot = hub->tt_slot;
+		u->tt_port = hub->tt_port;
+	}
+	attach(u, why, cfg);
+}
+
+/* A hub: set up, then each connected port's device.  Returns true (the
+ * hub is ours, even when it fails: no class driver takes hubs). */
+static bool hub_probe(struct usb_device *u, uint8_t *cfg, uint32_t cfg_len)
+{
+	const char *why = hub_setup(u, cfg, cfg_len);
+	if (why) {
+		kprintf("%s: hub not used: %s\n", u->name, why);
+		return true;
+	}
+	kprintf("%s: hub with %u ports, tier %u\n", u->name, u->hub_nports, u->tier + 1);
+	/* cfg is free again: the hub's descriptors were read. */
+	for (uint16_t p = 1; p <= u->hub_nports && !u->c->dead; p++)
+		hub_attach_port(u, p, cfg);
+	return true;
+}
+
+/* Reset the port the device is on: a root port, or its hub's port. */
+static int device_port_reset(struct usb_device *u)
+{
+	uint16_t st;
+	if (u->hub)
+		return hub_port_reset(u->hub, u->hub_port, &st);
+	return port_reset(u->c, u->port);
 }
 
 int usb_reset_device(struct usb_device *u)
 {
 	struct xhci_ctrl *c = u->c;
+	if (usb_gone(u))
+		return -ENODEV;
 	kprintf("%s: resetting the device (port reset, addressed and configured again)\n", u->name);
 	bool on = spin_lock_irqsave(&c->lock);
 	c->st.device_resets++;
@@ -1019,7 +1266,7 @@ int usb_reset_device(struct usb_device *u)
 	/* Reset Device takes the slot back to Default (4.6.11); a slot the
 	 * controller already reset that way answers with a context error. */
 	command(c, 0, XHCI_TRB_TYPE(TRB_RESET_DEVICE) | XHCI_TRB_SLOT(u->slot), NULL);
-	if (port_reset(c, u->port) || address_device(u) || configure_bulk(u, false)) {
+	if (device_port_reset(u) || address_device(u) || configure_bulk(u, false)) {
 		kprintf("%s: the device did not come back from its reset\n", u->name);
 		return -ENODEV;
 	}
@@ -1302,6 +1549,7 @@ static void xhci_halt(void)
 		json_u64(j, "events", s.events);
 		json_u64(j, "events_polled", s.events_polled);
 		json_u64(j, "stale_events", s.stale_events);
+		json_u64(j, "disconnects", s.disconnects);
 		rec_end();
 	}
 }

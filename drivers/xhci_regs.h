@@ -175,7 +175,12 @@ _Static_assert(sizeof(struct xhci_erst_entry) == 16, "ERST entry is 16 bytes");
 #define XHCI_SLOT0_ROUTE(r)     ((uint32_t)(r) & 0xfffff)
 #define XHCI_SLOT0_SPEED(s)     ((uint32_t)(s) << 20)
 #define XHCI_SLOT0_ENTRIES(n)   ((uint32_t)(n) << 27)
+#define XHCI_SLOT0_HUB          (1u << 26)
 #define XHCI_SLOT1_PORT(p)      ((uint32_t)(p) << 16)
+#define XHCI_SLOT1_NPORTS(n)    ((uint32_t)(n) << 24)      /* hubs only */
+#define XHCI_SLOT2_TT_SLOT(s)   ((uint32_t)(s) & 0xff)     /* LS/FS device below a high-speed hub */
+#define XHCI_SLOT2_TT_PORT(p)   ((uint32_t)(p) << 8)
+#define XHCI_SLOT2_TTT(t)       ((uint32_t)(t) << 16)      /* high-speed hubs: TT think time */
 #define XHCI_SLOT3_STATE(v)     ((v) >> 27)
 /* Endpoint context dwords. */
 #define XHCI_EP0_STATE(v)       ((v) & 7)

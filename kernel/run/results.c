@@ -133,8 +133,9 @@ static size_t take_kept(void *ctx, char *dst, size_t cap, bool *more)
 	return rec_keep_take(dst, cap, more);
 }
 
-/* One write.  Returns true when more lines remain.  R.lock held. */
-static bool write_some(bool final)
+/* One write.  Returns true when more lines remain; *wrote: a write went
+ * out.  R.lock held. */
+static bool write_some(bool final, bool *wrote)
 {
 	struct rlog_write w;
 	R.log.lost = rec_keep_lost();
@@ -147,6 +148,7 @@ static bool write_some(bool final)
 		stop(err);
 		return false;
 	}
+	*wrote = true;
 	rlog_commit(&R.log, &w);
 	return w.more;
 }
@@ -155,8 +157,13 @@ static void flush(bool final)
 {
 	mutex_lock(&R.lock);
 	R.owner = current_thread();
-	while (!R.stopped && write_some(final))
+	bool wrote = false;
+	while (!R.stopped && write_some(final, &wrote))
 		;
+	/* On the medium, not in the disk's write cache (USB sticks cache
+	 * writes and may be pulled right after the run). */
+	if (wrote)
+		blk_flush(R.disk);
 	R.owner = NULL;
 	mutex_unlock(&R.lock);
 }

@@ -553,10 +553,15 @@ static void script_out_unit(struct script_exec *x, const struct script_unit *u, 
 		u->elapsed / NS_PER_MS, u->failed ? ", FAILED" : "");
 }
 
-/* A run= step: its counters as a vmstat record labelled with the step. */
+/* A run= step: its counters as a vmstat record labelled with the step,
+ * and one human line (the screen shows no records: on a PC without a
+ * serial port this line is the progress of a long run). */
 static void run_out_unit(struct script_exec *x, const struct script_unit *u, int column)
 {
 	(void)column;
+	const struct script_stmt *st = &x->prog->stmt[u->stmt];
+	kprintf("run=: step %d done in %lu ms, %lu major faults%s: %s\n", st->line, u->elapsed / NS_PER_MS, u->majflt,
+		u->failed ? ", FAILED" : "", st->a ? st->a : "");
 	struct json *j = rec_begin("vmstat");
 	json_str(j, "label", x->prog->stmt[u->stmt].a);
 	vmstat_json_delta(j, u->base);

@@ -1,6 +1,7 @@
 /* libFuzzer target: the parsers of what a USB device sends
  * (drivers/usb_proto.c): device and configuration descriptors, the CSW,
- * sense data, READ CAPACITY (10) and (16) and INQUIRY replies.
+ * sense data, READ CAPACITY (10) and (16) and INQUIRY replies, hub
+ * descriptors (USB 2 and SuperSpeed).
  * Byte 0 picks the parser, bytes 1..4 the expected CSW tag, the rest is
  * the device's reply, copied into a buffer of exactly its size so ASan
  * sees any read past it.  Checks the outputs' invariants. */
@@ -62,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct scsi_sense s;
 	uint8_t status;
 	uint32_t residue;
-	switch (data[0] % 7) {
+	switch (data[0] % 9) {
 	case 0:
 		if (!*usb_desc_strerror(usb_parse_device(p, n, &d)))
 			__builtin_trap();
@@ -89,6 +90,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 5:
 		check_caps(p, n, true);
 		break;
+	case 6:
+	case 7: {
+		struct usb_hub_desc h;
+		int err = usb_parse_hub_desc(p, n, data[0] % 9 == 7, &h);
+		if (!*usb_desc_strerror(err) || (!err && h.power_good_ms > 510) || (err && h.nports))
+			__builtin_trap();
+		break;
+	}
 	default:
 		check_strings(p, n);
 		break;

@@ -89,8 +89,20 @@ def expect_boot_disk_writes(r, disk, part=None):
            'writes on %s beyond %s and the results file: %r' % (disk, part, blk))
 
 
+# OVMF enumerates the ports of a hub late: on a busy host it once built its
+# boot options before it saw the stick behind the hub and started its EFI
+# shell instead (boot='usb-hub').  That boot never reached our loader and
+# wrote nothing, so it is stopped at the shell's banner and tried again.
+FIRMWARE_TRIES = 3
+
+
 def boot_stick(ctx, img, boot, disks=(), timeout=600, extra=()):
-    return ctx.boot(None, image=img, boot=boot, timeout=timeout, disks=disks, extra=extra)
+    for _ in range(FIRMWARE_TRIES):
+        r = ctx.boot(None, image=img, boot=boot, timeout=timeout, disks=disks, extra=extra,
+                     stop_pattern=r'^UEFI Interactive Shell')
+        if r.rc != 'stopped':
+            break
+    return r
 
 
 def swap_on_stick(ctx, boot, disk, swap_opt, disks=(), extra=()):

@@ -10,14 +10,67 @@ only (qemu-xhci p3=0) holds a plain disk, so one boot drives both the
 SuperSpeed path (the boot stick, a USB 3 port that enables itself) and
 the high-speed path (a USB 2 port that needs a port reset)."""
 import hashlib
+import json
 import os
 import re
+import socket
+import time
 
 import pytest
 
-from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest
+from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest, selftest_record, \
+    swap_image, task_exits, vm_final
 from test_stick import swap_on_stick, esp_files
 from test_results import check_results_file
+
+
+class Qmp:
+    """QEMU's QMP monitor on a unix socket the case names on QEMU's
+    command line (args()); connected on first use, once QEMU listens."""
+    def __init__(self, path):
+        self.path, self.sock, self.buf = path, None, b''
+
+    def args(self):
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+        return ['-qmp', 'unix:%s,server=on,wait=off' % self.path]
+
+    def _reply(self):
+        while True:
+            while b'\n' not in self.buf:
+                data = self.sock.recv(65536)
+                if not data:
+                    raise AssertionError('QMP: QEMU closed the monitor')
+                self.buf += data
+            line, self.buf = self.buf.split(b'\n', 1)
+            msg = json.loads(line)
+            if 'return' in msg or 'error' in msg:
+                return msg
+
+    def cmd(self, name, **args):
+        if self.sock is None:
+            self.sock = socket.socket(socket.AF_UNIX)
+            self.sock.settimeout(30)
+            self.sock.connect(self.path)
+            self.cmd('qmp_capabilities')
+        self.sock.sendall(json.dumps({'execute': name, 'arguments': args}).encode() + b'\n')
+        msg = self._reply()
+        if 'error' in msg:
+            raise AssertionError('QMP %s %r: %r' % (name, args, msg['error']))
+        return msg['return']
+
+
+class OnLine:
+    """rig.run's on_line: the first console line matching each pattern, in
+    order, runs its action (a QMP command, say); hits records when."""
+    def __init__(self, *steps):
+        self.steps, self.hits = list(steps), []
+
+    def __call__(self, line):
+        if self.steps and re.search(self.steps[0][0], line):
+            pat, action = self.steps.pop(0)
+            self.hits.append((pat, time.time()))
+            action()
 
 
 def usb2_disk(path, ctl='xusb2', did='plainusb'):
@@ -65,9 +118,41 @@ def test_usb_stick_swap_and_results(ctx):
     expect(one_record(r, 'blk', name='usb1')['writes'] == 0, 'writes reached usb1')
     for s in r.find('usb_storage_stats'):
         expect(s['errors'] == 0 and s['recoveries'] == 0 and not s['offline'], 'USB storage errors %r' % s)
+    # Each write of the results file is followed by SYNCHRONIZE CACHE;
+    # usb1 (never written) gets none.
+    expect(one_record(r, 'usb_storage_stats', name='usb0')['syncs'] >= 1, 'no SYNCHRONIZE CACHE on usb0')
+    expect(one_record(r, 'blk', name='usb0')['flushes'] >= 1, 'the results writer did not flush usb0')
+    expect(one_record(r, 'usb_storage_stats', name='usb1')['syncs'] == 0, 'usb1 was flushed, never written')
     for x in r.find('xhci_stats'):
         expect(x['errors'] == 0 and x['timeouts'] == 0, 'xHCI errors %r' % x)
     # The results file on the stick's ESP holds the run's records.
+    d = esp_files(ctx, ctx.path('stick.img'), 'results')
+    check_results_file(r, os.path.join(d, 'results', '0001.jsonl'), 'usb0',
+                       kinds=('boot', 'xhci', 'usb_device', 'usb_storage', 'disks', 'task_exit', 'vmstat', 'blk',
+                              'xhci_stats', 'usb_storage_stats'), results=0)
+
+
+def test_usb_stick_behind_hub(ctx):
+    # The boot stick on port 1 of a usb-hub (QEMU's is full speed, 8
+    # ports) on the xHCI: the hub is configured and its port reset by hub
+    # class requests, the stick addressed with route string 1 below the
+    # hub's root port, then the same swap + results run as on a root port.
+    r = swap_on_stick(ctx, 'usb-hub', 'usb0', '')
+    hub = [d for d in r.find('usb_device') if d['class'] == 9]
+    expect(len(hub) == 1 and hub[0]['ok'] and hub[0]['hub'] == '' and hub[0]['driver'], 'hub %r' % hub)
+    stick = one_record(r, 'usb_device', hub=hub[0]['name'])
+    expect(stick['ok'] and stick['driver'] and stick['hub_port'] == 1 and stick['route'] == '0x1' and
+           stick['port'] == hub[0]['port'] and stick['slot'] != hub[0]['slot'], 'stick %r' % stick)
+    expect_in_log(r, '%s: hub with 8 ports, tier 1' % hub[0]['name'])
+    # The run= step's progress line (the screen shows no records).
+    expect(re.search(r'^run=: step 1 done in \d+ ms, \d+ major faults: touch 64 20000 seq anon$', r.log, re.M),
+           'no progress line for the run= step')
+    st = one_record(r, 'usb_storage', name='usb0')
+    expect(st['ok'] and st['device'] == stick['name'], 'usb_storage %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['errors'] == 0 and x['timeouts'] == 0 and x['port_resets'] >= 1, 'xhci_stats %r' % x)
+    s = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(s['errors'] == 0 and s['recoveries'] == 0 and not s['offline'], 'usb_storage_stats %r' % s)
     d = esp_files(ctx, ctx.path('stick.img'), 'results')
     check_results_file(r, os.path.join(d, 'results', '0001.jsonl'), 'usb0',
                        kinds=('boot', 'xhci', 'usb_device', 'usb_storage', 'disks', 'task_exit', 'vmstat', 'blk',
@@ -102,6 +187,11 @@ def test_usb_blk_selftest(ctx):
     expect(x['errors'] == 0 and x['timeouts'] == 0 and x['endpoint_resets'] == 0, 'xhci_stats %r' % x)
     st = one_record(r, 'usb_storage', name='usb0')
     expect(st['max_transfer'] == 1 << 20, 'usb_storage %r' % st)
+    # Written by the test, flushed by no one else (the results file is on
+    # NVMe): the halt hook sends the one SYNCHRONIZE CACHE.
+    expect_in_log(r, 'usb0: write cache flushed at halt (SYNCHRONIZE CACHE)')
+    expect(one_record(r, 'usb_storage_stats', name='usb0')['syncs'] == 1, 'syncs %r' %
+           one_record(r, 'usb_storage_stats', name='usb0'))
 
 
 def test_usb_read_error_injected(ctx):
@@ -139,3 +229,99 @@ def test_usb_interrupt_modes(ctx, mode):
     expect(x['ok'] and x['interrupts'] == mode, 'xhci record %r' % x)
     st = one_record(r, 'xhci_stats', name='xhci0')
     expect(st['interrupts'] > 0 and st['errors'] == 0 and st['timeouts'] == 0, 'xhci_stats %r' % st)
+
+
+def slow_usb_disk(ctx, q, bps=128 << 10):
+    """QEMU arguments: a 64 MiB scratch stick (drive 'scratch') throttled
+    to bps bytes/s, so a 512 KiB SCSI command takes 4 s; q's monitor."""
+    img = scratch_disk(ctx, 'scratch.img', 64 << 20)
+    return q.args() + ['-device', 'qemu-xhci,id=xscratch',
+                       '-drive', 'if=none,id=scratch,format=raw,file=%s,throttling.bps-total=%d' % (img, bps),
+                       '-device', 'usb-storage,bus=xscratch.0,drive=scratch']
+
+
+def unthrottle(q):
+    return lambda: q.cmd('block_set_io_throttle', device='scratch', bps=0, bps_rd=0, bps_wr=0, iops=0, iops_rd=0,
+                         iops_wr=0)
+
+
+def test_usb_timeout_recovered(ctx):
+    # A stick that stalls for a while: usb_timeout=1500 and a throttled
+    # disk make the first large write miss its deadline; the endpoint is
+    # stopped (Stop Endpoint, Set TR Dequeue), reset recovery runs
+    # (Bulk-Only Mass Storage Reset, CLEAR_FEATURE(HALT) on both pipes).
+    # The stall is lifted when the kernel reports the timeout, so the
+    # retry goes through: test=blk passes with every block verified.
+    q = Qmp(ctx.path('qmp'))
+    on = OnLine((r'no completion in 1500 ms; stopping it', unthrottle(q)))
+    d, r = selftest(ctx, 'blk', 'blkdev=usb0 blktest_mib=4 usb_timeout=1500', timeout=600,
+                    extra=slow_usb_disk(ctx, q), on_line=on)
+    expect(len(on.hits) == 1, 'no timeout was reported')
+    expect(d['verify_errors'] == 0 and d['io_errors'] == 0, 'blk selftest %r' % d)
+    expect_in_log(r, 'usb0: data stage timed out: reset recovery')
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(st['recoveries'] >= 1 and st['retries'] >= 1 and st['errors'] == 0 and not st['offline'],
+           'usb_storage_stats %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['timeouts'] >= 1 and x['endpoint_resets'] >= 1, 'xhci_stats %r' % x)
+
+
+def test_usb_timeout_gives_eio(ctx):
+    # A stick that stays stalled: each try of the first large write times
+    # out; reset recovery, then a port reset (the device addressed and
+    # configured again), then after 3 tries the command fails with an I/O
+    # error naming its blocks.  The stall is lifted then: the stick is
+    # not offline, the block layer retries the failed command's requests
+    # one by one (they now pass) and the rest of test=blk runs on it.
+    q = Qmp(ctx.path('qmp'))
+    fail = r'^usb0: write of blocks \d+\.\.\d+ failed: no completion in 1500 ms, 3 tries'
+    on = OnLine((fail, unthrottle(q)))
+    r = ctx.boot('quiet test=blk blkdev=usb0 blktest_mib=4 usb_timeout=1500', timeout=600,
+                 extra=slow_usb_disk(ctx, q), on_line=on)
+    expect_ok(r)
+    expect(len(on.hits) == 1, 'no write failed after its tries')
+    log = r.log[:r.log.index('3 tries')]
+    seq = ['no completion in 1500 ms; stopping it', 'usb0: data stage timed out: reset recovery',
+           'usb0: data stage timed out: port reset (reset recovery did not help)',
+           'resetting the device (port reset, addressed and configured again)']
+    at = [log.find(t) for t in seq]
+    expect(all(a >= 0 for a in at) and at == sorted(at), 'recovery steps out of order or missing: %r' % at)
+    s = selftest_record(r, 'blk')
+    expect(s['ok'] and s['data']['verify_errors'] == 0, 'selftest %r' % s)
+    blk = one_record(r, 'blk', name='usb0')
+    expect(blk['errors'] == 1 and blk['retried_alone'] >= 1 and blk['failed_reqs'] == 0, 'blk %r' % blk)
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    # At least: the requests retried alone may start before QMP has lifted
+    # the stall (a late lift costs one more timeout, which then recovers).
+    expect(st['errors'] == 1 and st['retries'] >= 2 and st['device_resets'] >= 1 and not st['offline'],
+           'usb_storage_stats %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['timeouts'] >= 3 and x['port_resets'] >= 1, 'xhci_stats %r' % x)
+
+
+def test_usb_stick_pulled_mid_run(ctx):
+    # Swap on a USB stick (booted from NVMe); once 10 MiB are swapped out,
+    # the stick is pulled (QMP device_del).  The root port's status change
+    # marks it gone: the transfer in flight and every later one fail at
+    # once with EIO (no timeout waited for, no recovery tried), like a
+    # dead disk: the task whose pages were on the stick dies, the next
+    # task runs, and the run ends with a halt record.
+    q = Qmp(ctx.path('qmp'))
+    img = swap_image(ctx, 'stickswap', 128)
+    extra = q.args() + ['-device', 'qemu-xhci,id=xswap', '-drive', 'if=none,id=swapstick,format=raw,file=%s' % img,
+                        '-device', 'usb-storage,bus=xswap.0,drive=swapstick,id=stick']
+    on = OnLine((r'^vmstat: +\d+ +\d+ +\d{5,} ', lambda: q.cmd('device_del', id='stick')))
+    r = ctx.boot('quiet mem=48M vmstat=200 run="touch 72 30000 seq anon ; hello after"', timeout=600,
+                 extra=extra, on_line=on)
+    expect_ok(r)
+    expect(len(on.hits) == 1, 'the stick was never pulled (swap never reached 10 MiB)')
+    expect_in_log(r, 'usb0: xhci0-port1: the stick is gone (unplugged): offline, all its I/O fails from now on')
+    e = task_exits(r)
+    expect(len(e) == 2 and e[0]['name'] == 'touch' and e[0]['exit_code'] != 0, 'touch survived: %r' % e)
+    expect(e[1]['name'] == 'hello' and e[1]['exit_code'] == 0, 'the next task did not run: %r' % e)
+    v = vm_final(r)
+    expect(v['swap_read_errors'] + v['swap_write_errors'] > 0, 'no swap I/O error counted')
+    st = one_record(r, 'usb_storage_stats', name='usb0')
+    expect(st['offline'] and st['gone'] and st['errors'] >= 1, 'usb_storage_stats %r' % st)
+    x = one_record(r, 'xhci_stats', name='xhci0')
+    expect(x['disconnects'] == 1 and x['timeouts'] == 0, 'xhci_stats %r (a timeout: the pull was not noticed)' % x)

@@ -364,3 +364,51 @@ TEST(usb_scsi_inquiry)
 	CHECK_STR(r.product, "");
 	CHECK(!scsi_parse_inquiry(q, 4, &r));
 }
+
+TEST(usb_hub_descriptor)
+{
+	/* QEMU's usb-hub: 9 bytes, 8 ports, per-port power switching,
+	 * bPwrOn2PwrGood 0x32 (100 ms). */
+	static const uint8_t hub[] = { 9, 0x29, 8, 0x0a, 0x00, 0x32, 0x00, 0x00, 0xff };
+	struct usb_hub_desc h;
+	CHECK_EQ(usb_parse_hub_desc(hub, sizeof hub, false, &h), USB_DESC_OK);
+	CHECK_EQ(h.nports, 8);
+	CHECK_EQ(h.characteristics, 0x0a);
+	CHECK_EQ(h.power_good_ms, 100);
+	CHECK_EQ(usb_parse_hub_desc(hub, 7, false, &h), USB_DESC_OK);   /* bitmaps cut off: fine */
+	CHECK_EQ(usb_parse_hub_desc(hub, 6, false, &h), USB_DESC_SHORT);
+	CHECK_EQ(h.nports, 0);
+	CHECK_EQ(usb_parse_hub_desc(hub, sizeof hub, true, &h), USB_DESC_BAD);  /* SuperSpeed wants 0x2a */
+	uint8_t bad[sizeof hub];
+	memcpy(bad, hub, sizeof hub);
+	bad[0] = 6;
+	CHECK_EQ(usb_parse_hub_desc(bad, sizeof bad, false, &h), USB_DESC_BAD);
+}
+
+TEST(usb_hub_port_speeds)
+{
+	CHECK_EQ(usb_hub_port_speed(USB_PORT_STAT_CONNECTION | USB_PORT_STAT_ENABLE), 1);
+	CHECK_EQ(usb_hub_port_speed(USB_PORT_STAT_CONNECTION | USB_PORT_STAT_LOW_SPEED), 2);
+	CHECK_EQ(usb_hub_port_speed(USB_PORT_STAT_CONNECTION | USB_PORT_STAT_HIGH_SPEED), 3);
+}
+
+TEST(usb_route_string)
+{
+	uint32_t r = 0;
+	CHECK_EQ(usb_route_child(0, 0, 1, &r), 0);
+	CHECK_EQ(r, 0x1);
+	CHECK_EQ(usb_route_child(0x1, 1, 3, &r), 0);
+	CHECK_EQ(r, 0x31);
+	CHECK_EQ(usb_route_child(0x31, 2, 15, &r), 0);
+	CHECK_EQ(r, 0xf31);
+	/* Bits of the hub's route above its own tier are not carried. */
+	CHECK_EQ(usb_route_child(0xff1, 1, 2, &r), 0);
+	CHECK_EQ(r, 0x21);
+	CHECK_EQ(usb_route_child(0x4321, 4, 5, &r), 0);
+	CHECK_EQ(r, 0x54321);
+	r = 7;
+	CHECK_EQ(usb_route_child(0x54321, 5, 1, &r), -1);       /* a sixth tier */
+	CHECK_EQ(usb_route_child(0, 0, 0, &r), -1);
+	CHECK_EQ(usb_route_child(0, 0, 16, &r), -1);
+	CHECK_EQ(r, 7);
+}

@@ -2,9 +2,11 @@
 
   tools/bench blk  [--runs N]   block self-test figures (test=blkbench) on an
                                 NVMe and an AHCI scratch disk, per disk profile
-  tools/bench swap [--runs N]   seed 004's hogmem (1.25x RAM, one and two at
+  tools/bench swap [--runs N] [--buses nvme,usb]
+                                seed 004's hogmem (1.25x RAM, one and two at
                                 once) and Hugh's touch (seq, random) swapping
-                                to NVMe under the ssd and hdd profiles
+                                to NVMe (or a USB stick on xHCI: usb) under
+                                the ssd and hdd profiles
 
 Each configuration boots a fresh QEMU; figures come from the kernel's
 records (guest TSC time; under TCG that is host time, see README).  Results:
@@ -63,6 +65,9 @@ def bench_blk(a):
         print('%-22s %-8s' % (k, metric) + ''.join(cells))
 
 
+# The swap disk's name when it is the only disk on its bus (booted from NVMe).
+SWAP_DEV = {'nvme': 'nvme1n1', 'sata': 'sata1', 'usb': 'usb0'}
+
 SWAP_RUNS = [
     ('hogmem x1', 'hogmem {big} 3'),
     ('hogmem x2', 'hogmem {half} 3 & hogmem {half} 3'),
@@ -76,35 +81,45 @@ def bench_swap(a):
     big, half = ram * 5 // 4, ram * 5 // 8
     touches = big * 256 * 3
     out = open(os.path.join(OUT, 'swap.jsonl'), 'w')
-    metrics = ['elapsed_ms', 'mb_per_s', 'pgmajfault', 'pswpin', 'pswpout', 'mean_write_kib', 'swapcache_hit_pct']
+    metrics = ['elapsed_ms', 'mb_per_s', 'pgmajfault', 'pswpin', 'pswpout', 'read_mb_per_s', 'write_mb_per_s',
+               'mean_read_kib', 'mean_write_kib', 'read_cmd_kib', 'write_cmd_kib', 'swapcache_hit_pct']
     table = {}
-    for profile in a.profiles:
+    for bus, profile in [(b, p) for b in a.buses for p in a.profiles]:
+        dev = SWAP_DEV[bus]
         for name, prog in SWAP_RUNS:
             for run in range(a.runs):
                 cmd = prog.format(big=big, half=half, touches=touches)
                 img = scratch('swap.img', max(512, ram * 4), mkswap=True)
-                r = boot('quiet mem=%dM run="%s"' % (ram, cmd), [{'file': img, 'bus': 'nvme'}], profile)
+                r = boot('quiet mem=%dM run="%s"' % (ram, cmd), [{'file': img, 'bus': bus}], profile)
                 v = [x for x in r.find('vmstat') if x.get('label') == cmd.strip()][0]
                 ws = r.find('workload')
-                blk = [b for b in r.find('blk') if b['name'] == 'nvme1n1'][0]
+                blk = [b for b in r.find('blk') if b['name'] == dev][0]
+                secs = max(w['elapsed_ns'] for w in ws) / 1e9
                 row = {
                     'elapsed_ms': max(w['elapsed_ns'] for w in ws) / 1e6,
                     'mb_per_s': sum(w.get('mb_per_s_x100', 0) for w in ws) / 100.0,
                     'pgmajfault': v['pgmajfault'], 'pswpin': v['pswpin'], 'pswpout': v['pswpout'],
+                    'read_mb_per_s': blk['read_bytes'] / secs / 1e6,
+                    'write_mb_per_s': blk['write_bytes'] / secs / 1e6,
+                    'mean_read_kib': blk['read_bytes'] / max(1, blk['reads']) / 1024,
                     'mean_write_kib': blk['write_bytes'] / max(1, blk['writes']) / 1024,
+                    # Device commands: requests after the block layer's merging.
+                    'read_cmd_kib': blk['read_bytes'] / max(1, blk['read_cmds']) / 1024,
+                    'write_cmd_kib': blk['write_bytes'] / max(1, blk['write_cmds']) / 1024,
                     'swapcache_hit_pct': 100.0 * v['swapcache_find_hit'] / max(1, v['swapcache_find']),
                     'mismatches': sum(w.get('mismatches', 0) for w in ws),
                 }
-                out.write(json.dumps({'profile': profile, 'workload': name, 'cmd': cmd, 'run': run, **row}) + '\n')
+                out.write(json.dumps({'bus': bus, 'profile': profile, 'workload': name, 'cmd': cmd, 'run': run, **row})
+                          + '\n')
                 if row['mismatches']:
                     sys.exit('bench: %s reported data mismatches' % cmd)
                 for m in metrics:
-                    table.setdefault((profile, name), {}).setdefault(m, []).append(row[m])
+                    table.setdefault((bus, profile, name), {}).setdefault(m, []).append(row[m])
     cols = sorted(table)
-    print('mem=%dM, swap on NVMe; mean±sd of %d run(s)' % (ram, a.runs))
-    print('%-18s' % '' + ''.join('%20s' % ('%s %s' % c) for c in cols))
+    print('mem=%dM, swap on %s; mean±sd of %d run(s)' % (ram, ' and '.join(a.buses), a.runs))
+    print('%-18s' % '' + ''.join('%24s' % ('%s %s %s' % c) for c in cols))
     for m in metrics:
-        print('%-18s' % m + ''.join('%20s' % tables.cell(summary(table[c][m]), 1) for c in cols))
+        print('%-18s' % m + ''.join('%24s' % tables.cell(summary(table[c][m]), 1) for c in cols))
 
 
 def main():
@@ -113,8 +128,12 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--profiles', default='none,ssd,hdd')
     ap.add_argument('--ram', type=int, default=64, help='MiB of RAM for the swap benchmark (mem=)')
+    ap.add_argument('--buses', default='nvme', help='swap disk buses for the swap benchmark: nvme, sata, usb')
     a = ap.parse_args()
     a.profiles = a.profiles.split(',')
+    a.buses = a.buses.split(',')
+    if any(b not in SWAP_DEV for b in a.buses):
+        sys.exit('bench: --buses %s: each must be one of %s' % (','.join(a.buses), ', '.join(sorted(SWAP_DEV))))
     os.makedirs(OUT, exist_ok=True)
     {'blk': bench_blk, 'swap': bench_swap}[a.what](a)
 

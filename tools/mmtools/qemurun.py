@@ -1,7 +1,7 @@
 """Boot a disk image in QEMU and show the serial console.
 
   tools/qemu-run [--image build/disk.img] [--boot nvme|sata|usb] [--mem 256M]
-                 [--cmdline 'mem=64M ...'] [--disk FILE[:nvme|sata]] ...
+                 [--cmdline 'mem=64M ...'] [--disk FILE[:nvme|sata|usb]] ...
                  [--profile none|ssd|hdd] [--icount[=exact]] [--smp N]
                  [--timeout S] [--log build/serial.log] [--quiet] [--summary]
 
@@ -41,7 +41,7 @@ def main():
     ap.add_argument('--boot', default='nvme', choices=['nvme', 'sata', 'usb'])
     ap.add_argument('--mem', default='256M')
     ap.add_argument('--cmdline', default=None, help='replace the image\'s cmdline.txt (on a copy)')
-    ap.add_argument('--disk', action='append', default=[], help='extra disk FILE[:nvme|sata]')
+    ap.add_argument('--disk', action='append', default=[], help='extra disk FILE[:nvme|sata|usb]')
     ap.add_argument('--profile', default='none', choices=sorted(rig.PROFILES))
     ap.add_argument('--icount', nargs='?', const=True, default=False, choices=['exact'],
                     help='-icount shift=0: guest time counts instructions; --icount=exact adds '
@@ -60,6 +60,8 @@ def main():
         f, _, bus = d.partition(':')
         if not os.path.isfile(f):
             sys.exit('qemu-run: --disk %s: no such file' % f)
+        if bus not in ('', 'nvme', 'sata', 'usb'):
+            sys.exit('qemu-run: --disk %s: bus %r is not nvme, sata or usb' % (d, bus))
         disks.append({'file': f, 'bus': bus or 'nvme'})
     log = a.log or os.path.join(os.path.dirname(os.path.abspath(a.image)), 'serial.log')
     r = rig.run(a.image, cmdline=a.cmdline, boot=a.boot, mem=a.mem, timeout=a.timeout,

@@ -54,19 +54,24 @@ def boot_args(boot, image):
     elif boot == 'usb':
         dev = ['-device', 'qemu-xhci,id=xhci',
                '-device', 'usb-storage,bus=xhci.0,drive=boot,removable=on,bootindex=0']
+    elif boot == 'usb-hub':
+        # The stick behind a (full-speed) hub on the xHCI's port 1.
+        dev = ['-device', 'qemu-xhci,id=xhci', '-device', 'usb-hub,bus=xhci.0,port=1',
+               '-device', 'usb-storage,bus=xhci.0,port=1.1,drive=boot,removable=on,bootindex=0']
     elif boot == 'usb-ehci':
         # A USB 2 (EHCI) controller: the firmware boots from it, the kernel
         # (xHCI only) does not reach it.
         dev = ['-device', 'usb-ehci,id=ehci',
                '-device', 'usb-storage,bus=ehci.0,drive=boot,removable=on,bootindex=0']
     else:
-        raise ValueError('boot device must be nvme, sata, usb or usb-ehci, not %r' % boot)
+        raise ValueError('boot device must be nvme, sata, usb, usb-hub or usb-ehci, not %r' % boot)
     return drive.split(' ') + dev
 
 
 def disk_args(disks, profile):
-    """disks: list of dicts {file, bus: nvme|sata, id, opts}."""
-    args, sata_port = [], 1
+    """disks: list of dicts {file, bus: nvme|sata|usb, id, opts}; usb
+    disks share one qemu-xhci of their own (xdisks), each on a port."""
+    args, sata_port, xhci = [], 1, False
     for i, d in enumerate(disks):
         did = d.get('id') or 'disk%d' % i
         fmt = 'raw'
@@ -75,6 +80,11 @@ def disk_args(disks, profile):
         args += ['-drive', 'if=none,id=%s,format=%s,file=%s%s' % (did, fmt, f, extra)]
         if d.get('bus', 'nvme') == 'nvme':
             args += ['-device', 'nvme,serial=%s,drive=%s' % (d.get('serial', did), did)]
+        elif d['bus'] == 'usb':
+            if not xhci:
+                args += ['-device', 'qemu-xhci,id=xdisks']
+                xhci = True
+            args += ['-device', 'usb-storage,bus=xdisks.0,drive=%s' % did]
         else:
             args += ['-device', 'ide-hd,drive=%s,bus=ide.%d' % (did, sata_port)]
             sata_port += 1
@@ -140,10 +150,12 @@ class Result:
 
 def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None, echo=False,
         disks=(), profile='none', icount=False, smp=1, extra=(), stop_pattern=None, cpu='max',
-        workdir=None, direct=None):
+        workdir=None, direct=None, on_line=None):
     """Boot image and return a Result.  stop_pattern: kill QEMU once a line
     matches (for failures the firmware never returns from).  direct: see
-    qemu_command (image and cmdline are then unused)."""
+    qemu_command (image and cmdline are then unused).  on_line: called
+    with each console line as it arrives (a test that acts on the guest
+    through QEMU's monitor mid-run)."""
     tmp_image = None
     if cmdline is not None and not direct:
         workdir = workdir or os.path.dirname(os.path.abspath(image))
@@ -162,6 +174,8 @@ def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None
         for raw in proc.stdout:
             line = ANSI.sub('', raw.decode('utf-8', 'replace'))
             lines.append(line)
+            if on_line:
+                on_line(line)
             if echo:
                 sys.stdout.write(line)
                 sys.stdout.flush()

@@ -26,3 +26,14 @@ def test_status():
     assert rig.Result(-9, '', [], True, 9.0).status == 'timeout'
     assert rig.Result(1, '', [], False, 1.0).status == 'qemu-error'
     assert rig.Result(0, '', [], False, 1.0).status == 'powered-off-early'
+
+
+def test_usb_disks_share_one_xhci_and_the_hub_boot():
+    d = rig.qemu_command('x.img', disks=[{'file': 'a.img', 'bus': 'usb'}, {'file': 'b.img', 'bus': 'usb'}],
+                         profile='ssd')
+    assert d.count('qemu-xhci,id=xdisks') == 1
+    assert 'usb-storage,bus=xdisks.0,drive=disk0' in d and 'usb-storage,bus=xdisks.0,drive=disk1' in d
+    assert sum('throttling.iops-total=700' in a for a in d) == 2
+    h = rig.qemu_command('x.img', boot='usb-hub')
+    assert 'usb-hub,bus=xhci.0,port=1' in h
+    assert 'usb-storage,bus=xhci.0,port=1.1,drive=boot,removable=on,bootindex=0' in h
