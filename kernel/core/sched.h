@@ -2,7 +2,8 @@
  * Kernel threads and the scheduler.
  *
  * Preemptive, round-robin within three classes (RT, NORMAL, IDLE; see
- * runq.h).  The timer tick ends a NORMAL or RT thread's 10 ms slice when
+ * runq.h), on every online CPU, each with its own run queue (sched.c says
+ * how threads are placed and balanced).  The timer tick ends a NORMAL or RT thread's 10 ms slice when
  * another thread of its class or better is waiting; a wakeup of a better
  * class preempts at once.  Preemption happens on return from an interrupt
  * unless the interrupted code holds a spinlock.
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include "runq.h"
 #include "time.h"
+#include "lib/cpumask.h"
 
 enum thread_state {
 	T_RUNNING,              /* on a CPU */
@@ -36,6 +38,8 @@ struct thread {
 	struct runq_entity rq;          /* guarded by sched_lock */
 	volatile int state;             /* guarded by sched_lock (enum thread_state) */
 	bool on_cpu;                    /* guarded by sched_lock */
+	uint32_t cpu;                   /* guarded by sched_lock: where it runs, waits or last ran */
+	struct cpumask allowed;         /* guarded by sched_lock: CPUs it may run on */
 	int tid;
 	char name[24];
 	uint64_t stack_top;
@@ -115,7 +119,24 @@ void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void));
 unsigned sched_hangcheck_seconds(void);
 uint64_t sched_hangcheck_reports(void);
 
-/* Print a {"type":"cpu",...} record: switches, ticks, idle time, ... */
+/* On an AP that just came online, on its boot stack (stack_top): that
+ * stack becomes the CPU's idle thread; start its tick and run.  Never
+ * returns. */
+__attribute__((noreturn)) void sched_ap_enter(uint64_t stack_top);
+/* CPUs taking threads (ids 0..n-1). */
+unsigned sched_cpus(void);
+/* The CPU the caller runs on (it may move right after; for getcpu). */
+unsigned sched_cpu_of_current(void);
+/* Restrict t to the CPUs in want; -EINVAL when none of them is online.
+ * A thread running or queued elsewhere moves at once (its CPU is asked
+ * to reschedule).  May be called on current. */
+int sched_setaffinity(struct thread *t, const struct cpumask *want);
+/* t's CPUs, online ones only. */
+void sched_getaffinity(struct thread *t, struct cpumask *out);
+
+/* Print a {"type":"cpus",...} record (per CPU: switches, ticks, busy and
+ * idle time, wake-up IPIs, threads pulled) and the boot CPU's
+ * {"type":"cpu",...} record with every thread's time. */
 void sched_report(void);
 uint64_t sched_ctx_switches(void);
 

@@ -17,6 +17,9 @@ void time_init(void);
  * or (oneshot) re-armed for the next tick or ktimer deadline. */
 void time_start_tick(unsigned hz, bool oneshot);
 bool time_oneshot(void);
+/* On an AP: its own LAPIC timer, periodic at the boot CPU's HZ, driving
+ * only the scheduler (ktimers fire on the boot CPU). */
+void time_start_tick_ap(void);
 
 uint64_t time_ns(void);                 /* monotonic since time_init */
 uint64_t time_tsc_hz(void);

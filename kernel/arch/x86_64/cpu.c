@@ -243,7 +243,8 @@ static void idt_init(void)
 	idt_load();
 }
 
-void cpu_set_kernel_stack(uint64_t rsp0) { tss.rsp[0] = rsp0; }
+/* Interrupts or preemption off: the TSS is this CPU's. */
+void cpu_set_kernel_stack(uint64_t rsp0) { ((struct tss *)this_cpu()->tss)->rsp[0] = rsp0; }
 
 static void control_regs_init(void)
 {
@@ -274,6 +275,7 @@ static struct cpu boot_cpu;
 void percpu_init_boot(void)
 {
 	boot_cpu.self = &boot_cpu;
+	boot_cpu.tss = &tss;
 	wrmsr(MSR_GS_BASE, (uint64_t)&boot_cpu);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);           /* the user's GS, swapped in on return */
 }
@@ -328,6 +330,7 @@ void cpu_init_ap(struct cpu_desc *d, struct cpu *c)
 	gdt_load(d->gdt);
 	/* After gdt_load: loading GS zeroes the GS base. */
 	c->self = c;
+	c->tss = &d->tss;
 	wrmsr(MSR_GS_BASE, (uint64_t)c);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
 	idt_load();

@@ -16,8 +16,9 @@
  * its memory freed.
  *
  * What an AP owns (never freed once online): struct ap (its struct cpu
- * inside), a 16 KiB stack, its GDT/TSS with three IST stacks.  It never
- * takes a lock, allocates or prints: those assume the boot CPU alone.
+ * inside), a 16 KiB stack (which becomes its idle thread's), its GDT/TSS
+ * with three IST stacks.  Once online it joins the scheduler
+ * (sched_ap_enter) and runs threads like the boot CPU.
  */
 #include <string.h>
 #include "smpboot.h"
@@ -28,6 +29,7 @@
 #include "core/console.h"
 #include "core/panic.h"
 #include "core/smp.h"
+#include "core/sched.h"
 #include "core/time.h"
 #include "lib/json.h"
 #include "mem/kmalloc.h"
@@ -90,10 +92,7 @@ void smp_ap_main(struct ap *a)
 	a->cpu.apic_id = apic_id();
 	__atomic_fetch_add(&cpus_online, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&a->online, 1, __ATOMIC_RELEASE);
-	/* Parked: nothing is routed to this CPU and IF stays clear; only
-	 * INIT, SMI or an NMI sent on purpose wakes it. */
-	for (;;)
-		__asm__ volatile("cli; hlt" ::: "memory");
+	sched_ap_enter(a->stack_top);
 }
 
 static struct ap *ap_alloc(uint32_t index)

@@ -1,9 +1,9 @@
 /*
- * Starting the application processors (issue 14, first step): each AP is
- * brought to long mode on the kernel's page tables with its own stack,
- * GDT/TSS, struct cpu and local APIC, counts itself online and parks
- * (cli; hlt).  Parked APs take no interrupt, no lock, no allocation: the
- * kernel otherwise runs on the boot CPU exactly as before.
+ * Starting the application processors (issue 14): each AP is brought to
+ * long mode on the kernel's page tables with its own stack, GDT/TSS,
+ * struct cpu and local APIC, counts itself online and joins the
+ * scheduler with its own LAPIC tick.  Device interrupts stay routed to
+ * the boot CPU.
  */
 #ifndef SMPBOOT_H
 #define SMPBOOT_H
