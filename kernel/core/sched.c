@@ -44,6 +44,7 @@
 #include "lib/errno.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/irq.h"
+#include "arch/x86_64/tlb.h"
 #include "spinlock.h"
 #include "smp.h"
 
@@ -286,7 +287,7 @@ static void switch_user_context(struct thread *prev, struct thread *next)
 	if (next->fpu)
 		fxrstor_area(next->fpu);
 	if (next->pt_root && (read_cr3() & ~0xfffull) != next->pt_root)
-		write_cr3(next->pt_root);
+		tlb_load_root(next->pt_root, next->pt_cpus);
 	if (next->task)
 		wrmsr(MSR_FS_BASE, next->fs_base);
 }

@@ -55,6 +55,7 @@ struct thread {
 	/* User threads (task.c); all zero for kernel threads. */
 	struct task *task;              /* the process this thread belongs to */
 	uint64_t pt_root;               /* physical page-table root loaded on switch-in; 0: keep */
+	struct cpumask *pt_cpus;        /* CPUs with pt_root loaded (its mm's, tlb.h) */
 	uint64_t fs_base;               /* TLS base, restored on switch-in */
 	uint64_t clear_child_tid;       /* CLONE_CHILD_CLEARTID / set_tid_address */
 	struct list_node task_link;     /* guarded by the task's lock */

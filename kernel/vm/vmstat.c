@@ -29,6 +29,7 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"swap_write_errors", "swap_read_errors", "swap_crc_mismatch",
 	"oom_kill", "allocstall", "kswapd_wakeups",
 	"swap_write_reqs", "swap_read_reqs",
+	"tlb_shootdown_ipis", "tlb_shootdown_pages",
 };
 
 void vmstat_add(enum vmstat_item i, uint64_t n) { __atomic_add_fetch(&counters[i], n, __ATOMIC_RELAXED); }

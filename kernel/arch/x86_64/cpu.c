@@ -271,6 +271,26 @@ static void control_regs_init(void)
 }
 
 static struct cpu boot_cpu;
+static struct cpu *cpus_by_id[PERCPU_MAX] = { &boot_cpu };
+static unsigned ncpus_registered = 1;
+
+void percpu_register(struct cpu *c)
+{
+	if (c->id >= PERCPU_MAX)
+		return;
+	__atomic_store_n(&cpus_by_id[c->id], c, __ATOMIC_RELEASE);
+	unsigned n = __atomic_load_n(&ncpus_registered, __ATOMIC_ACQUIRE);
+	while (c->id >= n && !__atomic_compare_exchange_n(&ncpus_registered, &n, c->id + 1, false,
+							  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+}
+
+struct cpu *percpu_get(unsigned id)
+{
+	return id < PERCPU_MAX ? __atomic_load_n(&cpus_by_id[id], __ATOMIC_ACQUIRE) : NULL;
+}
+
+unsigned percpu_count(void) { return __atomic_load_n(&ncpus_registered, __ATOMIC_ACQUIRE); }
 
 void percpu_init_boot(void)
 {

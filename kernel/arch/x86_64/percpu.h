@@ -85,4 +85,11 @@ static inline struct thread *this_cpu_current(void)
 /* Set up the boot CPU's struct and GS base (cpu_init calls it). */
 void percpu_init_boot(void);
 
+/* Online CPUs by id (0..percpu_count()-1), for whoever must reach all of
+ * them (TLB shootdown).  An AP registers itself once online. */
+#define PERCPU_MAX 256
+void percpu_register(struct cpu *c);
+struct cpu *percpu_get(unsigned id);
+unsigned percpu_count(void);
+
 #endif
