@@ -538,15 +538,30 @@ void sched_ap_enter(uint64_t stack_top)
 
 unsigned sched_cpus(void) { return __atomic_load_n(&nr_cpus, __ATOMIC_ACQUIRE); }
 
-int sched_setaffinity(struct thread *t, const struct cpumask *want)
+/* The live thread with that tid (0: the caller), or NULL.  sched_lock held. */
+static struct thread *by_tid(int tid)
+{
+	if (!tid)
+		return this_cpu()->current;
+	list_for_each(it, &all_threads) {
+		struct thread *t = list_entry(it, struct thread, all);
+		if (t->tid == tid && t->state != T_DEAD && t->rq.cls != SCHED_IDLE)
+			return t;
+	}
+	return NULL;
+}
+
+int sched_setaffinity(int tid, const struct cpumask *want)
 {
 	struct cpumask m;
 	bool on = spin_lock_irqsave(&sched_lock);
+	struct thread *t = by_tid(tid);
 	cpumask_fill(&m, nr_cpus);
 	cpumask_and(&m, &m, want);
-	if (cpumask_empty(&m)) {
+	int err = !t ? -ESRCH : cpumask_empty(&m) ? -EINVAL : 0;
+	if (err) {
 		spin_unlock_irqrestore(&sched_lock, on);
-		return -EINVAL;
+		return err;
 	}
 	t->allowed = *want;
 	if (t->rq.queued && !cpumask_test(want, t->cpu)) {
@@ -563,12 +578,16 @@ int sched_setaffinity(struct thread *t, const struct cpumask *want)
 	return 0;
 }
 
-void sched_getaffinity(struct thread *t, struct cpumask *out)
+int sched_getaffinity(int tid, struct cpumask *out)
 {
 	bool on = spin_lock_irqsave(&sched_lock);
-	cpumask_fill(out, nr_cpus);
-	cpumask_and(out, out, &t->allowed);
+	struct thread *t = by_tid(tid);
+	if (t) {
+		cpumask_fill(out, nr_cpus);
+		cpumask_and(out, out, &t->allowed);
+	}
 	spin_unlock_irqrestore(&sched_lock, on);
+	return t ? 0 : -ESRCH;
 }
 
 unsigned sched_cpu_of_current(void)

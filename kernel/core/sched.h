@@ -128,12 +128,13 @@ __attribute__((noreturn)) void sched_ap_enter(uint64_t stack_top);
 unsigned sched_cpus(void);
 /* The CPU the caller runs on (it may move right after; for getcpu). */
 unsigned sched_cpu_of_current(void);
-/* Restrict t to the CPUs in want; -EINVAL when none of them is online.
- * A thread running or queued elsewhere moves at once (its CPU is asked
- * to reschedule).  May be called on current. */
-int sched_setaffinity(struct thread *t, const struct cpumask *want);
-/* t's CPUs, online ones only. */
-void sched_getaffinity(struct thread *t, struct cpumask *out);
+/* Restrict thread tid (0: the caller) to the CPUs in want; -EINVAL when
+ * none of them is online, -ESRCH when there is no such thread.  A thread
+ * running or queued elsewhere moves at once (its CPU is asked to
+ * reschedule; the caller itself moves at its next switch). */
+int sched_setaffinity(int tid, const struct cpumask *want);
+/* Thread tid's CPUs, online ones only; -ESRCH when there is none. */
+int sched_getaffinity(int tid, struct cpumask *out);
 
 /* Print a {"type":"cpus",...} record (per CPU: switches, ticks, busy and
  * idle time, wake-up IPIs, threads pulled) and the boot CPU's
