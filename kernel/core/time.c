@@ -16,7 +16,10 @@
  * instruction count), so "guest time" means exactly that; see README.
  *
  * Locking: timer_lock (irqsave) guards the pending list.  Expired timers
- * are unlinked under the lock and their functions run after it is dropped.
+ * are unlinked one at a time under the lock, marked running, and their
+ * functions run after it is dropped; ktimer_cancel waits for a running
+ * one (another CPU may cancel while the boot CPU runs fn), and a timer
+ * re-armed meanwhile is linked anew (its node is already off the list).
  */
 #include "time.h"
 #include "console.h"
@@ -139,28 +142,30 @@ bool ktimer_cancel(struct ktimer *t)
 		t->armed = false;
 	}
 	spin_unlock_irqrestore(&tm.lock, on);
+	while (__atomic_load_n(&t->running, __ATOMIC_ACQUIRE))
+		cpu_relax();
 	return was;
 }
 
 static void run_expired(uint64_t now)
 {
-	struct list_node fired = LIST_INIT(fired);
 	spin_lock(&tm.lock);
 	if (tm.oneshot)
 		program_next(now);
-	while (!list_empty(&tm.pending)) {
-		struct ktimer *t = list_first(&tm.pending, struct ktimer, link);
-		if (t->expires_ns > now)
+	for (;;) {
+		struct ktimer *t = list_empty(&tm.pending) ? NULL : list_first(&tm.pending, struct ktimer, link);
+		if (!t || t->expires_ns > now)
 			break;
-		list_move_tail(&t->link, &fired);
-		t->armed = false;
-	}
-	spin_unlock(&tm.lock);
-	while (!list_empty(&fired)) {
-		struct ktimer *t = list_first(&fired, struct ktimer, link);
 		list_del(&t->link);
+		list_init(&t->link);
+		t->armed = false;
+		t->running = true;
+		spin_unlock_nosched(&tm.lock);
 		t->fn(t->arg);
+		__atomic_store_n(&t->running, false, __ATOMIC_RELEASE);
+		spin_lock(&tm.lock);
 	}
+	spin_unlock_nosched(&tm.lock);
 }
 
 static void on_tick(struct trap_frame *f, void *arg)
