@@ -4,7 +4,7 @@ every CPU's TLB, and swap stays intact with several CPUs faulting."""
 import pytest
 
 from rig import (expect, expect_ok, boot_record, expect_in_log, swap_image, run_swapping, vm_final,
-                 expect_clean_exits, task_exits)
+                 expect_clean_exits, task_exits, expect_panic)
 
 
 def smp_lines(r):
@@ -111,6 +111,15 @@ def test_smp_threads_spread(ctx, n):
         expect(x['ctx_switches'] > 0 and x['busy_ns'] > elapsed // 4,
                'CPU %d barely ran threads: %r (workload %d ms)' % (x['cpu'], x, elapsed // 1000000))
     expect(sum(x['wake_ipis'] + x['pulled'] for x in c['cpus'][1:]) > 0, 'no thread reached an AP: %r' % c)
+
+
+@pytest.mark.quick
+def test_smp_panic_report(ctx):
+    # A panic with 4 CPUs running: the others are stopped (NMI) and the
+    # report comes out whole, once.
+    r = ctx.boot('test=pagefault', smp=4, timeout=240)
+    expect_panic(r, 'Page fault (#PF), vector 14', 'deliberate_page_fault+')
+    expect(r.log.count('*** EXCEPTION:') == 1 and 'nested panic' not in r.log, 'report repeated or nested')
 
 
 @pytest.mark.quick

@@ -274,6 +274,17 @@ bool apic_send_ipi(uint32_t dest, uint8_t vector)
 	return ok;
 }
 
+void apic_nmi_others(void)
+{
+	/* Shorthand "all excluding self" (bits 19:18 = 11), NMI delivery. */
+	if (apic.x2) {
+		wrmsr(0x830, (3u << 18) | (4u << 8));
+		return;
+	}
+	lapic_write(LAPIC_ICR_HI, 0);
+	lapic_write(LAPIC_ICR_LO, (3u << 18) | (4u << 8));
+}
+
 bool apic_send_sipi(uint32_t dest, uint8_t page)
 {
 	return send_ipi(dest, ICR_STARTUP | page);

@@ -47,6 +47,9 @@ bool apic_send_sipi(uint32_t dest, uint8_t page);
  * Any context; false when an xAPIC never accepted it. */
 bool apic_send_ipi(uint32_t dest, uint8_t vector);
 
+/* An NMI to every CPU but this one (a panic stops the others). */
+void apic_nmi_others(void);
+
 /* Send a self-IPI (for tests of the interrupt path). */
 void apic_self_ipi(uint8_t vector);
 

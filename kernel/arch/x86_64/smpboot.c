@@ -248,6 +248,12 @@ bool smp_on_ap(void)
 	return smp.nonline > 1 && apic_id() != smp.online[0];
 }
 
+void smp_stop_others(void)
+{
+	if (smp.nonline > 1)
+		apic_nmi_others();
+}
+
 int smp_cpus_online(void) { return (int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE); }
 int smp_cpus_found(void) { return smp.plan.nfound ? smp.plan.nfound : 1; }
 

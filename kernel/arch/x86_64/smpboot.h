@@ -28,6 +28,10 @@ void smp_start_aps(const struct acpi_madt *m, uint64_t cap);
  * syscall entry window with the user's GS).  False before APs start. */
 bool smp_on_ap(void);
 
+/* Panic: stop every other online CPU (an NMI; its handler halts for good
+ * once a panic is in progress), so only the panicking CPU prints. */
+void smp_stop_others(void);
+
 int smp_cpus_online(void);
 int smp_cpus_found(void);
 /* cpus_online, cpus_found and the APIC ids (found, online) for the boot record. */
