@@ -4,7 +4,7 @@ every CPU's TLB, and swap stays intact with several CPUs faulting."""
 import pytest
 
 from rig import (expect, expect_ok, boot_record, expect_in_log, swap_image, run_swapping, vm_final,
-                 expect_clean_exits, task_exits, expect_panic)
+                 expect_clean_exits, task_exits, expect_panic, selftest)
 
 
 def smp_lines(r):
@@ -173,3 +173,22 @@ def test_smp_swap_stress_boots(ctx):
         v = vm_final(r)
         expect(v['swap_crc_mismatch'] == 0, 'boot %d: %d CRC mismatches' % (i, v['swap_crc_mismatch']))
         expect(v['pswpout'] > 1000, 'boot %d: little swapping (%d pages out)' % (i, v['pswpout']))
+
+
+@pytest.mark.parametrize('n', [2, 4])
+def test_smp_mutex_and_pingpong(ctx, n):
+    # The in-kernel mutex and wake-up ping-pong with threads on several
+    # CPUs at once (the yield-interleave self-test assumes one CPU).
+    d, _ = selftest(ctx, 'mutex', smp=n, timeout=300)
+    expect(d['counter'] == 2000 and d['collisions'] == 0, 'mutex on %d CPUs: %r' % (n, d))
+    d, _ = selftest(ctx, 'ctxsw', smp=n, timeout=300)
+    expect(d['switches'] >= 2 * d['rounds'] - 2, 'ping-pong switches on %d CPUs: %r' % (n, d))
+
+
+@pytest.mark.slow
+def test_smp_rt_wakeups_under_load(ctx):
+    # test_sched's RT probe with its two NORMAL hogs on 2 CPUs: the RT
+    # thread still meets its deadlines (reschedule IPI or an idle CPU).
+    # -icount runs the vCPUs round-robin in one host thread.
+    d, _ = selftest(ctx, 'rt', smp=2, timeout=900, icount=True)
+    expect(d['met_1ms'] * 10 >= d['periods'] * 9, 'RT probe missed deadlines on 2 CPUs: %r' % d)
