@@ -192,3 +192,30 @@ def test_smp_rt_wakeups_under_load(ctx):
     # -icount runs the vCPUs round-robin in one host thread.
     d, _ = selftest(ctx, 'rt', smp=2, timeout=900, icount=True)
     expect(d['met_1ms'] * 10 >= d['periods'] * 9, 'RT probe missed deadlines on 2 CPUs: %r' % d)
+
+
+def test_smp_swapoff_and_oom(ctx):
+    # test_swap's swapoff and OOM scenarios on 2 CPUs with swapcrc: swapoff
+    # brings every page back while tasks on both CPUs run; an OOM kill
+    # still picks the task and the next one runs.
+    import re
+    # test_swap's timing (swapoff 2.5 s in, hogmem done by then) does not
+    # hold for two vCPUs on a loaded 2-core host (hogmem still ran at 2.5 s,
+    # and swapoff with it running is an honest OOM): 10 s, holds of 30 s.
+    progs = ['hold 20 30 anon & hold 10 30 shmem & hogmem 48 1 & @sleep 10000 & @swapoff nvme1n1', 'hello after']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M',
+                     extra_cmdline='swapcrc=on', smp=2)
+    expect_clean_exits(r, 4)
+    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
+    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
+    v = vm_final(r)
+    expect(v['swap_used_pages'] == 0 and v['swap_crc_mismatch'] == 0, 'after swapoff: %r' % v)
+    c = ctx.for_case(ctx.name + '_oom')
+    r = run_swapping(c, ['touch 128 40000 seq anon & threads 2 8 2', 'hello after'],
+                     [{'file': swap_image(c, mib=32), 'bus': 'nvme'}], extra_cmdline='swapcrc=on', smp=2)
+    oom = r.find('oom_kill')
+    expect(oom and oom[0]['name'] == 'touch', 'oom records %r' % oom)
+    e = {x['name']: x for x in task_exits(r)}
+    expect(e['touch']['signal'] == 'SIGKILL', 'touch exit %r' % e['touch'])
+    expect(e['threads']['exit_code'] == 0 and e['hello']['exit_code'] == 0, 'the others: %r' % e)
+    expect(vm_final(r)['swap_crc_mismatch'] == 0, 'CRC mismatches')
