@@ -127,6 +127,14 @@ static struct thread *alloc_thread(const char *name, void (*fn)(void *), void *a
 		return NULL;
 	}
 	init_thread(t, name, cls);
+	/* A new thread may run where its creator may (Linux's clone does the
+	 * same); the boot thread and kernel threads have every CPU. */
+	struct thread *parent = this_cpu_current();
+	if (parent) {
+		bool on = spin_lock_irqsave(&sched_lock);
+		t->allowed = parent->allowed;
+		spin_unlock_irqrestore(&sched_lock, on);
+	}
 	t->stack_top = top;
 	t->stack_size = KSTACK_SIZE;
 	/* The first switch_stack pops r15..rbp and "returns" to thread_entry;

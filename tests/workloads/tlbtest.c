@@ -20,8 +20,11 @@
  * Before the change, each thread reports the CPU it runs on (getcpu) in
  * one line "tlbtest: main on cpu A, writer on cpu B, N cpus".
  *
+ * The writer, created while main is pinned to CPU 0, must start with
+ * main's mask (a new thread inherits its creator's affinity).
+ *
  * Exit status: killed by SIGSEGV = pass; 1 the writer kept writing;
- * 2 bad arguments; 3 setup failed (mmap, thread, affinity).
+ * 2 bad arguments; 3 setup failed (mmap, thread, affinity not inherited).
  */
 #include "rt/rt.h"
 
@@ -77,6 +80,12 @@ static int tlb_cpu_count(void)
 static int tlb_writer(void *arg)
 {
 	struct tlb_shared *sh = arg;
+	/* Created while main was pinned to CPU 0: a new thread inherits its
+	 * creator's mask (Linux's clone). */
+	if (sh->ncpus > 1 && tlb_cpu_count() != 1) {
+		rt_dprintf(2, "tlbtest: the writer did not inherit main's affinity (%d cpus)\n", tlb_cpu_count());
+		rt_exit_group(3);
+	}
 	if (sh->ncpus > 1 && tlb_pin(1) < 0)
 		return 3;
 	sh->writer_cpu = tlb_getcpu();
