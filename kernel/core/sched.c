@@ -612,6 +612,9 @@ static void cpus_record(void)
 	struct json *j = rec_begin("cpus");
 	unsigned n = sched_cpus();
 	json_u64(j, "online", n);
+	/* Every shootdown round's IPIs: vmstat's tlb_shootdown_ipis plus
+	 * kernel-stack flushes and address spaces dropped at exit. */
+	json_u64(j, "tlb_ipis", tlb_ipis_sent());
 	json_arr_begin(j, "cpus");
 	for (unsigned i = 0; i < n; i++) {
 		struct cpu *c = scpu[i].cpu;
