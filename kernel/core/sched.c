@@ -300,11 +300,6 @@ static void switch_user_context(struct thread *prev, struct thread *next)
 		wrmsr(MSR_FS_BASE, next->fs_base);
 }
 
-/* preempt: the switch is forced (timer, wakeup), not the thread's own
- * choice.  A thread preempted between marking itself blocked and calling
- * schedule() must stay runnable: its wakeup may already have happened
- * (the condition it is about to check is true), and no other would come.
- * It runs again, re-checks, and blocks for real if it must. */
 static bool allowed_here(const struct runq_entity *e, void *arg)
 {
 	return cpumask_test(&of((struct runq_entity *)e)->allowed, *(unsigned *)arg);
@@ -336,6 +331,11 @@ static void balance(unsigned self)
 		pull_from(from, self);
 }
 
+/* preempt: the switch is forced (timer, wakeup), not the thread's own
+ * choice.  A thread preempted between marking itself blocked and calling
+ * schedule() must stay runnable: its wakeup may already have happened
+ * (the condition it is about to check is true), and no other would come.
+ * It runs again, re-checks, and blocks for real if it must. */
 static void __schedule(bool preempt)
 {
 	bool on = irq_save();
