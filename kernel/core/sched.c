@@ -66,6 +66,10 @@ struct sched_cpu {
 
 static struct sched_cpu scpu[SMP_MAX_CPUS];
 static unsigned nr_cpus = 1;            /* [sched_lock] CPUs taking threads: 0..nr_cpus-1 */
+/* [sched_lock] threads waiting in any run queue; read without the lock
+ * by an idle CPU's tick, so it takes the lock only when there is work
+ * to pull (every idle CPU taking it at HZ would not scale). */
+static uint32_t nr_waiting;
 static struct list_node all_threads = LIST_INIT(all_threads);
 static struct thread boot_thread;
 static int next_tid = 1;
@@ -227,6 +231,8 @@ static void place(struct thread *t, unsigned prev)
 		to = runq_wake_cpu(l, nr_cpus, &t->allowed, prev, self);
 	}
 	t->cpu = to;
+	if (!t->rq.queued)
+		nr_waiting++;
 	runq_add(&scpu[to].rq, &t->rq, false);
 	kick(to, t->rq.cls);
 }
@@ -348,14 +354,18 @@ static void __schedule(bool preempt)
 	if (prev->state == T_RUNNABLE && prev != c->idle) {
 		/* Still on_cpu: another CPU cannot pick it before switch_stack
 		 * below has saved its stack (the lock is held until then). */
-		if (cpumask_test(&prev->allowed, c->id))
+		if (cpumask_test(&prev->allowed, c->id)) {
+			nr_waiting++;
 			runq_add(&me->rq, &prev->rq, false);
+		}
 		else
 			place(prev, c->id);     /* its affinity moved away from here */
 	}
 	if (!runq_count(&me->rq))
 		balance(c->id);
 	struct runq_entity *e = runq_pick(&me->rq);
+	if (e)
+		nr_waiting--;
 	struct thread *next = e ? of(e) : c->idle;
 	c->need_resched = false;
 	if (next == prev) {
@@ -479,8 +489,10 @@ void sched_tick(uint64_t now)
 	struct cpu *c = this_cpu();
 	struct sched_cpu *me = &scpu[c->id];
 	struct thread *t = c->current;
-	spin_lock(&sched_lock);
 	bool idle = t == c->idle;
+	if (idle && !__atomic_load_n(&nr_waiting, __ATOMIC_RELAXED))
+		return;         /* nothing to run or pull anywhere */
+	spin_lock(&sched_lock);
 	if (now >= me->next_balance_ns || (idle && !runq_count(&me->rq))) {
 		me->next_balance_ns = now + BALANCE_MS * 1000000ull;
 		balance(c->id);
@@ -574,6 +586,7 @@ int sched_setaffinity(int tid, const struct cpumask *want)
 	t->allowed = *want;
 	if (t->rq.queued && !cpumask_test(want, t->cpu)) {
 		runq_del(&scpu[t->cpu].rq, &t->rq);
+		nr_waiting--;
 		place(t, t->cpu);
 	} else if (t->on_cpu && !cpumask_test(want, t->cpu)) {
 		/* Running elsewhere (or here): its next switch moves it. */
@@ -639,6 +652,13 @@ static void cpus_record(void)
 
 void sched_report(void)
 {
+	bool irq_on = spin_lock_irqsave(&sched_lock);
+	uint32_t queued = 0;
+	for (unsigned i = 0; i < nr_cpus; i++)
+		queued += runq_count(&scpu[i].rq);
+	if (queued != nr_waiting)
+		panic("sched: %u threads in the run queues, nr_waiting says %u", queued, nr_waiting);
+	spin_unlock_irqrestore(&sched_lock, irq_on);
 	cpus_record();
 	struct cpu *c = scpu[0].cpu;    /* the boot CPU's, whichever CPU halts */
 	struct json *j = rec_begin("cpu");
