@@ -298,6 +298,7 @@ void percpu_init_boot(void)
 	boot_cpu.tss = &tss;
 	wrmsr(MSR_GS_BASE, (uint64_t)&boot_cpu);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);           /* the user's GS, swapped in on return */
+	irqtrace_gs_ready = true;
 }
 
 void cpu_init(void)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "irqtrace.h"
 
 struct thread;
 struct cpumask;
@@ -54,6 +55,7 @@ struct cpu {
 
 _Static_assert(offsetof(struct cpu, scratch_rsp) == 8, "used by syscall entry");
 _Static_assert(offsetof(struct cpu, kernel_rsp) == 16, "used by syscall entry");
+_Static_assert(offsetof(struct cpu, id) == IRQTRACE_CPU_ID_OFFSET, "irqtrace.h finds the CPU's slot there");
 
 static inline struct cpu *this_cpu(void)
 {
