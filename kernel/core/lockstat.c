@@ -127,7 +127,8 @@ void lockstat_json(struct json *j, const char *key, unsigned top)
 	unsigned n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE);
 	bool on = irq_save();
 	memcpy(snap, classes, n * sizeof *snap);
-	struct irqtrace it = irqtrace;
+	struct irqtrace it;
+	irqtrace_total(&it);
 	irq_restore(on);
 	if (other.acquired)
 		snap[n++] = other;

@@ -31,6 +31,7 @@
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/smpboot.h"
 #include "config.h"
 #include "spinlock.h"
 #include "platform/acpi.h"
@@ -197,10 +198,17 @@ static __attribute__((noreturn)) void panic_common(const char *reason, uint64_t 
 {
 	irq_disable();
 	console_panic_mode();
-	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST)) {
+	/* panicking: 1 + the panicking CPU's id.  A panic on another CPU
+	 * meanwhile stops here quietly (the first one reports). */
+	int me = (int)this_cpu()->id + 1, was = 0;
+	if (!__atomic_compare_exchange_n(&panicking, &was, me, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		if (was != me)
+			for (;;)
+				__asm__ volatile("cli; hlt" ::: "memory");
 		kprintf("\n*** nested panic: %s\n", reason);
 		power_off(false);
 	}
+	smp_stop_others();
 	kprintf("%s*** PANIC: %s\n", f ? "" : "\n", reason);
 	if (regs) {
 		kprintf("RIP %016lx (caller)  RBP %016lx  CR3 %016lx\n"

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "lib/list.h"
+#include "lib/cpumask.h"
 
 enum sched_class {
 	SCHED_RT = 0,           /* latency-critical: preempts NORMAL at once */
@@ -38,5 +39,31 @@ struct runq_entity *runq_pick(struct runq *rq);
 /* Is something queued in a strictly better class than cls? */
 bool runq_has_better(const struct runq *rq, unsigned cls);
 uint32_t runq_count(const struct runq *rq);
+/* Remove and return the first entity, best class first, that ok(e, arg)
+ * accepts (a thread allowed to run on the stealing CPU), or NULL. */
+struct runq_entity *runq_steal(struct runq *rq, bool (*ok)(const struct runq_entity *e, void *arg), void *arg);
+
+/*
+ * Placement and balance across CPUs (several run queues, one per CPU).
+ * The scheduler fills one runq_load per online CPU under its lock and
+ * asks; the answers are CPU indexes.
+ */
+struct runq_load {
+	uint32_t queued;        /* threads waiting in its run queue */
+	bool running;           /* a thread other than its idle thread is on it */
+	uint8_t cur_cls;        /* the running thread's class (SCHED_IDLE when idle) */
+};
+
+/* Where a woken thread goes: the CPU it last ran on if that is idle, else
+ * the waker's if idle, else any idle CPU, else the waker's, else the
+ * least loaded; always one in allowed (which must not be empty among the
+ * first n).  A CPU is idle when nothing runs or waits there. */
+unsigned runq_wake_cpu(const struct runq_load *l, unsigned n, const struct cpumask *allowed,
+		       unsigned prev, unsigned waker);
+/* Periodic and idle balance: the CPU self should pull one waiting thread
+ * from, or n when none.  The busiest CPU by load (queued + running) is
+ * chosen if it has a waiting thread and its load exceeds self's by 2 or
+ * more (by 1 when self is idle: one waiter beats an idle CPU). */
+unsigned runq_busiest(const struct runq_load *l, unsigned n, unsigned self);
 
 #endif

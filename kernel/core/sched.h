@@ -2,7 +2,8 @@
  * Kernel threads and the scheduler.
  *
  * Preemptive, round-robin within three classes (RT, NORMAL, IDLE; see
- * runq.h).  The timer tick ends a NORMAL or RT thread's 10 ms slice when
+ * runq.h), on every online CPU, each with its own run queue (sched.c says
+ * how threads are placed and balanced).  The timer tick ends a NORMAL or RT thread's 10 ms slice when
  * another thread of its class or better is waiting; a wakeup of a better
  * class preempts at once.  Preemption happens on return from an interrupt
  * unless the interrupted code holds a spinlock.
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include "runq.h"
 #include "time.h"
+#include "lib/cpumask.h"
 
 enum thread_state {
 	T_RUNNING,              /* on a CPU */
@@ -36,6 +38,8 @@ struct thread {
 	struct runq_entity rq;          /* guarded by sched_lock */
 	volatile int state;             /* guarded by sched_lock (enum thread_state) */
 	bool on_cpu;                    /* guarded by sched_lock */
+	uint32_t cpu;                   /* guarded by sched_lock: where it runs, waits or last ran */
+	struct cpumask allowed;         /* guarded by sched_lock: CPUs it may run on */
 	int tid;
 	char name[24];
 	uint64_t stack_top;
@@ -51,6 +55,7 @@ struct thread {
 	/* User threads (task.c); all zero for kernel threads. */
 	struct task *task;              /* the process this thread belongs to */
 	uint64_t pt_root;               /* physical page-table root loaded on switch-in; 0: keep */
+	struct cpumask *pt_cpus;        /* CPUs with pt_root loaded (its mm's, tlb.h) */
 	uint64_t fs_base;               /* TLS base, restored on switch-in */
 	uint64_t clear_child_tid;       /* CLONE_CHILD_CLEARTID / set_tid_address */
 	struct list_node task_link;     /* guarded by the task's lock */
@@ -116,7 +121,25 @@ void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void));
 unsigned sched_hangcheck_seconds(void);
 uint64_t sched_hangcheck_reports(void);
 
-/* Print a {"type":"cpu",...} record: switches, ticks, idle time, ... */
+/* On an AP that just came online, on its boot stack (stack_top): that
+ * stack becomes the CPU's idle thread; start its tick and run.  Never
+ * returns. */
+__attribute__((noreturn)) void sched_ap_enter(uint64_t stack_top);
+/* CPUs taking threads (ids 0..n-1). */
+unsigned sched_cpus(void);
+/* The CPU the caller runs on (it may move right after; for getcpu). */
+unsigned sched_cpu_of_current(void);
+/* Restrict thread tid (0: the caller) to the CPUs in want; -EINVAL when
+ * none of them is online, -ESRCH when there is no such thread.  A thread
+ * running or queued elsewhere moves at once (its CPU is asked to
+ * reschedule; the caller itself moves at its next switch). */
+int sched_setaffinity(int tid, const struct cpumask *want);
+/* Thread tid's CPUs, online ones only; -ESRCH when there is none. */
+int sched_getaffinity(int tid, struct cpumask *out);
+
+/* Print a {"type":"cpus",...} record (per CPU: switches, ticks, busy and
+ * idle time, wake-up IPIs, threads pulled) and the boot CPU's
+ * {"type":"cpu",...} record with every thread's time. */
 void sched_report(void);
 uint64_t sched_ctx_switches(void);
 

@@ -36,6 +36,10 @@ struct spinlock {
 
 /* sched.c: switch now if a wakeup asked for the CPU and nothing forbids it. */
 void sched_preempt_point(void);
+/* arch/x86_64/tlb.c: serve a TLB shootdown addressed to this CPU.  A
+ * spinner with interrupts off would otherwise never answer a holder that
+ * waits for its answer (tlb.h). */
+void tlb_poll(void);
 
 static inline void spin_init(struct spinlock *l, const char *name)
 {
@@ -72,8 +76,11 @@ static inline __attribute__((always_inline)) void spin_lock(struct spinlock *l)
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
 		uint64_t t0 = rdtsc();
 		do {
-			while (l->locked)
+			while (l->locked) {
 				cpu_relax();
+				if (this_cpu()->tlb_pending)
+					tlb_poll();
+			}
 		} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
 		lockstat_contended(l, rdtsc() - t0);
 	}

@@ -16,7 +16,10 @@
  * instruction count), so "guest time" means exactly that; see README.
  *
  * Locking: timer_lock (irqsave) guards the pending list.  Expired timers
- * are unlinked under the lock and their functions run after it is dropped.
+ * are unlinked one at a time under the lock, marked running, and their
+ * functions run after it is dropped; ktimer_cancel waits for a running
+ * one (another CPU may cancel while the boot CPU runs fn), and a timer
+ * re-armed meanwhile is linked anew (its node is already off the list).
  */
 #include "time.h"
 #include "console.h"
@@ -42,6 +45,7 @@ static struct {
 	uint64_t period_ns;
 	uint64_t next_tick_ns;          /* oneshot: when the next tick is due */
 	uint64_t programmed_ns;         /* oneshot: when the timer will fire */
+	uint32_t bsp_apic;              /* the CPU whose timer fires ktimers */
 	struct spinlock lock;
 	struct list_node pending;       /* sorted by expires_ns; guarded by lock */
 } tm = { .lock = SPINLOCK_INIT("timer"), .pending = LIST_INIT(tm.pending) };
@@ -115,9 +119,18 @@ void ktimer_arm(struct ktimer *t, uint64_t at)
 		}
 	}
 	list_add_tail(&t->link, pos);           /* before the first later timer */
-	if (tm.oneshot && at < tm.programmed_ns)
-		program_next(time_ns());
+	/* Only the boot CPU's timer fires ktimers: another CPU asks it to
+	 * re-arm by sending it a tick (on_tick does program_next). */
+	bool remote = false;
+	if (tm.oneshot && at < tm.programmed_ns) {
+		if (this_cpu()->id == 0)
+			program_next(time_ns());
+		else
+			remote = true;
+	}
 	spin_unlock_irqrestore(&tm.lock, on);
+	if (remote)
+		apic_send_ipi(tm.bsp_apic, VEC_TIMER);
 }
 
 bool ktimer_cancel(struct ktimer *t)
@@ -129,28 +142,30 @@ bool ktimer_cancel(struct ktimer *t)
 		t->armed = false;
 	}
 	spin_unlock_irqrestore(&tm.lock, on);
+	while (__atomic_load_n(&t->running, __ATOMIC_ACQUIRE))
+		cpu_relax();
 	return was;
 }
 
 static void run_expired(uint64_t now)
 {
-	struct list_node fired = LIST_INIT(fired);
 	spin_lock(&tm.lock);
 	if (tm.oneshot)
 		program_next(now);
-	while (!list_empty(&tm.pending)) {
-		struct ktimer *t = list_first(&tm.pending, struct ktimer, link);
-		if (t->expires_ns > now)
+	for (;;) {
+		struct ktimer *t = list_empty(&tm.pending) ? NULL : list_first(&tm.pending, struct ktimer, link);
+		if (!t || t->expires_ns > now)
 			break;
-		list_move_tail(&t->link, &fired);
-		t->armed = false;
-	}
-	spin_unlock(&tm.lock);
-	while (!list_empty(&fired)) {
-		struct ktimer *t = list_first(&fired, struct ktimer, link);
 		list_del(&t->link);
+		list_init(&t->link);
+		t->armed = false;
+		t->running = true;
+		spin_unlock_nosched(&tm.lock);
 		t->fn(t->arg);
+		__atomic_store_n(&t->running, false, __ATOMIC_RELEASE);
+		spin_lock(&tm.lock);
 	}
+	spin_unlock_nosched(&tm.lock);
 }
 
 static void on_tick(struct trap_frame *f, void *arg)
@@ -158,6 +173,12 @@ static void on_tick(struct trap_frame *f, void *arg)
 	(void)f;
 	(void)arg;
 	uint64_t now = time_ns();
+	if (this_cpu()->id != 0) {
+		/* An AP's periodic tick: its scheduler only. */
+		this_cpu()->stats.ticks++;
+		sched_tick(now);
+		return;
+	}
 	bool tick = !tm.oneshot || now >= tm.next_tick_ns;
 	if (tick && tm.oneshot) {
 		tm.next_tick_ns += tm.period_ns;
@@ -177,6 +198,7 @@ void time_start_tick(unsigned hz, bool oneshot)
 {
 	tm.hz = hz;
 	tm.oneshot = oneshot;
+	tm.bsp_apic = apic_id();
 	tm.period_ns = 1000000000ull / hz;
 	/* Measure the LAPIC timer's rate: count down from the top for 2 ms
 	 * (its clock is exact to the ns in QEMU, and within ppm on hardware). */
@@ -200,3 +222,8 @@ void time_start_tick(unsigned hz, bool oneshot)
 }
 
 bool time_oneshot(void) { return tm.oneshot; }
+
+void time_start_tick_ap(void)
+{
+	apic_timer_start((uint32_t)(tm.lapic_hz / tm.hz), true);
+}

@@ -17,6 +17,9 @@ void time_init(void);
  * or (oneshot) re-armed for the next tick or ktimer deadline. */
 void time_start_tick(unsigned hz, bool oneshot);
 bool time_oneshot(void);
+/* On an AP: its own LAPIC timer, periodic at the boot CPU's HZ, driving
+ * only the scheduler (ktimers fire on the boot CPU). */
+void time_start_tick_ap(void);
 
 uint64_t time_ns(void);                 /* monotonic since time_init */
 uint64_t time_tsc_hz(void);
@@ -34,12 +37,16 @@ struct ktimer {
 	void (*fn)(void *arg);          /* runs in interrupt context */
 	void *arg;
 	bool armed;
+	volatile bool running;          /* fn is running (on the boot CPU) */
 };
 
 void ktimer_init(struct ktimer *t, void (*fn)(void *), void *arg);
 /* Arm (or re-arm) to fire at time_ns() >= at_ns.  Tick granularity. */
 void ktimer_arm(struct ktimer *t, uint64_t at_ns);
-/* Returns true when the timer was still pending. */
+/* Returns true when the timer was still pending.  When it returns, fn is
+ * not running and will not run (it waits for a run under way on another
+ * CPU), so the caller may free or reuse t.  Never from fn itself, nor
+ * holding a lock fn takes. */
 bool ktimer_cancel(struct ktimer *t);
 
 #endif

@@ -29,6 +29,7 @@
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/entry.h"
+#include "arch/x86_64/tlb.h"
 
 #define MB2 (2ull << 20)
 #define GB1 (1ull << 30)
@@ -271,12 +272,19 @@ uint64_t kmem_stack_alloc(size_t size)
 void kmem_stack_free(uint64_t top, size_t size)
 {
 	/* The address range is not reused: 512 GiB of stack space outlasts
-	 * any run, and a stale pointer into a dead stack then faults. */
-	for (uint64_t va = top - size; va < top; va += PAGE_SIZE) {
-		pte_t old = pt_unmap(km.pml4, va);
-		pt_flush(va);
-		if (old)
-			pmm_free(phys_to_page(pt_pte_phys(old)), 0);
+	 * any run, and a stale pointer into a dead stack then faults.  Every
+	 * CPU the thread ran on may cache the mapping: the frames are freed
+	 * only after all have flushed it, TLB_BATCH_VAS pages at a time. */
+	pte_t old[TLB_BATCH_VAS];
+	for (uint64_t va = top - size; va < top;) {
+		uint64_t start = va;
+		unsigned n = 0;
+		for (; va < top && n < TLB_BATCH_VAS; va += PAGE_SIZE)
+			old[n++] = pt_unmap(km.pml4, va);
+		tlb_flush_kernel_range(start, va);
+		for (unsigned i = 0; i < n; i++)
+			if (old[i])
+				pmm_free(phys_to_page(pt_pte_phys(old[i])), 0);
 	}
 }
 

@@ -168,7 +168,12 @@ int pt_protect(uint64_t pml4, uint64_t va, unsigned flags)
 	pte_t *e = walk(pml4, va, 0, false);
 	if (!e || !(*e & P_PRESENT))
 		return -ENOENT;
-	*e = (*e & (P_ADDR | P_ACCESSED | P_DIRTY)) | leaf_bits(flags);
+	/* Compare-and-swap: another CPU may set the accessed or dirty bit
+	 * between our read and write, and a lost dirty bit loses data. */
+	pte_t old = __atomic_load_n(e, __ATOMIC_ACQUIRE), want;
+	do
+		want = (old & (P_ADDR | P_ACCESSED | P_DIRTY)) | leaf_bits(flags);
+	while (!__atomic_compare_exchange_n(e, &old, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	return 0;
 }
 

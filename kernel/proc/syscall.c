@@ -447,12 +447,40 @@ static long sys_futex(struct trap_frame *f)
 static long sys_exit(struct trap_frame *f) { task_thread_exit((int)ARG0 & 0xff, false); }
 static long sys_exit_group(struct trap_frame *f) { task_thread_exit((int)ARG0 & 0xff, true); }
 
+/* Affinity masks as Linux passes them: a bit per CPU in longs; the
+ * user's size must hold every online CPU and be a multiple of 8. */
 static long sys_sched_getaffinity(struct trap_frame *f)
 {
-	uint64_t mask = 1;              /* one CPU */
-	if (ARG1 < sizeof mask)
+	struct cpumask m;
+	if (ARG1 * 8 < sched_cpus() || ARG1 % 8)
 		return -EINVAL;
-	return copy_to_user(ARG2, &mask, sizeof mask) ? -EFAULT : (long)sizeof mask;
+	int err = sched_getaffinity((int)ARG0, &m);
+	if (err)
+		return err;
+	size_t n = ARG1 < sizeof m ? ARG1 : sizeof m;
+	return copy_to_user(ARG2, &m, n) ? -EFAULT : (long)n;
+}
+
+static long sys_sched_setaffinity(struct trap_frame *f)
+{
+	struct cpumask m;
+	cpumask_clear(&m);
+	size_t n = ARG1 < sizeof m ? ARG1 : sizeof m;   /* CPUs beyond ours: ignored, as Linux */
+	if (copy_from_user(&m, ARG2, n))
+		return -EFAULT;
+	/* The caller, if this CPU is no longer allowed, moves at the
+	 * unlock inside (its need_resched is set). */
+	return sched_setaffinity((int)ARG0, &m);
+}
+
+static long sys_getcpu(struct trap_frame *f)
+{
+	unsigned cpu = sched_cpu_of_current(), node = 0;
+	if (ARG0 && copy_to_user(ARG0, &cpu, sizeof cpu))
+		return -EFAULT;
+	if (ARG1 && copy_to_user(ARG1, &node, sizeof node))
+		return -EFAULT;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- limits, usage */
@@ -528,7 +556,8 @@ static const struct {
 	[131] = { "sigaltstack", sys_sigaltstack }, [157] = { "prctl", sys_prctl },
 	[158] = { "arch_prctl", sys_arch_prctl },
 	[186] = { "gettid", sys_gettid }, [201] = { "time", sys_time }, [202] = { "futex", sys_futex },
-	[204] = { "sched_getaffinity", sys_sched_getaffinity }, [218] = { "set_tid_address", sys_set_tid_address },
+	[203] = { "sched_setaffinity", sys_sched_setaffinity }, [204] = { "sched_getaffinity", sys_sched_getaffinity },
+	[309] = { "getcpu", sys_getcpu }, [218] = { "set_tid_address", sys_set_tid_address },
 	[228] = { "clock_gettime", sys_clock_gettime }, [230] = { "clock_nanosleep", sys_clock_nanosleep },
 	[231] = { "exit_group", sys_exit_group }, [257] = { "openat", sys_openat },
 	[262] = { "newfstatat", sys_newfstatat }, [267] = { "readlinkat", sys_readlinkat },

@@ -165,6 +165,7 @@ static struct thread *new_user_thread(struct task *k, const struct trap_frame *f
 	t->fpu = fpu;
 	t->task = k;
 	t->pt_root = k->mm->pml4;
+	t->pt_cpus = &k->mm->cpus;
 	t->fs_base = fs_base;
 	bool on = spin_lock_irqsave(&k->lock);
 	list_add_tail(&t->task_link, &k->threads);
@@ -424,6 +425,7 @@ void task_thread_exit(int code, bool whole_group)
 	spin_unlock_irqrestore(&k->lock, on);
 	t->task = NULL;
 	t->pt_root = 0;
+	t->pt_cpus = NULL;
 	/* Detach the FXSAVE area before freeing it: a switch away from this
 	 * thread (a timer, or the preemption check in kfree's own unlock)
 	 * saves into t->fpu, and must not write into a freed block. */

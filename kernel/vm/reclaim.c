@@ -41,6 +41,7 @@
 #include "lru.h"
 #include "lru_policy.h"
 #include "rmap.h"
+#include "vm.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "shmem.h"
@@ -89,6 +90,11 @@ struct victim {
 
 static struct victim batch[MAX_BATCH];
 static struct page *iso[MAX_BATCH];
+static bool victim_dirty[MAX_BATCH];
+/* [M] PTEs made old or taken away by the rmap calls; flushed on every
+ * CPU that may cache them before the pages are judged again, written
+ * out or freed (one IPI round per batch: vm_tlb_flush). */
+static struct tlb_batch tlb;
 
 /* ---------------------------------------------------------------- lock */
 
@@ -139,7 +145,7 @@ static void age_active(enum lru_kind kind, int n)
 			putback(p, true);       /* busy (I/O, a fault): leave it */
 			continue;
 		}
-		unsigned refs = rmap_referenced(p);
+		unsigned refs = rmap_referenced(p, &tlb);
 		unlock_page(p);
 		if (lru_judge_active(refs) == LRU_ROTATE) {
 			vmstat_inc(PGROTATED);
@@ -151,6 +157,7 @@ static void age_active(enum lru_kind kind, int n)
 			putback(p, false);
 		}
 	}
+	vm_tlb_flush(&tlb);
 }
 
 /* Keep each inactive list at its target size (lru_inactive_is_low). */
@@ -199,7 +206,7 @@ static uint64_t judge(struct page *p, int *nb)
 		putback(p, false);
 		return 0;
 	}
-	unsigned refs = rmap_referenced(p);
+	unsigned refs = rmap_referenced(p, &tlb);
 	bool shmem = page_test(p, PG_SHMEM);
 	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked);
 	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), more,
@@ -305,7 +312,7 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	}
 	if (page_test(p, PG_SHMEM)) {
 		bool d;
-		rmap_unmap_shmem(p, &d);
+		rmap_unmap_shmem(p, &d, &tlb);
 		*dirty |= d;
 		if (!v->fresh)
 			swap_dup(v->entry);
@@ -326,7 +333,7 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	bool d = false;
 	if (!v->fresh)
 		swap_dup(v->entry);
-	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d)) {
+	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d, &tlb)) {
 		if (!v->fresh)
 			swap_free(v->entry);
 		give_back(v);
@@ -460,9 +467,15 @@ static uint64_t evict(int nb)
 	}
 	int nw = 0;
 	uint64_t freed = 0;
+	/* Unmap all, flush the TLBs once, then look at the contents: a CPU
+	 * could write through a stale entry until the flush. */
+	for (int i = 0; i < ok; i++)
+		if (unmap_victim(&batch[i], &victim_dirty[i]))
+			batch[i].p = NULL;      /* given back */
+	vm_tlb_flush(&tlb);
 	for (int i = 0; i < ok; i++) {
-		bool dirty;
-		if (unmap_victim(&batch[i], &dirty))
+		bool dirty = victim_dirty[i];
+		if (!batch[i].p)
 			continue;
 		if (!dirty) {
 			freed += drop_clean(batch[i].p);
@@ -500,7 +513,7 @@ static uint64_t judge_file(struct page *p)
 			putback(p, false);
 			return 0;
 		}
-		unsigned refs = rmap_referenced(p);
+		unsigned refs = rmap_referenced(p, &tlb);
 		enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), false, false);
 		if (v != LRU_RECLAIM) {
 			if (v == LRU_ACTIVATE) {
@@ -514,7 +527,10 @@ static uint64_t judge_file(struct page *p)
 			return 0;
 		}
 		bool dirty;
-		rmap_unmap_file(p, &dirty);
+		rmap_unmap_file(p, &dirty, &tlb);
+		/* No CPU may write through a stale entry once the page is
+		 * dropped or its write-back starts. */
+		vm_tlb_flush(&tlb);
 		if (dirty)
 			pagecache_set_page_dirty(p);
 		unlock_page(p);
@@ -587,6 +603,7 @@ static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
 	int nb = 0;
 	for (int i = 0; i < n; i++)
 		freed += judge(iso[i], &nb);
+	vm_tlb_flush(&tlb);
 	if (nb)
 		freed += evict(nb);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, freed);

@@ -2,6 +2,11 @@
  * Reverse-map walks.  For shmem the mapper list is copied under the
  * object's lock and walked afterwards, so no page-table lock is ever taken
  * inside an object lock (vm.c's lock order: ptl before the object's).
+ *
+ * TLB: a PTE this file takes away, or whose accessed bit it clears, is
+ * added to the caller's tlb_batch; the caller flushes it (one IPI round
+ * for the batch) before it writes out or frees the pages, or judges the
+ * same pages' accessed bits again.
  */
 #include "rmap.h"
 #include "mem/page.h"
@@ -86,6 +91,7 @@ struct ref_ctx {
 	struct page *p;
 	unsigned refs;
 	bool dirty;
+	struct tlb_batch *tlb;
 };
 
 static bool maps(struct mm *mm, uint64_t va, struct page *p)
@@ -99,14 +105,15 @@ static void young_one(struct mm *mm, uint64_t va, void *ctx)
 	struct ref_ctx *c = ctx;
 	if (maps(mm, va, c->p) && pt_test_clear_young(mm->pml4, va)) {
 		c->refs++;
-		if (vm_is_active(mm))
-			pt_flush(va);
+		/* Else a CPU with the entry cached uses the page without
+		 * setting the bit again, and the page looks unused. */
+		tlb_batch_add(c->tlb, &mm->cpus, va);
 	}
 }
 
-unsigned rmap_referenced(struct page *p)
+unsigned rmap_referenced(struct page *p, struct tlb_batch *tlb)
 {
-	struct ref_ctx c = { p, 0, false };
+	struct ref_ctx c = { p, 0, false, tlb };
 	if (page_test(p, PG_SHMEM | PG_FILE)) {
 		for_each_mapping(p, young_one, &c);
 		return c.refs;
@@ -121,16 +128,16 @@ unsigned rmap_referenced(struct page *p)
 	return c.refs;
 }
 
-static void drop_pte(struct mm *mm, uint64_t va, struct page *p)
+static void drop_pte(struct mm *mm, uint64_t va, struct page *p, struct tlb_batch *tlb)
 {
-	if (vm_is_active(mm))
-		pt_flush(va);
+	tlb_batch_add(tlb, &mm->cpus, va);
 	mm->rss--;
 	__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
 	put_page(p);
 }
 
-int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *vap, uint64_t *saved, bool *dirty)
+int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *vap, uint64_t *saved, bool *dirty,
+		    struct tlb_batch *tlb)
 {
 	struct mm *mm = p->mapping;
 	if (!mm)
@@ -145,7 +152,7 @@ int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *v
 		*mmp = mm;
 		*vap = va;
 		p->mapping = NULL;
-		drop_pte(mm, va, p);
+		drop_pte(mm, va, p, tlb);
 		r = 0;
 	}
 	spin_unlock_irqrestore(&mm->ptl, on);
@@ -177,17 +184,17 @@ static void unmap_one(struct mm *mm, uint64_t va, void *ctx)
 		return;
 	pte_t old = pt_unmap(mm->pml4, va);
 	c->dirty |= pt_pte_dirty(old);
-	drop_pte(mm, va, c->p);
+	drop_pte(mm, va, c->p, c->tlb);
 }
 
-void rmap_unmap_file(struct page *p, bool *dirty)
+void rmap_unmap_file(struct page *p, bool *dirty, struct tlb_batch *tlb)
 {
-	rmap_unmap_shmem(p, dirty);     /* for_each_mapping knows a file page */
+	rmap_unmap_shmem(p, dirty, tlb);        /* for_each_mapping knows a file page */
 }
 
-void rmap_unmap_shmem(struct page *p, bool *dirty)
+void rmap_unmap_shmem(struct page *p, bool *dirty, struct tlb_batch *tlb)
 {
-	struct ref_ctx c = { p, 0, false };
+	struct ref_ctx c = { p, 0, false, tlb };
 	for_each_mapping(p, unmap_one, &c);
 	*dirty = c.dirty;
 }

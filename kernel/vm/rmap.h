@@ -7,6 +7,9 @@
  *
  * Callers hold reclaim_lock (so the mm or object cannot be torn down) and
  * the page lock; each function takes the page-table locks it needs.
+ * Each PTE taken away or made old is added to tlb, which the caller
+ * flushes (vm_tlb_flush) before the pages are written, freed or judged
+ * again.
  */
 #ifndef RMAP_H
 #define RMAP_H
@@ -16,15 +19,17 @@
 
 struct page;
 struct mm;
+struct tlb_batch;
 
 /* Test and clear the accessed bits of every PTE mapping p: how many were set. */
-unsigned rmap_referenced(struct page *p);
+unsigned rmap_referenced(struct page *p, struct tlb_batch *tlb);
 
 /* Anonymous: replace the PTE mapping p by a swap PTE for entry.  Fails
  * (-EBUSY, nothing changed) if the PTE was accessed meanwhile or maps
  * something else.  *saved gets the old PTE (for rmap_restore_anon),
  * *dirty its dirty bit.  The PTE's page reference is dropped. */
-int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mm, uint64_t *va, uint64_t *saved, bool *dirty);
+int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mm, uint64_t *va, uint64_t *saved, bool *dirty,
+		    struct tlb_batch *tlb);
 /* Undo it after a failed write: the PTE at (mm, va) gets the page back if
  * it still holds entry (returns true: the swap PTE's slot count is then
  * the caller's to drop, and a page reference was taken for the PTE). */
@@ -32,10 +37,10 @@ bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entr
 
 /* Shmem: clear every PTE mapping p (the object slot keeps it).  *dirty:
  * any of them was dirty. */
-void rmap_unmap_shmem(struct page *p, bool *dirty);
+void rmap_unmap_shmem(struct page *p, bool *dirty, struct tlb_batch *tlb);
 /* Unmap a page-cache page from every mapping of its device (shared or
  * private read-only); *dirty when a shared PTE had written it.  The page
  * lock is held; the caller marks the page dirty. */
-void rmap_unmap_file(struct page *p, bool *dirty);
+void rmap_unmap_file(struct page *p, bool *dirty, struct tlb_batch *tlb);
 
 #endif

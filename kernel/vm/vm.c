@@ -32,9 +32,11 @@
  * Teardown of a whole mm also holds reclaim_lock.  Never copy to or from
  * user memory holding mm->lock: the copy may fault.
  *
- * TLB: a change to the running mm's tables is flushed with invlpg
- * (pt_flush); other mms are not loaded on any CPU (one CPU today; SMP
- * turns pt_flush into a shootdown over the CPUs running the mm).
+ * TLB: a PTE that gains a page or a permission is flushed here only
+ * (another CPU's stale entry faults, and the fault finds the PTE fine);
+ * one that loses them (unmap, mprotect, reclaim) goes into a tlb_batch
+ * flushed on every CPU in mm->cpus (vm_tlb_flush) before its pages are
+ * freed or written out.
  */
 #include <string.h>
 #include "vm.h"
@@ -109,8 +111,20 @@ bool vm_is_active(struct mm *mm) { return (read_cr3() & ~0xfffull) == mm->pml4; 
 void mm_activate(struct mm *mm)
 {
 	uint64_t want = mm ? mm->pml4 : kmem_kernel_pml4();
+	bool on = irq_save();
 	if ((read_cr3() & ~0xfffull) != want)
-		write_cr3(want);
+		tlb_load_root(want, mm ? &mm->cpus : NULL);
+	irq_restore(on);
+}
+
+void vm_tlb_flush(struct tlb_batch *b)
+{
+	unsigned pages = b->pages;
+	unsigned ipis = tlb_batch_flush(b);
+	if (ipis) {
+		vmstat_add(TLB_SHOOTDOWN_IPIS, ipis);
+		vmstat_add(TLB_SHOOTDOWN_PAGES, pages);
+	}
 }
 
 /* Drop what a PTE held: a page reference and mapcount, or a swap count.
@@ -160,8 +174,9 @@ void mm_put(struct mm *mm)
 {
 	if (__atomic_sub_fetch(&mm->refs, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (vm_is_active(mm))
-		mm_activate(NULL);
+	/* No CPU may keep the root loaded (a kernel thread keeps the last
+	 * user root it found) once its page is freed. */
+	tlb_drop_root(mm->pml4, &mm->cpus);
 	bool on = spin_lock_irqsave(&mm_list_lock);
 	list_del(&mm->all);
 	spin_unlock_irqrestore(&mm_list_lock, on);
@@ -245,15 +260,21 @@ static enum vm_fault_result cow_file(struct mm *mm, const struct vma *v, uint64_
 		return VM_FAULT_OOM;
 	memcpy(page_address(p), page_address(src), P);
 	page_set(p, PG_ANON);
+	struct tlb_batch tlb;
+	tlb_batch_init(&tlb);
 	bool on = spin_lock_irqsave(&mm->ptl);
 	bool ok = pt_get(mm->pml4, va) == expect;
 	if (ok && expect) {
 		pt_unmap(mm->pml4, va);                 /* the cache page's PTE goes */
+		tlb_batch_add(&tlb, &mm->cpus, va);
 		mm->rss--;
 		__atomic_sub_fetch(&src->mapcount, 1, __ATOMIC_ACQ_REL);
 		put_page(src);
 	}
 	spin_unlock_irqrestore(&mm->ptl, on);
+	/* Other CPUs must not go on reading the cache page through a stale
+	 * entry once this thread's copy is what va means. */
+	vm_tlb_flush(&tlb);
 	if (!ok || !vm_install(mm, va, 0, p, vm_pt_prot(v->prot))) {
 		put_page(p);            /* another thread got there first */
 		return VM_FAULT_OK;
@@ -405,20 +426,34 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 
 /* ---------------------------------------------------------------- unmap */
 
-/* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held. */
+/* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held.
+ * TLB_BATCH_VAS pages at a time: unmapped under the ptl, flushed on every
+ * CPU with one IPI round, then their pages released (another CPU could
+ * write through a stale entry until the flush). */
 static void zap(struct mm *mm, uint64_t start, uint64_t end)
 {
 	mutex_assert_held(&mm->lock);
-	bool active = vm_is_active(mm);
-	for (uint64_t va = start; va < end; va += P) {
+	pte_t old[TLB_BATCH_VAS];
+	struct tlb_batch b;
+	tlb_batch_init(&b);
+	for (uint64_t va = start; va < end;) {
+		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
-		pte_t old = pt_unmap(mm->pml4, va);
-		if (pt_pte_present(old)) {
-			if (active)
-				pt_flush(va);
-			mm->rss--;
+		for (; va < end && n < TLB_BATCH_VAS; va += P) {
+			pte_t e = pt_unmap(mm->pml4, va);
+			if (!e)
+				continue;
+			if (pt_pte_present(e)) {
+				tlb_batch_add(&b, &mm->cpus, va);
+				mm->rss--;
+			}
+			old[n++] = e;
 		}
-		release_pte(old);
+		spin_unlock_irqrestore(&mm->ptl, on);
+		vm_tlb_flush(&b);
+		on = spin_lock_irqsave(&mm->ptl);
+		for (unsigned i = 0; i < n; i++)
+			release_pte(old[i]);
 		spin_unlock_irqrestore(&mm->ptl, on);
 	}
 }
@@ -588,22 +623,35 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 }
 
 /* Dirty PTEs of a shared device area in [start, end) to their pages;
- * the page offsets touched in *lo, *hi.  mm->lock held. */
+ * the page offsets touched in *lo, *hi.  mm->lock held.  A cleared dirty
+ * bit is flushed on every CPU that may cache it before its page is marked
+ * for write-back: a CPU writing through a stale entry that still says
+ * dirty would not set the bit again, and its write could miss the disk. */
 static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end, uint64_t *lo, uint64_t *hi)
 {
-	bool active = vm_is_active(mm);
-	for (uint64_t va = start; va < end; va += P) {
+	struct page *cleared[TLB_BATCH_VAS];
+	struct tlb_batch tlb;
+	tlb_batch_init(&tlb);
+	for (uint64_t va = start; va < end;) {
+		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
-		pte_t e = pt_get(mm->pml4, va);
-		if (pt_pte_present(e)) {
+		for (; va < end && n < TLB_BATCH_VAS; va += P) {
+			pte_t e = pt_get(mm->pml4, va);
+			if (!pt_pte_present(e))
+				continue;
 			struct page *p = phys_to_page(pt_pte_phys(e));
 			if (page_test(p, PG_FILE) && pt_test_clear_dirty(mm->pml4, va)) {
-				if (active)
-					pt_flush(va);
-				pagecache_set_page_dirty(p);
+				tlb_batch_add(&tlb, &mm->cpus, va);
+				get_page(p);
+				cleared[n++] = p;
 			}
 		}
 		spin_unlock_irqrestore(&mm->ptl, on);
+		vm_tlb_flush(&tlb);
+		for (unsigned i = 0; i < n; i++) {
+			pagecache_set_page_dirty(cleared[i]);
+			put_page(cleared[i]);
+		}
 	}
 	uint64_t a = v->pgoff + (start - v->start) / P, b = v->pgoff + (end - v->start) / P;
 	*lo = a < *lo ? a : *lo;
@@ -646,20 +694,20 @@ int vm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 struct reprotect {
 	struct mm *mm;
 	unsigned flags;
+	struct tlb_batch tlb;           /* flushed after the ptl is dropped */
 };
 
 static void reprotect_piece(void *ctx, const struct vma *piece)
 {
 	struct reprotect *r = ctx;
-	bool active = vm_is_active(r->mm);
 	bool cow = (piece->flags & (VM_FILE | VM_FSHARED)) == VM_FILE;
 	for (uint64_t va = piece->start; va < piece->end; va += P) {
 		unsigned flags = r->flags;
 		pte_t e = cow ? pt_get(r->mm->pml4, va) : 0;
 		if (pt_pte_present(e) && page_test(phys_to_page(pt_pte_phys(e)), PG_FILE))
 			flags &= ~PT_WRITE;     /* a private mapping never writes the cache page */
-		if (!pt_protect(r->mm->pml4, va, flags) && active)
-			pt_flush(va);
+		if (!pt_protect(r->mm->pml4, va, flags))
+			tlb_batch_add(&r->tlb, &r->mm->cpus, va);
 	}
 }
 
@@ -669,11 +717,14 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	int err = check_range(addr, len, &end);
 	if (err)
 		return err;
-	struct reprotect r = { mm, vm_pt_prot(vm_prot(prot)) };
+	struct reprotect r = { .mm = mm, .flags = vm_pt_prot(vm_prot(prot)) };
+	tlb_batch_init(&r.tlb);
 	mutex_lock(&mm->lock);
 	bool on = spin_lock_irqsave(&mm->ptl);
 	err = vma_protect(&mm->vmas, addr, end, vm_prot(prot), reprotect_piece, &r);
 	spin_unlock_irqrestore(&mm->ptl, on);
+	/* Before returning: the caller may rely on the new protection. */
+	vm_tlb_flush(&r.tlb);
 	mutex_unlock(&mm->lock);
 	return err;
 }

@@ -18,6 +18,7 @@
 #include "vma.h"
 #include "core/wait.h"
 #include "core/spinlock.h"
+#include "arch/x86_64/tlb.h"
 
 struct page;
 
@@ -39,6 +40,7 @@ struct mm {
 	void *ra;                       /* readahead policy state (readahead.c) */
 	uint64_t ra_issued, ra_hits;    /* pages read ahead by its faults, and used by them */
 	struct list_node all;           /* global mm list (vm.c) */
+	struct cpumask cpus;            /* CPUs with pml4 loaded (arch/x86_64/tlb.h; atomic) */
 };
 
 struct mm *mm_create(void);
@@ -46,6 +48,10 @@ void mm_get(struct mm *mm);
 void mm_put(struct mm *mm);
 /* Load mm's page tables (NULL: kernel only). */
 void mm_activate(struct mm *mm);
+/* Flush a batch of this mm's (and others') changed PTEs on every CPU
+ * that may cache them, counting the IPIs and pages in vmstat.  Before
+ * the pages go (freed, written out). */
+void vm_tlb_flush(struct tlb_batch *b);
 
 enum vm_fault_result {
 	VM_FAULT_OK = 0,

@@ -31,6 +31,7 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"oom_kill", "allocstall", "kswapd_wakeups",
 	"swap_write_reqs", "swap_read_reqs",
 	"pgscan_file", "pgsteal_file",
+	"tlb_shootdown_ipis", "tlb_shootdown_pages",
 };
 
 void vmstat_add(enum vmstat_item i, uint64_t n) { __atomic_add_fetch(&counters[i], n, __ATOMIC_RELAXED); }

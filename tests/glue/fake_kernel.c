@@ -287,6 +287,7 @@ void fake_reset(void)
 		fake.thread_fn(NULL);
 	fake.escape = NULL;
 	memset(fake.vmstat, 0, sizeof fake.vmstat);
+	fake.tlb_unflushed = fake.tlb_flushes = fake.tlb_writes_unflushed = 0;
 	reclaim_set_oom_policy(&(struct reclaim_oom_policy){ NULL, NULL });
 	ra_set_policy("fixed:3");
 	fake_ra_ncalls = 0;

@@ -57,6 +57,10 @@ struct fake_state {
 	int fail_submit;                /* the n-th submit from now fails (0: none) */
 	long plugs, unplugs;
 	bool plugged[FAKE_AREAS];
+	/* TLB (fake_mm.c) */
+	long tlb_unflushed;             /* PTE changes added to a tlb_batch, not flushed yet */
+	long tlb_flushes;               /* vm_tlb_flush calls that had something */
+	long tlb_writes_unflushed;      /* swap writes submitted while tlb_unflushed > 0 */
 	/* readahead */
 	bool ra_spy;                    /* readahead.c gets fake_ra_spy_ops */
 	/* the page cache (fake_mm.c) */

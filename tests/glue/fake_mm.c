@@ -172,6 +172,24 @@ uint64_t pt_pte_swap_entry(pte_t e) { return e >> 1; }
 uint64_t pt_pte_phys(pte_t e) { return e & PTE_FRAME; }
 void pt_flush(uint64_t va) { (void)va; }
 
+/* TLB batches: counted, so a test can see that reclaim flushed what it
+ * took away before it wrote the pages out. */
+void tlb_batch_add(struct tlb_batch *b, const struct cpumask *mm_cpus, uint64_t va)
+{
+	(void)mm_cpus;
+	(void)va;
+	b->pages++;
+	fake.tlb_unflushed++;
+}
+
+void vm_tlb_flush(struct tlb_batch *b)
+{
+	if (b->pages)
+		fake.tlb_flushes++;
+	tlb_batch_init(b);
+	fake.tlb_unflushed = 0;
+}
+
 /* ---------------------------------------------------------------- vm.c */
 
 bool vm_install(struct mm *mm, uint64_t va, uint64_t expect, struct page *p, unsigned ptflags)

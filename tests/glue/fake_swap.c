@@ -209,6 +209,8 @@ static int submit(bool write, unsigned area, uint64_t off, struct page **pages, 
 	if (area >= FAKE_AREAS || !nslots[area] || off < 1 || off + n > nslots[area] || n == 0 || n > fake.max_run || n > FAKE_RUN_MAX)
 		panic("fake swap: %s of %u slots at %lu on area %u (of %lu slots, max run %u)", write ? "write" : "read",
 		      n, off, area, area < FAKE_AREAS ? nslots[area] : 0, fake.max_run);
+	if (write && fake.tlb_unflushed)
+		fake.tlb_writes_unflushed++;
 	for (uint32_t i = 0; i < n; i++) {
 		struct slot *s = slot_of(swp_entry(area, off + i));
 		if (!page_test(pages[i], PG_LOCKED) || s->count <= 0)

@@ -83,6 +83,19 @@ TEST(reclaim_takes_inactive_pages_before_active_ones)
 	teardown();
 }
 
+/* A PTE taken away may still sit in another CPU's TLB: reclaim flushes
+ * its batch (one IPI round) before any page of it is written out. */
+TEST(reclaim_flushes_tlbs_before_writing)
+{
+	setup(16, 0, 256, 8);
+	CHECK(reclaim_pages(8) >= 8);
+	CHECK(fake.vmstat[PSWPOUT] == 8);
+	CHECK(fake.tlb_flushes >= 1);
+	CHECK_EQ(fake.tlb_writes_unflushed, 0);
+	CHECK_EQ(fake.tlb_unflushed, 0);
+	teardown();
+}
+
 /* Swap-backed pages touched since the last scan (accessed bit) are
  * promoted at once; the untouched ones go. */
 TEST(reclaim_activates_referenced_inactive_pages)

@@ -117,6 +117,12 @@ def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icoun
             '-chardev', 'stdio,id=ser0,signal=off', '-serial', 'chardev:ser0']
     if icount:
         cmd += ['-icount', 'shift=0,sleep=off' if icount == 'exact' else 'shift=0']
+    elif int(str(smp).split(',')[0]) > 1 and not any(str(x).startswith('-accel') for x in extra):
+        # Multi-threaded TCG: one host thread per vCPU, so guest CPUs
+        # really run at once (QEMU's default for x86 on x86 too; said
+        # here so a run's command line shows it).  -icount needs the
+        # single-threaded form.
+        cmd += ['-accel', 'tcg,thread=multi']
     cmd += list(extra)
     return cmd
 

@@ -264,6 +264,27 @@ bool apic_send_init(uint32_t dest)
 	return send_ipi(dest, ICR_INIT | ICR_LEVEL) && ok;
 }
 
+bool apic_send_ipi(uint32_t dest, uint8_t vector)
+{
+	/* Interrupts off: a handler on this CPU sending its own IPI between
+	 * the two xAPIC ICR writes would change the destination of ours. */
+	bool on = irq_save();
+	bool ok = send_ipi(dest, vector);
+	irq_restore(on);
+	return ok;
+}
+
+void apic_nmi_others(void)
+{
+	/* Shorthand "all excluding self" (bits 19:18 = 11), NMI delivery. */
+	if (apic.x2) {
+		wrmsr(0x830, (3u << 18) | (4u << 8));
+		return;
+	}
+	lapic_write(LAPIC_ICR_HI, 0);
+	lapic_write(LAPIC_ICR_LO, (3u << 18) | (4u << 8));
+}
+
 bool apic_send_sipi(uint32_t dest, uint8_t page)
 {
 	return send_ipi(dest, ICR_STARTUP | page);

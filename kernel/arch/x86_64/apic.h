@@ -14,6 +14,8 @@
 #define VEC_SPURIOUS 0xff
 #define VEC_APIC_ERROR 0xfe
 #define VEC_TIMER 0xef
+#define VEC_RESCHED 0xfd        /* another CPU queued a thread for this one */
+#define VEC_TLB 0xfc            /* a TLB shootdown request (tlb.c) */
 
 /* Returns 0, or -ENODEV when there is no usable local APIC. */
 int apic_init(const struct acpi_madt *madt);
@@ -40,6 +42,13 @@ uint32_t apic_timer_count(void);
 void apic_init_ap(void);
 bool apic_send_init(uint32_t dest);
 bool apic_send_sipi(uint32_t dest, uint8_t page);
+
+/* A fixed-delivery interrupt on vector to the CPU with that APIC id.
+ * Any context; false when an xAPIC never accepted it. */
+bool apic_send_ipi(uint32_t dest, uint8_t vector);
+
+/* An NMI to every CPU but this one (a panic stops the others). */
+void apic_nmi_others(void);
 
 /* Send a self-IPI (for tests of the interrupt path). */
 void apic_self_ipi(uint8_t vector);

@@ -243,7 +243,8 @@ static void idt_init(void)
 	idt_load();
 }
 
-void cpu_set_kernel_stack(uint64_t rsp0) { tss.rsp[0] = rsp0; }
+/* Interrupts or preemption off: the TSS is this CPU's. */
+void cpu_set_kernel_stack(uint64_t rsp0) { ((struct tss *)this_cpu()->tss)->rsp[0] = rsp0; }
 
 static void control_regs_init(void)
 {
@@ -270,12 +271,34 @@ static void control_regs_init(void)
 }
 
 static struct cpu boot_cpu;
+static struct cpu *cpus_by_id[PERCPU_MAX] = { &boot_cpu };
+static unsigned ncpus_registered = 1;
+
+void percpu_register(struct cpu *c)
+{
+	if (c->id >= PERCPU_MAX)
+		return;
+	__atomic_store_n(&cpus_by_id[c->id], c, __ATOMIC_RELEASE);
+	unsigned n = __atomic_load_n(&ncpus_registered, __ATOMIC_ACQUIRE);
+	while (c->id >= n && !__atomic_compare_exchange_n(&ncpus_registered, &n, c->id + 1, false,
+							  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+}
+
+struct cpu *percpu_get(unsigned id)
+{
+	return id < PERCPU_MAX ? __atomic_load_n(&cpus_by_id[id], __ATOMIC_ACQUIRE) : NULL;
+}
+
+unsigned percpu_count(void) { return __atomic_load_n(&ncpus_registered, __ATOMIC_ACQUIRE); }
 
 void percpu_init_boot(void)
 {
 	boot_cpu.self = &boot_cpu;
+	boot_cpu.tss = &tss;
 	wrmsr(MSR_GS_BASE, (uint64_t)&boot_cpu);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);           /* the user's GS, swapped in on return */
+	irqtrace_gs_ready = true;
 }
 
 void cpu_init(void)
@@ -328,6 +351,7 @@ void cpu_init_ap(struct cpu_desc *d, struct cpu *c)
 	gdt_load(d->gdt);
 	/* After gdt_load: loading GS zeroes the GS base. */
 	c->self = c;
+	c->tss = &d->tss;
 	wrmsr(MSR_GS_BASE, (uint64_t)c);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
 	idt_load();

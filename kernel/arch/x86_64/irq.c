@@ -134,17 +134,18 @@ void irq_dispatch(struct trap_frame *f)
 	int v = (int)f->vector;
 	this_cpu()->stats.irqs++;
 	if (v == VEC_SPURIOUS) {
-		spurious++;             /* no EOI for the spurious vector */
+		__atomic_add_fetch(&spurious, 1, __ATOMIC_RELAXED);     /* no EOI for the spurious vector */
 		return;
 	}
-	vec[v].count++;
+	/* Atomic: the timer, reschedule and TLB vectors fire on every CPU. */
+	__atomic_add_fetch(&vec[v].count, 1, __ATOMIC_RELAXED);
 	irq_handler_fn fn = __atomic_load_n(&vec[v].fn, __ATOMIC_ACQUIRE);
 	if (fn)
 		fn(f, vec[v].arg);
 	else if (v >= 0x20 && v < 0x30)
-		stray_legacy++;
+		__atomic_add_fetch(&stray_legacy, 1, __ATOMIC_RELAXED);
 	else
-		unexpected++;
+		__atomic_add_fetch(&unexpected, 1, __ATOMIC_RELAXED);
 	apic_eoi();
 }
 

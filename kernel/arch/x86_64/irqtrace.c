@@ -1,7 +1,8 @@
 /* Interrupt-off sections (irqtrace.h).  Runs with interrupts off. */
 #include "irqtrace.h"
 
-struct irqtrace irqtrace;
+struct irqtrace irqtrace[IRQTRACE_CPUS];
+bool irqtrace_gs_ready;
 
 /* TSC cycles in 100 us and 1 ms; set from the calibrated TSC rate
  * (0 until then: nothing counts as long before time_init). */
@@ -20,23 +21,44 @@ unsigned irqtrace_long(uint64_t cycles)
 	return cycles > cyc_1ms ? 2 : 1;
 }
 
-void irqtrace_end_slow(uint64_t site, uint64_t now)
+void irqtrace_end_slow(struct irqtrace *t, uint64_t site, uint64_t now)
 {
-	uint64_t d = now - irqtrace.since;
-	irqtrace.since = 0;
-	irqtrace.sections++;
+	uint64_t d = now - t->since;
+	t->since = 0;
+	t->sections++;
 	unsigned over = irqtrace_long(d);
-	irqtrace.over_100us += over >= 1;
-	irqtrace.over_1ms += over == 2;
-	if (d > irqtrace.max_cycles) {
-		irqtrace.max_cycles = d;
-		irqtrace.max_from = irqtrace.since_site;
-		irqtrace.max_to = site;
+	t->over_100us += over >= 1;
+	t->over_1ms += over == 2;
+	if (d > t->max_cycles) {
+		t->max_cycles = d;
+		t->max_from = t->since_site;
+		t->max_to = site;
 	}
 }
 
+/* Each CPU's open section goes on.  Another CPU may be updating its slot
+ * meanwhile: a figure may be off by one section (statistics). */
 void irqtrace_reset(void)
 {
-	uint64_t since = irqtrace.since, site = irqtrace.since_site;
-	irqtrace = (struct irqtrace){ .since = since, .since_site = site };
+	for (int i = 0; i < IRQTRACE_CPUS; i++) {
+		struct irqtrace *t = &irqtrace[i];
+		uint64_t since = t->since, site = t->since_site;
+		*t = (struct irqtrace){ .since = since, .since_site = site };
+	}
+}
+
+void irqtrace_total(struct irqtrace *out)
+{
+	*out = (struct irqtrace){ 0 };
+	for (int i = 0; i < IRQTRACE_CPUS; i++) {
+		const struct irqtrace *t = &irqtrace[i];
+		out->sections += t->sections;
+		out->over_100us += t->over_100us;
+		out->over_1ms += t->over_1ms;
+		if (t->max_cycles > out->max_cycles) {
+			out->max_cycles = t->max_cycles;
+			out->max_from = t->max_from;
+			out->max_to = t->max_to;
+		}
+	}
 }

@@ -8,12 +8,15 @@
  * stale then, but every end that counts has a fresh begin before it,
  * because interrupts can only be off again through one of the begins.
  *
- * One CPU's state: per CPU when a second one runs (issue: SMP).
+ * Per CPU: a section begins and ends on one CPU, so each CPU has its own
+ * slot, found by the id in its struct cpu (percpu.h) at a fixed %gs
+ * offset; slot 0 before the GS base is set up at boot.
  */
 #ifndef IRQTRACE_H
 #define IRQTRACE_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 struct irqtrace {
 	uint64_t since;                 /* TSC at the begin; 0: none open */
@@ -22,21 +25,39 @@ struct irqtrace {
 	uint64_t sections, over_100us, over_1ms;
 };
 
-extern struct irqtrace irqtrace;
+#define IRQTRACE_CPUS 256
+#define IRQTRACE_CPU_ID_OFFSET 60       /* offsetof(struct cpu, id), checked in percpu.h */
 
-void irqtrace_end_slow(uint64_t site, uint64_t now);
+extern struct irqtrace irqtrace[IRQTRACE_CPUS];
+extern bool irqtrace_gs_ready;          /* set once the boot CPU's GS base is */
+
+/* This CPU's slot.  Interrupts are off at every caller, so it stays ours. */
+static inline __attribute__((always_inline)) struct irqtrace *irqtrace_here(void)
+{
+	uint32_t id = 0;
+	if (irqtrace_gs_ready)
+		__asm__ volatile("movl %%gs:%c1, %0" : "=r"(id) : "i"(IRQTRACE_CPU_ID_OFFSET));
+	return &irqtrace[id < IRQTRACE_CPUS ? id : 0];
+}
+
+void irqtrace_end_slow(struct irqtrace *t, uint64_t site, uint64_t now);
 
 static inline __attribute__((always_inline)) void irqtrace_begin(uint64_t site, uint64_t now)
 {
-	irqtrace.since = now;
-	irqtrace.since_site = site;
+	struct irqtrace *t = irqtrace_here();
+	t->since = now;
+	t->since_site = site;
 }
 
 static inline __attribute__((always_inline)) void irqtrace_end(uint64_t site, uint64_t now)
 {
-	if (irqtrace.since)
-		irqtrace_end_slow(site, now);
+	struct irqtrace *t = irqtrace_here();
+	if (t->since)
+		irqtrace_end_slow(t, site, now);
 }
+
+/* Every CPU's figures summed (the longest section is the longest of all). */
+void irqtrace_total(struct irqtrace *out);
 
 /* Restart the figures (lockstat_reset); the open section goes on. */
 void irqtrace_reset(void);

@@ -1,8 +1,15 @@
 /*
  * Per-CPU data, reached through the GS base (%gs:0 holds the struct's own
- * address).  One CPU runs kernel code today (the others are parked, see
- * smpboot.c, each with its own struct cpu and GS base already); everything
- * per-CPU lives here so a second one only needs its own struct cpu.
+ * address).  Every online CPU has one (the boot CPU's in cpu.c, an AP's
+ * in smpboot.c) and runs threads.
+ *
+ * A thread may be preempted and resumed on another CPU between any two
+ * instructions unless preemption or interrupts are off, so
+ * `this_cpu()->field` (load %gs:0, then the field) can read another
+ * CPU's field.  The fields a preemptible thread touches (current,
+ * preempt_count) therefore have single-instruction %gs-relative
+ * accessors; everything else is read with preemption or interrupts off,
+ * or is statistics.
  *
  * The first three fields are used from assembly (syscall entry) at fixed
  * offsets; see the _Static_asserts.
@@ -13,8 +20,10 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "irqtrace.h"
 
 struct thread;
+struct cpumask;
 
 struct cpu_stats {
 	uint64_t ctx_switches;
@@ -32,14 +41,21 @@ struct cpu {
 	struct thread *prev;            /* the thread just switched away from */
 	int preempt_count;              /* > 0: no preemption (spinlock held) */
 	int irq_depth;                  /* > 0: inside an interrupt handler */
-	bool need_resched;
-	uint32_t id, apic_id;
+	volatile bool need_resched;     /* set by this CPU, or by a waker on another before its IPI */
+	uint32_t id, apic_id;           /* id: index among online CPUs, 0 = the boot CPU */
 	uint64_t slice_end_ns;          /* current thread's time slice ends */
+	void *tss;                      /* this CPU's TSS (cpu.c), for the kernel stack on entry */
+	/* TLB shootdown (tlb.c): the user page-table root loaded here and the
+	 * mask of CPUs that have it loaded, which includes this one. */
+	uint64_t loaded_root;
+	struct cpumask *loaded_cpus;
+	volatile uint32_t tlb_pending;  /* a shootdown request waits for this CPU */
 	struct cpu_stats stats;
 };
 
 _Static_assert(offsetof(struct cpu, scratch_rsp) == 8, "used by syscall entry");
 _Static_assert(offsetof(struct cpu, kernel_rsp) == 16, "used by syscall entry");
+_Static_assert(offsetof(struct cpu, id) == IRQTRACE_CPU_ID_OFFSET, "irqtrace.h finds the CPU's slot there");
 
 static inline struct cpu *this_cpu(void)
 {
@@ -48,10 +64,34 @@ static inline struct cpu *this_cpu(void)
 	return c;
 }
 
-static inline void preempt_disable(void) { this_cpu()->preempt_count++; __asm__ volatile("" ::: "memory"); }
-static inline void preempt_enable(void) { __asm__ volatile("" ::: "memory"); this_cpu()->preempt_count--; }
+/* One instruction each: a preemption between finding the CPU and
+ * touching its count would count on the CPU the thread just left. */
+static inline void preempt_disable(void)
+{
+	__asm__ volatile("incl %%gs:%c0" :: "i"(offsetof(struct cpu, preempt_count)) : "memory");
+}
+
+static inline void preempt_enable(void)
+{
+	__asm__ volatile("decl %%gs:%c0" :: "i"(offsetof(struct cpu, preempt_count)) : "memory");
+}
+
+/* The thread running on this CPU, read in one instruction (see above). */
+static inline struct thread *this_cpu_current(void)
+{
+	struct thread *t;
+	__asm__ volatile("mov %%gs:%c1, %0" : "=r"(t) : "i"(offsetof(struct cpu, current)));
+	return t;
+}
 
 /* Set up the boot CPU's struct and GS base (cpu_init calls it). */
 void percpu_init_boot(void);
+
+/* Online CPUs by id (0..percpu_count()-1), for whoever must reach all of
+ * them (TLB shootdown).  An AP registers itself once online. */
+#define PERCPU_MAX 256
+void percpu_register(struct cpu *c);
+struct cpu *percpu_get(unsigned id);
+unsigned percpu_count(void);
 
 #endif

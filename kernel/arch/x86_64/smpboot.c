@@ -16,18 +16,21 @@
  * its memory freed.
  *
  * What an AP owns (never freed once online): struct ap (its struct cpu
- * inside), a 16 KiB stack, its GDT/TSS with three IST stacks.  It never
- * takes a lock, allocates or prints: those assume the boot CPU alone.
+ * inside), a 16 KiB stack (which becomes its idle thread's), its GDT/TSS
+ * with three IST stacks.  Once online it joins the scheduler
+ * (sched_ap_enter) and runs threads like the boot CPU.
  */
 #include <string.h>
 #include "smpboot.h"
 #include "apic.h"
 #include "cpu.h"
 #include "percpu.h"
+#include "tlb.h"
 #include "x86.h"
 #include "core/console.h"
 #include "core/panic.h"
 #include "core/smp.h"
+#include "core/sched.h"
 #include "core/time.h"
 #include "lib/json.h"
 #include "mem/kmalloc.h"
@@ -61,6 +64,9 @@ struct ap {
 	struct cpu_desc *desc;
 	uint64_t stack_top;
 	uint32_t online;        /* set by the AP, release */
+	/* The boot CPU's syscall MSRs (syscall_init ran before APs start):
+	 * each CPU has its own, and user code on an AP runs `syscall`. */
+	uint64_t star, lstar, fmask, efer_sce;
 };
 
 void smp_ap_main(struct ap *a) __attribute__((noreturn));
@@ -86,14 +92,16 @@ void smp_reserve_trampoline(struct memmap *m, bool want)
 void smp_ap_main(struct ap *a)
 {
 	cpu_init_ap(a->desc, &a->cpu);
+	wrmsr(MSR_STAR, a->star);
+	wrmsr(MSR_LSTAR, a->lstar);
+	wrmsr(MSR_FMASK, a->fmask);
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | a->efer_sce);
 	apic_init_ap();
 	a->cpu.apic_id = apic_id();
 	__atomic_fetch_add(&cpus_online, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&a->online, 1, __ATOMIC_RELEASE);
-	/* Parked: nothing is routed to this CPU and IF stays clear; only
-	 * INIT, SMI or an NMI sent on purpose wakes it. */
-	for (;;)
-		__asm__ volatile("cli; hlt" ::: "memory");
+	percpu_register(&a->cpu);
+	sched_ap_enter(a->stack_top);
 }
 
 static struct ap *ap_alloc(uint32_t index)
@@ -103,6 +111,10 @@ static struct ap *ap_alloc(uint32_t index)
 		return NULL;
 	a->cpu.self = &a->cpu;
 	a->cpu.id = index;
+	a->star = rdmsr(MSR_STAR);
+	a->lstar = rdmsr(MSR_LSTAR);
+	a->fmask = rdmsr(MSR_FMASK);
+	a->efer_sce = rdmsr(MSR_EFER) & EFER_SCE;
 	a->desc = cpu_desc_alloc();
 	a->stack_top = kmem_stack_alloc(AP_STACK);
 	if (a->desc && a->stack_top)
@@ -222,8 +234,10 @@ void smp_start_aps(const struct acpi_madt *m, uint64_t cap)
 	if (smp.plan.nstart && !smp.tramp)
 		kprintf("smp: no free page below 1 MiB for the AP trampoline; %d CPU(s) not started\n",
 			smp.plan.nstart);
-	else if (smp.plan.nstart)
+	else if (smp.plan.nstart) {
+		tlb_init();
 		start_all();
+	}
 	if ((int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE) != smp.nonline)
 		kprintf("smp: %u CPUs counted themselves online, %d answered in time\n", cpus_online, smp.nonline);
 	kprintf("smp: %d of %d CPUs online\n", smp.nonline, smp.plan.nfound);
@@ -232,6 +246,12 @@ void smp_start_aps(const struct acpi_madt *m, uint64_t cap)
 bool smp_on_ap(void)
 {
 	return smp.nonline > 1 && apic_id() != smp.online[0];
+}
+
+void smp_stop_others(void)
+{
+	if (smp.nonline > 1)
+		apic_nmi_others();
 }
 
 int smp_cpus_online(void) { return (int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE); }

@@ -1,9 +1,9 @@
 /*
- * Starting the application processors (issue 14, first step): each AP is
- * brought to long mode on the kernel's page tables with its own stack,
- * GDT/TSS, struct cpu and local APIC, counts itself online and parks
- * (cli; hlt).  Parked APs take no interrupt, no lock, no allocation: the
- * kernel otherwise runs on the boot CPU exactly as before.
+ * Starting the application processors (issue 14): each AP is brought to
+ * long mode on the kernel's page tables with its own stack, GDT/TSS,
+ * struct cpu and local APIC, counts itself online and joins the
+ * scheduler with its own LAPIC tick.  Device interrupts stay routed to
+ * the boot CPU.
  */
 #ifndef SMPBOOT_H
 #define SMPBOOT_H
@@ -27,6 +27,10 @@ void smp_start_aps(const struct acpi_madt *m, uint64_t cap);
 /* Is this an AP?  Asks the local APIC, not GS (an NMI may arrive in the
  * syscall entry window with the user's GS).  False before APs start. */
 bool smp_on_ap(void);
+
+/* Panic: stop every other online CPU (an NMI; its handler halts for good
+ * once a panic is in progress), so only the panicking CPU prints. */
+void smp_stop_others(void);
 
 int smp_cpus_online(void);
 int smp_cpus_found(void);

@@ -107,10 +107,14 @@ void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
 
 static void exception(struct trap_frame *f)
 {
+	if (f->vector == 2 && panic_in_progress()) {
+		/* Another CPU panicked and stops us (smp_stop_others). */
+		for (;;)
+			__asm__ volatile("cli; hlt" ::: "memory");
+	}
 	if (f->vector == 2 && smp_on_ap()) {
-		/* A parked AP (smpboot.c; its LINT1 is masked, so only an NMI
-		 * IPI gets here): no threads of its own, and the dump takes
-		 * locks that assume one CPU.  Back to its hlt. */
+		/* An AP (its LINT1 is masked, so only an NMI IPI gets here):
+		 * the boot CPU prints the thread dump.  Back to work. */
 		return;
 	}
 	if (f->vector == 2) {

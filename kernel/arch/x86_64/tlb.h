@@ -1,0 +1,77 @@
+/*
+ * TLB shootdown: invalidating a translation on every CPU that may cache
+ * it, for changes that take a permission or a page away (unmap, swap-out,
+ * mprotect, an accessed bit cleared for reclaim's scan).
+ *
+ * Who may cache a user address space: each user mm has a cpumask of the
+ * CPUs that have its page-table root loaded (tlb_load_root keeps it: a
+ * CPU sets its bit before loading a root and clears it after loading
+ * another, so a set bit covers every moment the root is in CR3; kernel
+ * threads keep the last root loaded, and their CPU stays in the mask).
+ * The changer clears or alters the PTE first, then reads the mask (a full
+ * fence between): a CPU not in the mask then loads the root later and
+ * sees the new PTE.
+ *
+ * Batching: a tlb_batch collects up to TLB_BATCH_VAS addresses (more
+ * turns into a full flush) and the union of their mms' masks; one flush
+ * is one IPI round: every other CPU in the union gets VEC_TLB, and the
+ * sender waits until each has flushed.  The caller frees or writes out
+ * the pages only after tlb_batch_flush returns.
+ *
+ * One request is in flight system-wide (a global slot): enough for a few
+ * CPUs; a request per sender is the step after.  No deadlock with
+ * interrupts off: a CPU waiting for the slot, for the acknowledgements,
+ * or spinning on a spinlock (spinlock.h calls tlb_poll) serves a request
+ * addressed to it meanwhile.
+ */
+#ifndef TLB_H
+#define TLB_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "lib/cpumask.h"
+
+#define TLB_BATCH_VAS 32
+
+struct tlb_batch {
+	struct cpumask cpus;            /* union of the mms' masks at add time */
+	uint64_t va[TLB_BATCH_VAS];
+	unsigned n;
+	bool all;                       /* more than TLB_BATCH_VAS: flush everything */
+	unsigned pages;                 /* addresses added (for the counters) */
+};
+
+/* The VEC_TLB handler; once, on the boot CPU, before APs start. */
+void tlb_init(void);
+/* Load a user page-table root (cpus: its mm's mask), or the kernel's
+ * (root = the kernel PML4, cpus NULL).  Interrupts off. */
+void tlb_load_root(uint64_t root, struct cpumask *cpus);
+
+static inline void tlb_batch_init(struct tlb_batch *b)
+{
+	cpumask_clear(&b->cpus);
+	b->n = 0;
+	b->all = false;
+	b->pages = 0;
+}
+
+/* Record va of an mm whose mask is mm_cpus, after its PTE changed.  Any
+ * context; flushes nothing yet (not even here). */
+void tlb_batch_add(struct tlb_batch *b, const struct cpumask *mm_cpus, uint64_t va);
+/* Flush the batch here and on the other CPUs in it, wait for them, and
+ * empty it.  Returns the IPIs sent.  Any context, interrupts on or off,
+ * spinlocks held or not. */
+unsigned tlb_batch_flush(struct tlb_batch *b);
+/* Kernel mappings [start, end) went away: every online CPU flushes them. */
+void tlb_flush_kernel_range(uint64_t start, uint64_t end);
+/* The mm whose root this is is being freed: every CPU in cpus that still
+ * has it loaded (a kernel thread keeping it) loads the kernel's root. */
+void tlb_drop_root(uint64_t root, struct cpumask *cpus);
+/* Serve a request waiting for this CPU (spinning code with interrupts
+ * off calls it). */
+void tlb_poll(void);
+
+/* Totals since boot. */
+uint64_t tlb_ipis_sent(void);
+
+#endif
