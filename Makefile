@@ -123,8 +123,8 @@ PURE_SRC := kernel/vm/lru_policy.c drivers/blk_merge.c kernel/vm/vma.c kernel/co
 	    boot/fat.c kernel/run/results_log.c
 # The knob table: the command line, scripts and mm/knobs.c check values there.
 PURE_SRC += kernel/core/knob_table.c
-# Which CPUs to start (issue 14).
-PURE_SRC += kernel/core/smp.c
+# Which CPUs to start (issue 14); the per-CPU free-page lists.
+PURE_SRC += kernel/core/smp.c kernel/mem/pcp.c
 # The result table of workload scripts.
 PURE_SRC += kernel/run/rtable.c
 # Workingset detection: shadows and the refault rule.
