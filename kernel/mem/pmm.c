@@ -27,8 +27,8 @@
  * up, reclaims or kills for memory.
  *
  * Locking: pmm.lock (irqsave) guards the buddy state and held blocks;
- * pcp[cpu].lock the CPU's list (order: a list's lock, then pmm.lock; one
- * list lock at a time).  Counters are atomics.
+ * pcp[cpu].locked the CPU's list (order: a list's lock, then pmm.lock;
+ * one list lock at a time).  Counters are atomics.
  */
 #include <string.h>
 #include "pmm.h"
@@ -55,14 +55,33 @@ static struct {
 
 /* One list per possible CPU, by cpu id: 64 bytes each, 16 KiB for 256,
  * static because the first allocations come before kmalloc exists.  A
- * list is set up the first time its CPU frees or allocates a page. */
+ * list is set up the first time its CPU frees or allocates a page.
+ *
+ * The list lock is a raw flag taken with interrupts off, like Linux's
+ * local_lock plus the spinlock its remote drain takes: only its own CPU
+ * takes it but for a drain, so it is never contended in the common case,
+ * and a timed spinlock (lockstat, lockdep) costs as much as the list
+ * operation itself.  test=pmmbench under -icount, mem=48M (batch 12,
+ * high 48), ns per order-0 alloc+free: buddy alone 883 (one page out and
+ * back) / 916 (1024 out, then back); lists under a spinlock 507 / 1097;
+ * under this flag 349 / 939, and pmm.lock taken 11552 times instead of
+ * 262359.  pmm.lock, taken inside it for every batch, stays a spinlock:
+ * its count is the buddy's traffic. */
 struct pmm_pcp {
-	struct spinlock lock;
-	struct pcp_list list;           /* guarded by lock */
-	bool ready;                     /* set once, under lock */
+	volatile uint32_t locked;       /* the list lock, interrupts off */
+	struct pcp_list list;           /* guarded by locked */
+	bool ready;                     /* set once, interrupts off, by its CPU */
 } __attribute__((aligned(64)));
 
 static struct pmm_pcp pcp[SMP_MAX_CPUS];
+
+static void list_take(struct pmm_pcp *c)
+{
+	while (__atomic_exchange_n(&c->locked, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void list_drop(struct pmm_pcp *c) { __atomic_store_n(&c->locked, 0, __ATOMIC_RELEASE); }
 
 static void buddy_lock(void *arg) { (void)arg; spin_lock(&pmm.lock); }
 static void buddy_unlock(void *arg) { (void)arg; spin_unlock(&pmm.lock); }
@@ -95,7 +114,6 @@ static struct pmm_pcp *pcp_lock(bool *on)
 	struct pmm_pcp *c = &pcp[id];
 	*on = irq_save();
 	if (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE)) {
-		spin_init(&c->lock, "pmm_pcp");
 		pcp_init(&c->list);
 		__atomic_store_n(&c->ready, true, __ATOMIC_RELEASE);
 		uint32_t n = __atomic_load_n(&pcps.cpus, __ATOMIC_RELAXED);
@@ -105,8 +123,14 @@ static struct pmm_pcp *pcp_lock(bool *on)
 		int online = smp_cpus_online();
 		pcp_rescale((uint32_t)online > id + 1 ? (uint32_t)online : id + 1);
 	}
-	spin_lock(&c->lock);
+	list_take(c);
 	return c;
+}
+
+static void pcp_unlock(struct pmm_pcp *c, bool on)
+{
+	list_drop(c);
+	irq_restore(on);
 }
 
 static void list_broken(struct pmm_pcp *c)
@@ -122,9 +146,10 @@ void pmm_drain_all(void)
 		struct pmm_pcp *c = &pcp[i];
 		if (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
 			continue;
-		bool on = spin_lock_irqsave(&c->lock);
+		bool on = irq_save();
+		list_take(c);
 		bool ok = pcp_drain(&pcps.pool, &c->list);
-		spin_unlock_irqrestore(&c->lock, on);
+		pcp_unlock(c, on);
 		if (!ok)
 			list_broken(c);
 	}
@@ -137,7 +162,7 @@ static struct page *pcp_take(void)
 	if (!c)
 		return NULL;
 	struct page *p = pcp_alloc(&pcps.pool, &c->list);
-	spin_unlock_irqrestore(&c->lock, on);
+	pcp_unlock(c, on);
 	return p;
 }
 
@@ -148,7 +173,7 @@ static bool pcp_put(struct page *p)
 	if (!c)
 		return false;
 	bool ok = pcp_free(&pcps.pool, &c->list, p);
-	spin_unlock_irqrestore(&c->lock, on);
+	pcp_unlock(c, on);
 	if (!ok)
 		list_broken(c);
 	return true;
