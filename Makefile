@@ -11,11 +11,15 @@
 #   make deps       install (as root) or list the Debian packages needed
 #   make clean
 #
-# Variables: CMDLINE='mem=64M ...' (make run / make image; default: the
+# Variables: LOCKDEP=1 (debug build with the lock-order checker, in
+# build-lockdep/), CMDLINE='mem=64M ...' (make run / make image; default: the
 # default script), BOOT=nvme|sata|usb, MEM=<QEMU -m>, PROFILE=none|ssd|hdd
 # (make run's swap disk).  Frame poisoning is the kernel option poison=on.
 
-BUILD    ?= build
+# LOCKDEP=1: the lock-order checker (kernel/core/lockdep.h), a debug
+# build kept apart in build-lockdep/ unless BUILD says otherwise.
+LOCKDEP  ?= 0
+BUILD    ?= $(if $(filter 1,$(LOCKDEP)),build-lockdep,build)
 CMDLINE  ?= quiet mem=48M script=scripts/default.mm
 BOOT     ?= nvme
 MEM      ?= 256M
@@ -36,7 +40,10 @@ KCFLAGS  := -std=c11 -O2 -g -ffreestanding -nostdinc -isystem $(shell $(KCC) -pr
 	    -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
 	    -fcf-protection=none -fno-strict-aliasing -Wall -Wextra -Werror -MD -MP \
 	    -I. -Ikernel -Ikernel/lib -I$(BUILD)/gen \
-	    -DGIT_REV='"$(GIT_REV)"' -DBUILD_OPTS='"gcc -O2"'
+	    -DGIT_REV='"$(GIT_REV)"' -DBUILD_OPTS='"gcc -O2$(if $(filter 1,$(LOCKDEP)), lockdep)"'
+ifeq ($(LOCKDEP),1)
+KCFLAGS  += -DLOCKDEP
+endif
 KLDFLAGS := -nostdlib -static -no-pie -Wl,-T,linker.ld -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments \
 	    -Wl,-z,noexecstack -Wl,--build-id=none
 NASM     := nasm -f elf64 -g -F dwarf
@@ -116,8 +123,8 @@ PURE_SRC := kernel/vm/lru_policy.c drivers/blk_merge.c kernel/vm/vma.c kernel/co
 	    boot/fat.c kernel/run/results_log.c
 # The knob table: the command line, scripts and mm/knobs.c check values there.
 PURE_SRC += kernel/core/knob_table.c
-# Which CPUs to start (issue 14).
-PURE_SRC += kernel/core/smp.c
+# Which CPUs to start (issue 14); the per-CPU free-page lists.
+PURE_SRC += kernel/core/smp.c kernel/mem/pcp.c
 # The result table of workload scripts.
 PURE_SRC += kernel/run/rtable.c
 # Workingset detection: shadows and the refault rule.

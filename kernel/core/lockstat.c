@@ -55,6 +55,17 @@ static struct lock_class *class_of(struct spinlock *l)
 	return c;
 }
 
+unsigned lockstat_class_index(struct spinlock *l)
+{
+	struct lock_class *c = class_of(l);
+	return c == &other ? LOCKSTAT_MAX_CLASSES : (unsigned)(c - classes);
+}
+
+const char *lockstat_class_name(unsigned idx)
+{
+	return idx < LOCKSTAT_MAX_CLASSES ? classes[idx].name : other.name;
+}
+
 static void max_update(uint64_t *max, uint64_t *site, uint64_t v, uint64_t at)
 {
 	uint64_t cur = __atomic_load_n(max, __ATOMIC_RELAXED);

@@ -41,6 +41,11 @@ struct spinlock;
 void lockstat_release(struct spinlock *l, uint64_t hold_cycles);
 void lockstat_contended(struct spinlock *l, uint64_t wait_cycles);
 
+/* The class of l as an index (0 .. LOCKSTAT_MAX_CLASSES; the last is
+ * "(other)") and a class's name, for the lock-order checker (lockdep.h). */
+unsigned lockstat_class_index(struct spinlock *l);
+const char *lockstat_class_name(unsigned idx);
+
 void lockstat_reset(void);
 struct json;
 void lockstat_json(struct json *j, const char *key, unsigned top);

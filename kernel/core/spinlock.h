@@ -11,7 +11,8 @@
  * that ends the last such section, not at the next tick.
  *
  * Every hold is timed (lockstat.h): the longest hold per lock class is
- * how long a woken real-time thread may have to wait.
+ * how long a woken real-time thread may have to wait.  Debug builds
+ * (make LOCKDEP=1) also check the order locks are nested in (lockdep.h).
  */
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
@@ -21,6 +22,7 @@
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/percpu.h"
 #include "lockstat.h"
+#include "lockdep.h"
 
 struct lock_class;
 
@@ -65,6 +67,7 @@ static inline __attribute__((always_inline)) bool spin_trylock(struct spinlock *
 		preempt_enable();
 		return false;
 	}
+	lockdep_acquire(l, spin_here(), true);
 	l->owner = spin_here();
 	l->since = rdtsc();
 	return true;
@@ -73,6 +76,7 @@ static inline __attribute__((always_inline)) bool spin_trylock(struct spinlock *
 static inline __attribute__((always_inline)) void spin_lock(struct spinlock *l)
 {
 	preempt_disable();
+	lockdep_acquire(l, spin_here(), false);
 	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
 		uint64_t t0 = rdtsc();
 		do {
@@ -93,6 +97,7 @@ static inline __attribute__((always_inline)) void spin_lock(struct spinlock *l)
 static inline void spin_unlock_nosched(struct spinlock *l)
 {
 	lockstat_release(l, rdtsc() - l->since);
+	lockdep_release(l);
 	l->owner = 0;
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 	preempt_enable();

@@ -9,7 +9,8 @@
  * the page (a fault, reclaim after isolating it, I/O) holds one.  LRU list
  * membership holds none.  mapcount counts the present PTEs.
  *
- * Locking: a free page belongs to the page allocator (pmm lock); the lru
+ * Locking: a free page belongs to the page allocator (pmm lock, or the
+ * CPU list's lock while PG_PCP); the lru
  * field and PG_LRU/PG_ACTIVE belong to the LRU lock; flags change with
  * atomic bit operations (pmm.h); PG_LOCKED is the page lock, held across
  * I/O and while reclaim or a fault changes what the page is.
@@ -49,6 +50,7 @@ enum page_flag {
 	PG_ACTIVATE_ANON  = 1u << 18,
 	PG_ACTIVATE_SHMEM = 1u << 19,
 	PG_FILE       = 1u << 20,  /* in a page cache (vm/pagecache.c): mapping is the cache, index the page offset */
+	PG_PCP        = 1u << 21,  /* free, on a CPU's free-page list (mem/pcp.h) */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock
@@ -63,7 +65,7 @@ struct page {
 	uint16_t inuse;         /* [S] slab: objects handed out */
 	int32_t refcount;       /* [A] 0 when free */
 	int32_t mapcount;       /* [A] page-table entries mapping this frame */
-	struct list_node lru;   /* [B][L][S] buddy free list, LRU list or slab list */
+	struct list_node lru;   /* [B][L][S] buddy or per-CPU free list, LRU list or slab list */
 	void *mapping;          /* [P] anon owner, shmem object, page cache; [S] slab cache */
 	uint64_t index;         /* [P] offset within mapping, or user address */
 	uint64_t private;       /* [C] swap entry while in the swap cache; [S] slab free list */

@@ -17,15 +17,30 @@
  * with POISON_FREE and fresh ones with POISON_NEW, so use-after-free and
  * uninitialised reads show up as recognisable junk.
  *
- * Locking: pmm.lock (irqsave) guards the buddy state and the counters.
+ * Order-0 pages go through per-CPU lists (pcp.h) in front of the buddy:
+ * a CPU allocates from and frees to its own list under its own lock, and
+ * takes pmm.lock once per batch.  Pages on those lists are free: they are
+ * counted in pmm_free_pages() and pmm_get_stats()'s free_pages (so the
+ * memory balance and reclaim's watermarks see exactly what the buddy
+ * alone would), and any allocation the buddy cannot serve drains every
+ * CPU's list back into it and tries once more - before the caller gives
+ * up, reclaims or kills for memory.
+ *
+ * Locking: pmm.lock (irqsave) guards the buddy state and held blocks;
+ * pcp[cpu].locked the CPU's list (order: a list's lock, then pmm.lock;
+ * one list lock at a time).  Counters are atomics.
  */
 #include <string.h>
 #include "pmm.h"
 #include "buddy.h"
+#include "pcp.h"
 #include "kmem.h"
 #include "core/panic.h"
 #include "core/spinlock.h"
 #include "lib/errno.h"
+#include "core/smp.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smpboot.h"
 
 #define LOW_RESERVE (1ull << 20)
 
@@ -37,6 +52,136 @@ static struct {
 	bool poison;
 	struct pmm_stats st;            /* guarded by lock */
 } pmm = { .lock = SPINLOCK_INIT("pmm") };
+
+/* One list per possible CPU, by cpu id: 64 bytes each, 16 KiB for 256,
+ * static because the first allocations come before kmalloc exists.  A
+ * list is set up the first time its CPU frees or allocates a page.
+ *
+ * The list lock is a raw flag taken with interrupts off, like Linux's
+ * local_lock plus the spinlock its remote drain takes: only its own CPU
+ * takes it but for a drain, so it is never contended in the common case,
+ * and a timed spinlock (lockstat, lockdep) costs as much as the list
+ * operation itself.  test=pmmbench under -icount, mem=48M (batch 12,
+ * high 48), ns per order-0 alloc+free: buddy alone 883 (one page out and
+ * back) / 916 (1024 out, then back); lists under a spinlock 507 / 1097;
+ * under this flag 349 / 939, and pmm.lock taken 11552 times instead of
+ * 262359.  pmm.lock, taken inside it for every batch, stays a spinlock:
+ * its count is the buddy's traffic. */
+struct pmm_pcp {
+	volatile uint32_t locked;       /* the list lock, interrupts off */
+	struct pcp_list list;           /* guarded by locked */
+	bool ready;                     /* set once, interrupts off, by its CPU */
+} __attribute__((aligned(64)));
+
+static struct pmm_pcp pcp[SMP_MAX_CPUS];
+
+static void list_take(struct pmm_pcp *c)
+{
+	while (__atomic_exchange_n(&c->locked, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void list_drop(struct pmm_pcp *c) { __atomic_store_n(&c->locked, 0, __ATOMIC_RELEASE); }
+
+static void buddy_lock(void *arg) { (void)arg; spin_lock(&pmm.lock); }
+static void buddy_unlock(void *arg) { (void)arg; spin_unlock(&pmm.lock); }
+
+static struct {
+	struct pcp_pool pool;
+	uint32_t cpus;                  /* [A] lists set up: ids below are worth draining */
+	uint64_t drains;                /* [A] all lists given back (failed allocations) */
+} pcps = { .pool = { .buddy = &pmm.buddy, .lock = buddy_lock, .unlock = buddy_unlock } };
+
+/* ------------------------------------------------------------ CPU lists */
+
+/* Rescale the marks for n CPUs: a CPU's first use, or one more online. */
+static void pcp_rescale(uint32_t n)
+{
+	uint32_t high, batch;
+	pcp_marks(pmm.st.total_pages, n, &high, &batch);
+	__atomic_store_n(&pcps.pool.high, high, __ATOMIC_RELAXED);
+	__atomic_store_n(&pcps.pool.batch, batch, __ATOMIC_RELAXED);
+}
+
+/* This CPU's list, locked (interrupts off: *on for the unlock), or NULL
+ * (an id beyond the table: the buddy directly).  Called with interrupts
+ * on or off; the list lock is taken before pmm.lock (pcp.h). */
+static struct pmm_pcp *pcp_lock(bool *on)
+{
+	/* Interrupts off first: the thread must not move to another CPU
+	 * between reading its id and setting up or taking that CPU's list. */
+	*on = irq_save();
+	uint32_t id = this_cpu()->id;
+	if (id >= SMP_MAX_CPUS) {
+		irq_restore(*on);
+		return NULL;
+	}
+	struct pmm_pcp *c = &pcp[id];
+	if (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE)) {
+		pcp_init(&c->list);
+		__atomic_store_n(&c->ready, true, __ATOMIC_RELEASE);
+		uint32_t n = __atomic_load_n(&pcps.cpus, __ATOMIC_RELAXED);
+		while (n < id + 1 && !__atomic_compare_exchange_n(&pcps.cpus, &n, id + 1, false,
+								  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+		int online = smp_cpus_online();
+		pcp_rescale((uint32_t)online > id + 1 ? (uint32_t)online : id + 1);
+	}
+	list_take(c);
+	return c;
+}
+
+static void pcp_unlock(struct pmm_pcp *c, bool on)
+{
+	list_drop(c);
+	irq_restore(on);
+}
+
+static void list_broken(struct pmm_pcp *c)
+{
+	panic("pmm: a page on CPU %ld's free list was not allocated in the buddy", (long)(c - pcp));
+}
+
+void pmm_drain_all(void)
+{
+	uint32_t n = __atomic_load_n(&pcps.cpus, __ATOMIC_ACQUIRE);
+	__atomic_add_fetch(&pcps.drains, 1, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < n; i++) {
+		struct pmm_pcp *c = &pcp[i];
+		if (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
+			continue;
+		bool on = irq_save();
+		list_take(c);
+		bool ok = pcp_drain(&pcps.pool, &c->list);
+		pcp_unlock(c, on);
+		if (!ok)
+			list_broken(c);
+	}
+}
+
+static struct page *pcp_take(void)
+{
+	bool on;
+	struct pmm_pcp *c = pcp_lock(&on);
+	if (!c)
+		return NULL;
+	struct page *p = pcp_alloc(&pcps.pool, &c->list);
+	pcp_unlock(c, on);
+	return p;
+}
+
+static bool pcp_put(struct page *p)
+{
+	bool on;
+	struct pmm_pcp *c = pcp_lock(&on);
+	if (!c)
+		return false;
+	bool ok = pcp_free(&pcps.pool, &c->list, p);
+	pcp_unlock(c, on);
+	if (!ok)
+		list_broken(c);
+	return true;
+}
 
 struct page *phys_to_page(uint64_t pa)
 {
@@ -93,18 +238,32 @@ void pmm_init(const struct memmap *m, bool poison)
 	kmem_early_done();
 }
 
-struct page *pmm_alloc(unsigned order, unsigned flags)
+/* ------------------------------------------------------------ alloc, free */
+
+static int64_t buddy_take(unsigned order)
 {
 	bool on = spin_lock_irqsave(&pmm.lock);
 	int64_t pfn = buddy_alloc(&pmm.buddy, order);
+	spin_unlock_irqrestore(&pmm.lock, on);
+	return pfn;
+}
+
+struct page *pmm_alloc(unsigned order, unsigned flags)
+{
+	struct page *p = order ? NULL : pcp_take();
+	int64_t pfn = p ? p - pmm.map : order ? buddy_take(order) : -1;
 	if (pfn < 0) {
-		pmm.st.failures++;
-		spin_unlock_irqrestore(&pmm.lock, on);
+		/* Free pages may sit on other CPUs' lists (or, for a larger
+		 * block, on any list, this CPU's too). */
+		pmm_drain_all();
+		pfn = buddy_take(order);
+	}
+	if (pfn < 0) {
+		__atomic_add_fetch(&pmm.st.failures, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	pmm.st.allocs++;
-	spin_unlock_irqrestore(&pmm.lock, on);
-	struct page *p = &pmm.map[pfn];
+	__atomic_add_fetch(&pmm.st.allocs, 1, __ATOMIC_RELAXED);
+	p = &pmm.map[pfn];
 	p->refcount = 1;
 	p->flags = (order ? PG_HEAD : 0) | ((flags & PMM_KERNEL) ? PG_KERNEL : 0);
 	p->order = (uint8_t)order;
@@ -118,7 +277,7 @@ struct page *pmm_alloc(unsigned order, unsigned flags)
 void pmm_free(struct page *p, unsigned order)
 {
 	uint64_t pfn = (uint64_t)(p - pmm.map);
-	if (pfn >= pmm.max_pfn || !buddy_pfn_ready(&pmm.buddy, pfn) || (p->flags & (PG_BUDDY | PG_RESERVED)))
+	if (pfn >= pmm.max_pfn || !buddy_pfn_ready(&pmm.buddy, pfn) || (p->flags & (PG_BUDDY | PG_RESERVED | PG_PCP)))
 		panic("pmm: bad free of pfn 0x%lx order %u (double free or never allocated)", pfn, order);
 	if (pmm.poison)
 		memset(page_address(p), POISON_FREE, PAGE_SIZE << order);
@@ -129,10 +288,11 @@ void pmm_free(struct page *p, unsigned order)
 		p[i].mapping = NULL;
 		p[i].private = 0;
 	}
+	__atomic_add_fetch(&pmm.st.frees, 1, __ATOMIC_RELAXED);
+	if (!order && pcp_put(p))
+		return;
 	bool on = spin_lock_irqsave(&pmm.lock);
 	bool ok = buddy_free(&pmm.buddy, pfn, order);
-	if (ok)
-		pmm.st.frees++;
 	spin_unlock_irqrestore(&pmm.lock, on);
 	if (!ok)
 		panic("pmm: bad free of pfn 0x%lx order %u (double free or never allocated)", pfn, order);
@@ -192,6 +352,7 @@ static void release_one(void)
  * the knob layer (one script or run= line at a time). */
 int pmm_set_limit(uint64_t pages)
 {
+	pmm_drain_all();        /* whole 1 MiB blocks: the lists' pages may split them */
 	uint64_t total = pmm.st.total_pages, want = 0, before = held.pages;
 	if (pages && pages < total)
 		want = (total - pages + (1ull << HOLD_ORDER) - 1) & ~((1ull << HOLD_ORDER) - 1);
@@ -213,10 +374,17 @@ void pmm_get_stats(struct pmm_stats *s)
 {
 	bool on = spin_lock_irqsave(&pmm.lock);
 	*s = pmm.st;
-	s->free_pages = pmm.buddy.free_pages;
+	s->pcp_pages = __atomic_load_n(&pcps.pool.pages, __ATOMIC_RELAXED);
+	s->pcp_high = pcps.pool.high;
+	s->pcp_batch = pcps.pool.batch;
+	s->pcp_drains = pcps.drains;
+	s->free_pages = pmm.buddy.free_pages + s->pcp_pages;
 	s->deferred_pages = pmm.buddy.deferred_pages;
 	s->held_pages = held.pages;
 	spin_unlock_irqrestore(&pmm.lock, on);
 }
 
-uint64_t pmm_free_pages(void) { return pmm.buddy.free_pages; }
+uint64_t pmm_free_pages(void)
+{
+	return __atomic_load_n(&pmm.buddy.free_pages, __ATOMIC_RELAXED) + __atomic_load_n(&pcps.pool.pages, __ATOMIC_RELAXED);
+}

@@ -1,6 +1,7 @@
 /*
  * Physical page allocator: the buddy allocator over all usable RAM, with
- * the lock, the struct page array, poisoning and counters around it.
+ * per-CPU lists of free single pages in front (pcp.h), the lock, the
+ * struct page array, poisoning and counters around it.
  */
 #ifndef PMM_H
 #define PMM_H
@@ -17,7 +18,10 @@ enum pmm_flags {
 
 struct pmm_stats {
 	uint64_t total_pages;   /* managed by the allocator */
-	uint64_t free_pages;
+	uint64_t free_pages;     /* the buddy's and the per-CPU lists' */
+	uint64_t pcp_pages;     /* free pages on per-CPU lists (in free_pages) */
+	uint32_t pcp_high, pcp_batch;   /* the lists' marks */
+	uint64_t pcp_drains;    /* every list given back: an allocation the buddy could not serve */
 	uint64_t reserved_pages;/* RAM the allocator never manages (kernel, firmware, low 1 MiB) */
 	uint64_t memmap_pages;  /* the struct page array itself */
 	uint64_t deferred_pages;/* free pages whose descriptors are not yet initialised */
@@ -34,6 +38,10 @@ void pmm_init(const struct memmap *m, bool poison);
  * that order is free (reclaim, in a later layer, decides what to do). */
 struct page *pmm_alloc(unsigned order, unsigned flags);
 void pmm_free(struct page *p, unsigned order);
+
+/* Give every CPU's free-page list back to the buddy (pmm_alloc does it
+ * itself before it fails).  Any context where pmm_alloc may run. */
+void pmm_drain_all(void);
 
 /* References and the page lock live one layer up: vm/page_ref.h. */
 

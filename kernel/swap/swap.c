@@ -36,6 +36,8 @@
 #include "core/wait.h"
 #include "lib/cmdline.h"
 #include "arch/x86_64/x86.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smpboot.h"
 
 #define PAGE 4096u
 
@@ -57,7 +59,10 @@ uint32_t swap_max_run(unsigned a) { return a < SWAP_MAX_AREAS && S.dev[a] ? blk_
 int swap_alloc(int want, struct swap_run *runs, int maxruns)
 {
 	bool on = spin_lock_irqsave(&S.lock);
-	int n = swapalloc_get(&S.pool, want, runs, maxruns);
+	/* This CPU's own clusters (swapalloc.h); a CPU counted online after
+	 * swap_init shares with another. */
+	uint32_t cpu = this_cpu()->id % S.pool.ncpus;
+	int n = swapalloc_get_cpu(&S.pool, cpu, want, runs, maxruns);
 	spin_unlock_irqrestore(&S.lock, on);
 	return n < 0 ? 0 : n;
 }
@@ -401,6 +406,10 @@ static void autodetect(void)
 void swap_init(void)
 {
 	swapalloc_init(&S.pool, kmalloc, kfree);
+	int cpus = smp_cpus_online();
+	if (cpus > SWAP_MAX_CPUS)
+		cpus = SWAP_MAX_CPUS;
+	swapalloc_set_cpus(&S.pool, (uint32_t)cpus);    /* no area yet: cannot fail */
 	struct pmm_stats st;
 	pmm_get_stats(&st);
 	swapcache_init(st.total_pages);

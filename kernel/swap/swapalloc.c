@@ -2,11 +2,13 @@
  * Swap slot allocator: swap_map reference counts, clusters, priorities.
  *
  * Model (Linux mm/swapfile.c): reclaim asks swapalloc_get for a batch of
- * slots.  The chosen area fills its CURRENT cluster from a cursor upwards,
- * so consecutive batches land on consecutive slots; when the cursor leaves
- * the cluster, the area takes the head of its FREE list (a fresh cluster),
- * else the head of its PARTIAL list, else it scans swap_map for whatever
- * free slots are left (a fallback scan: swap is fragmented).  Runs that
+ * slots.  The chosen area fills the calling CPU's CURRENT cluster from
+ * that CPU's cursor upwards, so its consecutive batches land on
+ * consecutive slots whatever other CPUs do (Linux's percpu_cluster); when
+ * the cursor leaves the cluster, the CPU takes the head of the area's
+ * FREE list (a fresh cluster), else the head of its PARTIAL list, else it
+ * scans swap_map for whatever free slots are left (a fallback scan: swap
+ * is fragmented; it may take slots in other CPUs' current clusters).  Runs that
  * touch across a cluster boundary merge, so one batch is as few writes as
  * the map allows.
  *
@@ -25,17 +27,19 @@
  *    the slots in use.
  *  - area nfree / nused / nbad are the sums over the map; their total is
  *    nslots.  slots_allocated - slots_freed == nused.
- *  - every cluster but the current one is where its counts say
+ *  - every cluster but the current ones is where its counts say
  *    (cl_want): on the FREE list iff free == cap > 0, on the PARTIAL list
  *    iff frag_min <= free < cap, else on no list (full, all bad, or too few
  *    free slots to be worth a cluster: only a fallback scan finds those).
- *    The current cluster is on no list, whatever its counts: frees into it
- *    do not move it; it leaves when the cursor reaches its end or it has no
- *    free slot left, and cur_next lies inside it.
- *  - Hence: a free slot not in the current cluster is in a FREE or PARTIAL
- *    cluster, or below frag_min in an unlisted one - and pick() only
- *    chooses areas with nfree > 0, so every get step but one per current
- *    cluster makes progress: swapalloc_get never spins.
+ *    A current cluster (where == CUR) is some CPU's, exactly one CPU's,
+ *    and on no list whatever its counts: frees into it do not move it; it
+ *    leaves when that CPU's cursor reaches its end or it has no free slot
+ *    left, and the cursor lies inside it.
+ *  - Hence: a free slot is in a current cluster, in a FREE or PARTIAL
+ *    cluster, or below frag_min in an unlisted one - the fallback scan
+ *    finds all of them - and pick() only chooses areas with nfree > 0, so
+ *    every get step but one per current cluster of the calling CPU makes
+ *    progress: swapalloc_get never spins.
  *
  * The caller serialises all calls (the kernel's swap lock); nothing here
  * blocks.  Only area add / set_cluster / remove / destroy call the
@@ -117,7 +121,7 @@ static void cl_update(struct swap_area *a, uint32_t c)
 
 /* Recount every cluster from the map and rebuild the lists, in address
  * order so fresh clusters are handed out bottom-up. */
-static void build_clusters(struct swap_area *a)
+static void build_clusters(struct swap_area *a, uint32_t ncpus)
 {
 	a->free_list = a->partial = (struct swap_cl_list){ SWAP_CL_NONE, SWAP_CL_NONE, 0 };
 	a->nfree = a->nused = a->nbad = 0;
@@ -133,8 +137,8 @@ static void build_clusters(struct swap_area *a)
 		a->nbad += (cl_end(a, c) - cl_start(a, c)) - x->cap;
 		cl_update(a, c);
 	}
-	a->cur = SWAP_CL_NONE;
-	a->cur_next = 0;
+	for (uint32_t i = 0; i < ncpus; i++)
+		a->cpu[i] = (struct swap_cpu_cursor){ SWAP_CL_NONE, 0 };
 	a->scan_next = 1;
 }
 
@@ -176,13 +180,13 @@ static void requeue(struct swap_pool *p, unsigned ai)
 	}
 }
 
-static bool has_cluster(const struct swap_area *a)
+static bool has_cluster(const struct swap_area *a, uint32_t cpu)
 {
-	return a->cur != SWAP_CL_NONE || a->free_list.n || a->partial.n;
+	return a->cpu[cpu].cur != SWAP_CL_NONE || a->free_list.n || a->partial.n;
 }
 
-/* The area the next slots come from, or -1 when swap is full. */
-static int pick(const struct swap_pool *p)
+/* The area CPU cpu's next slots come from, or -1 when swap is full. */
+static int pick(const struct swap_pool *p, uint32_t cpu)
 {
 	uint8_t i = 0;
 	while (i < p->norder) {
@@ -191,7 +195,7 @@ static int pick(const struct swap_pool *p)
 			const struct swap_area *a = &p->area[p->order[i]];
 			if (!a->enabled || !a->nfree)
 				continue;
-			if (has_cluster(a))
+			if (has_cluster(a, cpu))
 				return p->order[i];
 			if (scan < 0)
 				scan = p->order[i];
@@ -246,12 +250,11 @@ static bool take(struct swap_area *a, unsigned ai, uint64_t off, struct batch *b
 	a->nused++;
 	a->st.slots_allocated++;
 	b->left--;
-	if (c != a->cur)
-		cl_update(a, c);
+	cl_update(a, c);                /* a current cluster stays put */
 	return true;
 }
 
-static bool start_cluster(struct swap_area *a)
+static bool start_cluster(struct swap_area *a, struct swap_cpu_cursor *k)
 {
 	uint32_t c;
 	if (a->free_list.n) {
@@ -265,25 +268,25 @@ static bool start_cluster(struct swap_area *a)
 	}
 	cl_del(a, c);
 	a->cl[c].where = SWAP_CL_CUR;
-	a->cur = c;
-	a->cur_next = cl_start(a, c);
+	k->cur = c;
+	k->next = cl_start(a, c);
 	return true;
 }
 
-static void end_cluster(struct swap_area *a)
+static void end_cluster(struct swap_area *a, struct swap_cpu_cursor *k)
 {
-	uint32_t c = a->cur;
-	a->cur = SWAP_CL_NONE;
+	uint32_t c = k->cur;
+	k->cur = SWAP_CL_NONE;
 	a->cl[c].where = SWAP_CL_OFF;
 	cl_update(a, c);
 }
 
-/* Take free slots of the current cluster from the cursor up. */
-static uint64_t fill_current(struct swap_pool *p, unsigned ai, struct batch *b)
+/* Take free slots of the CPU's current cluster from its cursor up. */
+static uint64_t fill_current(struct swap_pool *p, unsigned ai, struct swap_cpu_cursor *k, struct batch *b)
 {
 	struct swap_area *a = &p->area[ai];
-	uint32_t c = a->cur;
-	uint64_t off = a->cur_next, end = cl_end(a, c), n = 0;
+	uint32_t c = k->cur;
+	uint64_t off = k->next, end = cl_end(a, c), n = 0;
 	for (; off < end && b->left; off++) {
 		if (a->map[off])
 			continue;
@@ -291,9 +294,9 @@ static uint64_t fill_current(struct swap_pool *p, unsigned ai, struct batch *b)
 			break;
 		n++;
 	}
-	a->cur_next = off;
+	k->next = off;
 	if (off == end || !a->cl[c].free) {
-		end_cluster(a);
+		end_cluster(a, k);
 		requeue(p, ai);
 	}
 	return n;
@@ -310,7 +313,7 @@ static uint64_t fallback(struct swap_pool *p, unsigned ai, struct batch *b)
 		if (off >= a->nslots)
 			off = 0;
 		uint32_t c = (uint32_t)(off >> a->shift);
-		if (!a->cl[c].free || c == a->cur) {
+		if (!a->cl[c].free) {
 			scanned += cl_end(a, c) - off;
 			off = cl_end(a, c);
 			continue;
@@ -341,23 +344,29 @@ static bool next_cluster_extends(const struct swap_area *a, unsigned ai, const s
 	return false;
 }
 
-static uint64_t area_step(struct swap_pool *p, unsigned ai, struct batch *b)
+static uint64_t area_step(struct swap_pool *p, unsigned ai, uint32_t cpu, struct batch *b)
 {
 	struct swap_area *a = &p->area[ai];
-	if (a->cur == SWAP_CL_NONE) {
+	struct swap_cpu_cursor *k = &a->cpu[cpu];
+	if (k->cur == SWAP_CL_NONE) {
 		if (b->nr == b->maxruns && !next_cluster_extends(a, ai, b)) {
 			b->full = true;
 			return 0;
 		}
-		if (!start_cluster(a))
+		if (!start_cluster(a, k))
 			return fallback(p, ai, b);
 	}
-	return fill_current(p, ai, b);
+	return fill_current(p, ai, k, b);
 }
 
 int swapalloc_get(struct swap_pool *p, int want, struct swap_run *runs, int maxruns)
 {
-	if (!p || want < 0 || maxruns < 0 || (want && maxruns && !runs))
+	return swapalloc_get_cpu(p, 0, want, runs, maxruns);
+}
+
+int swapalloc_get_cpu(struct swap_pool *p, uint32_t cpu, int want, struct swap_run *runs, int maxruns)
+{
+	if (!p || cpu >= p->ncpus || want < 0 || maxruns < 0 || (want && maxruns && !runs))
 		return SWAPALLOC_EINVAL;
 	if (!want || !maxruns)
 		return 0;
@@ -366,12 +375,12 @@ int swapalloc_get(struct swap_pool *p, int want, struct swap_run *runs, int maxr
 	/* Runs may fill up mid-cluster: go on while slots still extend the
 	 * last run, even into the next cluster. */
 	while (b.left && !b.full) {
-		int ai = pick(p);
+		int ai = pick(p, cpu);
 		if (ai < 0)
 			break;
 		/* A step without a slot only retires a used-up current
 		 * cluster, at most once per area in a row (see invariants). */
-		if (area_step(p, (unsigned)ai, &b))
+		if (area_step(p, (unsigned)ai, cpu, &b))
 			idle = 0;
 		else if (++idle > 2 * SWAP_MAX_AREAS)
 			break;
@@ -433,8 +442,7 @@ static void slot_release(struct swap_area *a, uint64_t off)
 		a->cl[c].free++;
 		a->nfree++;
 	}
-	if (c != a->cur)
-		cl_update(a, c);
+	cl_update(a, c);
 }
 
 int swapalloc_free(struct swap_pool *p, uint64_t entry)
@@ -468,8 +476,7 @@ int swapalloc_retire(struct swap_pool *p, uint64_t entry)
 	a->cl[c].cap--;
 	a->nfree--;
 	a->nbad++;
-	if (c != a->cur)
-		cl_update(a, c);
+	cl_update(a, c);
 	return 0;
 }
 
@@ -478,8 +485,20 @@ int swapalloc_retire(struct swap_pool *p, uint64_t entry)
 void swapalloc_init(struct swap_pool *p, void *(*alloc)(size_t), void (*free)(void *))
 {
 	memset(p, 0, sizeof *p);
+	p->ncpus = 1;
 	p->alloc = alloc;
 	p->free = free;
+}
+
+int swapalloc_set_cpus(struct swap_pool *p, uint32_t ncpus)
+{
+	if (!p || !ncpus || ncpus > SWAP_MAX_CPUS)
+		return SWAPALLOC_EINVAL;
+	for (unsigned i = 0; i < SWAP_MAX_AREAS; i++)
+		if (p->area[i].present)
+			return SWAPALLOC_EBUSY;
+	p->ncpus = ncpus;
+	return 0;
 }
 
 static struct swap_area *area_get(const struct swap_pool *p, int ai)
@@ -538,16 +557,20 @@ int swapalloc_area_add(struct swap_pool *p, const struct swap_area_conf *conf)
 	struct swap_cluster *cl = p->alloc(ncl * sizeof *cl);
 	if (!cl)
 		goto free_map;
+	struct swap_cpu_cursor *cpu = p->alloc(p->ncpus * sizeof *cpu);
+	if (!cpu)
+		goto free_cl;
 	memset(map, 0, conf->nslots * sizeof *map);
 	mark_bad(map, conf->nslots, conf->bad, conf->nbad);
 
 	struct swap_area *a = &p->area[ai];
 	*a = (struct swap_area){ .present = true, .enabled = true, .prio = conf->prio,
 				 .nslots = conf->nslots, .cluster = cluster, .shift = shift,
-				 .frag_min = frag_min, .nclusters = ncl, .map = map, .cl = cl };
-	build_clusters(a);
+				 .frag_min = frag_min, .nclusters = ncl, .map = map, .cl = cl, .cpu = cpu };
+	build_clusters(a, p->ncpus);
 	if (!a->nfree) {
 		*a = (struct swap_area){ 0 };
+		p->free(cpu);
 		p->free(cl);
 		p->free(map);
 		return SWAPALLOC_ENOSPC;
@@ -556,6 +579,8 @@ int swapalloc_area_add(struct swap_pool *p, const struct swap_area_conf *conf)
 	order_insert(p, (uint8_t)ai);
 	return ai;
 
+free_cl:
+	p->free(cl);
 free_map:
 	p->free(map);
 	return SWAPALLOC_ENOMEM;
@@ -579,7 +604,7 @@ int swapalloc_area_set_cluster(struct swap_pool *p, int area, uint32_t cluster, 
 	a->shift = shift;
 	a->frag_min = frag_min;
 	a->nclusters = ncl;
-	build_clusters(a);
+	build_clusters(a, p->ncpus);
 	return 0;
 }
 
@@ -610,6 +635,7 @@ int64_t swapalloc_area_used(const struct swap_pool *p, int area)
 static void area_drop(struct swap_pool *p, unsigned ai)
 {
 	struct swap_area *a = &p->area[ai];
+	p->free(a->cpu);
 	p->free(a->cl);
 	p->free(a->map);
 	order_remove(p, ai);
@@ -704,7 +730,7 @@ static const char *check_cluster(const struct swap_area *a, uint32_t c, struct t
 		return "cluster where out of range";
 	t->where[x->where]++;
 	if (x->where == SWAP_CL_CUR)
-		return c == a->cur ? NULL : "a cluster marked current is not the current one";
+		return NULL;            /* check_cursors: whose it is */
 	return x->where == cl_want(a, x) ? NULL : "cluster not on the list its counts call for";
 }
 
@@ -721,7 +747,28 @@ static const char *check_list(const struct swap_area *a, const struct swap_cl_li
 	return n == l->n && l->tail == prev ? NULL : "cluster list count or tail wrong";
 }
 
-static const char *check_area(const struct swap_area *a)
+/* Every CPU's current cluster is marked current, its cursor inside it,
+ * no two CPUs share one, and no cluster is marked current without a CPU. */
+static const char *check_cursors(const struct swap_area *a, uint32_t ncpus, uint32_t marked)
+{
+	uint32_t owned = 0;
+	for (uint32_t i = 0; i < ncpus; i++) {
+		const struct swap_cpu_cursor *k = &a->cpu[i];
+		if (k->cur == SWAP_CL_NONE)
+			continue;
+		if (k->cur >= a->nclusters || k->next < cl_start(a, k->cur) || k->next >= cl_end(a, k->cur))
+			return "current cluster or its cursor out of range";
+		if (a->cl[k->cur].where != SWAP_CL_CUR)
+			return "a CPU's current cluster is not marked current";
+		for (uint32_t j = 0; j < i; j++)
+			if (a->cpu[j].cur == k->cur)
+				return "two CPUs share a current cluster";
+		owned++;
+	}
+	return owned == marked ? NULL : "a cluster marked current is no CPU's";
+}
+
+static const char *check_area(const struct swap_area *a, uint32_t ncpus)
 {
 	const char *err;
 	struct tally t = { 0 };
@@ -735,11 +782,10 @@ static const char *check_area(const struct swap_area *a)
 			return err;
 	if (t.free != a->nfree || t.used != a->nused || t.bad != a->nbad || a->nfree + a->nused + a->nbad != a->nslots)
 		return "area free/used/bad differ from the map";
-	if (a->cur != SWAP_CL_NONE &&
-	    (a->cur >= a->nclusters || a->cur_next < cl_start(a, a->cur) || a->cur_next >= cl_end(a, a->cur)))
-		return "current cluster or its cursor out of range";
-	if (t.where[SWAP_CL_CUR] != (a->cur != SWAP_CL_NONE))
-		return "current cluster not marked";
+	if (!a->cpu)
+		return "area has no CPU cursors";
+	if ((err = check_cursors(a, ncpus, t.where[SWAP_CL_CUR])))
+		return err;
 	if (t.where[SWAP_CL_FREE] != a->free_list.n || t.where[SWAP_CL_PARTIAL] != a->partial.n)
 		return "clusters marked listed but not on the list";
 	if ((err = check_list(a, &a->free_list, SWAP_CL_FREE)) || (err = check_list(a, &a->partial, SWAP_CL_PARTIAL)))
@@ -754,6 +800,8 @@ static const char *check_area(const struct swap_area *a)
 const char *swapalloc_check(const struct swap_pool *p)
 {
 	uint8_t seen = 0, present = 0;
+	if (!p->ncpus || p->ncpus > SWAP_MAX_CPUS)
+		return "CPU count out of range";
 	for (unsigned i = 0; i < p->norder; i++) {
 		unsigned ai = p->order[i];
 		if (ai >= SWAP_MAX_AREAS || !p->area[ai].present || (seen & 1u << ai))
@@ -766,12 +814,12 @@ const char *swapalloc_check(const struct swap_pool *p)
 		const struct swap_area *a = &p->area[ai];
 		const char *err;
 		if (!a->present) {
-			if (a->map || a->cl)
+			if (a->map || a->cl || a->cpu)
 				return "removed area keeps its maps";
 			continue;
 		}
 		present |= (uint8_t)(1u << ai);
-		if ((err = check_area(a)))
+		if ((err = check_area(a, p->ncpus)))
 			return err;
 	}
 	return present == seen && p->norder <= SWAP_MAX_AREAS ? NULL : "order misses a present area";

@@ -12,6 +12,12 @@
  * a few long RUNS of contiguous slots and one write per run.  Areas carry
  * priorities: higher first, equal ones take turns cluster by cluster.
  *
+ * Each CPU has its own current cluster in every area (Linux's
+ * percpu_cluster): CPUs swapping out at once fill different clusters, so
+ * each one's batches stay sequential on the disk instead of interleaving
+ * slot by slot.  The pool is told how many CPUs there are before any area
+ * is added; one CPU is the classic single-cursor allocator.
+ *
  * A swap ENTRY names a slot in one 64-bit word:
  *
  *   bit  0       1: "this is a swap entry" tag, so an entry is never 0 and
@@ -121,6 +127,14 @@ struct swap_area_stats {
 
 enum swap_cl_where { SWAP_CL_OFF, SWAP_CL_FREE, SWAP_CL_PARTIAL, SWAP_CL_CUR };
 
+#define SWAP_MAX_CPUS           256
+
+/* A CPU's place in one area. */
+struct swap_cpu_cursor {
+	uint32_t cur;                   /* its current cluster or SWAP_CL_NONE */
+	uint64_t next;                  /* next slot to try in cur */
+};
+
 struct swap_cluster {
 	uint32_t free;                  /* slots with swap_map 0 */
 	uint32_t cap;                   /* slots not BAD: free + in use */
@@ -148,8 +162,7 @@ struct swap_area {
 	struct swap_cluster *cl;        /* [nclusters] */
 	struct swap_cl_list free_list;  /* entirely free clusters, FIFO */
 	struct swap_cl_list partial;    /* frag_min <= free < cap, FIFO */
-	uint32_t cur;                   /* current cluster or SWAP_CL_NONE */
-	uint64_t cur_next;              /* next slot to try in cur */
+	struct swap_cpu_cursor *cpu;    /* [pool ncpus]: each CPU's current cluster */
 	uint64_t scan_next;             /* where the next fallback scan starts */
 	uint64_t nfree, nused, nbad;
 	uint64_t nbad_initial;          /* header + mkswap bad pages */
@@ -162,11 +175,16 @@ struct swap_pool {
 	 * an area moves behind its equals each time it finishes a cluster. */
 	uint8_t order[SWAP_MAX_AREAS];
 	uint8_t norder;
+	uint32_t ncpus;                 /* cursors per area, 1..SWAP_MAX_CPUS */
 	void *(*alloc)(size_t);
 	void (*free)(void *);
 };
 
 void swapalloc_init(struct swap_pool *p, void *(*alloc)(size_t), void (*free)(void *));
+/* How many CPUs allocate (1 after init): each gets its own current
+ * cluster per area.  Only while no area is present (-EBUSY otherwise);
+ * -EINVAL outside 1..SWAP_MAX_CPUS. */
+int swapalloc_set_cpus(struct swap_pool *p, uint32_t ncpus);
 /* Drop every area, in use or not (teardown). */
 void swapalloc_destroy(struct swap_pool *p);
 
@@ -184,6 +202,9 @@ int swapalloc_area_set_cluster(struct swap_pool *p, int area, uint32_t cluster, 
  * ran out; 0 when swap is full) or SWAPALLOC_EINVAL.  Never blocks.
  */
 int swapalloc_get(struct swap_pool *p, int want, struct swap_run *runs, int maxruns);
+/* The same for CPU cpu (0..ncpus-1, else -EINVAL): from its own current
+ * clusters.  swapalloc_get is CPU 0's. */
+int swapalloc_get_cpu(struct swap_pool *p, uint32_t cpu, int want, struct swap_run *runs, int maxruns);
 
 /* One more reference to an allocated slot.  0 or a negative error. */
 int swapalloc_dup(struct swap_pool *p, uint64_t entry);

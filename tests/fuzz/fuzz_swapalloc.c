@@ -113,7 +113,8 @@ static void op_get(void)
 	struct swap_run runs[FZ_RUNS];
 	if (want > (int)(FZ_HELD - nheld))
 		want = (int)(FZ_HELD - nheld);
-	int nr = swapalloc_get(&pool, want, runs, maxruns);
+	/* One of the pool's CPUs (each with its own current clusters). */
+	int nr = swapalloc_get_cpu(&pool, next() % pool.ncpus, want, runs, maxruns);
 	ORACLE(nr >= 0 && nr <= maxruns);
 	uint64_t got = 0;
 	int lowest = 1 << 30;
@@ -398,6 +399,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(shadow, 0, sizeof shadow);
 	memset(retired, 0, sizeof retired);
 	swapalloc_init(&pool, fz_alloc, fz_free);
+	ORACLE(swapalloc_set_cpus(&pool, 1 + next() % 4) == 0);
 	while (in_left) {
 		ops[next() % (sizeof ops / sizeof ops[0])]();
 		check_all();

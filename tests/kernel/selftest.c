@@ -94,7 +94,7 @@ static void heap_test(void)
 static void selftest_one(const char *name)
 {
 	kprintf("selftest: %s\n", name);
-	if (sched_selftest(name) || blk_selftest(name) || pci_selftest(name))
+	if (sched_selftest(name) || blk_selftest(name) || pci_selftest(name) || pmm_selftest(name) || lockdep_selftest(name))
 		return;
 	if (!strcmp(name, "pagefault"))
 		deliberate_page_fault();
@@ -110,7 +110,7 @@ static void selftest_one(const char *name)
 		heap_test();
 
 	else {
-		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap threads sleep timer ctxsw mutex rt hangcheck msi intx)\n", name);
+		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap threads sleep timer ctxsw mutex rt hangcheck msi intx lockdep lockdep3 pmmbench)\n", name);
 		failures++;
 	}
 	struct json *j = rec_begin("selftest");

@@ -29,5 +29,7 @@ bool selftest_suite(const char *name, const struct selftest *tests, unsigned n, 
 bool sched_selftest(const char *name);
 bool blk_selftest(const char *name);    /* tests/kernel/blk_selftest.c */
 bool pci_selftest(const char *name);    /* tests/kernel/pci_selftest.c */
+bool pmm_selftest(const char *name);    /* tests/kernel/pmm_selftest.c */
+bool lockdep_selftest(const char *name);        /* tests/kernel/lockdep_selftest.c */
 
 #endif

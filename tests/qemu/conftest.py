@@ -52,3 +52,4 @@ def pytest_runtest_call(item):
     c = getattr(item, 'qemu_ctx', None)
     if c is not None and outcome.excinfo is None:
         rig.check_balance(c)
+        rig.check_lockdep(c)

@@ -231,6 +231,19 @@ def check_script_error(ctx, text, message):
     expect(not task_exits(r) and not r.find('result') and not r.find('table'), 'something ran')
 
 
+# ------------------------------------------------------------ lock order
+
+def check_lockdep(ctx):
+    """No boot of a case may report a lock-order inversion (a kernel built
+    with LOCKDEP=1 prints a lockdep record; test_lockdep.py's own cases
+    set ctx.lockdep_expected)."""
+    if getattr(ctx, 'lockdep_expected', False):
+        return
+    for log, r in ctx.runs:
+        x = r.find('lockdep')
+        expect(not x, '%s: lockdep reported %r' % (log, x))
+
+
 # ------------------------------------------------------------ memory balance
 
 # Frames a run may leave allocated for good.  The kernel's figures are

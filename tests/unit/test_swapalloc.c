@@ -145,7 +145,7 @@ TEST(swapalloc_free_returns_to_cluster)
 	CHECK_EQ(get(1023, 4), 1);
 	struct swap_area *A = &P.area[a];
 	CHECK_EQ(A->free_list.n + A->partial.n, 0);
-	CHECK_EQ(A->cur, SWAP_CL_NONE);                         /* used up: left */
+	CHECK_EQ(A->cpu[0].cur, SWAP_CL_NONE);                         /* used up: left */
 	free_slot(a, 300);                                      /* too few to be a partial cluster */
 	CHECK_EQ(A->cl[1].where, SWAP_CL_OFF);
 	CHECK_EQ(A->cl[1].free, 1);
@@ -164,12 +164,12 @@ TEST(swapalloc_free_returns_to_cluster)
 	CHECK_EQ(get(5, 4), 1);
 	CHECK(R[0].off == 256 && R[0].count == 5);
 	CHECK_EQ(stats(a).clusters_taken, 5);                   /* 4 at first, then cluster 1 again */
-	CHECK_EQ(A->cur, 1);
+	CHECK_EQ(A->cpu[0].cur, 1);
 
 	/* Frees into the current cluster keep it current, cursor and all. */
 	free_slot(a, 256);
 	free_slot(a, 258);
-	CHECK_EQ(A->cur, 1);
+	CHECK_EQ(A->cpu[0].cur, 1);
 	CHECK_EQ(get(1, 4), 1);
 	CHECK_EQ(R[0].off, 261);
 
@@ -447,7 +447,7 @@ TEST(swapalloc_cluster_sizes)
 	CHECK_EQ(get(511, 4), 1);                               /* exactly cluster 0 of the 512 area */
 	CHECK(R[0].area == (uint32_t)b && R[0].off == 1 && R[0].count == 511);
 	CHECK_EQ(stats(b).clusters_taken, 1);
-	CHECK_EQ(P.area[b].cur, SWAP_CL_NONE);
+	CHECK_EQ(P.area[b].cpu[0].cur, SWAP_CL_NONE);
 	CHECK_EQ(get(1, 4), 1);
 	CHECK_EQ(R[0].off, 512);
 	CHECK_EQ(stats(b).clusters_taken, 2);
@@ -567,7 +567,7 @@ TEST(swapalloc_full_runs_take_no_cluster)
 	CHECK_EQ(get(300, 1), 1);
 	CHECK(R[0].area == (uint32_t)a && R[0].off == 1 && R[0].count == 255);
 	CHECK_EQ(stats(b).clusters_taken, 0);
-	CHECK_EQ(P.area[b].cur, SWAP_CL_NONE);
+	CHECK_EQ(P.area[b].cpu[0].cur, SWAP_CL_NONE);
 	CHECK_EQ(get(300, 2), 2);                               /* B's cluster 0, then A's cluster 1 */
 	CHECK(R[0].area == (uint32_t)b && R[0].off == 1 && R[0].count == 255);
 	CHECK(R[1].area == (uint32_t)a && R[1].off == 256 && R[1].count == 45);
@@ -704,4 +704,148 @@ TEST(swapalloc_area_shape_for_outsiders)
 	CHECK_EQ(swapalloc_area_remove(&P, a), 0);
 	CHECK(!swapalloc_area_shape(&P, a, &sh));
 	fresh();
+}
+
+/* ------------------------------------------------------------ per-CPU clusters */
+
+static int get_cpu(uint32_t cpu, int want, int maxruns)
+{
+	int nr = swapalloc_get_cpu(&P, cpu, want, R, maxruns);
+	CHECK(nr >= 0 && nr <= maxruns);
+	CHECK(total(R, nr > 0 ? nr : 0) <= (uint64_t)want);
+	CHECK_POOL();
+	return nr;
+}
+
+TEST(swapalloc_cpus_set_only_when_empty)
+{
+	fresh();
+	CHECK_EQ(P.ncpus, 1);
+	CHECK_EQ(swapalloc_set_cpus(&P, 0), SWAPALLOC_EINVAL);
+	CHECK_EQ(swapalloc_set_cpus(&P, SWAP_MAX_CPUS + 1), SWAPALLOC_EINVAL);
+	CHECK_EQ(swapalloc_set_cpus(&P, SWAP_MAX_CPUS), 0);
+	CHECK_EQ(swapalloc_set_cpus(&P, 4), 0);
+	int a = add(4096, 0, 256);
+	CHECK_EQ(swapalloc_set_cpus(&P, 2), SWAPALLOC_EBUSY);
+	CHECK_EQ(swapalloc_get_cpu(&P, 4, 1, R, 8), SWAPALLOC_EINVAL);
+	CHECK_EQ(get_cpu(3, 1, 8), 1);
+	free_run(&R[0]);
+	CHECK_EQ(swapalloc_area_remove(&P, a), 0);
+	CHECK_POOL();
+	CHECK_EQ(swapalloc_set_cpus(&P, 2), 0);
+}
+
+/* Four CPUs taking small batches in turn each fill a cluster of their
+ * own: every CPU's runs are consecutive slots of its cluster, and no two
+ * CPUs ever write into the same cluster (Linux's percpu_cluster). */
+TEST(swapalloc_cpus_own_clusters)
+{
+	fresh();
+	CHECK_EQ(swapalloc_set_cpus(&P, 4), 0);
+	int a = add(16384, 0, 256);
+	uint64_t next[4] = { 0 };
+	int owner[64];
+	for (int c = 0; c < 64; c++)
+		owner[c] = -1;
+	for (int round = 0; round < 200; round++)
+		for (uint32_t cpu = 0; cpu < 4; cpu++) {
+			int nr = get_cpu(cpu, 5, 8);
+			CHECK(nr == 1 || nr == 2);      /* two at a cluster's end */
+			CHECK_EQ(total(R, nr), 5);
+			if (next[cpu])
+				CHECK_EQ(R[0].off, next[cpu]);  /* where this CPU's last batch ended... */
+			for (int i = 0; i < nr; i++) {
+				uint32_t cl = (uint32_t)(R[i].off >> 8);
+				CHECK_EQ(R[i].area, a);
+				CHECK_EQ((R[i].off + R[i].count - 1) >> 8, cl);
+				if (owner[cl] < 0)
+					owner[cl] = (int)cpu;
+				CHECK_EQ(owner[cl], cpu);       /* ...in clusters no other CPU touched */
+			}
+			next[cpu] = R[nr - 1].off + R[nr - 1].count;
+			if (nr == 2 || !(next[cpu] & 255))
+				next[cpu] = 0;          /* a new cluster next: anywhere */
+		}
+	/* 4 x 200 x 5 = 4000 slots, 51 per cluster: 4 CPUs x 4 clusters (+1 for slot 0). */
+	CHECK(stats(a).clusters_taken <= 17);
+	CHECK_EQ(stats(a).fallback_scans, 0);
+	/* With one CPU (the old allocator) the same interleaved batches share a cluster. */
+	fresh();
+	add(16384, 0, 256);
+	for (int i = 0; i < 8; i++) {
+		CHECK_EQ(get(5, 8), 1);
+		CHECK_EQ(R[0].off, 1 + 5 * (uint64_t)i);
+	}
+}
+
+/* Clusters that fill up leave the CPU, frees into another CPU's current
+ * cluster do not move it, and when no free or partial cluster is left a
+ * CPU's fallback scan takes what is free - in other CPUs' current
+ * clusters too - until the area is exactly full. */
+TEST(swapalloc_cpus_until_full)
+{
+	fresh();
+	CHECK_EQ(swapalloc_set_cpus(&P, 3), 0);
+	int a = add(1024, 0, 64);                       /* 16 clusters, 1023 usable slots */
+	uint64_t got = 0;
+	CHECK_EQ(get_cpu(0, 10, 8), 1);                 /* CPU 0 starts cluster 0 */
+	got += R[0].count;
+	CHECK_EQ(get_cpu(1, 10, 8), 1);
+	got += R[0].count;
+	CHECK_EQ(P.area[a].cpu[1].cur, 1);
+	free_slot(a, R[0].off);                         /* a free in CPU 1's cluster */
+	got--;
+	CHECK_EQ(P.area[a].cl[1].where, SWAP_CL_CUR);
+	for (int i = 0; got < 1023 && i < 1000; i++) {
+		int nr = get_cpu((uint32_t)(i % 3), 16, 4);
+		CHECK(nr > 0);
+		got += total(R, nr);
+	}
+	CHECK_EQ(got, 1023);
+	CHECK_EQ(stats(a).free_slots, 0);
+	for (uint32_t cpu = 0; cpu < 3; cpu++)
+		CHECK_EQ(get_cpu(cpu, 1, 1), 0);
+	/* A slot freed in the middle is found by any CPU. */
+	free_slot(a, 500);
+	CHECK_EQ(get_cpu(2, 4, 4), 1);
+	CHECK(R[0].off == 500 && R[0].count == 1);
+}
+
+/* Random gets and frees on eight CPUs over two areas against a shadow
+ * map: every slot handed out once, the invariants after every call. */
+TEST(swapalloc_cpus_random)
+{
+	fresh();
+	CHECK_EQ(swapalloc_set_cpus(&P, 8), 0);
+	int a0 = add(3000, 0, 32), a1 = add(2000, 0, 64);
+	static uint8_t used[2][3000];
+	memset(used, 0, sizeof used);
+	uint64_t inuse = 0;
+	srand(1414);
+	for (int step = 0; step < 20000; step++) {
+		if (rand() % 100 < 55) {
+			int nr = get_cpu((uint32_t)(rand() % 8), 1 + rand() % 40, 1 + rand() % 6);
+			for (int i = 0; i < nr; i++)
+				for (uint32_t k = 0; k < R[i].count; k++) {
+					int ai = R[i].area == (uint32_t)a0 ? 0 : 1;
+					CHECK_EQ(used[ai][R[i].off + k], 0);
+					used[ai][R[i].off + k] = 1;
+					inuse++;
+				}
+		} else if (inuse) {
+			int ai = rand() % 2;
+			uint64_t off = (uint64_t)(1 + rand() % (ai ? 1999 : 2999));
+			if (used[ai][off]) {
+				free_slot(ai ? a1 : a0, off);
+				used[ai][off] = 0;
+				inuse--;
+			}
+		}
+	}
+	CHECK_EQ(stats(a0).used_slots + stats(a1).used_slots, inuse);
+	for (int ai = 0; ai < 2; ai++)
+		for (uint64_t off = 1; off < (ai ? 2000u : 3000u); off++)
+			if (used[ai][off])
+				free_slot(ai ? a1 : a0, off);
+	CHECK_EQ(stats(a0).used_slots + stats(a1).used_slots, 0);
 }

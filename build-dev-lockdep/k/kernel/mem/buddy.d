@@ -1,0 +1,12 @@
+build-dev-lockdep/k/kernel/mem/buddy.o: kernel/mem/buddy.c \
+ kernel/mem/buddy.h /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h kernel/mem/page.h \
+ kernel/lib/list.h /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h
+kernel/mem/buddy.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h:
+kernel/mem/page.h:
+kernel/lib/list.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h:

@@ -1,0 +1,42 @@
+build-dev/k/kernel/run/probe.o: kernel/run/probe.c kernel/lib/string.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h kernel/run/probe.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h kernel/lib/stats.h \
+ kernel/core/console.h /usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h \
+ kernel/core/record.h kernel/lib/json.h kernel/lib/errno.h \
+ kernel/mem/pmm.h kernel/mem/page.h kernel/lib/list.h kernel/mem/memmap.h \
+ boot/boot_info.h kernel/core/sched.h kernel/core/runq.h \
+ kernel/core/time.h kernel/core/spinlock.h kernel/arch/x86_64/x86.h \
+ kernel/arch/x86_64/irqtrace.h kernel/arch/x86_64/percpu.h \
+ kernel/core/lockstat.h kernel/core/lockdep.h kernel/core/wait.h \
+ kernel/core/spinlock.h kernel/core/sched.h
+kernel/lib/string.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h:
+kernel/run/probe.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h:
+kernel/lib/stats.h:
+kernel/core/console.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h:
+kernel/core/record.h:
+kernel/lib/json.h:
+kernel/lib/errno.h:
+kernel/mem/pmm.h:
+kernel/mem/page.h:
+kernel/lib/list.h:
+kernel/mem/memmap.h:
+boot/boot_info.h:
+kernel/core/sched.h:
+kernel/core/runq.h:
+kernel/core/time.h:
+kernel/core/spinlock.h:
+kernel/arch/x86_64/x86.h:
+kernel/arch/x86_64/irqtrace.h:
+kernel/arch/x86_64/percpu.h:
+kernel/core/lockstat.h:
+kernel/core/lockdep.h:
+kernel/core/wait.h:
+kernel/core/spinlock.h:
+kernel/core/sched.h:

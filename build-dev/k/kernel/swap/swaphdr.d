@@ -1,0 +1,11 @@
+build-dev/k/kernel/swap/swaphdr.o: kernel/swap/swaphdr.c \
+ kernel/lib/string.h /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h \
+ kernel/swap/swaphdr.h /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h
+kernel/lib/string.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h:
+kernel/swap/swaphdr.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h:

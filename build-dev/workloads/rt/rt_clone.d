@@ -1,0 +1,1 @@
+build-dev/workloads/rt/rt_clone.o: tests/workloads/rt/rt_clone.S

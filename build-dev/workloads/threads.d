@@ -1,0 +1,16 @@
+build-dev/workloads/threads.o: tests/workloads/threads.c \
+ tests/workloads/rt/rt.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h \
+ tests/workloads/vpage.h tests/workloads/wtrace.h
+tests/workloads/rt/rt.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h:
+tests/workloads/vpage.h:
+tests/workloads/wtrace.h:

@@ -1,0 +1,14 @@
+build-dev2/workloads/rt/rt_thread.o: tests/workloads/rt/rt_thread.c \
+ tests/workloads/rt/rt_internal.h tests/workloads/rt/rt.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h
+tests/workloads/rt/rt_internal.h:
+tests/workloads/rt/rt.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdbool.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h:
+/usr/lib/gcc/x86_64-linux-gnu/12/include/stdint-gcc.h:

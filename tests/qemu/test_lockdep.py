@@ -1,0 +1,94 @@
+"""The lock-order checker (kernel/core/lockdep.h) in its debug build
+(make LOCKDEP=1, made here as BUILD-lockdep beside the --build one): a
+deliberate inversion of two and of three lock classes is caught, naming
+both acquisition sites of every edge, and the default script and swap
+runs stay clean with the checker on.  Every other case's boots are
+checked too (rig.check_lockdep): run the suite with --build build-lockdep
+to put the checker under all of them."""
+import fcntl
+import os
+import subprocess
+
+import pytest
+
+import rig
+from rig import expect, expect_ok, selftest, swap_image, run_swapping, vm_final, expect_clean_exits
+
+
+@pytest.fixture(scope='module')
+def lockdep_build(request):
+    build = request.config.getoption('--build').rstrip('/')
+    out = build if build.endswith('-lockdep') else build + '-lockdep'
+    # xdist workers share the tree: one make at a time.
+    with open(out + '.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        r = subprocess.run(['make', '-j2', 'LOCKDEP=1', 'BUILD=' + out, 'all'], capture_output=True, text=True)
+    expect(r.returncode == 0, 'make LOCKDEP=1 failed:\n%s' % r.stderr[-3000:])
+    return out
+
+
+@pytest.fixture
+def lctx(ctx, lockdep_build):
+    return rig.Ctx(lockdep_build, ctx.outdir, ctx.name, ctx.runs)
+
+
+def expect_lockdep_build(r):
+    expect('lockdep' in rig.boot_record(r)['build'], 'not a LOCKDEP=1 kernel: %r' % rig.boot_record(r)['build'])
+
+
+def check_inversion(ctx, lctx, name, classes):
+    ctx.lockdep_expected = True
+    data, r = selftest(lctx, name)
+    expect_lockdep_build(r)
+    expect(data['reports'] == 1, 'reports %r' % data)
+    rec = rig.one_record(r, 'lockdep')
+    expect(rec['event'] == 'inversion', 'lockdep record %r' % rec)
+    cyc = rec['cycle']
+    expect(len(cyc) == len(classes), 'cycle of %d edges, want %d: %r' % (len(cyc), len(classes), cyc))
+    # The new edge first, then the recorded path back to its held class.
+    expect(cyc[0]['now'] and not any(e['now'] for e in cyc[1:]), 'now flags %r' % cyc)
+    for i, e in enumerate(cyc):
+        expect(e['taken'] == cyc[(i + 1) % len(cyc)]['held'], 'not a cycle: %r' % cyc)
+        expect(e['held_at'].split('+')[0] != '0x0' and e['taken_at'].startswith(e['held_at'].split('+')[0]),
+               'edge %r: both sites should name the nesting function' % e)
+    expect(sorted(e['held'] for e in cyc) == sorted('lockdep_test_' + c for c in classes), 'classes %r' % cyc)
+    lines = [l for l in r.log.splitlines() if l.startswith('lockdep:   ')]
+    expect(len(lines) == len(classes), 'one console line per edge expected: %r' % lines)
+
+
+@pytest.mark.quick
+def test_lockdep_inversion(ctx, lctx):
+    check_inversion(ctx, lctx, 'lockdep', 'ab')
+
+
+def test_lockdep_inversion3(ctx, lctx):
+    check_inversion(ctx, lctx, 'lockdep3', 'abc')
+
+
+def test_lockdep_plain_build_says_so(ctx):
+    # Without LOCKDEP=1 the self-test fails, naming why.
+    r = ctx.boot('test=lockdep quiet')
+    expect_ok(r)
+    s = rig.selftest_record(r, 'lockdep')
+    expect(not s['ok'] and s['data']['built'] is False, 'selftest %r' % s)
+    expect('the kernel was built without LOCKDEP=1' in r.log, 'no reason printed')
+
+
+@pytest.mark.slow
+def test_lockdep_default_script(lctx):
+    r = lctx.boot('quiet mem=48M script=scripts/default.mm', disks=[{'file': swap_image(lctx), 'bus': 'nvme'}],
+                  timeout=1200)
+    expect_ok(r)
+    expect_lockdep_build(r)
+    expect(r.find('table'), 'the default script printed no table')
+    expect(not r.find('lockdep'), 'lockdep: %r' % r.find('lockdep'))
+
+
+def test_lockdep_swap(lctx):
+    progs = ['touch 72 30000 seq anon', 'touch 72 30000 random shmem']
+    r = run_swapping(lctx, progs, [{'file': swap_image(lctx), 'bus': 'nvme'}], extra_cmdline='swapcrc=on')
+    expect_lockdep_build(r)
+    expect_clean_exits(r, 2)
+    v = vm_final(r)
+    expect(v['pswpout'] > 5000 and v['swap_crc_mismatch'] == 0, 'swap %r' % v)
+    expect(not r.find('lockdep'), 'lockdep: %r' % r.find('lockdep'))

@@ -1,0 +1,17 @@
+"""The page allocator with its per-CPU free-page lists: test=pmmbench
+allocates and frees 64 x 1024 single pages in bursts and 65536 hot pairs,
+through the lists' refills and spills, and every page must be free again
+afterwards, counted exactly (the lists' pages count as free).  Its ns
+figures are for reading under --icount (kernel/mem/pmm.c), not judged."""
+import pytest
+
+from rig import expect, selftest
+
+
+@pytest.mark.quick
+def test_pmm_lists_give_back_every_page(ctx):
+    data, r = selftest(ctx, 'pmmbench', 'mem=48M')
+    expect(data['free_before'] == data['free_after'], 'free pages %r' % data)
+    locks = {c['name']: c for c in r.find('locks')[0]['since_reset']['classes']}
+    # 131072 allocations and as many frees, the buddy entered once per batch.
+    expect(locks['pmm']['acquired'] < 131072 // 4, 'pmm lock taken %d times' % locks['pmm']['acquired'])
