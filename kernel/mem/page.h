@@ -48,6 +48,8 @@ enum page_flag {
 	 * it is activated only then and never crowds the anon active list. */
 	PG_ACTIVATE_ANON  = 1u << 18,
 	PG_ACTIVATE_SHMEM = 1u << 19,
+	PG_RA_FILL    = 1u << 20,  /* read ahead only to fill a gap in a stream's window's slots
+				    * (readahead.c): its first use feeds gap filling's feedback */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

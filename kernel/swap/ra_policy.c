@@ -215,6 +215,28 @@ uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t
 	return m;
 }
 
+uint32_t ra_fill_room(struct ra_fill *f, uint32_t room)
+{
+	if (f->read < RA_FILL_LEARN || f->used * RA_FILL_USE >= f->read)
+		return room;
+	return ++f->windows % RA_FILL_PROBE == 0 ? room : 0;
+}
+
+void ra_fill_read(struct ra_fill *f, uint32_t n)
+{
+	f->read += n;
+	if (f->read > RA_FILL_FORGET) {         /* forget slowly */
+		f->read /= 2;
+		f->used /= 2;
+	}
+}
+
+void ra_fill_used(struct ra_fill *f)
+{
+	if (f->used < f->read)
+		f->used++;
+}
+
 /* ---------------------------------------------------------------- own */
 
 /* k with idx = pos + k * stride, k >= 0; -1 when there is none. */

@@ -27,6 +27,7 @@ static struct spinlock lock = SPINLOCK_INIT("readahead");
 static struct ra_spec spec = { RA_FIXED, 3 };
 static unsigned page_cluster = 3;
 static struct ra_hugh hugh;
+static struct ra_fill fill;             /* gap filling's feedback (ra_fill_room) */
 static char name[16] = "fixed:3";
 
 bool ra_set_policy(const char *s)
@@ -39,6 +40,7 @@ bool ra_set_policy(const char *s)
 	if (sp.kind == RA_FIXED)
 		page_cluster = sp.order;
 	hugh = (struct ra_hugh){ 0, 0, 0 };
+	fill = (struct ra_fill){ 0, 0, 0 };
 	ra_format(&spec, name, sizeof name);
 	spin_unlock_irqrestore(&lock, on);
 	return true;
@@ -186,6 +188,11 @@ static void fill_gaps(struct ra_plan *p)
 	}
 	uint32_t room = p->cap - n < n ? p->cap - n : n;
 	uint32_t m = ra_fill_gaps(off, n, room, gap);
+	if (m) {
+		bool on = spin_lock_irqsave(&lock);
+		m = ra_fill_room(&fill, m);
+		spin_unlock_irqrestore(&lock, on);
+	}
 	for (uint32_t i = 0; i < m; i++)
 		add(p, swp_entry(area, gap[i]));
 	p->nfill = m;
@@ -349,6 +356,22 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 		p = NULL;
 	}
 	return p;
+}
+
+void ra_filled(uint32_t n)
+{
+	vmstat_add(SWAP_RA_FILL, n);
+	bool on = spin_lock_irqsave(&lock);
+	ra_fill_read(&fill, n);
+	spin_unlock_irqrestore(&lock, on);
+}
+
+void ra_fill_hit(void)
+{
+	vmstat_inc(SWAP_RA_FILL_HIT);
+	bool on = spin_lock_irqsave(&lock);
+	ra_fill_used(&fill);
+	spin_unlock_irqrestore(&lock, on);
 }
 
 void ra_waste(uint64_t entry)

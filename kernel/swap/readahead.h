@@ -9,7 +9,8 @@
  * shmem object for logical windows) and takes the feedback: a fault that
  * finds a readahead page in the swap cache (a hit, maybe the marker that
  * starts the next window), a readahead page reclaimed unused (waste: only
- * counted; no policy uses it).
+ * counted; no policy uses it), and whether the pages read only to fill
+ * gaps between a stream window's slots get used (ra_filled, ra_fill_hit).
  *
  * Policies are selected at run time (ra_set_policy, knob "ra"); the
  * adaptive ones (hugh, shaohua, vma) are bounded by page_cluster as in
@@ -70,6 +71,11 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker);
 /* Give a plan back (NULL: nothing).  Plans come from a small pool, not
  * the heap, so a fault's readahead costs no allocation. */
 void ra_plan_free(struct ra_plan *p);
+/* n pages were read only to fill gaps in a stream window's slots (plan
+ * entries past n - nfill; the reader marks them PG_RA_FILL); a fault
+ * found such a page: gap filling's feedback (ra_fill_room). */
+void ra_filled(uint32_t n);
+void ra_fill_hit(void);
 /* A readahead page was reclaimed without being used. */
 void ra_waste(uint64_t entry);
 

@@ -196,9 +196,10 @@ TEST(ra_policy_space_state_is_made_once_per_mm)
 /* A logical window: the entries its pages' PTEs name are read (present
  * and empty PTEs skipped), the first read-ahead page carries the marker,
  * the window's pages are vouched for, a free-standing slot between two of
- * them is read too (gap filling) but not vouched for; the marker's hit
- * tells the policy so, and the window it answers is started, not waited
- * for. */
+ * them is read too (gap filling) but not vouched for, and marked as a
+ * gap's (counted in swap_ra_fill; its use in swap_ra_fill_hit); the
+ * marker's hit tells the policy so, and the window it answers is started,
+ * not waited for. */
 TEST(ra_logical_window_reads_what_the_ptes_name)
 {
 	setup(100, "fixed:3");
@@ -209,7 +210,7 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	fake_map_anon(mm, VA0 + 5 * P, 5);      /* present: nothing to read */
 	swapped(6, 42, 42);
 	/* page 7: empty */
-	fake_swap_store(E(41), 41);             /* another owner's slot, between 40 and 42 */
+	swapped(8, 41, 41);                     /* outside the window, between 40 and 42 */
 	swapped(20, 70, 70);
 	swapped(21, 71, 71);
 	CHECK_EQ(fault(0), VM_FAULT_OK);
@@ -226,7 +227,9 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	CHECK(page_test(p40, PG_REFERENCED) && page_test(p42, PG_REFERENCED));
 	CHECK(!page_test(p41, PG_REFERENCED));
 	CHECK(page_test(p41, PG_READAHEAD));
+	CHECK(page_test(p41, PG_RA_FILL) && !page_test(p40, PG_RA_FILL) && !page_test(p42, PG_RA_FILL));
 	CHECK_EQ(fake.vmstat[SWAP_RA], 3);
+	CHECK_EQ(fake.vmstat[SWAP_RA_FILL], 1);
 	/* The marker page's first use: found(readahead, marker); the policy's
 	 * next window (pages 20, 21) goes out without the fault waiting. */
 	fake_ra_found_answer = (struct ra_lwin){ PG0 + 20, 1, 2, false };
@@ -238,6 +241,9 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	check_req(2, 70, 2);
 	CHECK_EQ(fake.vmstat[SWAP_RA], 5);
 	fake_io_complete_all();
-	swapcache_free_entry(E(41));            /* its owner goes */
+	CHECK_EQ(fake.vmstat[SWAP_RA_FILL_HIT], 0);
+	CHECK_EQ(fault(8), VM_FAULT_OK);        /* the gap's page used */
+	CHECK_EQ(fake.vmstat[SWAP_RA_FILL_HIT], 1);
+	CHECK(!page_test(p41, PG_RA_FILL));
 	teardown();
 }
