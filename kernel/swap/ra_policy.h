@@ -202,6 +202,7 @@ struct ra_own {
 	uint32_t sw_probe;      /* misses since the last probe */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
+	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
 };
 
 /* Gap filling for logical windows: a window's pages sit in slots that
@@ -274,6 +275,11 @@ void ra_own_slot_read(struct ra_own *o, uint32_t read);
  * stream uses this one (Linux's async readahead marker). */
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
 		struct ra_lwin *w);
+/* The window a stream issued from start was read only up to step steps
+ * (the rest trimmed for want of free memory): the stream's window ends
+ * there, so a miss past it means the stream outran what was read, not
+ * that its pages were reclaimed before use (no halving). */
+void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps);
 
 /* ---------------------------------------------------------------- ops */
 
@@ -340,6 +346,10 @@ struct ra_ops {
 	 * mixed test the random task took 14322 major faults instead of
 	 * 6339. */
 	bool no_reclaim;
+	/* A logical window the policy chose (space: its state; start: the
+	 * window's first page) was read only up to step `steps`: no memory
+	 * for the rest (no_reclaim).  NULL: not wanted. */
+	void (*window_cut)(void *space, uint64_t start, uint32_t steps);
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind);

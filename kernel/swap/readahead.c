@@ -115,6 +115,8 @@ static struct ra_plan *plan_new(uint32_t cap)
 		p->marker = false;
 		p->nfill = 0;
 		p->no_reclaim = false;
+		p->space = NULL;
+		p->wstart = 0;
 	}
 	return p;
 }
@@ -138,6 +140,7 @@ static void add(struct ra_plan *p, uint64_t entry)
 	if (p->n < p->cap) {
 		p->v[p->n].entry = entry;
 		p->v[p->n].page = NULL;
+		p->v[p->n].step = RA_STEP_NONE;
 		p->n++;
 	}
 }
@@ -214,12 +217,15 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 			if (pt_pte_is_swap(pte))
 				e = pt_pte_swap_entry(pte);
 		}
-		if (e && e != f->entry)
+		if (e && e != f->entry && p->n < p->cap) {
 			add(p, e);
+			p->v[p->n - 1].step = (uint16_t)k;
+		}
 	}
 	if (!f->obj)
 		spin_unlock_irqrestore(&f->mm->ptl, on);
 	p->marker = w->marker;
+	p->wstart = w->start;
 	if (w->marker)
 		fill_gaps(p);
 }
@@ -318,6 +324,7 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 	add(p, f->entry);
 	p->has_fault = true;
 	if (w.slots.count <= 1) {
+		p->space = c.space;
 		add_logical(p, f, &w.lwin);
 		return p;
 	}
@@ -349,6 +356,7 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
 	if (p) {
 		p->no_reclaim = ops->no_reclaim && w.marker;
+		p->space = c.space;
 		add_logical(p, f, &w);
 	}
 	if (p && !p->n) {
@@ -356,6 +364,16 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 		p = NULL;
 	}
 	return p;
+}
+
+void ra_window_cut(const struct ra_plan *p, uint32_t steps)
+{
+	const struct ra_ops *ops = cur_ops();
+	if (!p->space || !ops->window_cut)
+		return;
+	bool on = spin_lock_irqsave(&lock);
+	ops->window_cut(p->space, p->wstart, steps);
+	spin_unlock_irqrestore(&lock, on);
 }
 
 void ra_filled(uint32_t n)

@@ -41,9 +41,12 @@ struct ra_fault {
 
 #define RA_PLAN_MAX 257            /* the largest window and the fault's page */
 
+#define RA_STEP_NONE 0xffff     /* ra_item.step of an entry outside a logical window */
+
 struct ra_item {
 	uint64_t entry;
 	struct page *page;      /* filled by the reader */
+	uint16_t step;          /* its page's step in the logical window, or RA_STEP_NONE */
 };
 
 /* Entries to read.  v[0] is the faulting entry for a miss. */
@@ -57,6 +60,8 @@ struct ra_plan {
 				 * window's slots (ra_fill_gaps): read, not vouched for */
 	bool no_reclaim;        /* read-ahead pages from free memory only (ra_ops.no_reclaim:
 				 * a confirmed stream's window) */
+	void *space;            /* the policy state that chose a logical window, or NULL */
+	uint64_t wstart;        /* ... and the window's first page (ra_window_cut) */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 
@@ -76,6 +81,10 @@ void ra_plan_free(struct ra_plan *p);
  * found such a page: gap filling's feedback (ra_fill_room). */
 void ra_filled(uint32_t n);
 void ra_fill_hit(void);
+/* A logical window was cut short: no memory for its pages from step
+ * `steps` on (the reader trims it there), so the policy that chose it
+ * learns what it really read. */
+void ra_window_cut(const struct ra_plan *p, uint32_t steps);
 /* A readahead page was reclaimed without being used. */
 void ra_waste(uint64_t entry);
 

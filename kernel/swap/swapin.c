@@ -206,10 +206,13 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		}
 		plan->v[i].page = p;
 		if (!p) {
-			if (is_mine)
+			if (is_mine) {
 				*oom = no_mem;
-			else if (no_mem && gentle)
+			} else if (no_mem && gentle) {
 				trimmed = 1;
+				if (plan->v[i].step != RA_STEP_NONE)
+					ra_window_cut(plan, plan->v[i].step);
+			}
 			continue;
 		}
 		if (is_mine) {

@@ -16,6 +16,7 @@
 #include "swap/swapcache.h"
 #include "swap/swapin.h"
 #include "swap/readahead.h"
+#include "vm/reclaim.h"
 
 #define P 4096ul
 #define VA0 0x400000ul
@@ -245,5 +246,39 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	CHECK_EQ(fault(8), VM_FAULT_OK);        /* the gap's page used */
 	CHECK_EQ(fake.vmstat[SWAP_RA_FILL_HIT], 1);
 	CHECK(!page_test(p41, PG_RA_FILL));
+	teardown();
+}
+
+/* A stream's window (no_reclaim) that finds no free frame above the low
+ * watermark is trimmed there, and the policy that chose it hears how many
+ * of its steps were read (window_cut), with the state it decided from
+ * and the window's start. */
+TEST(ra_trimmed_window_tells_the_policy)
+{
+	setup(100, "fixed:3");
+	fake.ra_spy = true;
+	fake_ra_no_reclaim = true;
+	fake_ra_space_size = 16;
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 4, true } };
+	swapped(0, 30, 30);
+	for (uint64_t k = 0; k < 4; k++)
+		swapped(4 + k, 40 + k, 40 + k);
+	reclaim_knobs.wm_low = pmm_free_pages() - 3;    /* the fault's page and two more */
+	CHECK_EQ(fault(0), VM_FAULT_OK);
+	fake_io_complete_all();
+	reclaim_knobs.wm_low = 0;
+	CHECK(cached(40) && cached(41) && !cached(42) && !cached(43));
+	CHECK_EQ(fake.vmstat[SWAP_RA], 2);
+	CHECK_EQ(fake.vmstat[SWAP_RA_TRIMMED], 2);
+	int c = -1;
+	for (int i = 0; i < fake_ra_ncalls; i++)
+		if (fake_ra_calls[i].what == 'c')
+			c = i;
+	CHECK(c >= 0);
+	if (c < 0)
+		return;
+	CHECK_EQ(fake_ra_calls[c].in_use, 2u);
+	CHECK_EQ(fake_ra_calls[c].ev.idx, PG0 + 4);
+	CHECK(fake_ra_calls[c].ctx.space == mm->ra && mm->ra);
 	teardown();
 }
