@@ -123,7 +123,7 @@ RA_PATTERNS = [
     ('random', 'touch 72 30000 random anon {seed}'),
     ('stride:4', 'touch 72 24000 stride:4 anon {seed}'),
     ('back', 'touch 72 40000 back anon {seed}'),
-    ('hot', 'touch 72 30000 hot:2048:90 anon {seed}'),
+    ('hot', 'touch 72 100000 hot:2048:75 anon {seed}'),
     ('shift', 'touch 72 60000 shift:2048:2000 anon {seed}'),
 ]
 
