@@ -294,6 +294,8 @@ bench-blk: deps-check all
 	tools/bench blk --runs $(BENCH_RUNS)
 bench-swap: deps-check all
 	tools/bench swap --runs $(BENCH_RUNS) --profiles ssd,hdd --buses $(BENCH_SWAP_BUSES)
+bench-ra: deps-check all
+	tools/bench ra
 
 # Linux side by side: the same workload on Debian's stock kernel (fetched
 # with apt-get into build/linux-peer/) and on ours.  LINUX_PEER_ARGS
@@ -328,7 +330,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image stick-image script-image run test check layers unit glue fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap matrix matrix-selftest tools-test linux-peer FORCE
+.PHONY: all kernel loader image stick-image script-image run test check layers unit glue fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap bench-ra matrix matrix-selftest tools-test linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

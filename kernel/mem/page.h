@@ -51,6 +51,8 @@ enum page_flag {
 	PG_ACTIVATE_SHMEM = 1u << 19,
 	PG_FILE       = 1u << 20,  /* in a page cache (vm/pagecache.c): mapping is the cache, index the page offset */
 	PG_PCP        = 1u << 21,  /* free, on a CPU's free-page list (mem/pcp.h) */
+	PG_RA_FILL    = 1u << 22,  /* read ahead only to fill a gap in a stream's window's slots
+				    * (readahead.c): its first use feeds gap filling's feedback */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

@@ -215,6 +215,28 @@ uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t
 	return m;
 }
 
+uint32_t ra_fill_room(struct ra_fill *f, uint32_t room)
+{
+	if (f->read < RA_FILL_LEARN || f->used * RA_FILL_USE >= f->read)
+		return room;
+	return ++f->windows % RA_FILL_PROBE == 0 ? room : 0;
+}
+
+void ra_fill_read(struct ra_fill *f, uint32_t n)
+{
+	f->read += n;
+	if (f->read > RA_FILL_FORGET) {         /* forget slowly */
+		f->read /= 2;
+		f->used /= 2;
+	}
+}
+
+void ra_fill_used(struct ra_fill *f)
+{
+	if (f->used < f->read)
+		f->used++;
+}
+
 /* ---------------------------------------------------------------- own */
 
 /* k with idx = pos + k * stride, k >= 0; -1 when there is none. */
@@ -585,6 +607,18 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 	detect(o, idx, lo, hi, budget, w);
 }
 
+void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps)
+{
+	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++) {
+		struct ra_stream *s = &o->s[i];
+		if (s->state == RA_S_STREAM && s->pos == start && steps < s->steps) {
+			s->steps = steps;
+			o->cut++;
+			return;
+		}
+	}
+}
+
 /* ---------------------------------------------------------------- ops */
 
 static void window_none(struct ra_window *w)
@@ -708,13 +742,15 @@ static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)
 		ra_own_slot_read(c->space, in_use);
 }
 
+static void own_cut(void *space, uint64_t start, uint32_t steps) { ra_own_cut(space, start, steps); }
+
 static const struct ra_ops ops[] = {
-	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false },
-	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false },
-	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false },
-	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false },
-	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false },
-	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true },
+	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false, NULL },
+	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false, NULL },
+	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false, NULL },
+	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false, NULL },
+	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false, NULL },
+	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true, own_cut },
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind) { return &ops[kind]; }

@@ -202,6 +202,7 @@ struct ra_own {
 	uint32_t sw_probe;      /* misses since the last probe */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
+	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
 };
 
 /* Gap filling for logical windows: a window's pages sit in slots that
@@ -212,6 +213,31 @@ struct ra_own {
  * them too turns the runs into one request.  Returns how many. */
 #define RA_FILL_GAP 3
 uint32_t ra_fill_gaps(const uint64_t *sorted, uint32_t n, uint32_t max, uint64_t *out);
+
+/* Whether gap filling pays: the gap slots hold other pages - another
+ * stream's (two streams evicted together), which that stream then uses,
+ * or a random task's, which mostly go unused.  Beside Linux 4.14's mixed
+ * test's random task a stream read about 650 such pages per 40000 read
+ * ahead, 1.6% that were mostly reclaimed unused (a CI run's stream hit
+ * rate 0.9870 under test_swap_readahead_policies' 0.99).  So filling goes
+ * on while at least 1/RA_FILL_USE of the fill pages read get used (by any
+ * task: interleaved streams use nearly all); below that a window fills
+ * only every RA_FILL_PROBE-th time, to notice a change.  Global: a fill
+ * page is used by whichever task owns it. */
+#define RA_FILL_USE 2
+#define RA_FILL_LEARN 64        /* until this many fill pages were read: fill */
+#define RA_FILL_FORGET 1024     /* past this many read, both counts halve */
+#define RA_FILL_PROBE 16
+struct ra_fill {
+	uint32_t read;          /* fill pages read (decaying) */
+	uint32_t used;          /* fill pages a fault found (decaying) */
+	uint32_t windows;       /* windows refused filling since the last probe */
+};
+/* How many gap slots the next stream window may fill, at most room. */
+uint32_t ra_fill_room(struct ra_fill *f, uint32_t room);
+/* n fill pages were read; a fill page was used. */
+void ra_fill_read(struct ra_fill *f, uint32_t n);
+void ra_fill_used(struct ra_fill *f);
 
 /* A major fault at page idx of the space [lo, hi); budget: the largest
  * window.  w gets the pages to read besides idx (count 0: none); the
@@ -249,6 +275,11 @@ void ra_own_slot_read(struct ra_own *o, uint32_t read);
  * stream uses this one (Linux's async readahead marker). */
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
 		struct ra_lwin *w);
+/* The window a stream issued from start was read only up to step steps
+ * (the rest trimmed for want of free memory): the stream's window ends
+ * there, so a miss past it means the stream outran what was read, not
+ * that its pages were reclaimed before use (no halving). */
+void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps);
 
 /* ---------------------------------------------------------------- ops */
 
@@ -315,6 +346,10 @@ struct ra_ops {
 	 * mixed test the random task took 14322 major faults instead of
 	 * 6339. */
 	bool no_reclaim;
+	/* A logical window the policy chose (space: its state; start: the
+	 * window's first page) was read only up to step `steps`: no memory
+	 * for the rest (no_reclaim).  NULL: not wanted. */
+	void (*window_cut)(void *space, uint64_t start, uint32_t steps);
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind);

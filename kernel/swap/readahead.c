@@ -27,6 +27,7 @@ static struct spinlock lock = SPINLOCK_INIT("readahead");
 static struct ra_spec spec = { RA_FIXED, 3 };
 static unsigned page_cluster = 3;
 static struct ra_hugh hugh;
+static struct ra_fill fill;             /* gap filling's feedback (ra_fill_room) */
 static char name[16] = "fixed:3";
 
 bool ra_set_policy(const char *s)
@@ -39,6 +40,7 @@ bool ra_set_policy(const char *s)
 	if (sp.kind == RA_FIXED)
 		page_cluster = sp.order;
 	hugh = (struct ra_hugh){ 0, 0, 0 };
+	fill = (struct ra_fill){ 0, 0, 0 };
 	ra_format(&spec, name, sizeof name);
 	spin_unlock_irqrestore(&lock, on);
 	return true;
@@ -113,6 +115,8 @@ static struct ra_plan *plan_new(uint32_t cap)
 		p->marker = false;
 		p->nfill = 0;
 		p->no_reclaim = false;
+		p->space = NULL;
+		p->wstart = 0;
 	}
 	return p;
 }
@@ -136,6 +140,7 @@ static void add(struct ra_plan *p, uint64_t entry)
 	if (p->n < p->cap) {
 		p->v[p->n].entry = entry;
 		p->v[p->n].page = NULL;
+		p->v[p->n].step = RA_STEP_NONE;
 		p->n++;
 	}
 }
@@ -186,6 +191,11 @@ static void fill_gaps(struct ra_plan *p)
 	}
 	uint32_t room = p->cap - n < n ? p->cap - n : n;
 	uint32_t m = ra_fill_gaps(off, n, room, gap);
+	if (m) {
+		bool on = spin_lock_irqsave(&lock);
+		m = ra_fill_room(&fill, m);
+		spin_unlock_irqrestore(&lock, on);
+	}
 	for (uint32_t i = 0; i < m; i++)
 		add(p, swp_entry(area, gap[i]));
 	p->nfill = m;
@@ -207,12 +217,15 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 			if (pt_pte_is_swap(pte))
 				e = pt_pte_swap_entry(pte);
 		}
-		if (e && e != f->entry)
+		if (e && e != f->entry && p->n < p->cap) {
 			add(p, e);
+			p->v[p->n - 1].step = (uint16_t)k;
+		}
 	}
 	if (!f->obj)
 		spin_unlock_irqrestore(&f->mm->ptl, on);
 	p->marker = w->marker;
+	p->wstart = w->start;
 	if (w->marker)
 		fill_gaps(p);
 }
@@ -311,6 +324,7 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 	add(p, f->entry);
 	p->has_fault = true;
 	if (w.slots.count <= 1) {
+		p->space = c.space;
 		add_logical(p, f, &w.lwin);
 		return p;
 	}
@@ -342,6 +356,7 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	struct ra_plan *p = plan_new(cap < RA_PLAN_MAX ? cap : RA_PLAN_MAX);
 	if (p) {
 		p->no_reclaim = ops->no_reclaim && w.marker;
+		p->space = c.space;
 		add_logical(p, f, &w);
 	}
 	if (p && !p->n) {
@@ -349,6 +364,32 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 		p = NULL;
 	}
 	return p;
+}
+
+void ra_window_cut(const struct ra_plan *p, uint32_t steps)
+{
+	const struct ra_ops *ops = cur_ops();
+	if (!p->space || !ops->window_cut)
+		return;
+	bool on = spin_lock_irqsave(&lock);
+	ops->window_cut(p->space, p->wstart, steps);
+	spin_unlock_irqrestore(&lock, on);
+}
+
+void ra_filled(uint32_t n)
+{
+	vmstat_add(SWAP_RA_FILL, n);
+	bool on = spin_lock_irqsave(&lock);
+	ra_fill_read(&fill, n);
+	spin_unlock_irqrestore(&lock, on);
+}
+
+void ra_fill_hit(void)
+{
+	vmstat_inc(SWAP_RA_FILL_HIT);
+	bool on = spin_lock_irqsave(&lock);
+	ra_fill_used(&fill);
+	spin_unlock_irqrestore(&lock, on);
 }
 
 void ra_waste(uint64_t entry)

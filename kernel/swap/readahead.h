@@ -9,7 +9,8 @@
  * shmem object for logical windows) and takes the feedback: a fault that
  * finds a readahead page in the swap cache (a hit, maybe the marker that
  * starts the next window), a readahead page reclaimed unused (waste: only
- * counted; no policy uses it).
+ * counted; no policy uses it), and whether the pages read only to fill
+ * gaps between a stream window's slots get used (ra_filled, ra_fill_hit).
  *
  * Policies are selected at run time (ra_set_policy, knob "ra"); the
  * adaptive ones (hugh, shaohua, vma) are bounded by page_cluster as in
@@ -40,9 +41,12 @@ struct ra_fault {
 
 #define RA_PLAN_MAX 257            /* the largest window and the fault's page */
 
+#define RA_STEP_NONE 0xffff     /* ra_item.step of an entry outside a logical window */
+
 struct ra_item {
 	uint64_t entry;
 	struct page *page;      /* filled by the reader */
+	uint16_t step;          /* its page's step in the logical window, or RA_STEP_NONE */
 };
 
 /* Entries to read.  v[0] is the faulting entry for a miss. */
@@ -56,6 +60,8 @@ struct ra_plan {
 				 * window's slots (ra_fill_gaps): read, not vouched for */
 	bool no_reclaim;        /* read-ahead pages from free memory only (ra_ops.no_reclaim:
 				 * a confirmed stream's window) */
+	void *space;            /* the policy state that chose a logical window, or NULL */
+	uint64_t wstart;        /* ... and the window's first page (ra_window_cut) */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };
 
@@ -70,6 +76,15 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker);
 /* Give a plan back (NULL: nothing).  Plans come from a small pool, not
  * the heap, so a fault's readahead costs no allocation. */
 void ra_plan_free(struct ra_plan *p);
+/* n pages were read only to fill gaps in a stream window's slots (plan
+ * entries past n - nfill; the reader marks them PG_RA_FILL); a fault
+ * found such a page: gap filling's feedback (ra_fill_room). */
+void ra_filled(uint32_t n);
+void ra_fill_hit(void);
+/* A logical window was cut short: no memory for its pages from step
+ * `steps` on (the reader trims it there), so the policy that chose it
+ * learns what it really read. */
+void ra_window_cut(const struct ra_plan *p, uint32_t steps);
 /* A readahead page was reclaimed without being used. */
 void ra_waste(uint64_t entry);
 

@@ -180,7 +180,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 	bool no_mem;
 	*oom = false;
 	bool marked = !plan->marker;
-	uint32_t issued = 0, trimmed = 0;
+	uint32_t issued = 0, trimmed = 0, filled = 0;
 	bool yielded = false;
 	uint32_t stream = plan->marker ? plan->n - (plan->has_fault ? 1 : 0) : 0;
 	for (uint32_t i = 0; i < plan->n; i++) {
@@ -206,10 +206,13 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		}
 		plan->v[i].page = p;
 		if (!p) {
-			if (is_mine)
+			if (is_mine) {
 				*oom = no_mem;
-			else if (no_mem && gentle)
+			} else if (no_mem && gentle) {
 				trimmed = 1;
+				if (plan->v[i].step != RA_STEP_NONE)
+					ra_window_cut(plan, plan->v[i].step);
+			}
 			continue;
 		}
 		if (is_mine) {
@@ -218,8 +221,12 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			continue;
 		}
 		issued++;
-		if (plan->marker && i < plan->n - plan->nfill)
+		if (i >= plan->n - plan->nfill) {
+			page_set(p, PG_RA_FILL);        /* a gap's: its use is counted (ra_fill_hit) */
+			filled++;
+		} else if (plan->marker) {
 			page_set(p, PG_REFERENCED);     /* a confirmed stream's: vouched for (lru_judge_inactive) */
+		}
 		if (!marked) {
 			page_set(p, PG_RA_MARK);
 			marked = true;
@@ -232,6 +239,8 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 	}
 	if (trimmed)
 		vmstat_add(SWAP_RA_TRIMMED, trimmed);
+	if (filled)
+		ra_filled(filled);
 	/* Drop the entries that need no read, then sort by area and slot
 	 * (windows come mostly in order, or in reverse for a backward
 	 * stream: reversed first, then insertion sort, linear on both). */
@@ -354,6 +363,8 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 	}
 	bool marker = page_test_clear(p, PG_RA_MARK);
 	bool readahead = page_test_clear(p, PG_READAHEAD);
+	if (page_test_clear(p, PG_RA_FILL) && readahead)
+		ra_fill_hit();
 	if (readahead) {
 		vmstat_inc(SWAP_RA_HIT);
 		mm->ra_hits++;

@@ -197,6 +197,7 @@ struct fake_ra_call fake_ra_calls[FAKE_RA_CALLS];
 int fake_ra_ncalls;
 struct ra_window fake_ra_answer;
 struct ra_lwin fake_ra_found_answer;
+bool fake_ra_no_reclaim;
 size_t fake_ra_space_size;
 
 static struct fake_ra_call *spy_log(char what, const struct ra_ctx *c, const struct ra_event *e)
@@ -231,13 +232,22 @@ static void spy_slot_read(const struct ra_ctx *c, uint32_t in_use)
 	spy_log('s', c, NULL)->in_use = in_use;
 }
 
+static void spy_cut(void *space, uint64_t start, uint32_t steps)
+{
+	struct ra_ctx c = { .space = space };
+	struct fake_ra_call *x = spy_log('c', &c, NULL);
+	x->ev.idx = start;
+	x->in_use = steps;
+}
+
 const struct ra_ops *__real_ra_ops_of(enum ra_kind kind);
 const struct ra_ops *__wrap_ra_ops_of(enum ra_kind kind);
 
 const struct ra_ops *__wrap_ra_ops_of(enum ra_kind kind)
 {
-	static struct ra_ops spy = { 0, spy_init, spy_miss, spy_found, spy_slot_read, false };
+	static struct ra_ops spy = { 0, spy_init, spy_miss, spy_found, spy_slot_read, false, spy_cut };
 	spy.space_size = fake_ra_space_size;
+	spy.no_reclaim = fake_ra_no_reclaim;
 	return fake.ra_spy ? &spy : __real_ra_ops_of(kind);
 }
 
@@ -292,6 +302,7 @@ void fake_reset(void)
 	ra_set_policy("fixed:3");
 	fake_ra_ncalls = 0;
 	fake_ra_space_size = 0;
+	fake_ra_no_reclaim = false;
 	base_allocs = fake.live_allocs;
 }
 

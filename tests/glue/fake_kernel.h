@@ -139,7 +139,8 @@ void fake_swap_reset(void);
 /* ---- the readahead spy (--wrap=ra_ops_of): what readahead.c asked the
  * policy and what it answers */
 struct fake_ra_call {
-	char what;                      /* 'm' miss, 'f' found, 's' slot_read */
+	char what;                      /* 'm' miss, 'f' found, 's' slot_read, 'c' window_cut
+					 * (ev.idx: the window's start, in_use: its steps read) */
 	struct ra_ctx ctx;
 	struct ra_event ev;
 	bool readahead, marker;
@@ -151,5 +152,6 @@ extern int fake_ra_ncalls;
 extern struct ra_window fake_ra_answer;         /* miss's window */
 extern struct ra_lwin fake_ra_found_answer;     /* found's window */
 extern size_t fake_ra_space_size;               /* the spy's space_size (0: none) */
+extern bool fake_ra_no_reclaim;                 /* the spy's no_reclaim */
 
 #endif

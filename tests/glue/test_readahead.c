@@ -16,6 +16,7 @@
 #include "swap/swapcache.h"
 #include "swap/swapin.h"
 #include "swap/readahead.h"
+#include "vm/reclaim.h"
 
 #define P 4096ul
 #define VA0 0x400000ul
@@ -196,9 +197,10 @@ TEST(ra_policy_space_state_is_made_once_per_mm)
 /* A logical window: the entries its pages' PTEs name are read (present
  * and empty PTEs skipped), the first read-ahead page carries the marker,
  * the window's pages are vouched for, a free-standing slot between two of
- * them is read too (gap filling) but not vouched for; the marker's hit
- * tells the policy so, and the window it answers is started, not waited
- * for. */
+ * them is read too (gap filling) but not vouched for, and marked as a
+ * gap's (counted in swap_ra_fill; its use in swap_ra_fill_hit); the
+ * marker's hit tells the policy so, and the window it answers is started,
+ * not waited for. */
 TEST(ra_logical_window_reads_what_the_ptes_name)
 {
 	setup(100, "fixed:3");
@@ -209,7 +211,7 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	fake_map_anon(mm, VA0 + 5 * P, 5);      /* present: nothing to read */
 	swapped(6, 42, 42);
 	/* page 7: empty */
-	fake_swap_store(E(41), 41);             /* another owner's slot, between 40 and 42 */
+	swapped(8, 41, 41);                     /* outside the window, between 40 and 42 */
 	swapped(20, 70, 70);
 	swapped(21, 71, 71);
 	CHECK_EQ(fault(0), VM_FAULT_OK);
@@ -226,7 +228,9 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	CHECK(page_test(p40, PG_REFERENCED) && page_test(p42, PG_REFERENCED));
 	CHECK(!page_test(p41, PG_REFERENCED));
 	CHECK(page_test(p41, PG_READAHEAD));
+	CHECK(page_test(p41, PG_RA_FILL) && !page_test(p40, PG_RA_FILL) && !page_test(p42, PG_RA_FILL));
 	CHECK_EQ(fake.vmstat[SWAP_RA], 3);
+	CHECK_EQ(fake.vmstat[SWAP_RA_FILL], 1);
 	/* The marker page's first use: found(readahead, marker); the policy's
 	 * next window (pages 20, 21) goes out without the fault waiting. */
 	fake_ra_found_answer = (struct ra_lwin){ PG0 + 20, 1, 2, false };
@@ -238,6 +242,43 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	check_req(2, 70, 2);
 	CHECK_EQ(fake.vmstat[SWAP_RA], 5);
 	fake_io_complete_all();
-	swapcache_free_entry(E(41));            /* its owner goes */
+	CHECK_EQ(fake.vmstat[SWAP_RA_FILL_HIT], 0);
+	CHECK_EQ(fault(8), VM_FAULT_OK);        /* the gap's page used */
+	CHECK_EQ(fake.vmstat[SWAP_RA_FILL_HIT], 1);
+	CHECK(!page_test(p41, PG_RA_FILL));
+	teardown();
+}
+
+/* A stream's window (no_reclaim) that finds no free frame above the low
+ * watermark is trimmed there, and the policy that chose it hears how many
+ * of its steps were read (window_cut), with the state it decided from
+ * and the window's start. */
+TEST(ra_trimmed_window_tells_the_policy)
+{
+	setup(100, "fixed:3");
+	fake.ra_spy = true;
+	fake_ra_no_reclaim = true;
+	fake_ra_space_size = 16;
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 4, true } };
+	swapped(0, 30, 30);
+	for (uint64_t k = 0; k < 4; k++)
+		swapped(4 + k, 40 + k, 40 + k);
+	reclaim_knobs.wm_low = pmm_free_pages() - 3;    /* the fault's page and two more */
+	CHECK_EQ(fault(0), VM_FAULT_OK);
+	fake_io_complete_all();
+	reclaim_knobs.wm_low = 0;
+	CHECK(cached(40) && cached(41) && !cached(42) && !cached(43));
+	CHECK_EQ(fake.vmstat[SWAP_RA], 2);
+	CHECK_EQ(fake.vmstat[SWAP_RA_TRIMMED], 2);
+	int c = -1;
+	for (int i = 0; i < fake_ra_ncalls; i++)
+		if (fake_ra_calls[i].what == 'c')
+			c = i;
+	CHECK(c >= 0);
+	if (c < 0)
+		return;
+	CHECK_EQ(fake_ra_calls[c].in_use, 2u);
+	CHECK_EQ(fake_ra_calls[c].ev.idx, PG0 + 4);
+	CHECK(fake_ra_calls[c].ctx.space == mm->ra && mm->ra);
 	teardown();
 }

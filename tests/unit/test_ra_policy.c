@@ -280,3 +280,29 @@ TEST(ra_fill_gaps_between_slot_runs)
 	CHECK_EQ(ra_fill_gaps(adjacent, 3, 16, out), 0u);
 	CHECK_EQ(ra_fill_gaps(adjacent, 1, 16, out), 0u);
 }
+
+/* Gap filling goes on while half the fill pages read get used; below
+ * that one window in RA_FILL_PROBE fills, and use brings it back. */
+TEST(ra_fill_room_follows_use)
+{
+	struct ra_fill f = { 0, 0, 0 };
+	CHECK_EQ(ra_fill_room(&f, 5), 5u);              /* nothing known: fill */
+	ra_fill_read(&f, RA_FILL_LEARN);
+	for (uint32_t i = 0; i < RA_FILL_LEARN / 2; i++)
+		ra_fill_used(&f);
+	CHECK_EQ(ra_fill_room(&f, 5), 5u);              /* half used: fill */
+	ra_fill_read(&f, 2);
+	uint32_t filled = 0;
+	for (uint32_t i = 0; i < 4 * RA_FILL_PROBE; i++)
+		filled += ra_fill_room(&f, 3) != 0;
+	CHECK_EQ(filled, 4u);                           /* under half: the probes only */
+	for (uint32_t i = 0; i < 4; i++)
+		ra_fill_used(&f);
+	CHECK_EQ(ra_fill_room(&f, 3), 3u);
+	/* Use never exceeds reads; past RA_FILL_FORGET both halve. */
+	for (uint32_t i = 0; i < 1000; i++)
+		ra_fill_used(&f);
+	CHECK_EQ(f.used, f.read);
+	ra_fill_read(&f, RA_FILL_FORGET);
+	CHECK(f.read <= RA_FILL_FORGET && f.used * 2 <= f.read);
+}

@@ -20,6 +20,8 @@
  *   shift:W:N   random within a window of W pages that moves to a random
  *               place every N touches (a working set that shifts)
  *   back        from the last page down to page 0, cycling
+ *   hot:H:P     a skewed working set: P% of the touches random within the
+ *               first H pages, the rest random over the whole region
  *
  * "fill+" before a pattern (fill+random, fill+back) first writes every page
  * once in order, then makes the TOUCHES touches of the pattern: a forward
@@ -50,7 +52,7 @@
 #include "vpage.h"
 #include "wtrace.h"
 
-#define TOUCH_USAGE "touch SIZE_MIB TOUCHES [fill+]seq|random|stride:N|streams:K|jumps:N|shift:W:N|back anon|shmem [SEED] [threads=N [shared]]"
+#define TOUCH_USAGE "touch SIZE_MIB TOUCHES [fill+]seq|random|stride:N|streams:K|jumps:N|shift:W:N|hot:H:P|back anon|shmem [SEED] [threads=N [shared]]"
 #define TOUCH_MAX_MIB (1ULL << 24)	/* 16 TiB: keeps page numbers < 2^31 (VPAGE_LOCKED) */
 /* 32: the four per-thread lists (about 40 bytes a thread) keep the record
  * within RT_JSON_MAX; a 16-core PC runs 2 threads a core. */
@@ -58,7 +60,7 @@
 #define TOUCH_STACK_BYTES (64 * 1024)
 #define TOUCH_RUSAGE_THREAD 1
 
-enum touch_pattern { T_SEQ, T_RANDOM, T_STRIDE, T_STREAMS, T_JUMPS, T_SHIFT, T_BACK };
+enum touch_pattern { T_SEQ, T_RANDOM, T_STRIDE, T_STREAMS, T_JUMPS, T_SHIFT, T_HOT, T_BACK };
 
 struct touch_args {
 	uint64_t size_mib;
@@ -141,6 +143,12 @@ static void touch_pattern(const char *s, struct touch_args *a)
 		if (*end != ':')
 			rt_usage_error(TOUCH_USAGE, "touch: pattern '%s': expected shift:W:N", s);
 		a->n = touch_num(end + 1, &end, 1, UINT64_MAX, "shift interval");
+	} else if ((r = touch_prefix(s, "hot"))) {
+		a->pattern = T_HOT;
+		a->w = touch_num(r, &end, 1, 1ULL << 32, "hot pages");
+		if (*end != ':')
+			rt_usage_error(TOUCH_USAGE, "touch: pattern '%s': expected hot:H:P", s);
+		a->n = touch_num(end + 1, &end, 0, 100, "hot percentage");
 	} else {
 		rt_usage_error(TOUCH_USAGE, "touch: bad pattern '%s'", s);
 		return;
@@ -260,6 +268,10 @@ static void touch_run(const struct touch_job *job, const struct touch_args *a)
 			if (i % a->n == 0)
 				base = rt_rng_below(&rng, pages - w + 1);
 			page = base + rt_rng_below(&rng, w);
+			break;
+		case T_HOT:
+			page = rt_rng_below(&rng, 100) < a->n ? rt_rng_below(&rng, w)
+							       : rt_rng_below(&rng, pages);
 			break;
 		case T_BACK:
 			page = pages - 1 - i % pages;

@@ -7,12 +7,20 @@
                                 once) and Hugh's touch (seq, random) swapping
                                 to NVMe (or a USB stick on xHCI: usb) under
                                 the ssd and hdd profiles
+  tools/bench ra [--seeds S,..] the own read-ahead policy against off and
+                                fixed:N per touch pattern (seq, random,
+                                stride, back, a skewed hot set, a shifting
+                                set): major faults and the task's stime
+                                under -icount (shift=0, sleep=off), profile
+                                none, swap on NVMe; one boot per policy and
+                                seed, --jobs of them at once
 
 Each configuration boots a fresh QEMU; figures come from the kernel's
 records (guest TSC time; under TCG that is host time, see README).  Results:
 a table on stdout and JSON lines in build/bench/<name>.jsonl.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -122,20 +130,95 @@ def bench_swap(a):
         print('%-18s' % m + ''.join('%24s' % tables.cell(summary(table[c][m]), 1) for c in cols))
 
 
+# The read-ahead benchmark's patterns: 72 MiB touched in 48 MiB of RAM
+# (README "Swap-in readahead"); every pattern takes its seed from --seeds
+# (seq, back and stride ignore it: their runs are plain repeats).
+RA_PATTERNS = [
+    ('seq', 'touch 72 40000 seq anon {seed}'),
+    ('random', 'touch 72 30000 random anon {seed}'),
+    ('stride:4', 'touch 72 24000 stride:4 anon {seed}'),
+    ('back', 'touch 72 40000 back anon {seed}'),
+    ('hot', 'touch 72 100000 hot:2048:75 anon {seed}'),
+    ('shift', 'touch 72 60000 shift:2048:2000 anon {seed}'),
+]
+
+
+def ra_boot(policy, seed, patterns):
+    """One boot: every pattern in turn under policy; per pattern the
+    task's majflt and stime_ns (its own counters, so the runs before it
+    do not count)."""
+    tag = 'ra-%s-%d' % (policy.replace(':', ''), seed)
+    img = scratch(tag + '.img', 256, mkswap=True)
+    cmds = [p.format(seed=seed) for _, p in patterns]
+    r = rig.run('build/disk.img', cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + cmds),
+                mem='256M', disks=[{'file': img, 'bus': 'nvme'}], profile='none', icount='exact',
+                timeout=7200, log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
+    os.unlink(img)
+    if r.status != 'ok':
+        sys.exit('bench: %s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
+    exits = {e['cmdline']: e for e in r.find('task_exit')}
+    rows = []
+    for (name, _), cmd in zip(patterns, cmds):
+        e = exits[cmd]
+        if e['exit_code']:
+            sys.exit('bench: %s: %s exited %s' % (tag, cmd, e['exit_code']))
+        rows.append({'policy': policy, 'seed': seed, 'pattern': name, 'cmd': cmd, 'majflt': e['majflt'],
+                     'stime_ms': e['stime_ns'] / 1e6, 'ra_issued': e['ra_issued'], 'ra_hits': e['ra_hits']})
+    return rows
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def bench_ra(a):
+    patterns = [p for p in RA_PATTERNS if p[0] in a.patterns]
+    jobs = [(pol, seed) for seed in a.seeds for pol in a.policies]     # policies interleaved
+    out = open(os.path.join(OUT, 'ra.jsonl'), 'w')
+    cells = {}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        for rows in ex.map(lambda j: ra_boot(*j, patterns), jobs):
+            for row in rows:
+                out.write(json.dumps(row) + '\n')
+                for m in ('majflt', 'stime_ms'):
+                    cells.setdefault((row['pattern'], m), {}).setdefault(row['policy'], []).append(row[m])
+    out.close()
+    fixed = [p for p in a.policies if p != 'own']
+    print('72 MiB in 48 MiB, swap on NVMe, profile none, -icount shift=0,sleep=off; seeds %s; mean±sd'
+          % ','.join(map(str, a.seeds)))
+    print('%-10s %-9s' % ('pattern', 'metric') + ''.join('%16s' % p for p in a.policies) +
+          '%10s %12s' % ('best', 'own/best'))
+    for name, _ in patterns:
+        for m in ('majflt', 'stime_ms'):
+            per = cells[(name, m)]
+            line = '%-10s %-9s' % (name, m) + ''.join('%16s' % tables.cell(summary(per[p]), 1) for p in a.policies)
+            if fixed and 'own' in per:
+                best = min(fixed, key=lambda p: mean(per[p]))
+                line += '%10s %12.3f' % (best, mean(per['own']) / max(mean(per[best]), 1e-9))
+            print(line)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('what', choices=['blk', 'swap'])
+    ap.add_argument('what', choices=['blk', 'swap', 'ra'])
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--profiles', default='none,ssd,hdd')
     ap.add_argument('--ram', type=int, default=64, help='MiB of RAM for the swap benchmark (mem=)')
     ap.add_argument('--buses', default='nvme', help='swap disk buses for the swap benchmark: nvme, sata, usb')
+    ap.add_argument('--seeds', default='1,20261201,77977', help='ra: touch seeds (1 is what the policies were tuned on)')
+    ap.add_argument('--policies', default='off,fixed:1,fixed:2,fixed:3,fixed:4,own', help='ra: policies to compare')
+    ap.add_argument('--patterns', default=','.join(p for p, _ in RA_PATTERNS), help='ra: patterns to run')
+    ap.add_argument('--jobs', type=int, default=2, help='ra: boots at once')
     a = ap.parse_args()
     a.profiles = a.profiles.split(',')
     a.buses = a.buses.split(',')
     if any(b not in SWAP_DEV for b in a.buses):
         sys.exit('bench: --buses %s: each must be one of %s' % (','.join(a.buses), ', '.join(sorted(SWAP_DEV))))
+    a.seeds = [int(s) for s in a.seeds.split(',')]
+    a.policies = a.policies.split(',')
+    a.patterns = a.patterns.split(',')
     os.makedirs(OUT, exist_ok=True)
-    {'blk': bench_blk, 'swap': bench_swap}[a.what](a)
+    {'blk': bench_blk, 'swap': bench_swap, 'ra': bench_ra}[a.what](a)
 
 
 if __name__ == '__main__':
