@@ -56,15 +56,57 @@ uint32_t swap_max_run(unsigned a) { return a < SWAP_MAX_AREAS && S.dev[a] ? blk_
 
 /* ------------------------------------------------------------ slots */
 
+/* [S.lock] Runs handed out by swap_alloc whose pages are not yet in the
+ * swap cache: their slots count as in use but hold no data.  Read-ahead
+ * on another CPU must not read them (it would cache what the disk held
+ * there before, and take the slot from the page that was given it).
+ * Linux marks such slots SWAP_HAS_CACHE at allocation for this reason. */
+#define SWAP_FRESH_MAX 64
+static struct swap_run fresh[SWAP_FRESH_MAX];
+static int nfresh;
+
+static bool is_fresh(uint64_t e)
+{
+	for (int i = 0; i < nfresh; i++)
+		if (fresh[i].area == swp_area(e) && swp_offset(e) - fresh[i].off < fresh[i].count)
+			return true;
+	return false;
+}
+
 int swap_alloc(int want, struct swap_run *runs, int maxruns)
 {
 	bool on = spin_lock_irqsave(&S.lock);
-	/* This CPU's own clusters (swapalloc.h); a CPU counted online after
-	 * swap_init shares with another. */
-	uint32_t cpu = this_cpu()->id % S.pool.ncpus;
-	int n = swapalloc_get_cpu(&S.pool, cpu, want, runs, maxruns);
+	int n = 0;
+	if (nfresh + maxruns <= SWAP_FRESH_MAX) {
+		/* This CPU's own clusters (swapalloc.h); a CPU counted online
+		 * after swap_init shares with another. */
+		uint32_t cpu = this_cpu()->id % S.pool.ncpus;
+		n = swapalloc_get_cpu(&S.pool, cpu, want, runs, maxruns);
+		for (int i = 0; i < n; i++)
+			fresh[nfresh++] = runs[i];
+	}
 	spin_unlock_irqrestore(&S.lock, on);
 	return n < 0 ? 0 : n;
+}
+
+void swap_alloc_settled(const struct swap_run *runs, int n)
+{
+	bool on = spin_lock_irqsave(&S.lock);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < nfresh; j++)
+			if (fresh[j].area == runs[i].area && fresh[j].off == runs[i].off) {
+				fresh[j] = fresh[--nfresh];
+				break;
+			}
+	spin_unlock_irqrestore(&S.lock, on);
+}
+
+bool swap_holds_data(uint64_t e)
+{
+	bool on = spin_lock_irqsave(&S.lock);
+	bool r = swapalloc_count(&S.pool, e) > 0 && !is_fresh(e);
+	spin_unlock_irqrestore(&S.lock, on);
+	return r;
 }
 
 static void call(int (*fn)(struct swap_pool *, uint64_t), uint64_t e, const char *what)

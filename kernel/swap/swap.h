@@ -36,6 +36,11 @@ bool swap_enabled(void);
 
 /* Slot allocation and reference counts (locked wrappers of swapalloc). */
 int swap_alloc(int want, struct swap_run *runs, int maxruns);
+/* The runs of a swap_alloc are settled: every page given one of their
+ * slots is in the swap cache now, or the slot was freed. */
+void swap_alloc_settled(const struct swap_run *runs, int n);
+/* In use and holding data: counted, and not a slot of an unsettled run. */
+bool swap_holds_data(uint64_t entry);
 void swap_dup(uint64_t entry);
 void swap_free(uint64_t entry);
 int swap_count(uint64_t entry);

@@ -145,7 +145,7 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 static struct page *prepare(uint64_t entry, bool readahead, bool gentle, uint32_t stream, bool *oom)
 {
 	*oom = false;
-	if (swap_count(entry) <= 0)
+	if (!swap_holds_data(entry))
 		return NULL;
 	struct page *p = gentle ? alloc_ra_page(stream) : alloc_user_page(false);
 	if (!p) {

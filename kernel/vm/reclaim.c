@@ -251,13 +251,19 @@ static uint64_t judge(struct page *p, int *nb)
 
 /* Give the pages without a slot one each, in as few runs as swap allows.
  * Returns how many of batch[] can go (the rest: swap is full). */
+/* [M] The slot runs of the batch being evicted, settled (swap.h) once
+ * every fresh page is in the swap cache or gave its slot back. */
+static struct swap_run fresh_runs[16];
+static int nfresh_runs;
+
 static int assign_slots(int nb)
 {
 	int need = 0;
 	for (int i = 0; i < nb; i++)
 		need += !batch[i].entry;
-	struct swap_run runs[16];
+	struct swap_run *runs = fresh_runs;
 	int nr = need ? swap_alloc(need, runs, 16) : 0;
+	nfresh_runs = nr;
 	int r = 0;
 	uint32_t used = 0;
 	for (int i = 0; i < nb; i++) {
@@ -472,6 +478,8 @@ static uint64_t evict(int nb)
 	for (int i = 0; i < ok; i++)
 		if (unmap_victim(&batch[i], &victim_dirty[i]))
 			batch[i].p = NULL;      /* given back */
+	swap_alloc_settled(fresh_runs, nfresh_runs);
+	nfresh_runs = 0;
 	vm_tlb_flush(&tlb);
 	for (int i = 0; i < ok; i++) {
 		bool dirty = victim_dirty[i];

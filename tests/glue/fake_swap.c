@@ -26,6 +26,7 @@ struct slot {
 	uint64_t entry;
 	int count;
 	bool retired, has_crc, bad_read, bad_write;
+	bool fresh;             /* allocated, run not yet settled */
 	uint64_t data, crc;
 	int reads, writes;
 };
@@ -132,9 +133,23 @@ int swap_alloc(int want, struct swap_run *runs, int maxruns)
 			}
 			runs[nr - 1].count++;
 			swap_dup(s->entry);
+			s->fresh = true;
 			want--;
 		}
 	return nr;
+}
+
+void swap_alloc_settled(const struct swap_run *runs, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (uint32_t k = 0; k < runs[i].count; k++)
+			slot_of(swp_entry(runs[i].area, runs[i].off + k))->fresh = false;
+}
+
+bool swap_holds_data(uint64_t entry)
+{
+	struct slot *s = slot_of(entry);
+	return s->count > 0 && !s->fresh;
 }
 
 /* ---------------------------------------------------------------- CRC */
