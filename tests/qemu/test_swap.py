@@ -140,7 +140,11 @@ def test_swap_swapoff_brings_everything_back(ctx):
     # used, and both tasks verify all their data.
     # hold fills 20+10 MiB and sleeps; hogmem pushes them out to swap and
     # exits; swapoff pulls them back; hold then verifies every page.
-    progs = ['hold 20 4 anon & hold 10 4 shmem & hogmem 48 2 & @sleep 2500 & @swapoff nvme1n1', 'hello after']
+    # hogmem takes about 0.5 s of guest time, which under TCG passes at
+    # the host's pace: on a loaded host it ran past a 2.5 s swapoff (then
+    # 78 MiB in 64 without swap: an OOM kill).  The sleep leaves 12x that,
+    # and the holds outlast it.
+    progs = ['hold 20 12 anon & hold 10 12 shmem & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after']
     r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M')
     expect_clean_exits(r, 4)
     m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
