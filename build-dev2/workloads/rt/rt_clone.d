@@ -1,1 +1,0 @@
-build-dev2/workloads/rt/rt_clone.o: tests/workloads/rt/rt_clone.S
