@@ -271,7 +271,7 @@ run: deps-check all
 # e.g. PYTEST_ARGS='-k swap' or PYTEST_ARGS='-m "not slow"'.
 PYTEST   ?= pytest-3
 PYTEST_ARGS ?=
-QEMU_TESTS = $(PYTEST) tests/qemu -n 2 --build $(BUILD) $(PYTEST_ARGS)
+QEMU_TESTS = $(PYTEST) tests/qemu -n 2 --build $(BUILD) --durations=25 $(PYTEST_ARGS)
 
 test: deps-check layers unit glue fuzz-smoke workload-tests matrix-selftest tools-test all
 	$(QEMU_TESTS)

@@ -19,8 +19,8 @@ import time
 import pytest
 
 from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, selftest, selftest_record, \
-    swap_image, task_exits, vm_final
-from test_stick import swap_on_stick, esp_files
+    swap_image, task_exits, vm_final, run_swapping, expect_clean_exits
+from test_stick import FIRMWARE_TRIES, swap_on_stick, esp_files
 from test_results import check_results_file
 
 
@@ -132,12 +132,42 @@ def test_usb_stick_swap_and_results(ctx):
                               'xhci_stats', 'usb_storage_stats'), results=0)
 
 
+def test_usb_swap_disk_behind_hub(ctx):
+    # Booted from NVMe, the swap disk a stick on port 1 of a usb-hub
+    # (QEMU's is full speed, 8 ports): the hub is configured and its port
+    # reset by hub class requests, the stick addressed with route string 1
+    # below the hub's root port, and swapped on with swapcrc=on.  The
+    # firmware plays no part, unlike the boot-from-hub case below.
+    r = run_swapping(ctx, ['touch 64 20000 seq anon'], [{'file': swap_image(ctx), 'bus': 'usb-hub'}],
+                     extra_cmdline='swapcrc=on', timeout=600)
+    expect_clean_exits(r, 1)
+    hub = [d for d in r.find('usb_device') if d['class'] == 9]
+    expect(len(hub) == 1 and hub[0]['ok'] and hub[0]['driver'], 'hub %r' % hub)
+    stick = one_record(r, 'usb_device', hub=hub[0]['name'])
+    expect(stick['ok'] and stick['driver'] and stick['hub_port'] == 1 and stick['route'] == '0x1',
+           'stick %r' % stick)
+    v = vm_final(r)
+    expect([a['device'] for a in v['swap_areas']] == ['usb0'], 'swap areas %r' % v['swap_areas'])
+    expect(v['pswpout'] > 1000 and v['pswpin'] > 0 and v['swap_crc_mismatch'] == 0,
+           'swap on the stick behind the hub: %r' % {k: v[k] for k in ('pswpout', 'pswpin', 'swap_crc_mismatch')})
+
+
 def test_usb_stick_behind_hub(ctx):
     # The boot stick on port 1 of a usb-hub (QEMU's is full speed, 8
     # ports) on the xHCI: the hub is configured and its port reset by hub
     # class requests, the stick addressed with route string 1 below the
     # hub's root port, then the same swap + results run as on a root port.
-    r = swap_on_stick(ctx, 'usb-hub', 'usb0', '')
+    # OVMF enumerates a hub's ports from a timer; on a busy host under TCG
+    # its boot manager can give up first and start its shell, on every
+    # try (a CI run: 3 of 3).  That never reaches our loader, so the case
+    # is skipped then, saying so; test_usb_swap_disk_behind_hub covers the
+    # kernel's hub driver without the firmware.
+    try:
+        r = swap_on_stick(ctx, 'usb-hub', 'usb0', '')
+    except AssertionError:
+        if 'UEFI Interactive Shell' in open(ctx.path('log'), errors='replace').read():
+            pytest.skip('OVMF started its shell before it found the stick behind the hub, %d times' % FIRMWARE_TRIES)
+        raise
     hub = [d for d in r.find('usb_device') if d['class'] == 9]
     expect(len(hub) == 1 and hub[0]['ok'] and hub[0]['hub'] == '' and hub[0]['driver'], 'hub %r' % hub)
     stick = one_record(r, 'usb_device', hub=hub[0]['name'])

@@ -69,9 +69,10 @@ def boot_args(boot, image):
 
 
 def disk_args(disks, profile):
-    """disks: list of dicts {file, bus: nvme|sata|usb, id, opts}; usb
-    disks share one qemu-xhci of their own (xdisks), each on a port."""
-    args, sata_port, xhci = [], 1, False
+    """disks: list of dicts {file, bus: nvme|sata|usb|usb-hub, id, opts};
+    usb disks share one qemu-xhci of their own (xdisks), each on a port;
+    usb-hub disks sit behind one hub on that controller's port 4."""
+    args, sata_port, xhci, hub_port = [], 1, False, 0
     for i, d in enumerate(disks):
         did = d.get('id') or 'disk%d' % i
         fmt = 'raw'
@@ -80,11 +81,19 @@ def disk_args(disks, profile):
         args += ['-drive', 'if=none,id=%s,format=%s,file=%s%s' % (did, fmt, f, extra)]
         if d.get('bus', 'nvme') == 'nvme':
             args += ['-device', 'nvme,serial=%s,drive=%s' % (d.get('serial', did), did)]
-        elif d['bus'] == 'usb':
+        elif d['bus'] in ('usb', 'usb-hub'):
             if not xhci:
                 args += ['-device', 'qemu-xhci,id=xdisks']
                 xhci = True
-            args += ['-device', 'usb-storage,bus=xdisks.0,drive=%s' % did]
+            if d['bus'] == 'usb':
+                args += ['-device', 'usb-storage,bus=xdisks.0,drive=%s' % did]
+            else:
+                # usb-hub: behind one (full-speed, 8-port) hub on the
+                # controller's last port, from the hub's port 1 up.
+                if not hub_port:
+                    args += ['-device', 'usb-hub,bus=xdisks.0,port=4']
+                hub_port += 1
+                args += ['-device', 'usb-storage,bus=xdisks.0,port=4.%d,drive=%s' % (hub_port, did)]
         else:
             args += ['-device', 'ide-hd,drive=%s,bus=ide.%d' % (did, sata_port)]
             sata_port += 1
