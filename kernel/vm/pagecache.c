@@ -370,6 +370,20 @@ static void drop_failed(struct pagecache *pc, struct page *p)
 	put_page(p);
 }
 
+/* A page whose read failed (PG_ERROR, after the wait): dropped from the
+ * cache and the caller's reference put; *err = -EIO. */
+static bool read_failed(struct pagecache *pc, struct page *p, int *err)
+{
+	if (!page_test(p, PG_ERROR))
+		return false;
+	lock_page(p);
+	drop_failed(pc, p);
+	unlock_page(p);
+	put_page(p);
+	*err = -EIO;
+	return true;
+}
+
 /* ---------------------------------------------------------------- reads */
 
 /* Blocks of the disk in page i (a disk's last page may be partial). */
@@ -495,14 +509,8 @@ static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want
 		return NULL;
 	}
 	wait_on_page(p);
-	if (page_test(p, PG_ERROR)) {
-		lock_page(p);
-		drop_failed(pc, p);
-		unlock_page(p);
-		put_page(p);
-		*err = -EIO;
+	if (read_failed(pc, p, err))
 		return NULL;
-	}
 	return p;
 }
 
@@ -1066,14 +1074,8 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool rando
 		*major = true;
 		wait_on_page(p);
 	}
-	if (page_test(p, PG_ERROR)) {
-		lock_page(p);
-		drop_failed(pc, p);
-		unlock_page(p);
-		put_page(p);
-		*err = -EIO;
+	if (read_failed(pc, p, err))
 		return NULL;
-	}
 	return p;
 }
 

@@ -249,13 +249,13 @@ static uint64_t judge(struct page *p, int *nb)
 	return 0;
 }
 
-/* Give the pages without a slot one each, in as few runs as swap allows.
- * Returns how many of batch[] can go (the rest: swap is full). */
 /* [M] The slot runs of the batch being evicted, settled (swap.h) once
  * every fresh page is in the swap cache or gave its slot back. */
 static struct swap_run fresh_runs[16];
 static int nfresh_runs;
 
+/* Give the pages without a slot one each, in as few runs as swap allows.
+ * Returns how many of batch[] can go (the rest: swap is full). */
 static int assign_slots(int nb)
 {
 	int need = 0;
