@@ -27,7 +27,7 @@
  * ktimer reaps both queues every NVME_POLL_NS (every 1 ms when there is no
  * interrupt at all), so a lost interrupt costs latency, not a hang, and is
  * counted (completions_polled in the halt record).  The same timer finds
- * commands older than NVME_CMD_TIMEOUT_NS or a controller in fatal status;
+ * commands older than the I/O timeout (nvme_cmd_timeout_ns) or a controller in fatal status;
  * it marks the controller RESETTING (new commands wait as PENDING) and
  * wakes the driver's worker thread, which disables the controller (once
  * CSTS.RDY is 0 it does no more DMA), fails every command that was in
@@ -51,6 +51,7 @@
 #include "blk_driver.h"
 #include "pci.h"
 #include "pci_regs.h"
+#include "core/config.h"
 #include "core/console.h"
 #include "core/record.h"
 #include "core/panic.h"
@@ -76,8 +77,8 @@
 #define NVME_MAX_CTRLS          16
 #define NVME_MAX_NS             16
 #define NS_PER_S                1000000000ul
-/* Linux's default I/O timeout.  A constant (no command-line option):
- * config.c belongs to the core; a real device that needs more is broken. */
+/* Linux's default I/O timeout (nvme_core.io_timeout); nvme_timeout=MS
+ * overrides it, for a slow device or a test that wants its timeout soon. */
 #define NVME_CMD_TIMEOUT_NS     (30 * NS_PER_S)
 #define NVME_ADMIN_TIMEOUT_NS   (30 * NS_PER_S)
 #define NVME_ADMIN_SLICE_NS     (20 * 1000000ul)      /* poll the admin CQ this often */
@@ -234,6 +235,11 @@ static const char *const sct_names[8] = {
 };
 
 /* "media error: unrecovered read error (sct 2 sc 0x81)" for a status field. */
+static uint64_t nvme_cmd_timeout_ns(void)
+{
+	return kcfg.nvme_timeout ? kcfg.nvme_timeout * 1000000ul : NVME_CMD_TIMEOUT_NS;
+}
+
 static void status_str(uint16_t st, char *buf, size_t cap)
 {
 	uint16_t code = (uint16_t)(NVME_STATUS_SCT(st) << 8 | NVME_STATUS_SC(st));
@@ -589,7 +595,7 @@ static void issue(struct nvme_ctrl *c, struct nvme_slot *s)
 	};
 	s->state = SLOT_ISSUED;
 	s->timed_out = false;
-	s->deadline = time_ns() + NVME_CMD_TIMEOUT_NS;
+	s->deadline = time_ns() + nvme_cmd_timeout_ns();
 	c->inflight++;
 	c->st.cmds++;
 	if ((uint64_t)cmd->nblocks * s->ns->blk.block_size > c->st.max_bytes)

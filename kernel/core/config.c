@@ -19,6 +19,7 @@ static const struct { const char *name; uint64_t lo, hi; } ranges[] = {
 	{ "hz", 10, 10000 },
 	{ "cpus", 1, SMP_MAX_CPUS },    /* a CPU more than the MADT holds is no cap at all */
 	{ "usb_timeout", 100, 600000 },
+	{ "nvme_timeout", 100, 600000 },
 };
 
 /* Values checked before they are stored, so a refused one changes
@@ -82,6 +83,8 @@ static const struct cmdline_option options[] = {
 	{ "halt", CMDLINE_STR, kcfg.halt, sizeof kcfg.halt, NULL,
 	  "at the end and on panic: wait (for a key, then power off), poweroff, reboot "
 	  "(default wait on bare metal, poweroff under a hypervisor)" },
+	{ "nvme_timeout", CMDLINE_U64, &kcfg.nvme_timeout, 0, NULL,
+	  "ms an NVMe read or write may take before the controller is reset and the command failed (default 30000)" },
 	{ "usb_timeout", CMDLINE_U64, &kcfg.usb_timeout, 0, NULL,
 	  "ms a USB stick's read or write may take before it is stopped and retried (default 30000)" },
 	{ "script", CMDLINE_STR, kcfg.script, sizeof kcfg.script, NULL,

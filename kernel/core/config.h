@@ -39,6 +39,7 @@ struct kconfig {
 	char blkdev[24];        /* blkdev=: scratch device for test=blk|blkbench */
 	uint64_t blktest_mib;   /* blktest_mib=: how much of it to use */
 	char halt[16];          /* halt=wait|poweroff|reboot ("": by hypervisor, kernel/core/panic.c) */
+	uint64_t nvme_timeout;  /* nvme_timeout=: ms an NVMe I/O command may take (0: 30000) */
 	uint64_t usb_timeout;   /* usb_timeout=: ms a USB stick's SCSI command may take (0: 30000) */
 };
 

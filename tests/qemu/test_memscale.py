@@ -84,6 +84,7 @@ def test_memscale_mem_cap_12g_of_16g(ctx):
     report_boot_ms('memscale_mem_cap_12g_of_16g', b)
 
 
+@pytest.mark.long    # make test judges boot_ms at 16 GiB in test_time_oneshot_icount
 @pytest.mark.slow
 def test_memscale_boot_16g_icount(ctx):
     # Under -icount guest time counts instructions, so a busy host cannot

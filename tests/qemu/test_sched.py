@@ -24,6 +24,7 @@ def test_mutex_serialises(ctx):
     expect(d['counter'] == 2000 and d['collisions'] == 0, 'mutex %r' % d)
 
 
+@pytest.mark.long    # make test runs the same probe on 2 CPUs (test_smp_rt_wakeups_under_load)
 @pytest.mark.slow
 def test_rt_wakeups_under_load(ctx):
     # Under -icount guest time counts instructions, so the host's own load

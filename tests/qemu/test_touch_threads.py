@@ -72,11 +72,8 @@ def test_touch_threads_swap(ctx):
 
 
 def test_touch_threads_smp2(ctx):
-    """-smp 2. What it shows today: the second CPU comes online and parks
-    (the scheduler is not SMP yet: issue 14's next step), so all threads
-    run on CPU 0 and this judges the same correctness as the -smp 1 case
-    with a second CPU present. Once threads run on both CPUs, the same
-    checks judge concurrent faults on shared pages (the shared runs) and
-    concurrent swap-out from one address space."""
+    """-smp 2: the threads run on both CPUs, so the same checks judge
+    concurrent faults on shared pages (the shared runs) and concurrent
+    swap-out from one address space."""
     r, recs = run_threads(ctx, smp=2)
     expect(boot_record(r)['cpus_online'] == 2, 'the second CPU is not online')
