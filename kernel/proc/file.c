@@ -19,6 +19,9 @@
  * stat gives S_IFBLK and st_size 0 (the size comes from lseek(SEEK_END)
  * or ioctl BLKGETSIZE64), ftruncate fails with EINVAL, O_TRUNC is
  * ignored.
+ * O_DIRECT on a device bypasses the cache (pagecache_direct_io: aligned
+ * to the logical block size, else EINVAL); elsewhere it is refused with
+ * EINVAL at open, as Linux does on a file system without direct I/O.
  *
  * Locking: task->files_lock (a mutex) guards task->files and each open
  * file's position; it is held while copying to user memory, which is why
@@ -45,6 +48,7 @@
 #define O_ACCMODE   03
 #define O_CREAT     0100
 #define O_TRUNC     01000
+#define O_DIRECT    040000
 #define O_DIRECTORY 0200000
 #define AT_SYMLINK_NOFOLLOW 0x100
 #define AT_EMPTY_PATH 0x1000
@@ -56,6 +60,7 @@ struct open_file {
 	uint64_t len;
 	uint64_t pos;                   /* guarded by task->files_lock */
 	struct pagecache_file *blk;     /* a block device: its view of the page cache (kmalloc) */
+	bool direct;                    /* O_DIRECT: blk's I/O bypasses the cache */
 };
 
 #define DEV_PREFIX "dev/"               /* normalised paths have no leading slash */
@@ -179,6 +184,7 @@ static long open_blk(struct task *k, struct blk_dev *d, const char *path, int fl
 	memcpy(f->path, path, PATH_CAP);
 	f->blk = pf;
 	f->len = pf->size;
+	f->direct = flags & O_DIRECT;
 	int fd = install(k, f);
 	if (fd < 0)
 		file_free(f);
@@ -204,6 +210,8 @@ long file_openat(int dirfd, uint64_t upath, int flags)
 		return write_denied(&node);
 	if ((flags & O_DIRECTORY) && node.kind != PROCFS_DIR)
 		return -ENOTDIR;
+	if (flags & O_DIRECT)
+		return -EINVAL;         /* as Linux on a file system without direct I/O */
 	struct open_file *f = kzalloc(sizeof *f);
 	if (!f)
 		return -ENOMEM;
@@ -246,7 +254,7 @@ static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_
 	if (n > 0x7ffff000)
 		n = 0x7ffff000;         /* Linux's cap on one read */
 	if (f->blk)
-		return pagecache_read(f->blk, off, ubuf, n);
+		return f->direct ? pagecache_direct_io(f->blk, off, ubuf, n, false) : pagecache_read(f->blk, off, ubuf, n);
 	if (f->node.kind == PROCFS_DIR)
 		return -EISDIR;
 	int err = f->node.kind == PROCFS_TEXT && off == 0 && n ? refresh(k, f) : 0;
@@ -315,7 +323,7 @@ static long write_at(struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t of
 		return -EBADF;
 	if (n > 0x7ffff000)
 		n = 0x7ffff000;
-	return pagecache_write(f->blk, off, ubuf, n);
+	return f->direct ? pagecache_direct_io(f->blk, off, ubuf, n, true) : pagecache_write(f->blk, off, ubuf, n);
 }
 
 long file_write(int fd, uint64_t ubuf, uint64_t n)

@@ -65,6 +65,13 @@ int pagecache_open(struct pagecache_file *f, struct blk_dev *d, bool writable);
  * -ENOMEM, -ENOSPC for a write at or past the end). */
 long pagecache_read(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n);
 long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n);
+/* O_DIRECT: the I/O goes between the device and user memory through
+ * kernel bounce pages (user pages are not pinned: this kernel has no
+ * get_user_pages), without caching.  off, ubuf and n must be multiples
+ * of the device's logical block size (-EINVAL).  Dirty cached pages of
+ * the range are written back first; after a write no cached page keeps
+ * the old bytes.  Bytes done, or an error when nothing was. */
+long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n, bool write);
 /* Write f's dirty pages back and wait for all writeback of its disk;
  * -EIO once for a write error since the last report. */
 int pagecache_fsync(struct pagecache_file *f);

@@ -1,7 +1,7 @@
 /*
  * filecheck.c - buffered I/O on a block device, verified.
  *
- *   filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]
+ *   filecheck DEV SIZE_MIB MODE [SEED [LINGER_S]]
  *
  * write:  opens DEV read-write, writes SIZE_MIB of a pattern from the
  *         start with write(2) in 64 KiB pieces, fsync(2)s.
@@ -20,6 +20,21 @@
  * mmapp:  maps MAP_PRIVATE, writes the pattern, checks the mapping holds
  *         it, munmaps, then reads DEV with read(2): no word may hold the
  *         pattern (`leaked`): private writes never reach the device.
+ * dwrite, dverify: write and verify with O_DIRECT (64 KiB pieces from a
+ *         page-aligned buffer): the I/O bypasses the page cache.
+ * dmix:   the cache and O_DIRECT on two descriptors of DEV: a buffered
+ *         write of SEED's pattern (no fsync), read back with O_DIRECT (the
+ *         kernel must write the dirty pages first); a buffered read (now
+ *         cached); an O_DIRECT write of SEED+1's pattern, read back
+ *         buffered (no stale cached page may be seen).  The device ends
+ *         up holding SEED+1's pattern.
+ * dmisalign: O_DIRECT reads at a misaligned offset, into a misaligned
+ *         buffer and of a misaligned length: each must fail with EINVAL
+ *         (a success or another error counts as a mismatch).
+ * mnormal, mrandom, msequential, mwillneed: map SIZE_MIB read-only
+ *         MAP_SHARED, madvise the whole range (NORMAL, RANDOM, SEQUENTIAL,
+ *         WILLNEED), then read one word in every 16th page and check it
+ *         (the read-ahead and fault counters show what the advice did).
  *
  * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
  * written at the wrong place or a stale page both show.  The device size
@@ -33,7 +48,8 @@
  */
 #include "rt/rt.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]"
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp|dwrite|dverify|dmisalign|" \
+	"mnormal|mrandom|msequential|mwillneed [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -46,6 +62,11 @@
 #define AT_FDCWD (-100)
 #define O_RDONLY 0
 #define O_RDWR 2
+#define O_DIRECT 040000
+#define NR_PREAD64 17
+#define EINVAL 22
+#define PROT_READ 1
+#define FC_STRIDE 16                   /* madvise modes: pages between two reads */
 #define BLKGETSIZE64 0x80081272UL
 #define NR_MSYNC 26
 #define NR_FADVISE64 221
@@ -55,7 +76,8 @@
 #define MAP_PRIVATE 2
 #define MS_SYNC 4
 
-static uint64_t buf[FC_CHUNK / 8];
+/* Page-aligned: O_DIRECT needs the buffer aligned to the logical block size. */
+static uint64_t buf[FC_CHUNK / 8] __attribute__((aligned(4096)));
 
 struct fc {
 	const char *dev;
@@ -162,11 +184,65 @@ static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
 	return rt_syscall3(NR_LSEEK, fd, 0, 0) ? fc_fail(c, "lseek", -22) : 0;
 }
 
+/* O_DIRECT misuse: each of three misaligned reads must give EINVAL. */
+static void fc_misalign(struct fc *c, int fd)
+{
+	static const struct { long off, len, skew; } bad[] = { { 100, 4096, 0 }, { 0, 4096, 8 }, { 0, 100, 0 } };
+	for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		long r = rt_syscall4(NR_PREAD64, fd, (long)((char *)buf + bad[k].skew), bad[k].len, bad[k].off);
+		if (r != -EINVAL && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: O_DIRECT pread(off %ld, len %ld, buffer +%ld) gave %ld, want EINVAL\n",
+				   bad[k].off, bad[k].len, bad[k].skew, r);
+	}
+}
+
+static int fc_rewind(struct fc *c, int fd)
+{
+	return rt_syscall3(NR_LSEEK, fd, 0, 0) ? fc_fail(c, "lseek", -22) : 0;
+}
+
+static int fc_open(struct fc *c, int flags);
+
+/* dmix: fd is the buffered descriptor; a second, O_DIRECT one is opened. */
+static void fc_mix(struct fc *c, int fd, uint64_t seed)
+{
+	int dfd = fc_open(c, O_RDWR | O_DIRECT);
+	if (dfd < 0)
+		return;
+	if (!fc_write(c, fd, false) && !fc_verify(c, dfd) && !fc_rewind(c, fd) && !fc_verify(c, fd)) {
+		c->tag = rt_mix64(seed + 1 + 0x13);
+		if (!fc_rewind(c, fd) && !fc_rewind(c, dfd) && !fc_write(c, dfd, true))
+			fc_verify(c, fd);
+	}
+	rt_syscall1(NR_CLOSE, dfd);
+}
+
+/* Map read-only, advise, read one word in every FC_STRIDE-th page. */
+static int fc_madvise_read(struct fc *c, int fd, int advice)
+{
+	uint64_t t0 = rt_now_ns();
+	uint64_t *m = rt_mmap(0, c->bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (rt_mmap_failed(m))
+		return fc_fail(c, "mmap", -rt_mmap_error(m));
+	int r = rt_madvise(m, c->bytes, advice);
+	if (r) {
+		rt_munmap(m, c->bytes);
+		return fc_fail(c, "madvise", r);
+	}
+	for (uint64_t off = 0; off < c->bytes; off += FC_STRIDE * 4096) {
+		uint64_t want = c->tag ^ off;
+		if (m[off / 8] != want && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: MISMATCH in the map at byte %llu\n", (unsigned long long)off);
+	}
+	c->read_ns = rt_now_ns() - t0;
+	return rt_munmap(m, c->bytes) ? fc_fail(c, "munmap", -22) : 0;
+}
+
 static int fc_open(struct fc *c, int flags)
 {
 	long fd = rt_syscall4(NR_OPENAT, AT_FDCWD, (long)c->dev, flags, 0);
 	if (fd < 0)
-		return fc_fail(c, flags == O_RDWR ? "open_rw" : "open", fd);
+		return fc_fail(c, flags & O_RDWR ? "open_rw" : "open", fd);
 	long r = rt_syscall3(NR_IOCTL, fd, (long)BLKGETSIZE64, (long)&c->dev_bytes);
 	if (r)
 		return fc_fail(c, "ioctl", r);
@@ -216,11 +292,26 @@ int main(int argc, char **argv, char **envp)
 	bool openw = !rt_strcmp(mode, "openw");
 	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") ? MAP_SHARED :
 		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
-	if (!w && !v && !openw && !mtype)
-		rt_usage_error(FC_USAGE, "mode '%s' is not write, writenf, verify, both, bothdrop, openw, mmap, mmapu or mmapp",
-			       mode);
+	bool dw = !rt_strcmp(mode, "dwrite"), dmis = !rt_strcmp(mode, "dmisalign");
+	bool direct = dw || dmis || !rt_strcmp(mode, "dverify");
+	bool mix = !rt_strcmp(mode, "dmix");
+	v |= direct && !dw && !dmis;
+	w |= dw;
+	static const char *const advs[] = { "mnormal", "mrandom", "msequential", "mwillneed" };
+	int advice = -1;
+	for (int k = 0; k < 4; k++)
+		if (!rt_strcmp(mode, advs[k]))
+			advice = k;             /* MADV_NORMAL 0, RANDOM 1, SEQUENTIAL 2, WILLNEED 3 */
+	if (!w && !v && !openw && !mtype && !dmis && !mix && advice < 0)
+		rt_usage_error(FC_USAGE, "mode '%s' is not one of those listed", mode);
 	uint64_t start = rt_now_ns();
-	int fd = fc_open(&c, w || openw || mtype == MAP_SHARED ? O_RDWR : O_RDONLY);
+	int fd = fc_open(&c, (w || openw || mix || mtype == MAP_SHARED ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0));
+	if (fd >= 0 && mix)
+		fc_mix(&c, fd, seed);
+	if (fd >= 0 && dmis)
+		fc_misalign(&c, fd);
+	if (fd >= 0 && advice >= 0)
+		fc_madvise_read(&c, fd, advice);
 	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
