@@ -1017,6 +1017,17 @@ static void drop_range(struct pagecache *pc, uint64_t from, uint64_t to)
 	}
 }
 
+void pagecache_willneed(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	uint64_t max = blk_max_pages(pc->disk) > PC_RA_MAX ? blk_max_pages(pc->disk) : PC_RA_MAX;
+	if (to > pc_pages(pc))
+		to = pc_pages(pc);
+	if (to > from && to - from > max)
+		to = from + max;        /* Linux 6.1 reads no more, however large the range */
+	for (uint64_t i = from; i < to; i += PC_RA_MAX)
+		read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull);
+}
+
 int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int advice)
 {
 	struct pagecache *pc = f->pc;
@@ -1032,8 +1043,7 @@ int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int 
 		f->random = true;
 		break;
 	case 3:
-		for (uint64_t i = from; i < to; i += PC_RA_MAX)
-			read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull);
+		pagecache_willneed(pc, from, to);
 		break;
 	case 4:
 		writeback_range(pc, from, to, false);
@@ -1152,7 +1162,8 @@ long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, 
 
 #define PC_FAULT_AROUND 32              /* Linux's mmap read-around: ra_pages */
 
-struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool random, bool *major, int *err)
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagecache_fault_hint hint, bool *major,
+				  int *err)
 {
 	*major = false;
 	if (idx >= pc_pages(pc)) {
@@ -1161,7 +1172,8 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool rando
 	}
 	struct page *p = find_get(pc, idx);
 	if (!p) {
-		uint64_t start = random || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
+		bool random = hint == PAGECACHE_FAULT_RANDOM, around = hint == PAGECACHE_FAULT_NORMAL;
+		uint64_t start = !around || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
 		uint32_t n = random ? 1 : PC_FAULT_AROUND;
 		read_pages(pc, start, n, random ? ~0ull : start + n - n / 4, idx);
 		p = find_get(pc, idx);
@@ -1175,10 +1187,7 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool rando
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (page_test(p, PG_LOCKED)) {
-		*major = true;
-		wait_on_page(p);
-	}
+	wait_on_page(p);
 	if (read_failed(pc, p, err))
 		return NULL;
 	return p;

@@ -58,3 +58,30 @@ def test_pagecache_direct_io(ctx):
     # every bio), and leaves no page cached.
     nw = [x for x in r.find('vmstat') if x.get('label') == 'filecheck /dev/nvme1n1 8 dwrite 5']
     expect(nw and nw[0]['pgpgout'] >= 8 << 10, 'dwrite wrote %r KiB' % (nw[0]['pgpgout'] if nw else None))
+
+
+@pytest.mark.quick
+def test_pagecache_madvise_on_device_mappings(ctx):
+    # A 4 MiB device mapping read one word per 16 pages (64 touches), the
+    # cache dropped before each run.  NORMAL reads 32 pages around each
+    # miss; RANDOM only the page (a sixteenth of the bytes); SEQUENTIAL
+    # 32 pages forward, so every other touch finds its page cached;
+    # WILLNEED reads the start of the range ahead (Linux's cap: max(the
+    # device's largest request, 32 pages)), whose touches fault minor.
+    data = scratch_disk(ctx, 'data.img', 16 << 20)
+    modes = ('mnormal', 'mrandom', 'msequential', 'mwillneed')
+    steps = ['filecheck /dev/nvme1n1 4 write 5'] + ['filecheck /dev/nvme1n1 4 %s 5' % m for m in modes]
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
+                 timeout=300)
+    expect_ok(r)
+    w = {x['mode']: x for x in expect_filechecks_clean(r, 5)}
+    v = step_vmstat(r, steps)
+    pin = {m: v[s]['pgpgin'] for m, s in zip(modes, steps[1:])}
+    maj = {m: w[m]['majflt'] for m in modes}
+    expect(maj['mnormal'] >= 60, 'NORMAL: %d major faults, want one per touch (read-around wastes half)' % maj['mnormal'])
+    expect(pin['mrandom'] == 256 and maj['mrandom'] == 64,
+           'RANDOM: %d KiB read in %d major faults, want 256 in 64' % (pin['mrandom'], maj['mrandom']))
+    expect(pin['mrandom'] * 8 <= pin['mnormal'], 'RANDOM read %d KiB, NORMAL %d' % (pin['mrandom'], pin['mnormal']))
+    expect(maj['msequential'] <= 33, 'SEQUENTIAL: %d major faults, want every other touch minor' % maj['msequential'])
+    expect(maj['mwillneed'] <= 62 and maj['mwillneed'] < maj['mnormal'],
+           'WILLNEED: %d major faults (NORMAL %d), want the first touches minor' % (maj['mwillneed'], maj['mnormal']))
