@@ -31,6 +31,7 @@
 #include "lru.h"
 #include "reclaim.h"
 #include "vmstat.h"
+#include "psi.h"
 #include "page_ref.h"
 #include "swap/swap.h"
 #include "mem/pmm.h"
@@ -386,6 +387,21 @@ static bool read_failed(struct pagecache *pc, struct page *p, int *err)
 
 /* ---------------------------------------------------------------- reads */
 
+/* Wait for p's read.  A page evicted while in use and read back again
+ * (PG_WORKINGSET) makes the wait a memory stall (PSI), as Linux's
+ * folio_wait_bit_common on a workingset folio. */
+static void wait_read(struct page *p)
+{
+	if (!page_test(p, PG_LOCKED))
+		return;
+	bool ws = page_test(p, PG_WORKINGSET);
+	if (ws)
+		psi_memstall_enter(false);
+	wait_on_page(p);
+	if (ws)
+		psi_memstall_leave(false);
+}
+
 /* Blocks of the disk in page i (a disk's last page may be partial). */
 static uint32_t page_bytes(const struct pagecache *pc, uint64_t i)
 {
@@ -508,7 +524,7 @@ static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want
 		*err = -ENOMEM;
 		return NULL;
 	}
-	wait_on_page(p);
+	wait_read(p);
 	if (read_failed(pc, p, err))
 		return NULL;
 	return p;
@@ -1187,7 +1203,7 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagec
 		*err = -ENOMEM;
 		return NULL;
 	}
-	wait_on_page(p);
+	wait_read(p);
 	if (read_failed(pc, p, err))
 		return NULL;
 	return p;

@@ -50,6 +50,7 @@
 #include "mem/pmm.h"
 #include "vm/page_ref.h"
 #include "vmstat.h"
+#include "psi.h"
 #include "workingset.h"
 #include "core/console.h"
 #include "core/record.h"
@@ -715,12 +716,13 @@ struct page *alloc_user_page(bool zero)
 				return p;
 		}
 		vmstat_inc(ALLOCSTALL);
-		if (shrink(reclaim_knobs.batch, true))
-			continue;
-		if (tries < 8) {
+		psi_memstall_enter(true);       /* /proc/pressure/memory: this thread waits for memory */
+		bool freed = shrink(reclaim_knobs.batch, true);
+		if (!freed && tries < 8)
 			sleep_ms(2);            /* writes may be completing */
+		psi_memstall_leave(true);
+		if (freed || tries < 8)
 			continue;
-		}
 		if (oom.kill()) {
 			tries = 0;
 			sleep_ms(10);           /* let the victim go */

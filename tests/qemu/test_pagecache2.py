@@ -85,3 +85,45 @@ def test_pagecache_madvise_on_device_mappings(ctx):
     expect(maj['msequential'] <= 33, 'SEQUENTIAL: %d major faults, want every other touch minor' % maj['msequential'])
     expect(maj['mwillneed'] <= 62 and maj['mwillneed'] < maj['mnormal'],
            'WILLNEED: %d major faults (NORMAL %d), want the first touches minor' % (maj['mwillneed'], maj['mnormal']))
+
+
+@pytest.mark.quick
+def test_procfs_listings_and_pressure(ctx):
+    # busybox ls on the folders open() reaches (getdents64), and
+    # /proc/pressure/memory after a task pushed 72 MiB through 48 MiB of
+    # RAM with swap: direct reclaim stalled it, so "some" has a total.
+    import re
+    from rig import swap_image, vm_final
+    from test_procfs import BUSYBOX, outputs, enosys_lines
+    img = ctx.make_image(files=[BUSYBOX + ':bin/busybox', ctx.build + '/workloads/touch:bin/touch'])
+    cmds = ['busybox cat /proc/pressure/memory', 'touch 72 30000 random anon', 'busybox ls /proc', 'busybox ls /dev',
+            'busybox ls /proc/self', 'busybox ls /proc/pressure', 'busybox ls /', 'busybox ls /bin',
+            'busybox cat /proc/pressure/memory']
+    r = ctx.boot('quiet mem=48M swap=nvme1n1 run="%s"' % ' ; '.join(cmds), image=img,
+                 disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=400)
+    expect_ok(r)
+    out = outputs(r)
+    expect(not [l for l in enosys_lines(r) if 'getdents' in l], 'getdents64 unknown: %r' % enosys_lines(r))
+    proc = out['busybox ls /proc']
+    for name in ('meminfo', 'vmstat', 'swaps', 'pressure', 'self'):
+        expect(name in proc, 'ls /proc lacks %s: %r' % (name, proc))
+    expect(any(re.match(r'^\d+$', l) for l in proc), 'ls /proc lacks the reader\'s pid: %r' % proc)
+    expect(out['busybox ls /dev'] == ['nvme0n1', 'nvme0n1p1', 'nvme1n1'], 'ls /dev: %r' % out['busybox ls /dev'])
+    expect(out['busybox ls /proc/self'] == ['exe', 'stat', 'status'], 'ls /proc/self: %r' % out['busybox ls /proc/self'])
+    expect(out['busybox ls /proc/pressure'] == ['memory'], 'ls /proc/pressure: %r' % out['busybox ls /proc/pressure'])
+    expect(out['busybox ls /'] == ['bin', 'dev', 'proc'], 'ls /: %r' % out['busybox ls /'])
+    expect(out['busybox ls /bin'] == ['busybox', 'touch'], 'ls /bin: %r' % out['busybox ls /bin'])
+    pat = re.compile(r'^(some|full) avg10=(\d+\.\d\d) avg60=(\d+\.\d\d) avg300=(\d+\.\d\d) total=(\d+)$')
+    def psi(lines):
+        expect(len(lines) == 2 and all(pat.match(l) for l in lines), 'pressure not Linux-shaped: %r' % lines)
+        return {pat.match(l).group(1): pat.match(l).groups()[1:] for l in lines}
+    # The two cats have one command line (outputs() keeps the last): the
+    # console's pressure lines in order instead.
+    lines = [l for l in r.log.splitlines() if pat.match(l)]
+    expect(len(lines) == 4, 'pressure lines %r' % lines)
+    before, after = psi(lines[:2]), psi(lines[2:])
+    v = vm_final(r)
+    expect(v['allocstall'] > 0, 'no direct reclaim: the case measures nothing')
+    expect(int(before['some'][3]) == 0, 'stall before any pressure: %r' % before)
+    expect(int(after['some'][3]) > 0, 'direct reclaim (%d stalls) left no "some" time: %r' % (v['allocstall'], after))
+    expect(int(after['full'][3]) <= int(after['some'][3]), '"full" beyond "some": %r' % after)

@@ -35,6 +35,12 @@
  *         MAP_SHARED, madvise the whole range (NORMAL, RANDOM, SEQUENTIAL,
  *         WILLNEED), then read one word in every 16th page and check it
  *         (the read-ahead and fault counters show what the advice did).
+ * mhot, mhotx: map SIZE_MIB read-only MAP_SHARED (mhotx: PROT_EXEC too)
+ *         and, FC_HOT_PASSES times, read a word of every page of it, then
+ *         stream twice SIZE_MIB of DEV past the mapped range through the
+ *         cache with pread(2) (cycling through the rest of DEV): the
+ *         mapped pages stay hot while reclaim ages the file lists.  The
+ *         mapped words are checked (SEED's pattern must be there).
  *
  * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
  * written at the wrong place or a stale page both show.  The device size
@@ -49,7 +55,7 @@
 #include "rt/rt.h"
 
 #define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp|dwrite|dverify|dmisalign|" \
-	"mnormal|mrandom|msequential|mwillneed [SEED [LINGER_S]]"
+	"mnormal|mrandom|msequential|mwillneed|mhot|mhotx [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -67,6 +73,8 @@
 #define EINVAL 22
 #define PROT_READ 1
 #define FC_STRIDE 16                   /* madvise modes: pages between two reads */
+#define FC_HOT_PASSES 8
+#define PROT_EXEC 4
 #define BLKGETSIZE64 0x80081272UL
 #define NR_MSYNC 26
 #define NR_FADVISE64 221
@@ -238,6 +246,33 @@ static int fc_madvise_read(struct fc *c, int fd, int advice)
 	return rt_munmap(m, c->bytes) ? fc_fail(c, "munmap", -22) : 0;
 }
 
+/* mhot, mhotx: a hot mapping beside a stream through the cache. */
+static int fc_hot(struct fc *c, int fd, bool exec)
+{
+	uint64_t t0 = rt_now_ns();
+	uint64_t *m = rt_mmap(0, c->bytes, PROT_READ | (exec ? PROT_EXEC : 0), MAP_SHARED, fd, 0);
+	if (rt_mmap_failed(m))
+		return fc_fail(c, "mmap", -rt_mmap_error(m));
+	uint64_t at = c->bytes, span = c->dev_bytes - c->bytes;
+	for (int pass = 0; pass < FC_HOT_PASSES && span >= FC_CHUNK; pass++) {
+		for (uint64_t off = 0; off < c->bytes; off += 4096)
+			if (m[off / 8] != (c->tag ^ off) && c->mismatches++ < FC_REPORT_MAX)
+				rt_dprintf(2, "filecheck: MISMATCH in the map at byte %llu\n", (unsigned long long)off);
+		for (uint64_t n = 0; n < 2 * c->bytes; n += FC_CHUNK) {
+			if (at + FC_CHUNK > c->dev_bytes)
+				at = c->bytes;
+			long r = rt_syscall4(NR_PREAD64, fd, (long)buf, FC_CHUNK, (long)at);
+			if (r != FC_CHUNK) {
+				rt_munmap(m, c->bytes);
+				return fc_fail(c, "read", r < 0 ? r : -5);
+			}
+			at += FC_CHUNK;
+		}
+	}
+	c->read_ns = rt_now_ns() - t0;
+	return rt_munmap(m, c->bytes) ? fc_fail(c, "munmap", -22) : 0;
+}
+
 static int fc_open(struct fc *c, int flags)
 {
 	long fd = rt_syscall4(NR_OPENAT, AT_FDCWD, (long)c->dev, flags, 0);
@@ -295,6 +330,7 @@ int main(int argc, char **argv, char **envp)
 	bool dw = !rt_strcmp(mode, "dwrite"), dmis = !rt_strcmp(mode, "dmisalign");
 	bool direct = dw || dmis || !rt_strcmp(mode, "dverify");
 	bool mix = !rt_strcmp(mode, "dmix");
+	bool hot = !rt_strcmp(mode, "mhot"), hotx = !rt_strcmp(mode, "mhotx");
 	v |= direct && !dw && !dmis;
 	w |= dw;
 	static const char *const advs[] = { "mnormal", "mrandom", "msequential", "mwillneed" };
@@ -302,7 +338,7 @@ int main(int argc, char **argv, char **envp)
 	for (int k = 0; k < 4; k++)
 		if (!rt_strcmp(mode, advs[k]))
 			advice = k;             /* MADV_NORMAL 0, RANDOM 1, SEQUENTIAL 2, WILLNEED 3 */
-	if (!w && !v && !openw && !mtype && !dmis && !mix && advice < 0)
+	if (!w && !v && !openw && !mtype && !dmis && !mix && !hot && !hotx && advice < 0)
 		rt_usage_error(FC_USAGE, "mode '%s' is not one of those listed", mode);
 	uint64_t start = rt_now_ns();
 	int fd = fc_open(&c, (w || openw || mix || mtype == MAP_SHARED ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0));
@@ -312,6 +348,8 @@ int main(int argc, char **argv, char **envp)
 		fc_misalign(&c, fd);
 	if (fd >= 0 && advice >= 0)
 		fc_madvise_read(&c, fd, advice);
+	if (fd >= 0 && (hot || hotx))
+		fc_hot(&c, fd, hotx);
 	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
