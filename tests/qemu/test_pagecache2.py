@@ -127,3 +127,28 @@ def test_procfs_listings_and_pressure(ctx):
     expect(int(before['some'][3]) == 0, 'stall before any pressure: %r' % before)
     expect(int(after['some'][3]) > 0, 'direct reclaim (%d stalls) left no "some" time: %r' % (v['allocstall'], after))
     expect(int(after['full'][3]) <= int(after['some'][3]), '"full" beyond "some": %r' % after)
+
+
+def test_pagecache_active_file_aging(ctx):
+    # A 24 MiB device mapping read through 8 times, each pass followed by
+    # 12 MiB of buffered reads of the rest of the device, on 48 MiB of
+    # RAM without swap: the mapped pages are active, more than the
+    # inactive file pages beside them, so reclaim ages the active file
+    # list (with 16 MiB mapped it never did: the inactive list was long
+    # enough).  Linux 6.1's rule: a referenced page goes
+    # inactive anyway (pgdeactivate) unless it is mapped executable
+    # (mhotx: it rotates, pgrotated here).
+    data = scratch_disk(ctx, 'data.img', 128 << 20)
+    steps = ['filecheck /dev/nvme1n1 24 write 8', 'filecheck /dev/nvme1n1 24 mhot 8', 'filecheck /dev/nvme1n1 24 mhotx 8']
+    r = ctx.boot('quiet mem=48M swap=none data=nvme1n1 run="%s"' % ' ; '.join(steps),
+                 disks=[{'file': data, 'bus': 'nvme'}], timeout=900)
+    expect_ok(r)
+    expect_filechecks_clean(r, 3)
+    v = step_vmstat(r, steps)
+    hot, hotx = v[steps[1]], v[steps[2]]
+    expect(hot['pgrefill'] > 1000 and hotx['pgrefill'] > 1000,
+           'active lists hardly aged: pgrefill %d, %d' % (hot['pgrefill'], hotx['pgrefill']))
+    expect(hot['pgdeactivate'] > 4 * hot['pgrotated'],
+           'mapped, referenced, not executable: pgdeactivate %d, pgrotated %d' % (hot['pgdeactivate'], hot['pgrotated']))
+    expect(hotx['pgrotated'] > 4 * hotx['pgdeactivate'],
+           'mapped executable: pgrotated %d, pgdeactivate %d' % (hotx['pgrotated'], hotx['pgdeactivate']))

@@ -37,7 +37,7 @@
  *         (the read-ahead and fault counters show what the advice did).
  * mhot, mhotx: map SIZE_MIB read-only MAP_SHARED (mhotx: PROT_EXEC too)
  *         and, FC_HOT_PASSES times, read a word of every page of it, then
- *         stream twice SIZE_MIB of DEV past the mapped range through the
+ *         stream half SIZE_MIB of DEV past the mapped range through the
  *         cache with pread(2) (cycling through the rest of DEV): the
  *         mapped pages stay hot while reclaim ages the file lists.  The
  *         mapped words are checked (SEED's pattern must be there).
@@ -258,7 +258,7 @@ static int fc_hot(struct fc *c, int fd, bool exec)
 		for (uint64_t off = 0; off < c->bytes; off += 4096)
 			if (m[off / 8] != (c->tag ^ off) && c->mismatches++ < FC_REPORT_MAX)
 				rt_dprintf(2, "filecheck: MISMATCH in the map at byte %llu\n", (unsigned long long)off);
-		for (uint64_t n = 0; n < 2 * c->bytes; n += FC_CHUNK) {
+		for (uint64_t n = 0; n < c->bytes / 2; n += FC_CHUNK) {
 			if (at + FC_CHUNK > c->dev_bytes)
 				at = c->bytes;
 			long r = rt_syscall4(NR_PREAD64, fd, (long)buf, FC_CHUNK, (long)at);
