@@ -152,3 +152,19 @@ def test_pagecache_active_file_aging(ctx):
            'mapped, referenced, not executable: pgdeactivate %d, pgrotated %d' % (hot['pgdeactivate'], hot['pgrotated']))
     expect(hotx['pgrotated'] > 4 * hotx['pgdeactivate'],
            'mapped executable: pgrotated %d, pgdeactivate %d' % (hotx['pgrotated'], hotx['pgdeactivate']))
+
+
+def test_pagecache_madvise_dontneed_keeps_shared_writes(ctx):
+    # mmapdn: 8 MiB written through a MAP_SHARED device mapping, then
+    # MADV_DONTNEED of it: the PTEs go, their dirty bits reach the cache
+    # pages first, so the mapping reads every word back, and the fsync
+    # after munmap puts them on the disk (the next run, with the cache
+    # dropped, reads them from there).
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="filecheck /dev/nvme1n1 8 mmapdn 17 ; '
+                 'filecheck /dev/nvme1n1 8 verify 17"', disks=[{'file': data, 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    expect_filechecks_clean(r, 2)
+    with open(data, 'rb') as f:
+        f.seek((8 << 20) - 8)
+        expect(int.from_bytes(f.read(8), 'little') == pattern_word(17, (8 << 20) - 8), 'the last word is not on the disk')

@@ -17,6 +17,10 @@
  *         mapping, msync(MS_SYNC)s, munmaps, then reads it back with
  *         read(2) and checks it.
  * mmapu:  the same without msync: munmap, then fsync(2) on the fd.
+ * mmapdn: the same as mmapu with madvise(MADV_DONTNEED) of the whole
+ *         mapping before munmap: the written pages must stay in the page
+ *         cache (the mapping reads them back; no word may be lost), and
+ *         the fsync after munmap writes them.
  * mmapp:  maps MAP_PRIVATE, writes the pattern, checks the mapping holds
  *         it, munmaps, then reads DEV with read(2): no word may hold the
  *         pattern (`leaked`): private writes never reach the device.
@@ -54,7 +58,7 @@
  */
 #include "rt/rt.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp|dwrite|dverify|dmisalign|" \
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
 	"mnormal|mrandom|msequential|mwillneed|mhot|mhotx [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
@@ -162,8 +166,23 @@ static int fc_verify(struct fc *c, int fd)
 	return 0;
 }
 
+#define MADV_DONTNEED 4
+
+/* mmapdn: after MADV_DONTNEED a shared mapping shows the cache's pages:
+ * what was written through it must still be there. */
+static int fc_dontneed(struct fc *c, uint64_t *m)
+{
+	int r = rt_madvise(m, c->bytes, MADV_DONTNEED);
+	if (r)
+		return fc_fail(c, "madvise", r);
+	for (uint64_t w = 0; w < c->bytes / 8; w++)
+		if (m[w] != (c->tag ^ (w * 8)) && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: MISMATCH after MADV_DONTNEED at byte %llu\n", (unsigned long long)(w * 8));
+	return 0;
+}
+
 /* Write the pattern through a mapping (shared: then msync or not). */
-static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
+static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync, bool dontneed)
 {
 	uint64_t t0 = rt_now_ns();
 	uint64_t *m = rt_mmap(0, c->bytes, PROT_RW, type, fd, 0);
@@ -178,6 +197,10 @@ static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
 			if (m[w] != (c->tag ^ (w * 8)) && c->mismatches++ < FC_REPORT_MAX)
 				rt_dprintf(2, "filecheck: MISMATCH in the private map at byte %llu\n",
 					   (unsigned long long)(w * 8));
+	if (dontneed && fc_dontneed(c, m)) {
+		rt_munmap(m, c->bytes);
+		return -1;
+	}
 	if (do_msync)
 		r = rt_syscall3(NR_MSYNC, (long)m, (long)c->bytes, MS_SYNC);
 	int u = rt_munmap(m, c->bytes);
@@ -325,7 +348,8 @@ int main(int argc, char **argv, char **envp)
 	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop;
 	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;
 	bool openw = !rt_strcmp(mode, "openw");
-	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") ? MAP_SHARED :
+	bool mdn = !rt_strcmp(mode, "mmapdn");
+	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") || mdn ? MAP_SHARED :
 		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
 	bool dw = !rt_strcmp(mode, "dwrite"), dmis = !rt_strcmp(mode, "dmisalign");
 	bool direct = dw || dmis || !rt_strcmp(mode, "dverify");
@@ -350,7 +374,7 @@ int main(int argc, char **argv, char **envp)
 		fc_madvise_read(&c, fd, advice);
 	if (fd >= 0 && (hot || hotx))
 		fc_hot(&c, fd, hotx);
-	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
+	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap"), mdn) == 0) {
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
 	}
