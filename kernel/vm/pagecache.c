@@ -1044,6 +1044,11 @@ void pagecache_willneed(struct pagecache *pc, uint64_t from, uint64_t to)
 		read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull);
 }
 
+void pagecache_pageout(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	drop_range(pc, from, to);
+}
+
 int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int advice)
 {
 	struct pagecache *pc = f->pc;

@@ -109,6 +109,10 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagec
  * max(the device's largest request, 32 pages) from `from` on, and only
  * while free memory is above the low watermark. */
 void pagecache_willneed(struct pagecache *pc, uint64_t from, uint64_t to);
+/* MADV_PAGEOUT after the caller unmapped [from, to) (page offsets): its
+ * clean pages that nobody else holds or maps are dropped; dirty ones
+ * stay (Linux's reclaim_pages writes no file page outside kswapd). */
+void pagecache_pageout(struct pagecache *pc, uint64_t from, uint64_t to);
 /* A shared mapping's PTE was dirty: the page is dirty (any context that
  * may take a spinlock; the ptl may be held). */
 void pagecache_set_page_dirty(struct page *p);

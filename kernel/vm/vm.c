@@ -760,6 +760,32 @@ static void file_willneed(struct mm *mm, uint64_t start, uint64_t end)
 	}
 }
 
+/* MADV_PAGEOUT on the shared device areas in [start, end): their PTEs
+ * go (dirty bits to the cache pages first, as MADV_DONTNEED), then the
+ * cache drops the clean pages nobody else holds (Linux's
+ * madvise_pageout -> reclaim_pages: clean file pages mapped only here
+ * are freed, dirty ones stay; Linux leaves those mapped, here they are
+ * unmapped and stay cached).  Private device areas and anonymous memory
+ * are left alone (their pages would need swap-out from here: not done). */
+static void file_pageout(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (uint64_t a = start; a < end;) {
+		mutex_lock(&mm->lock);
+		uint32_t i = vma_lower_bound(&mm->vmas, a);
+		struct vma v = i < mm->vmas.n ? mm->vmas.v[i] : (struct vma){ 0 };
+		uint64_t s = v.start > a ? v.start : a, e = v.end < end ? v.end : end;
+		bool shared = v.end && v.start < end && (v.flags & VM_FSHARED);
+		if (shared)
+			zap(mm, s, e);
+		mutex_unlock(&mm->lock);
+		if (!v.end || v.start >= end)
+			break;
+		if (shared)
+			pagecache_pageout(v.obj, v.pgoff + (s - v.start) / P, v.pgoff + (e - v.start) / P);
+		a = e;
+	}
+}
+
 int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 {
 	uint64_t end;
@@ -802,6 +828,8 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 	mutex_unlock(&mm->lock);
 	if (!err && advice == MADV_WILLNEED)
 		file_willneed(mm, addr, end);
+	if (!err && advice == MADV_PAGEOUT)
+		file_pageout(mm, addr, end);
 	return err;
 }
 

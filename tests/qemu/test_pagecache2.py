@@ -67,14 +67,15 @@ def test_pagecache_madvise_on_device_mappings(ctx):
     # miss; RANDOM only the page (a sixteenth of the bytes); SEQUENTIAL
     # 32 pages forward, so every other touch finds its page cached;
     # WILLNEED reads the start of the range ahead (Linux's cap: max(the
-    # device's largest request, 32 pages)), whose touches fault minor.
+    # device's largest request, 32 pages)), whose touches fault minor.  PAGEOUT between two passes drops the
+    # pages: the second pass faults them in again.
     data = scratch_disk(ctx, 'data.img', 16 << 20)
-    modes = ('mnormal', 'mrandom', 'msequential', 'mwillneed')
+    modes = ('mnormal', 'mrandom', 'msequential', 'mwillneed', 'mpageout')
     steps = ['filecheck /dev/nvme1n1 4 write 5'] + ['filecheck /dev/nvme1n1 4 %s 5' % m for m in modes]
     r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
                  timeout=300)
     expect_ok(r)
-    w = {x['mode']: x for x in expect_filechecks_clean(r, 5)}
+    w = {x['mode']: x for x in expect_filechecks_clean(r, 6)}
     v = step_vmstat(r, steps)
     pin = {m: v[s]['pgpgin'] for m, s in zip(modes, steps[1:])}
     maj = {m: w[m]['majflt'] for m in modes}
@@ -85,6 +86,10 @@ def test_pagecache_madvise_on_device_mappings(ctx):
     expect(maj['msequential'] <= 33, 'SEQUENTIAL: %d major faults, want every other touch minor' % maj['msequential'])
     expect(maj['mwillneed'] <= 62 and maj['mwillneed'] < maj['mnormal'],
            'WILLNEED: %d major faults (NORMAL %d), want the first touches minor' % (maj['mwillneed'], maj['mnormal']))
+    # PAGEOUT between two passes: the clean pages go, the second pass
+    # reads them again.
+    expect(maj['mpageout'] >= 2 * maj['mnormal'] - 2,
+           'PAGEOUT: %d major faults over two passes (one NORMAL pass: %d)' % (maj['mpageout'], maj['mnormal']))
 
 
 @pytest.mark.quick

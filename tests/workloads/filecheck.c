@@ -39,6 +39,9 @@
  *         MAP_SHARED, madvise the whole range (NORMAL, RANDOM, SEQUENTIAL,
  *         WILLNEED), then read one word in every 16th page and check it
  *         (the read-ahead and fault counters show what the advice did).
+ * mpageout: the same reads twice, with madvise(MADV_PAGEOUT) of the whole
+ *         mapping between them: the second pass has to read the pages
+ *         again (major faults) if the first one's were dropped.
  * mhot, mhotx: map SIZE_MIB read-only MAP_SHARED (mhotx: PROT_EXEC too)
  *         and, FC_HOT_PASSES times, read a word of every page of it, then
  *         stream half SIZE_MIB of DEV past the mapped range through the
@@ -59,7 +62,7 @@
 #include "rt/rt.h"
 
 #define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
-	"mnormal|mrandom|msequential|mwillneed|mhot|mhotx [SEED [LINGER_S]]"
+	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -248,23 +251,33 @@ static void fc_mix(struct fc *c, int fd, uint64_t seed)
 	rt_syscall1(NR_CLOSE, dfd);
 }
 
-/* Map read-only, advise, read one word in every FC_STRIDE-th page. */
+#define MADV_PAGEOUT 21
+
+static void fc_stride_check(struct fc *c, const uint64_t *m)
+{
+	for (uint64_t off = 0; off < c->bytes; off += FC_STRIDE * 4096) {
+		uint64_t want = c->tag ^ off;
+		if (m[off / 8] != want && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: MISMATCH in the map at byte %llu\n", (unsigned long long)off);
+	}
+}
+
+/* Map read-only, advise, read one word in every FC_STRIDE-th page
+ * (MADV_PAGEOUT: read, advise, read again). */
 static int fc_madvise_read(struct fc *c, int fd, int advice)
 {
 	uint64_t t0 = rt_now_ns();
 	uint64_t *m = rt_mmap(0, c->bytes, PROT_READ, MAP_SHARED, fd, 0);
 	if (rt_mmap_failed(m))
 		return fc_fail(c, "mmap", -rt_mmap_error(m));
+	if (advice == MADV_PAGEOUT)
+		fc_stride_check(c, m);
 	int r = rt_madvise(m, c->bytes, advice);
 	if (r) {
 		rt_munmap(m, c->bytes);
 		return fc_fail(c, "madvise", r);
 	}
-	for (uint64_t off = 0; off < c->bytes; off += FC_STRIDE * 4096) {
-		uint64_t want = c->tag ^ off;
-		if (m[off / 8] != want && c->mismatches++ < FC_REPORT_MAX)
-			rt_dprintf(2, "filecheck: MISMATCH in the map at byte %llu\n", (unsigned long long)off);
-	}
+	fc_stride_check(c, m);
 	c->read_ns = rt_now_ns() - t0;
 	return rt_munmap(m, c->bytes) ? fc_fail(c, "munmap", -22) : 0;
 }
@@ -362,6 +375,8 @@ int main(int argc, char **argv, char **envp)
 	for (int k = 0; k < 4; k++)
 		if (!rt_strcmp(mode, advs[k]))
 			advice = k;             /* MADV_NORMAL 0, RANDOM 1, SEQUENTIAL 2, WILLNEED 3 */
+	if (!rt_strcmp(mode, "mpageout"))
+		advice = MADV_PAGEOUT;
 	if (!w && !v && !openw && !mtype && !dmis && !mix && !hot && !hotx && advice < 0)
 		rt_usage_error(FC_USAGE, "mode '%s' is not one of those listed", mode);
 	uint64_t start = rt_now_ns();
