@@ -133,6 +133,8 @@ PURE_SRC += kernel/vm/workingset_policy.c
 PURE_SRC += kernel/proc/procfs_text.c
 # The page cache: its index and policies (issue 13).
 PURE_SRC += kernel/vm/pagecache_idx.c kernel/vm/pagecache_policy.c
+# PSI's running averages (/proc/pressure/memory).
+PURE_SRC += kernel/vm/psi_avg.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 

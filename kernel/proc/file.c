@@ -19,10 +19,22 @@
  * stat gives S_IFBLK and st_size 0 (the size comes from lseek(SEEK_END)
  * or ioctl BLKGETSIZE64), ftruncate fails with EINVAL, O_TRUNC is
  * ignored.
+ * O_DIRECT on a device bypasses the cache (pagecache_direct_io: aligned
+ * to the logical block size, else EINVAL); elsewhere it is refused with
+ * EINVAL at open, as Linux does on a file system without direct I/O.
  *
- * Locking: task->files_lock (a mutex) guards task->files and each open
- * file's position; it is held while copying to user memory, which is why
- * it is a mutex (the copy may fault and sleep).
+ * Locking: task->files_lock (a mutex) guards the table task->files only,
+ * and is held briefly: an I/O call takes a reference on the open file
+ * (fd_get) and lets the table go, so a thread blocked in a device's
+ * write (dirty throttling, I/O) never holds up another thread's call on
+ * another fd.  Each open file has its own pos_lock (Linux's f_pos_lock),
+ * held by read, write, lseek and getdents64 across the call so that two
+ * threads sharing one fd see each position once; it is a mutex because
+ * the copy to or from user memory may fault and sleep.  pread/pwrite on
+ * a device take no lock (Linux takes none either); on /proc text they
+ * take pos_lock, since a read from offset 0 replaces the snapshot.
+ * Order: files_lock, then pos_lock (lseek by fd takes them one at a
+ * time); close drops the table's reference, the last fd_put frees.
  */
 #include <string.h>
 #include "file.h"
@@ -45,6 +57,7 @@
 #define O_ACCMODE   03
 #define O_CREAT     0100
 #define O_TRUNC     01000
+#define O_DIRECT    040000
 #define O_DIRECTORY 0200000
 #define AT_SYMLINK_NOFOLLOW 0x100
 #define AT_EMPTY_PATH 0x1000
@@ -54,8 +67,11 @@ struct open_file {
 	char path[PATH_CAP];
 	char *text;                     /* PROCFS_TEXT: the snapshot (kmalloc) */
 	uint64_t len;
-	uint64_t pos;                   /* guarded by task->files_lock */
+	struct mutex pos_lock;
+	uint64_t pos;                   /* [pos_lock] */
+	int refs;                       /* [A] the table's, and each call's in progress */
 	struct pagecache_file *blk;     /* a block device: its view of the page cache (kmalloc) */
+	bool direct;                    /* O_DIRECT: blk's I/O bypasses the cache */
 };
 
 #define DEV_PREFIX "dev/"               /* normalised paths have no leading slash */
@@ -128,6 +144,36 @@ static int write_denied(const struct procfs_node *n)
 	}
 }
 
+/* The open file of fd with a reference (fd_put), or NULL. */
+static struct open_file *fd_get(struct task *k, int fd)
+{
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	if (f)
+		__atomic_add_fetch(&f->refs, 1, __ATOMIC_ACQ_REL);
+	mutex_unlock(&k->files_lock);
+	return f;
+}
+
+static void file_free(struct open_file *f);
+
+static void fd_put(struct open_file *f)
+{
+	if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		file_free(f);
+}
+
+/* A new open file, holding the reference its fd will own. */
+static struct open_file *file_alloc(void)
+{
+	struct open_file *f = kzalloc(sizeof *f);
+	if (f) {
+		mutex_init(&f->pos_lock, "file-pos");
+		f->refs = 1;
+	}
+	return f;
+}
+
 static int install(struct task *k, struct open_file *f)
 {
 	mutex_lock(&k->files_lock);
@@ -167,7 +213,7 @@ static long open_blk(struct task *k, struct blk_dev *d, const char *path, int fl
 		kprintf("file: /%s (%s): not writable: not named in data= or a data statement\n", path, blk_name(d));
 		return -EACCES;
 	}
-	struct open_file *f = kzalloc(sizeof *f);
+	struct open_file *f = file_alloc();
 	struct pagecache_file *pf = kzalloc(sizeof *pf);
 	int err = f && pf ? pagecache_open(pf, d, w) : -ENOMEM;
 	if (err) {
@@ -179,6 +225,7 @@ static long open_blk(struct task *k, struct blk_dev *d, const char *path, int fl
 	memcpy(f->path, path, PATH_CAP);
 	f->blk = pf;
 	f->len = pf->size;
+	f->direct = flags & O_DIRECT;
 	int fd = install(k, f);
 	if (fd < 0)
 		file_free(f);
@@ -204,7 +251,9 @@ long file_openat(int dirfd, uint64_t upath, int flags)
 		return write_denied(&node);
 	if ((flags & O_DIRECTORY) && node.kind != PROCFS_DIR)
 		return -ENOTDIR;
-	struct open_file *f = kzalloc(sizeof *f);
+	if (flags & O_DIRECT)
+		return -EINVAL;         /* as Linux on a file system without direct I/O */
+	struct open_file *f = file_alloc();
 	if (!f)
 		return -ENOMEM;
 	f->node = node;
@@ -226,7 +275,7 @@ static const void *file_bytes(const struct open_file *f)
 	return f->node.kind == PROCFS_TEXT ? f->text : f->node.data;
 }
 
-/* A read from the start of /proc text takes a new snapshot; files_lock held. */
+/* A read from the start of /proc text takes a new snapshot; pos_lock held. */
 static int refresh(struct task *k, struct open_file *f)
 {
 	char *text;
@@ -240,13 +289,13 @@ static int refresh(struct task *k, struct open_file *f)
 	return 0;
 }
 
-/* Copy from offset off; files_lock held. */
+/* Copy from offset off; pos_lock held unless f is a device. */
 static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
 {
 	if (n > 0x7ffff000)
 		n = 0x7ffff000;         /* Linux's cap on one read */
 	if (f->blk)
-		return pagecache_read(f->blk, off, ubuf, n);
+		return f->direct ? pagecache_direct_io(f->blk, off, ubuf, n, false) : pagecache_read(f->blk, off, ubuf, n);
 	if (f->node.kind == PROCFS_DIR)
 		return -EISDIR;
 	int err = f->node.kind == PROCFS_TEXT && off == 0 && n ? refresh(k, f) : 0;
@@ -266,12 +315,15 @@ long file_read(int fd, uint64_t ubuf, uint64_t n)
 	struct task *k = T();
 	if (fd == 0)
 		return 0;               /* stdin is empty: end of file */
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, fd);
-	long r = f ? copy_out(k, f, ubuf, n, f->pos) : -EBADF;
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	mutex_lock(&f->pos_lock);
+	long r = copy_out(k, f, ubuf, n, f->pos);
 	if (r > 0)
 		f->pos += (uint64_t)r;
-	mutex_unlock(&k->files_lock);
+	mutex_unlock(&f->pos_lock);
+	fd_put(f);
 	return r;
 }
 
@@ -282,10 +334,15 @@ long file_pread(int fd, uint64_t ubuf, uint64_t n, int64_t off)
 		return -EINVAL;
 	if (is_console(fd))
 		return -ESPIPE;
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, fd);
-	long r = f ? copy_out(k, f, ubuf, n, (uint64_t)off) : -EBADF;
-	mutex_unlock(&k->files_lock);
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	if (!f->blk)
+		mutex_lock(&f->pos_lock);
+	long r = copy_out(k, f, ubuf, n, (uint64_t)off);
+	if (!f->blk)
+		mutex_unlock(&f->pos_lock);
+	fd_put(f);
 	return r;
 }
 
@@ -294,16 +351,16 @@ long file_lseek(int fd, int64_t off, int whence)
 	struct task *k = T();
 	if (is_console(fd))
 		return -ESPIPE;
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, fd);
-	long r = -EBADF;
-	if (f) {
-		int64_t base = whence == 0 ? 0 : whence == 1 ? (int64_t)f->pos : (int64_t)f->len;
-		r = whence > 2 ? -EINVAL : (off < 0 && base + off < 0) ? -EINVAL : base + off;
-		if (r >= 0)
-			f->pos = (uint64_t)r;
-	}
-	mutex_unlock(&k->files_lock);
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	mutex_lock(&f->pos_lock);
+	int64_t base = whence == 0 ? 0 : whence == 1 ? (int64_t)f->pos : (int64_t)f->len;
+	long r = whence > 2 ? -EINVAL : (off < 0 && base + off < 0) ? -EINVAL : base + off;
+	if (r >= 0)
+		f->pos = (uint64_t)r;
+	mutex_unlock(&f->pos_lock);
+	fd_put(f);
 	return r;
 }
 
@@ -315,18 +372,21 @@ static long write_at(struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t of
 		return -EBADF;
 	if (n > 0x7ffff000)
 		n = 0x7ffff000;
-	return pagecache_write(f->blk, off, ubuf, n);
+	return f->direct ? pagecache_direct_io(f->blk, off, ubuf, n, true) : pagecache_write(f->blk, off, ubuf, n);
 }
 
 long file_write(int fd, uint64_t ubuf, uint64_t n)
 {
 	struct task *k = T();
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, fd);
-	long r = f ? write_at(f, ubuf, n, f->pos) : -EBADF;
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	mutex_lock(&f->pos_lock);
+	long r = write_at(f, ubuf, n, f->pos);
 	if (r > 0)
 		f->pos += (uint64_t)r;
-	mutex_unlock(&k->files_lock);
+	mutex_unlock(&f->pos_lock);
+	fd_put(f);
 	return r;
 }
 
@@ -337,10 +397,11 @@ long file_pwrite(int fd, uint64_t ubuf, uint64_t n, int64_t off)
 		return -EINVAL;
 	if (is_console(fd))
 		return -ESPIPE;
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, fd);
-	long r = f ? write_at(f, ubuf, n, (uint64_t)off) : -EBADF;
-	mutex_unlock(&k->files_lock);
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	long r = write_at(f, ubuf, n, (uint64_t)off);
+	fd_put(f);
 	return r;
 }
 
@@ -349,10 +410,11 @@ long file_fsync(int fd)
 	struct task *k = T();
 	if (is_console(fd))
 		return -EINVAL;         /* Linux: the console cannot sync */
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, fd);
-	long r = !f ? -EBADF : f->blk ? pagecache_fsync(f->blk) : 0;
-	mutex_unlock(&k->files_lock);
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	long r = f->blk ? pagecache_fsync(f->blk) : 0;
+	fd_put(f);
 	return r;
 }
 
@@ -406,10 +468,11 @@ long file_fadvise(int fd, int64_t off, int64_t len, int advice)
 		return -EINVAL;
 	if (is_console(fd))
 		return -ESPIPE;
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, fd);
-	long r = !f ? -EBADF : f->blk ? pagecache_fadvise(f->blk, (uint64_t)off, (uint64_t)len, advice) : 0;
-	mutex_unlock(&k->files_lock);
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	long r = f->blk ? pagecache_fadvise(f->blk, (uint64_t)off, (uint64_t)len, advice) : 0;
+	fd_put(f);
 	return r;                       /* other files: advice taken, nothing to do */
 }
 
@@ -455,7 +518,7 @@ long file_close(int fd)
 	mutex_unlock(&k->files_lock);
 	if (!f)
 		return -EBADF;
-	file_free(f);
+	fd_put(f);                      /* the table's reference */
 	return 0;
 }
 
@@ -464,10 +527,64 @@ void file_close_all(struct task *k)
 	mutex_lock(&k->files_lock);
 	for (int i = 0; i < TASK_MAX_FILES; i++) {
 		if (k->files[i])
-			file_free(k->files[i]);
+			fd_put(k->files[i]);
 		k->files[i] = NULL;
 	}
 	mutex_unlock(&k->files_lock);
+}
+
+/* ------------------------------------------------------------ getdents64 */
+
+/* struct linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name, padded
+ * to 8 bytes. */
+#define DIRENT_HEAD 19
+
+long file_getdents64(int fd, uint64_t ubuf, uint64_t count)
+{
+	struct task *k = T();
+	if (is_console(fd))
+		return -ENOTDIR;
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	if (f->node.kind != PROCFS_DIR || f->blk) {
+		fd_put(f);
+		return -ENOTDIR;
+	}
+	mutex_lock(&f->pos_lock);
+	uint64_t done = 0;
+	long r = 0;
+	for (;;) {
+		struct procfs_dirent e;
+		uint8_t rec[DIRENT_HEAD + PROCFS_NAME_MAX + 8];
+		int got = procfs_readdir(k, f->path, f->pos, &e);
+		if (got <= 0) {
+			r = got;
+			break;
+		}
+		size_t nl = strlen(e.name), len = (DIRENT_HEAD + nl + 1 + 7) & ~(size_t)7;
+		if (done + len > count) {
+			r = done ? 0 : -EINVAL;         /* Linux: the buffer holds not even one */
+			break;
+		}
+		uint64_t next = f->pos + 1;
+		uint16_t reclen = (uint16_t)len;
+		memset(rec, 0, len);
+		memcpy(rec, &e.ino, 8);
+		memcpy(rec + 8, &next, 8);
+		memcpy(rec + 16, &reclen, 2);
+		rec[18] = (uint8_t)e.type;
+		memcpy(rec + DIRENT_HEAD, e.name, nl);
+		if (copy_to_user(ubuf + done, rec, len)) {
+			r = -EFAULT;
+			break;
+		}
+		done += len;
+		f->pos = next;
+	}
+	mutex_unlock(&f->pos_lock);
+	fd_put(f);
+	return done ? (long)done : r;
 }
 
 /* ------------------------------------------------------------ stat */
@@ -692,9 +809,11 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 		return -EFAULT;
 	if ((int64_t)off < 0)
 		return -EINVAL;
-	mutex_lock(&k->files_lock);
-	struct open_file *f = fd_file(k, in_fd);
-	long r = !f ? -EBADF : f->node.kind == PROCFS_DIR || f->blk ? -EINVAL : 0;
+	struct open_file *f = fd_get(k, in_fd);
+	if (!f)
+		return -EBADF;
+	mutex_lock(&f->pos_lock);
+	long r = f->node.kind == PROCFS_DIR || f->blk ? -EINVAL : 0;
 	if (!r) {
 		uint64_t at = uoff ? off : f->pos;
 		if (f->node.kind == PROCFS_TEXT && at == 0 && count)
@@ -713,7 +832,8 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 		off = at + n;
 		r = (long)n;
 	}
-	mutex_unlock(&k->files_lock);
+	mutex_unlock(&f->pos_lock);
+	fd_put(f);
 	if (r >= 0 && uoff && copy_to_user(uoff, &off, sizeof off))
 		return -EFAULT;
 	return r;

@@ -35,6 +35,9 @@ long file_fadvise(int fd, int64_t off, int64_t len, int advice);
  * past its end, -EACCES for a shared writable map of a read-only open. */
 long file_mmap(int fd, uint64_t addr, uint64_t len, int prot, int flags, uint64_t off);
 long file_fstatat(int dirfd, uint64_t upath, uint64_t ustat, int flags);
+/* getdents64 on a folder fd: Linux's linux_dirent64 records from the
+ * folder's position on (an entry index); 0 at the end. */
+long file_getdents64(int fd, uint64_t ubuf, uint64_t count);
 long file_fstat(int fd, uint64_t ustat);
 long file_statx(int dirfd, uint64_t upath, int flags, uint64_t ubuf);
 long file_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int64_t n);

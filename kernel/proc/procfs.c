@@ -20,8 +20,11 @@
 #include "vm/vmstat.h"
 #include "vm/reclaim.h"
 #include "vm/pagecache.h"
+#include "vm/psi.h"
+#include "vm/psi_avg.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
+#include "drivers/blk.h"
 
 /* Inode numbers: fixed for the /proc entries, 1000 + index for boot files. */
 static const struct {
@@ -31,7 +34,7 @@ static const struct {
 } texts[] = {
 	{ "meminfo", false, PROCFS_MEMINFO }, { "vmstat", false, PROCFS_VMSTAT },
 	{ "swaps", false, PROCFS_SWAPS }, { "status", true, PROCFS_SELF_STATUS },
-	{ "stat", true, PROCFS_SELF_STAT },
+	{ "stat", true, PROCFS_SELF_STAT }, { "pressure/memory", false, PROCFS_PRESSURE_MEMORY },
 };
 
 #define INO_ROOT 1
@@ -39,6 +42,8 @@ static const struct {
 #define INO_SELF 3
 #define INO_EXE 4
 #define INO_DIRS 5                      /* boot file folders ("bin") */
+#define INO_DEV 6
+#define INO_PRESSURE 7
 #define INO_TEXT 10
 #define INO_BOOT 1000
 
@@ -91,6 +96,8 @@ static int proc_lookup(struct task *k, const char *p, bool follow, struct procfs
 	const char *rest = self_rest(k, p);
 	if (rest && !*rest)
 		return dir_node(n, INO_SELF), 0;
+	if (!strcmp(p, "pressure"))
+		return dir_node(n, INO_PRESSURE), 0;
 	if (rest)
 		rest++;                         /* the slash */
 	if (rest && !strcmp(rest, "exe")) {
@@ -122,7 +129,152 @@ int procfs_lookup(struct task *k, const char *path, bool follow, struct procfs_n
 		return proc_lookup(k, "", follow, n);
 	if (!strncmp(path, "proc/", 5))
 		return proc_lookup(k, path + 5, follow, n);
+	if (!strcmp(path, "dev"))
+		return dir_node(n, INO_DEV), 0;
 	return boot_lookup(path, n);
+}
+
+/* ------------------------------------------------------------ listings */
+
+/* Entries are produced in a fixed order and counted; the one numbered
+ * `want` is kept.  A listing is regenerated per entry (folders hold tens
+ * of entries), so a position is just an index, as getdents64 needs. */
+struct lister {
+	uint64_t want, at;
+	struct procfs_dirent *out;
+	bool found;
+};
+
+static void emit(struct lister *l, const char *name, size_t len, uint64_t ino, enum procfs_dtype type)
+{
+	if (l->found || l->at++ != l->want)
+		return;
+	if (len >= PROCFS_NAME_MAX)
+		len = PROCFS_NAME_MAX - 1;
+	memcpy(l->out->name, name, len);
+	l->out->name[len] = 0;
+	l->out->ino = ino;
+	l->out->type = type;
+	l->found = true;
+}
+
+static void emit_str(struct lister *l, const char *name, uint64_t ino, enum procfs_dtype type)
+{
+	emit(l, name, strlen(name), ino, type);
+}
+
+/* The component of boot file i right under folder dir ("" = the root),
+ * its length in *len, and whether it is a folder; NULL when file i is
+ * not under dir. */
+static const char *boot_child(uint32_t i, const char *dir, size_t *len, bool *folder)
+{
+	const char *name = bootfs_at(i)->name;
+	size_t dl = strlen(dir);
+	if (dl && (strncmp(name, dir, dl) || name[dl] != '/'))
+		return NULL;
+	const char *c = dl ? name + dl + 1 : name;
+	const char *slash = strchr(c, '/');
+	*len = slash ? (size_t)(slash - c) : strlen(c);
+	*folder = slash != NULL;
+	return c;
+}
+
+/* Each distinct child of a boot folder once (first file naming it wins). */
+static void list_boot(struct lister *l, const char *dir)
+{
+	for (uint32_t i = 0; i < bootfs_count(); i++) {
+		size_t len, olen;
+		bool folder, ofolder, seen = false;
+		const char *c = boot_child(i, dir, &len, &folder);
+		if (!c)
+			continue;
+		for (uint32_t j = 0; j < i && !seen; j++) {
+			const char *o = boot_child(j, dir, &olen, &ofolder);
+			seen = o && olen == len && !strncmp(o, c, len);
+		}
+		if (!seen)
+			emit(l, c, len, folder ? INO_DIRS : INO_BOOT + i, folder ? PROCFS_DT_DIR : PROCFS_DT_REG);
+	}
+}
+
+/* Block devices under Linux's names: NVMe keeps ours; the other disks
+ * are sda, sdb... in registration order (blk_find_linux's numbering),
+ * their partitions sdaN. */
+static void list_dev(struct lister *l)
+{
+	int sd = 0;
+	for (int i = 0; i < blk_count(); i++) {
+		struct blk_dev *d = blk_at(i);
+		const char *name = blk_name(d);
+		if (blk_is_partition(d) || !strncmp(name, "nvme", 4)) {
+			if (!strncmp(name, "nvme", 4))
+				emit_str(l, name, 100000 + (uint64_t)i, PROCFS_DT_BLK);
+			continue;
+		}
+		char buf[PROCFS_NAME_MAX];
+		ksnprintf(buf, sizeof buf, "sd%c", 'a' + sd);
+		emit_str(l, buf, 100000 + (uint64_t)i, PROCFS_DT_BLK);
+		for (int j = 0; j < blk_count(); j++) {
+			struct blk_dev *p = blk_at(j);
+			size_t dl = strlen(name);
+			if (blk_is_partition(p) && blk_disk_of(p) == d && !strncmp(blk_name(p), name, dl) &&
+			    blk_name(p)[dl] == 'p') {
+				ksnprintf(buf, sizeof buf, "sd%c%s", 'a' + sd, blk_name(p) + dl + 1);
+				emit_str(l, buf, 100000 + (uint64_t)j, PROCFS_DT_BLK);
+			}
+		}
+		if (++sd == 26)
+			break;          /* blk_find_linux names sda..sdz only */
+	}
+}
+
+static void list_proc(struct task *k, struct lister *l)
+{
+	for (unsigned i = 0; i < sizeof texts / sizeof texts[0]; i++)
+		if (!texts[i].self && !strchr(texts[i].name, '/'))
+			emit_str(l, texts[i].name, INO_TEXT + i, PROCFS_DT_REG);
+	emit_str(l, "pressure", INO_PRESSURE, PROCFS_DT_DIR);
+	emit_str(l, "self", INO_SELF, PROCFS_DT_LNK);  /* a link to <pid> on Linux */
+	char pid[16];
+	ksnprintf(pid, sizeof pid, "%d", k->pid);
+	emit_str(l, pid, INO_SELF, PROCFS_DT_DIR);
+}
+
+static void list_self(struct lister *l)
+{
+	emit_str(l, "exe", INO_EXE, PROCFS_DT_LNK);
+	for (unsigned i = 0; i < sizeof texts / sizeof texts[0]; i++)
+		if (texts[i].self)
+			emit_str(l, texts[i].name, INO_TEXT + i, PROCFS_DT_REG);
+}
+
+int procfs_readdir(struct task *k, const char *path, uint64_t idx, struct procfs_dirent *e)
+{
+	struct procfs_node n;
+	int err = procfs_lookup(k, path, true, &n);
+	if (err)
+		return err;
+	if (n.kind != PROCFS_DIR)
+		return -ENOTDIR;
+	struct lister l = { .want = idx, .out = e };
+	emit_str(&l, ".", n.ino, PROCFS_DT_DIR);
+	emit_str(&l, "..", INO_ROOT, PROCFS_DT_DIR);
+	if (n.ino == INO_ROOT) {
+		emit_str(&l, "proc", INO_PROC, PROCFS_DT_DIR);
+		emit_str(&l, "dev", INO_DEV, PROCFS_DT_DIR);
+		list_boot(&l, "");
+	} else if (n.ino == INO_PROC) {
+		list_proc(k, &l);
+	} else if (n.ino == INO_SELF) {
+		list_self(&l);
+	} else if (n.ino == INO_PRESSURE) {
+		emit_str(&l, "memory", INO_TEXT + 5, PROCFS_DT_REG);
+	} else if (n.ino == INO_DEV) {
+		list_dev(&l);
+	} else {
+		list_boot(&l, path);
+	}
+	return l.found;
 }
 
 const char *procfs_link(struct task *k, const char *path)
@@ -211,6 +363,20 @@ static size_t swaps(char *buf, size_t cap)
 	return procfs_swaps_text(buf, cap, a, n);
 }
 
+static size_t pressure(char *buf, size_t cap)
+{
+	struct psi_memory m;
+	struct procfs_pressure_line some = { .total_us = 0 }, full = { .total_us = 0 };
+	psi_memory_read(&m);
+	some.total_us = m.some_us;
+	full.total_us = m.full_us;
+	for (int i = 0; i < 3; i++) {
+		psi_avg_split(m.some_avg[i], &some.avg[i][0], &some.avg[i][1]);
+		psi_avg_split(m.full_avg[i], &full.avg[i][0], &full.avg[i][1]);
+	}
+	return procfs_pressure_text(buf, cap, &some, &full);
+}
+
 static void task_numbers(struct task *k, struct procfs_task *t)
 {
 	struct mm *mm = k->mm;
@@ -240,6 +406,7 @@ static size_t fill(struct task *k, enum procfs_text_id id, const struct procfs_t
 	case PROCFS_SWAPS: return swaps(buf, cap);
 	case PROCFS_SELF_STATUS: return procfs_status_text(buf, cap, t);
 	case PROCFS_SELF_STAT: return procfs_stat_text(buf, cap, t);
+	case PROCFS_PRESSURE_MEMORY: return pressure(buf, cap);
 	}
 	return 0;
 }

@@ -16,7 +16,7 @@ struct task;
 enum procfs_kind { PROCFS_DIR, PROCFS_TEXT, PROCFS_LINK, PROCFS_BOOT };
 
 enum procfs_text_id {
-	PROCFS_MEMINFO = 1, PROCFS_VMSTAT, PROCFS_SWAPS, PROCFS_SELF_STATUS, PROCFS_SELF_STAT,
+	PROCFS_MEMINFO = 1, PROCFS_VMSTAT, PROCFS_SWAPS, PROCFS_SELF_STATUS, PROCFS_SELF_STAT, PROCFS_PRESSURE_MEMORY,
 };
 
 struct procfs_node {
@@ -35,6 +35,21 @@ const char *procfs_link(struct task *k, const char *path);
 /* Generate a PROCFS_TEXT file: a kmalloc'd buffer (*buf, kfree it) of
  * *len bytes.  May sleep (takes the address space's lock). */
 int procfs_generate(struct task *k, enum procfs_text_id id, char **buf, uint64_t *len);
+
+/* A directory entry (getdents64): Linux's d_type values. */
+enum procfs_dtype { PROCFS_DT_DIR = 4, PROCFS_DT_BLK = 6, PROCFS_DT_REG = 8, PROCFS_DT_LNK = 10 };
+#define PROCFS_NAME_MAX 64
+struct procfs_dirent {
+	char name[PROCFS_NAME_MAX];
+	uint64_t ino;
+	enum procfs_dtype type;
+};
+/* The idx-th entry of the folder at a normalised path ("." and ".."
+ * first; then, for "": proc, dev and the boot files' top folders and
+ * files; "proc": its files, pressure, self and the reader's pid; "dev":
+ * the block devices by Linux's names; a boot folder: what lies in it).
+ * 1 with *e filled, 0 past the last one. */
+int procfs_readdir(struct task *k, const char *path, uint64_t idx, struct procfs_dirent *e);
 
 /* Total, free and shared (shmem) memory, and swap, in pages: sysinfo(2). */
 struct procfs_mem {

@@ -90,6 +90,21 @@ size_t procfs_swaps_text(char *buf, size_t cap, const struct procfs_swap *a, int
 	return done(&o);
 }
 
+static void pressure_line(struct out *o, const char *kind, const struct procfs_pressure_line *l)
+{
+	put(o, "%s avg10=%u.%02u avg60=%u.%02u avg300=%u.%02u total=%llu\n", kind, l->avg[0][0], l->avg[0][1],
+	    l->avg[1][0], l->avg[1][1], l->avg[2][0], l->avg[2][1], (unsigned long long)l->total_us);
+}
+
+size_t procfs_pressure_text(char *buf, size_t cap, const struct procfs_pressure_line *some,
+			    const struct procfs_pressure_line *full)
+{
+	struct out o = { buf, cap, 0 };
+	pressure_line(&o, "some", some);
+	pressure_line(&o, "full", full);
+	return done(&o);
+}
+
 size_t procfs_status_text(char *buf, size_t cap, const struct procfs_task *t)
 {
 	struct out o = { buf, cap, 0 };

@@ -39,6 +39,16 @@ struct procfs_swap {
 };
 size_t procfs_swaps_text(char *buf, size_t cap, const struct procfs_swap *areas, int n);
 
+/* /proc/pressure/memory: Linux's two lines, "some" and "full", each
+ * avg10/avg60/avg300 as percent with two decimals (whole, hundredths)
+ * and total in microseconds. */
+struct procfs_pressure_line {
+	unsigned avg[3][2];             /* [10 s, 60 s, 300 s][whole, hundredths] */
+	uint64_t total_us;
+};
+size_t procfs_pressure_text(char *buf, size_t cap, const struct procfs_pressure_line *some,
+			    const struct procfs_pressure_line *full);
+
 /* What /proc/self/status and /proc/self/stat show of a task. */
 struct procfs_task {
 	int pid, ppid, threads;

@@ -87,6 +87,7 @@ static void console_out(int fd, const char *buf, uint64_t n) { task_output(T(), 
 static long sys_sendfile(struct trap_frame *f) { return file_sendfile((int)ARG0, (int)ARG1, ARG2, ARG3, console_out); }
 
 static long sys_readlinkat(struct trap_frame *f) { return file_readlinkat((int)ARG0, ARG1, ARG2, (int64_t)ARG3); }
+static long sys_getdents64(struct trap_frame *f) { return file_getdents64((int)ARG0, ARG1, ARG2); }
 
 static long sys_write(struct trap_frame *f) { return do_write((int)ARG0, ARG1, ARG2); }
 
@@ -560,6 +561,7 @@ static const struct {
 	[309] = { "getcpu", sys_getcpu }, [218] = { "set_tid_address", sys_set_tid_address },
 	[228] = { "clock_gettime", sys_clock_gettime }, [230] = { "clock_nanosleep", sys_clock_nanosleep },
 	[231] = { "exit_group", sys_exit_group }, [257] = { "openat", sys_openat },
+	[217] = { "getdents64", sys_getdents64 },
 	[262] = { "newfstatat", sys_newfstatat }, [267] = { "readlinkat", sys_readlinkat },
 	[269] = { "faccessat", sys_faccessat }, [439] = { "faccessat2", sys_faccessat2 },
 	[273] = { "set_robust_list", sys_set_robust_list }, [280] = { "utimensat", sys_utimensat },

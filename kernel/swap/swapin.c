@@ -29,6 +29,7 @@
 #include "mem/kmalloc.h"
 #include "vm/vmstat.h"
 #include "vm/workingset.h"
+#include "vm/psi.h"
 #include "core/console.h"
 #include "lib/errno.h"
 #include "core/sched.h"
@@ -307,9 +308,16 @@ static enum vm_fault_result wait_and_retry(struct mm *mm, struct page *p, bool *
 {
 	mutex_unlock(&mm->lock);
 	*dropped = true;
+	/* A refault of a page evicted while in use is a memory stall
+	 * (PSI, as Linux's swap_readpage on a workingset page). */
+	bool ws = page_test(p, PG_WORKINGSET);
+	if (ws)
+		psi_memstall_enter(false);
 	sched_io_wait_begin();
 	wait_on_page(p);
 	sched_io_wait_end();
+	if (ws)
+		psi_memstall_leave(false);
 	put_page(p);
 	return VM_FAULT_RETRY;
 }
@@ -503,7 +511,7 @@ enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t v
 				  struct fault_stats *st, bool *dropped)
 {
 	(void)write;
-	struct page *p;
+	struct page *p = NULL;          /* set when VM_FAULT_OK (gcc cannot tell) */
 	struct ra_plan *async;
 	uint64_t idx = v->pgoff + (va - v->start) / P;
 	enum vm_fault_result r = shmem_page(mm, v, va, idx, st, dropped, &p, &async);

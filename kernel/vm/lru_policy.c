@@ -22,8 +22,10 @@ enum lru_verdict lru_judge_inactive(unsigned refs, bool was_referenced, bool swa
 	return LRU_KEEP;
 }
 
-enum lru_verdict lru_judge_active(unsigned refs)
+enum lru_verdict lru_judge_active(unsigned refs, bool file, bool exec)
 {
+	if (file)
+		return refs && exec ? LRU_ROTATE : LRU_DEACTIVATE;
 	return refs ? LRU_ROTATE : LRU_DEACTIVATE;
 }
 

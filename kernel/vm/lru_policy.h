@@ -30,8 +30,16 @@ enum lru_verdict {
  * the stream is about to reach. */
 enum lru_verdict lru_judge_inactive(unsigned referenced_ptes, bool was_referenced, bool swap_backed,
 				    bool unused_readahead);
-/* A page at the active tail. */
-enum lru_verdict lru_judge_active(unsigned referenced_ptes);
+/* A page at the active tail.  file: a page-cache page; exec: one of
+ * its referenced PTEs is in an executable mapping.  Linux 6.1's
+ * shrink_active_list: a referenced file page rotates only when mapped
+ * executable (code gets a second chance), any other file page goes
+ * inactive, referenced or not (its references are judged again there).
+ * Anonymous and shmem pages keep this project's rule (referenced:
+ * rotate), not Linux's (which deactivates them all): their balance is
+ * tuned against it (swap read-ahead, workingset), and it is not this
+ * change's to move. */
+enum lru_verdict lru_judge_active(unsigned referenced_ptes, bool file, bool exec);
 
 /* Linux's ratio: inactive should be at least active / ratio, with
  * ratio = sqrt(10 * size in GiB), 1 below 1 GiB.  total_pages: the list

@@ -31,6 +31,7 @@
 #include "lru.h"
 #include "reclaim.h"
 #include "vmstat.h"
+#include "psi.h"
 #include "page_ref.h"
 #include "swap/swap.h"
 #include "mem/pmm.h"
@@ -386,6 +387,21 @@ static bool read_failed(struct pagecache *pc, struct page *p, int *err)
 
 /* ---------------------------------------------------------------- reads */
 
+/* Wait for p's read.  A page evicted while in use and read back again
+ * (PG_WORKINGSET) makes the wait a memory stall (PSI), as Linux's
+ * folio_wait_bit_common on a workingset folio. */
+static void wait_read(struct page *p)
+{
+	if (!page_test(p, PG_LOCKED))
+		return;
+	bool ws = page_test(p, PG_WORKINGSET);
+	if (ws)
+		psi_memstall_enter(false);
+	wait_on_page(p);
+	if (ws)
+		psi_memstall_leave(false);
+}
+
 /* Blocks of the disk in page i (a disk's last page may be partial). */
 static uint32_t page_bytes(const struct pagecache *pc, uint64_t i)
 {
@@ -508,7 +524,7 @@ static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want
 		*err = -ENOMEM;
 		return NULL;
 	}
-	wait_on_page(p);
+	wait_read(p);
 	if (read_failed(pc, p, err))
 		return NULL;
 	return p;
@@ -1017,6 +1033,22 @@ static void drop_range(struct pagecache *pc, uint64_t from, uint64_t to)
 	}
 }
 
+void pagecache_willneed(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	uint64_t max = blk_max_pages(pc->disk) > PC_RA_MAX ? blk_max_pages(pc->disk) : PC_RA_MAX;
+	if (to > pc_pages(pc))
+		to = pc_pages(pc);
+	if (to > from && to - from > max)
+		to = from + max;        /* Linux 6.1 reads no more, however large the range */
+	for (uint64_t i = from; i < to; i += PC_RA_MAX)
+		read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull);
+}
+
+void pagecache_pageout(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	drop_range(pc, from, to);
+}
+
 int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int advice)
 {
 	struct pagecache *pc = f->pc;
@@ -1032,8 +1064,7 @@ int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int 
 		f->random = true;
 		break;
 	case 3:
-		for (uint64_t i = from; i < to; i += PC_RA_MAX)
-			read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull);
+		pagecache_willneed(pc, from, to);
 		break;
 	case 4:
 		writeback_range(pc, from, to, false);
@@ -1043,11 +1074,117 @@ int pagecache_fadvise(struct pagecache_file *f, uint64_t off, uint64_t len, int 
 	return 0;
 }
 
+/* ---------------------------------------------------------------- direct I/O */
+
+#define PC_DIO_PAGES 16                 /* bounce pages per request (64 KiB) */
+
+/* After a direct write of disk bytes [at, at+len): no cached page may
+ * keep the old bytes.  A clean page only the index holds is dropped
+ * (Linux's invalidate_inode_pages2_range); one that stays (mapped, in
+ * use, dirtied again meanwhile) gets the new bytes copied in, so readers
+ * of the cache and the disk agree.  Linux instead falls back to a
+ * buffered write when it cannot invalidate; the result for a reader is
+ * the same.  src: the bytes written. */
+static void dio_invalidate(struct pagecache *pc, uint64_t at, uint64_t len, const char *const *src)
+{
+	for (uint64_t i = at >> PAGE_SHIFT, at_end = at + len; (i << PAGE_SHIFT) < at_end; i++) {
+		struct page *p = find_get(pc, i);
+		if (!p)
+			continue;
+		lock_page(p);
+		if (p->mapping == pc && !page_test(p, PG_ERROR) && !remove_if(pc, p, 2)) {
+			uint64_t s = i << PAGE_SHIFT > at ? i << PAGE_SHIFT : at;
+			uint64_t e = (i + 1) << PAGE_SHIFT < at_end ? (i + 1) << PAGE_SHIFT : at_end;
+			for (uint64_t b = s; b < e;) {
+				/* src is one bounce page per PAGE_SIZE of the request */
+				uint64_t k = (b - at) >> PAGE_SHIFT, in = (b - at) & (PAGE_SIZE - 1);
+				uint64_t n = PAGE_SIZE - in < e - b ? PAGE_SIZE - in : e - b;
+				memcpy((char *)page_address(p) + (b & (PAGE_SIZE - 1)), src[k] + in, n);
+				b += n;
+			}
+		}
+		unlock_page(p);
+		put_page(p);
+	}
+}
+
+/* One direct request of up to PC_DIO_PAGES bounce pages at device byte
+ * off.  Returns 0 or an error. */
+static int dio_chunk(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n, bool write,
+		     struct page **bounce)
+{
+	struct blk_seg segs[PC_DIO_PAGES];
+	const char *src[PC_DIO_PAGES];
+	uint32_t ns = 0;
+	for (uint64_t done = 0; done < n; done += PAGE_SIZE, ns++) {
+		uint64_t len = n - done < PAGE_SIZE ? n - done : PAGE_SIZE;
+		src[ns] = page_address(bounce[ns]);
+		segs[ns] = (struct blk_seg){ page_to_phys(bounce[ns]), (uint32_t)len };
+		if (write && copy_from_user(page_address(bounce[ns]), ubuf + done, len))
+			return -EFAULT;
+	}
+	uint32_t bs = blk_block_size(f->dev);
+	int err = blk_rw_segs(f->dev, write ? BLK_WRITE : BLK_READ, off / bs, segs, ns);
+	/* Linux's submit_bio counts every bio, direct ones too. */
+	vmstat_add(write ? PGPGOUT : PGPGIN, n >> 10);
+	if (err)
+		return -EIO;
+	if (write) {
+		dio_invalidate(f->pc, f->base + off, n, src);
+		return 0;
+	}
+	for (uint32_t k = 0; k < ns; k++) {
+		uint64_t len = n - (uint64_t)k * PAGE_SIZE < PAGE_SIZE ? n - (uint64_t)k * PAGE_SIZE : PAGE_SIZE;
+		if (copy_to_user(ubuf + (uint64_t)k * PAGE_SIZE, src[k], len))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n, bool write)
+{
+	uint64_t bs = blk_block_size(f->dev);
+	if ((off | ubuf | n) & (bs - 1))
+		return -EINVAL;
+	if (write && !f->writable)
+		return -EBADF;
+	if (!n)
+		return 0;
+	if (off >= f->size)
+		return write ? -ENOSPC : 0;
+	if (n > f->size - off)
+		n = f->size - off;
+	/* Cached data the disk has not seen yet goes there first, so the
+	 * direct read sees it and the direct write is not overwritten by it
+	 * later (Linux's filemap_write_and_wait_range). */
+	uint64_t from = (f->base + off) >> PAGE_SHIFT, to = (f->base + off + n + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (writeback_range(f->pc, from, to, false) || __atomic_load_n(&f->pc->nr_writeback, __ATOMIC_ACQUIRE))
+		wait_writeback(f->pc);
+	struct page *bounce[PC_DIO_PAGES];
+	uint32_t nb = 0;
+	uint64_t want = (n + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	for (; nb < PC_DIO_PAGES && nb < want; nb++)
+		if (!(bounce[nb] = alloc_user_page(false)))
+			break;
+	long r = nb ? 0 : -ENOMEM;
+	uint64_t done = 0;
+	while (!r && done < n) {
+		uint64_t chunk = n - done < (uint64_t)nb * PAGE_SIZE ? n - done : (uint64_t)nb * PAGE_SIZE;
+		r = dio_chunk(f, off + done, ubuf + done, chunk, write, bounce);
+		if (!r)
+			done += chunk;
+	}
+	for (uint32_t k = 0; k < nb; k++)
+		put_page(bounce[k]);
+	return done ? (long)done : r;
+}
+
 /* ---------------------------------------------------------------- mappings */
 
 #define PC_FAULT_AROUND 32              /* Linux's mmap read-around: ra_pages */
 
-struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool random, bool *major, int *err)
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagecache_fault_hint hint, bool *major,
+				  int *err)
 {
 	*major = false;
 	if (idx >= pc_pages(pc)) {
@@ -1056,7 +1193,8 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool rando
 	}
 	struct page *p = find_get(pc, idx);
 	if (!p) {
-		uint64_t start = random || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
+		bool random = hint == PAGECACHE_FAULT_RANDOM, around = hint == PAGECACHE_FAULT_NORMAL;
+		uint64_t start = !around || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
 		uint32_t n = random ? 1 : PC_FAULT_AROUND;
 		read_pages(pc, start, n, random ? ~0ull : start + n - n / 4, idx);
 		p = find_get(pc, idx);
@@ -1070,10 +1208,7 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool rando
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (page_test(p, PG_LOCKED)) {
-		*major = true;
-		wait_on_page(p);
-	}
+	wait_read(p);
 	if (read_failed(pc, p, err))
 		return NULL;
 	return p;

@@ -65,13 +65,19 @@ int pagecache_open(struct pagecache_file *f, struct blk_dev *d, bool writable);
  * -ENOMEM, -ENOSPC for a write at or past the end). */
 long pagecache_read(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n);
 long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n);
+/* O_DIRECT: the I/O goes between the device and user memory through
+ * kernel bounce pages (user pages are not pinned: this kernel has no
+ * get_user_pages), without caching.  off, ubuf and n must be multiples
+ * of the device's logical block size (-EINVAL).  Dirty cached pages of
+ * the range are written back first; after a write no cached page keeps
+ * the old bytes.  Bytes done, or an error when nothing was. */
+long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n, bool write);
 /* Write f's dirty pages back and wait for all writeback of its disk;
  * -EIO once for a write error since the last report. */
 int pagecache_fsync(struct pagecache_file *f);
 
 /* posix_fadvise on [off, off+len) of the device (len 0: to its end):
- * WILLNEED (3) reads the range in without waiting (as read-ahead:
- * nothing when memory is low), DONTNEED (4) starts write-back of its
+ * WILLNEED (3) starts reading the range (pagecache_willneed), DONTNEED (4) starts write-back of its
  * dirty pages and drops its clean ones nobody uses, RANDOM (1) turns
  * read-ahead off for this open file, NORMAL (0) back on; SEQUENTIAL (2)
  * and NOREUSE (5) change nothing here.  Returns 0. */
@@ -87,11 +93,26 @@ int pagecache_reclaim_page(struct page *p, bool *activate);
 void pagecache_mark_accessed(struct page *p);
 
 /* Memory mappings of block devices (vm.c).  The page at offset idx of
- * pc's disk, read if need be with read-around (a window of 32 pages
- * around it, the next window read when the marker in it is reached;
- * none when `random`); *major when it had to wait for a read.  A
- * reference, or NULL with *err (-EIO: the read failed; -ENOMEM). */
-struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, bool random, bool *major, int *err);
+ * pc's disk, read if need be: NORMAL reads around it (a window of 32
+ * pages centred on it), SEQUENTIAL (MADV_SEQUENTIAL) the 32 pages from it
+ * on (Linux 6.1's VM_SEQ_READ: a sync read-ahead of ra_pages forward);
+ * both read the next window when the marker in the last quarter is
+ * reached; RANDOM reads the page only.  *major when the page was not in
+ * the cache (Linux's rule: finding it cached and still being read is a
+ * minor fault).  A reference, or NULL with *err (-EIO: the read failed;
+ * -ENOMEM). */
+enum pagecache_fault_hint { PAGECACHE_FAULT_NORMAL, PAGECACHE_FAULT_RANDOM, PAGECACHE_FAULT_SEQUENTIAL };
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagecache_fault_hint hint, bool *major,
+				  int *err);
+/* MADV_WILLNEED, POSIX_FADV_WILLNEED: start reading pages [from, to) of
+ * pc's disk without waiting, as Linux's force_page_cache_ra: at most
+ * max(the device's largest request, 32 pages) from `from` on, and only
+ * while free memory is above the low watermark. */
+void pagecache_willneed(struct pagecache *pc, uint64_t from, uint64_t to);
+/* MADV_PAGEOUT after the caller unmapped [from, to) (page offsets): its
+ * clean pages that nobody else holds or maps are dropped; dirty ones
+ * stay (Linux's reclaim_pages writes no file page outside kswapd). */
+void pagecache_pageout(struct pagecache *pc, uint64_t from, uint64_t to);
 /* A shared mapping's PTE was dirty: the page is dirty (any context that
  * may take a spinlock; the ptl may be held). */
 void pagecache_set_page_dirty(struct page *p);

@@ -50,6 +50,7 @@
 #include "mem/pmm.h"
 #include "vm/page_ref.h"
 #include "vmstat.h"
+#include "psi.h"
 #include "workingset.h"
 #include "core/console.h"
 #include "core/record.h"
@@ -132,8 +133,9 @@ static void putback(struct page *p, bool active)
 	lru_putback(p, page_test(p, PG_FILE) ? LRU_FILE : page_test(p, PG_SHMEM) ? LRU_SHMEM : LRU_ANON, active);
 }
 
-/* Age up to `n` pages at the active tail: referenced ones rotate, the
- * others move to the inactive list. */
+/* Age up to `n` pages at the active tail: lru_judge_active says which
+ * rotate (referenced ones; of file pages only those mapped executable)
+ * and which move to the inactive list. */
 static void age_active(enum lru_kind kind, int n)
 {
 	uint64_t scanned = 0;
@@ -145,9 +147,10 @@ static void age_active(enum lru_kind kind, int n)
 			putback(p, true);       /* busy (I/O, a fault): leave it */
 			continue;
 		}
-		unsigned refs = rmap_referenced(p, &tlb);
+		bool exec;
+		unsigned refs = rmap_referenced_exec(p, &tlb, &exec);
 		unlock_page(p);
-		if (lru_judge_active(refs) == LRU_ROTATE) {
+		if (lru_judge_active(refs, page_test(p, PG_FILE), exec) == LRU_ROTATE) {
 			vmstat_inc(PGROTATED);
 			putback(p, true);
 		} else {
@@ -713,12 +716,13 @@ struct page *alloc_user_page(bool zero)
 				return p;
 		}
 		vmstat_inc(ALLOCSTALL);
-		if (shrink(reclaim_knobs.batch, true))
-			continue;
-		if (tries < 8) {
+		psi_memstall_enter(true);       /* /proc/pressure/memory: this thread waits for memory */
+		bool freed = shrink(reclaim_knobs.batch, true);
+		if (!freed && tries < 8)
 			sleep_ms(2);            /* writes may be completing */
+		psi_memstall_leave(true);
+		if (freed || tries < 8)
 			continue;
-		}
 		if (oom.kill()) {
 			tries = 0;
 			sleep_ms(10);           /* let the victim go */

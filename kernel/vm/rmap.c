@@ -38,7 +38,7 @@ static void add_mapper(struct mm *mm, void *ctx)
  * VMA array only changes under it); lock order mm list, then ptl. */
 struct file_walk {
 	struct page *p;
-	void (*fn)(struct mm *, uint64_t, void *);
+	void (*fn)(struct mm *, const struct vma *, uint64_t, void *);
 	void *ctx;
 };
 
@@ -51,23 +51,25 @@ static void file_mm(struct mm *mm, void *arg)
 		uint64_t pages = (v->end - v->start) / P;
 		if ((v->flags & VM_FILE) && v->obj == w->p->mapping && w->p->index >= v->pgoff &&
 		    w->p->index < v->pgoff + pages)
-			w->fn(mm, v->start + (w->p->index - v->pgoff) * P, w->ctx);
+			w->fn(mm, v, v->start + (w->p->index - v->pgoff) * P, w->ctx);
 	}
 	spin_unlock_irqrestore(&mm->ptl, on);
 }
 
 /* fn(mm, va) for each address at which mm maps slot idx of s.  ptl held. */
-static void each_va(struct mm *mm, struct shmem *s, uint64_t idx, void (*fn)(struct mm *, uint64_t, void *), void *ctx)
+static void each_va(struct mm *mm, struct shmem *s, uint64_t idx,
+		    void (*fn)(struct mm *, const struct vma *, uint64_t, void *), void *ctx)
 {
 	for (uint32_t i = 0; i < mm->vmas.n; i++) {
 		const struct vma *v = &mm->vmas.v[i];
 		uint64_t pages = (v->end - v->start) / P;
 		if (v->obj == s && idx >= v->pgoff && idx < v->pgoff + pages)
-			fn(mm, v->start + (idx - v->pgoff) * P, ctx);
+			fn(mm, v, v->start + (idx - v->pgoff) * P, ctx);
 	}
 }
 
-static void for_each_mapping(struct page *p, void (*fn)(struct mm *, uint64_t, void *), void *ctx)
+static void for_each_mapping(struct page *p, void (*fn)(struct mm *, const struct vma *, uint64_t, void *),
+			     void *ctx)
 {
 	struct shmem *s = p->mapping;
 	if (!s)
@@ -92,6 +94,7 @@ struct ref_ctx {
 	unsigned refs;
 	bool dirty;
 	struct tlb_batch *tlb;
+	bool exec;                      /* a referencing mapping is executable */
 };
 
 static bool maps(struct mm *mm, uint64_t va, struct page *p)
@@ -100,22 +103,31 @@ static bool maps(struct mm *mm, uint64_t va, struct page *p)
 	return pt_pte_present(e) && pt_pte_phys(e) == page_to_phys(p);
 }
 
-static void young_one(struct mm *mm, uint64_t va, void *ctx)
+/* v: the area of va (NULL: an anonymous page's own mapping).  A
+ * reference through an area advised MADV_SEQUENTIAL does not count
+ * (Linux 6.1's folio_referenced_one: a stream's pages are used once and
+ * go early; a use through another mapping still counts). */
+static void young_one(struct mm *mm, const struct vma *v, uint64_t va, void *ctx)
 {
 	struct ref_ctx *c = ctx;
 	if (maps(mm, va, c->p) && pt_test_clear_young(mm->pml4, va)) {
-		c->refs++;
+		if (!v || !(v->flags & VM_SEQ))
+			c->refs++;
+		if (v && (v->prot & VM_EXEC))
+			c->exec = true;
 		/* Else a CPU with the entry cached uses the page without
 		 * setting the bit again, and the page looks unused. */
 		tlb_batch_add(c->tlb, &mm->cpus, va);
 	}
 }
 
-unsigned rmap_referenced(struct page *p, struct tlb_batch *tlb)
+unsigned rmap_referenced_exec(struct page *p, struct tlb_batch *tlb, bool *exec)
 {
-	struct ref_ctx c = { p, 0, false, tlb };
+	struct ref_ctx c = { p, 0, false, tlb, false };
+	*exec = false;
 	if (page_test(p, PG_SHMEM | PG_FILE)) {
 		for_each_mapping(p, young_one, &c);
+		*exec = c.exec;
 		return c.refs;
 	}
 	struct mm *mm = p->mapping;
@@ -123,9 +135,15 @@ unsigned rmap_referenced(struct page *p, struct tlb_batch *tlb)
 		return 0;
 	bool on = spin_lock_irqsave(&mm->ptl);
 	if (p->mapping == mm)
-		young_one(mm, p->index, &c);
+		young_one(mm, NULL, p->index, &c);
 	spin_unlock_irqrestore(&mm->ptl, on);
 	return c.refs;
+}
+
+unsigned rmap_referenced(struct page *p, struct tlb_batch *tlb)
+{
+	bool exec;
+	return rmap_referenced_exec(p, tlb, &exec);
 }
 
 static void drop_pte(struct mm *mm, uint64_t va, struct page *p, struct tlb_batch *tlb)
@@ -177,9 +195,10 @@ bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entr
 	return ok;
 }
 
-static void unmap_one(struct mm *mm, uint64_t va, void *ctx)
+static void unmap_one(struct mm *mm, const struct vma *v, uint64_t va, void *ctx)
 {
 	struct ref_ctx *c = ctx;
+	(void)v;
 	if (!maps(mm, va, c->p))
 		return;
 	pte_t old = pt_unmap(mm->pml4, va);
@@ -194,7 +213,7 @@ void rmap_unmap_file(struct page *p, bool *dirty, struct tlb_batch *tlb)
 
 void rmap_unmap_shmem(struct page *p, bool *dirty, struct tlb_batch *tlb)
 {
-	struct ref_ctx c = { p, 0, false, tlb };
+	struct ref_ctx c = { p, 0, false, tlb, false };
 	for_each_mapping(p, unmap_one, &c);
 	*dirty = c.dirty;
 }

@@ -21,8 +21,12 @@ struct page;
 struct mm;
 struct tlb_batch;
 
-/* Test and clear the accessed bits of every PTE mapping p: how many were set. */
+/* Test and clear the accessed bits of every PTE mapping p: how many were
+ * set, not counting those in areas advised MADV_SEQUENTIAL (Linux 6.1). */
 unsigned rmap_referenced(struct page *p, struct tlb_batch *tlb);
+/* The same; *exec: one of the set bits was in an executable mapping
+ * (Linux's VM_EXEC from folio_referenced, for the active list's aging). */
+unsigned rmap_referenced_exec(struct page *p, struct tlb_batch *tlb, bool *exec);
 
 /* Anonymous: replace the PTE mapping p by a swap PTE for entry.  Fails
  * (-EBUSY, nothing changed) if the PTE was accessed meanwhile or maps

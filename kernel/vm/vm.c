@@ -290,7 +290,9 @@ static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, uint6
 	bool major;
 	int err;
 	uint64_t idx = v->pgoff + (va - v->start) / P;
-	struct page *p = pagecache_fault_page(v->obj, idx, v->flags & VM_RANDOM, &major, &err);
+	enum pagecache_fault_hint hint = v->flags & VM_RANDOM ? PAGECACHE_FAULT_RANDOM :
+					 v->flags & VM_SEQ ? PAGECACHE_FAULT_SEQUENTIAL : PAGECACHE_FAULT_NORMAL;
+	struct page *p = pagecache_fault_page(v->obj, idx, hint, &major, &err);
 	if (!p)
 		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	if (major) {
@@ -739,6 +741,51 @@ static int set_flags(struct mm *mm, uint64_t start, uint64_t end, uint32_t set, 
 	return err;
 }
 
+/* MADV_WILLNEED on the device areas in [start, end): each area's pages
+ * read ahead without waiting (Linux's madvise_willneed -> vfs_fadvise,
+ * one call per area), with mm->lock dropped for the I/O as Linux does. */
+static void file_willneed(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (uint64_t a = start; a < end;) {
+		mutex_lock(&mm->lock);
+		uint32_t i = vma_lower_bound(&mm->vmas, a);
+		struct vma v = i < mm->vmas.n ? mm->vmas.v[i] : (struct vma){ 0 };
+		mutex_unlock(&mm->lock);
+		if (!v.end || v.start >= end)
+			break;
+		uint64_t s = v.start > a ? v.start : a, e = v.end < end ? v.end : end;
+		if (v.flags & VM_FILE)
+			pagecache_willneed(v.obj, v.pgoff + (s - v.start) / P, v.pgoff + (e - v.start) / P);
+		a = e;
+	}
+}
+
+/* MADV_PAGEOUT on the shared device areas in [start, end): their PTEs
+ * go (dirty bits to the cache pages first, as MADV_DONTNEED), then the
+ * cache drops the clean pages nobody else holds (Linux's
+ * madvise_pageout -> reclaim_pages: clean file pages mapped only here
+ * are freed, dirty ones stay; Linux leaves those mapped, here they are
+ * unmapped and stay cached).  Private device areas and anonymous memory
+ * are left alone (their pages would need swap-out from here: not done). */
+static void file_pageout(struct mm *mm, uint64_t start, uint64_t end)
+{
+	for (uint64_t a = start; a < end;) {
+		mutex_lock(&mm->lock);
+		uint32_t i = vma_lower_bound(&mm->vmas, a);
+		struct vma v = i < mm->vmas.n ? mm->vmas.v[i] : (struct vma){ 0 };
+		uint64_t s = v.start > a ? v.start : a, e = v.end < end ? v.end : end;
+		bool shared = v.end && v.start < end && (v.flags & VM_FSHARED);
+		if (shared)
+			zap(mm, s, e);
+		mutex_unlock(&mm->lock);
+		if (!v.end || v.start >= end)
+			break;
+		if (shared)
+			pagecache_pageout(v.obj, v.pgoff + (s - v.start) / P, v.pgoff + (e - v.start) / P);
+		a = e;
+	}
+}
+
 int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 {
 	uint64_t end;
@@ -751,7 +798,9 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 	switch (advice) {
 	case MADV_DONTNEED:
 		/* Anonymous pages are dropped (next touch: zero); shared pages
-		 * stay in their object, only this mapping goes. */
+		 * stay in their object (shmem, the page cache), only this
+		 * mapping goes; a dirty PTE's bit goes to its cache page first
+		 * (release_pte), so nothing written is lost. */
 		err = set_flags(mm, addr, end, 0, 0);
 		if (!err)
 			zap(mm, addr, end);
@@ -760,6 +809,8 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 		err = set_flags(mm, addr, end, VM_RANDOM, VM_SEQ);
 		break;
 	case MADV_SEQUENTIAL:
+		/* Device areas: forward read-ahead on faults, and references
+		 * through the area do not count for reclaim (rmap.c). */
 		err = set_flags(mm, addr, end, VM_SEQ, VM_RANDOM);
 		break;
 	case MADV_NORMAL:
@@ -775,6 +826,10 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 		break;
 	}
 	mutex_unlock(&mm->lock);
+	if (!err && advice == MADV_WILLNEED)
+		file_willneed(mm, addr, end);
+	if (!err && advice == MADV_PAGEOUT)
+		file_pageout(mm, addr, end);
 	return err;
 }
 

@@ -14,8 +14,19 @@ TEST(lru_verdicts)
 	CHECK_EQ(lru_judge_inactive(0, true, true, true), LRU_KEEP);
 	CHECK_EQ(lru_judge_inactive(0, false, true, true), LRU_RECLAIM);
 	CHECK_EQ(lru_judge_inactive(1, false, true, true), LRU_ACTIVATE);
-	CHECK_EQ(lru_judge_active(0), LRU_DEACTIVATE);
-	CHECK_EQ(lru_judge_active(3), LRU_ROTATE);
+	CHECK_EQ(lru_judge_active(0, false, false), LRU_DEACTIVATE);
+	CHECK_EQ(lru_judge_active(3, false, false), LRU_ROTATE);
+}
+
+TEST(lru_active_file_aging)
+{
+	/* Linux 6.1's shrink_active_list: only executable mapped file pages
+	 * keep their place when referenced; other file pages go inactive. */
+	CHECK_EQ(lru_judge_active(1, true, false), LRU_DEACTIVATE);
+	CHECK_EQ(lru_judge_active(4, true, false), LRU_DEACTIVATE);
+	CHECK_EQ(lru_judge_active(1, true, true), LRU_ROTATE);
+	CHECK_EQ(lru_judge_active(0, true, true), LRU_DEACTIVATE);
+	CHECK_EQ(lru_judge_active(0, true, false), LRU_DEACTIVATE);
 }
 
 TEST(lru_inactive_ratio)
@@ -83,7 +94,7 @@ static void reclaim(struct sim *s, int need, int hot)
 			int pg = pop(s, 1);
 			unsigned refs = s->accessed[pg];
 			s->accessed[pg] = false;
-			push(s, lru_judge_active(refs) == LRU_ROTATE ? 1 : 0, pg);
+			push(s, lru_judge_active(refs, false, false) == LRU_ROTATE ? 1 : 0, pg);
 		}
 		if (!s->n[0])
 			continue;

@@ -1,7 +1,7 @@
 /*
  * filecheck.c - buffered I/O on a block device, verified.
  *
- *   filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]
+ *   filecheck DEV SIZE_MIB MODE [SEED [LINGER_S]]
  *
  * write:  opens DEV read-write, writes SIZE_MIB of a pattern from the
  *         start with write(2) in 64 KiB pieces, fsync(2)s.
@@ -17,9 +17,37 @@
  *         mapping, msync(MS_SYNC)s, munmaps, then reads it back with
  *         read(2) and checks it.
  * mmapu:  the same without msync: munmap, then fsync(2) on the fd.
+ * mmapdn: the same as mmapu with madvise(MADV_DONTNEED) of the whole
+ *         mapping before munmap: the written pages must stay in the page
+ *         cache (the mapping reads them back; no word may be lost), and
+ *         the fsync after munmap writes them.
  * mmapp:  maps MAP_PRIVATE, writes the pattern, checks the mapping holds
  *         it, munmaps, then reads DEV with read(2): no word may hold the
  *         pattern (`leaked`): private writes never reach the device.
+ * dwrite, dverify: write and verify with O_DIRECT (64 KiB pieces from a
+ *         page-aligned buffer): the I/O bypasses the page cache.
+ * dmix:   the cache and O_DIRECT on two descriptors of DEV: a buffered
+ *         write of SEED's pattern (no fsync), read back with O_DIRECT (the
+ *         kernel must write the dirty pages first); a buffered read (now
+ *         cached); an O_DIRECT write of SEED+1's pattern, read back
+ *         buffered (no stale cached page may be seen).  The device ends
+ *         up holding SEED+1's pattern.
+ * dmisalign: O_DIRECT reads at a misaligned offset, into a misaligned
+ *         buffer and of a misaligned length: each must fail with EINVAL
+ *         (a success or another error counts as a mismatch).
+ * mnormal, mrandom, msequential, mwillneed: map SIZE_MIB read-only
+ *         MAP_SHARED, madvise the whole range (NORMAL, RANDOM, SEQUENTIAL,
+ *         WILLNEED), then read one word in every 16th page and check it
+ *         (the read-ahead and fault counters show what the advice did).
+ * mpageout: the same reads twice, with madvise(MADV_PAGEOUT) of the whole
+ *         mapping between them: the second pass has to read the pages
+ *         again (major faults) if the first one's were dropped.
+ * mhot, mhotx: map SIZE_MIB read-only MAP_SHARED (mhotx: PROT_EXEC too)
+ *         and, FC_HOT_PASSES times, read a word of every page of it, then
+ *         stream half SIZE_MIB of DEV past the mapped range through the
+ *         cache with pread(2) (cycling through the rest of DEV): the
+ *         mapped pages stay hot while reclaim ages the file lists.  The
+ *         mapped words are checked (SEED's pattern must be there).
  *
  * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
  * written at the wrong place or a stale page both show.  The device size
@@ -33,7 +61,8 @@
  */
 #include "rt/rt.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapp [SEED [LINGER_S]]"
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
+	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -46,6 +75,13 @@
 #define AT_FDCWD (-100)
 #define O_RDONLY 0
 #define O_RDWR 2
+#define O_DIRECT 040000
+#define NR_PREAD64 17
+#define EINVAL 22
+#define PROT_READ 1
+#define FC_STRIDE 16                   /* madvise modes: pages between two reads */
+#define FC_HOT_PASSES 8
+#define PROT_EXEC 4
 #define BLKGETSIZE64 0x80081272UL
 #define NR_MSYNC 26
 #define NR_FADVISE64 221
@@ -55,7 +91,8 @@
 #define MAP_PRIVATE 2
 #define MS_SYNC 4
 
-static uint64_t buf[FC_CHUNK / 8];
+/* Page-aligned: O_DIRECT needs the buffer aligned to the logical block size. */
+static uint64_t buf[FC_CHUNK / 8] __attribute__((aligned(4096)));
 
 struct fc {
 	const char *dev;
@@ -132,8 +169,23 @@ static int fc_verify(struct fc *c, int fd)
 	return 0;
 }
 
+#define MADV_DONTNEED 4
+
+/* mmapdn: after MADV_DONTNEED a shared mapping shows the cache's pages:
+ * what was written through it must still be there. */
+static int fc_dontneed(struct fc *c, uint64_t *m)
+{
+	int r = rt_madvise(m, c->bytes, MADV_DONTNEED);
+	if (r)
+		return fc_fail(c, "madvise", r);
+	for (uint64_t w = 0; w < c->bytes / 8; w++)
+		if (m[w] != (c->tag ^ (w * 8)) && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: MISMATCH after MADV_DONTNEED at byte %llu\n", (unsigned long long)(w * 8));
+	return 0;
+}
+
 /* Write the pattern through a mapping (shared: then msync or not). */
-static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
+static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync, bool dontneed)
 {
 	uint64_t t0 = rt_now_ns();
 	uint64_t *m = rt_mmap(0, c->bytes, PROT_RW, type, fd, 0);
@@ -148,6 +200,10 @@ static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
 			if (m[w] != (c->tag ^ (w * 8)) && c->mismatches++ < FC_REPORT_MAX)
 				rt_dprintf(2, "filecheck: MISMATCH in the private map at byte %llu\n",
 					   (unsigned long long)(w * 8));
+	if (dontneed && fc_dontneed(c, m)) {
+		rt_munmap(m, c->bytes);
+		return -1;
+	}
 	if (do_msync)
 		r = rt_syscall3(NR_MSYNC, (long)m, (long)c->bytes, MS_SYNC);
 	int u = rt_munmap(m, c->bytes);
@@ -162,11 +218,102 @@ static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync)
 	return rt_syscall3(NR_LSEEK, fd, 0, 0) ? fc_fail(c, "lseek", -22) : 0;
 }
 
+/* O_DIRECT misuse: each of three misaligned reads must give EINVAL. */
+static void fc_misalign(struct fc *c, int fd)
+{
+	static const struct { long off, len, skew; } bad[] = { { 100, 4096, 0 }, { 0, 4096, 8 }, { 0, 100, 0 } };
+	for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		long r = rt_syscall4(NR_PREAD64, fd, (long)((char *)buf + bad[k].skew), bad[k].len, bad[k].off);
+		if (r != -EINVAL && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: O_DIRECT pread(off %ld, len %ld, buffer +%ld) gave %ld, want EINVAL\n",
+				   bad[k].off, bad[k].len, bad[k].skew, r);
+	}
+}
+
+static int fc_rewind(struct fc *c, int fd)
+{
+	return rt_syscall3(NR_LSEEK, fd, 0, 0) ? fc_fail(c, "lseek", -22) : 0;
+}
+
+static int fc_open(struct fc *c, int flags);
+
+/* dmix: fd is the buffered descriptor; a second, O_DIRECT one is opened. */
+static void fc_mix(struct fc *c, int fd, uint64_t seed)
+{
+	int dfd = fc_open(c, O_RDWR | O_DIRECT);
+	if (dfd < 0)
+		return;
+	if (!fc_write(c, fd, false) && !fc_verify(c, dfd) && !fc_rewind(c, fd) && !fc_verify(c, fd)) {
+		c->tag = rt_mix64(seed + 1 + 0x13);
+		if (!fc_rewind(c, fd) && !fc_rewind(c, dfd) && !fc_write(c, dfd, true))
+			fc_verify(c, fd);
+	}
+	rt_syscall1(NR_CLOSE, dfd);
+}
+
+#define MADV_PAGEOUT 21
+
+static void fc_stride_check(struct fc *c, const uint64_t *m)
+{
+	for (uint64_t off = 0; off < c->bytes; off += FC_STRIDE * 4096) {
+		uint64_t want = c->tag ^ off;
+		if (m[off / 8] != want && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: MISMATCH in the map at byte %llu\n", (unsigned long long)off);
+	}
+}
+
+/* Map read-only, advise, read one word in every FC_STRIDE-th page
+ * (MADV_PAGEOUT: read, advise, read again). */
+static int fc_madvise_read(struct fc *c, int fd, int advice)
+{
+	uint64_t t0 = rt_now_ns();
+	uint64_t *m = rt_mmap(0, c->bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (rt_mmap_failed(m))
+		return fc_fail(c, "mmap", -rt_mmap_error(m));
+	if (advice == MADV_PAGEOUT)
+		fc_stride_check(c, m);
+	int r = rt_madvise(m, c->bytes, advice);
+	if (r) {
+		rt_munmap(m, c->bytes);
+		return fc_fail(c, "madvise", r);
+	}
+	fc_stride_check(c, m);
+	c->read_ns = rt_now_ns() - t0;
+	return rt_munmap(m, c->bytes) ? fc_fail(c, "munmap", -22) : 0;
+}
+
+/* mhot, mhotx: a hot mapping beside a stream through the cache. */
+static int fc_hot(struct fc *c, int fd, bool exec)
+{
+	uint64_t t0 = rt_now_ns();
+	uint64_t *m = rt_mmap(0, c->bytes, PROT_READ | (exec ? PROT_EXEC : 0), MAP_SHARED, fd, 0);
+	if (rt_mmap_failed(m))
+		return fc_fail(c, "mmap", -rt_mmap_error(m));
+	uint64_t at = c->bytes, span = c->dev_bytes - c->bytes;
+	for (int pass = 0; pass < FC_HOT_PASSES && span >= FC_CHUNK; pass++) {
+		for (uint64_t off = 0; off < c->bytes; off += 4096)
+			if (m[off / 8] != (c->tag ^ off) && c->mismatches++ < FC_REPORT_MAX)
+				rt_dprintf(2, "filecheck: MISMATCH in the map at byte %llu\n", (unsigned long long)off);
+		for (uint64_t n = 0; n < c->bytes / 2; n += FC_CHUNK) {
+			if (at + FC_CHUNK > c->dev_bytes)
+				at = c->bytes;
+			long r = rt_syscall4(NR_PREAD64, fd, (long)buf, FC_CHUNK, (long)at);
+			if (r != FC_CHUNK) {
+				rt_munmap(m, c->bytes);
+				return fc_fail(c, "read", r < 0 ? r : -5);
+			}
+			at += FC_CHUNK;
+		}
+	}
+	c->read_ns = rt_now_ns() - t0;
+	return rt_munmap(m, c->bytes) ? fc_fail(c, "munmap", -22) : 0;
+}
+
 static int fc_open(struct fc *c, int flags)
 {
 	long fd = rt_syscall4(NR_OPENAT, AT_FDCWD, (long)c->dev, flags, 0);
 	if (fd < 0)
-		return fc_fail(c, flags == O_RDWR ? "open_rw" : "open", fd);
+		return fc_fail(c, flags & O_RDWR ? "open_rw" : "open", fd);
 	long r = rt_syscall3(NR_IOCTL, fd, (long)BLKGETSIZE64, (long)&c->dev_bytes);
 	if (r)
 		return fc_fail(c, "ioctl", r);
@@ -214,14 +361,35 @@ int main(int argc, char **argv, char **envp)
 	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop;
 	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;
 	bool openw = !rt_strcmp(mode, "openw");
-	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") ? MAP_SHARED :
+	bool mdn = !rt_strcmp(mode, "mmapdn");
+	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") || mdn ? MAP_SHARED :
 		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
-	if (!w && !v && !openw && !mtype)
-		rt_usage_error(FC_USAGE, "mode '%s' is not write, writenf, verify, both, bothdrop, openw, mmap, mmapu or mmapp",
-			       mode);
+	bool dw = !rt_strcmp(mode, "dwrite"), dmis = !rt_strcmp(mode, "dmisalign");
+	bool direct = dw || dmis || !rt_strcmp(mode, "dverify");
+	bool mix = !rt_strcmp(mode, "dmix");
+	bool hot = !rt_strcmp(mode, "mhot"), hotx = !rt_strcmp(mode, "mhotx");
+	v |= direct && !dw && !dmis;
+	w |= dw;
+	static const char *const advs[] = { "mnormal", "mrandom", "msequential", "mwillneed" };
+	int advice = -1;
+	for (int k = 0; k < 4; k++)
+		if (!rt_strcmp(mode, advs[k]))
+			advice = k;             /* MADV_NORMAL 0, RANDOM 1, SEQUENTIAL 2, WILLNEED 3 */
+	if (!rt_strcmp(mode, "mpageout"))
+		advice = MADV_PAGEOUT;
+	if (!w && !v && !openw && !mtype && !dmis && !mix && !hot && !hotx && advice < 0)
+		rt_usage_error(FC_USAGE, "mode '%s' is not one of those listed", mode);
 	uint64_t start = rt_now_ns();
-	int fd = fc_open(&c, w || openw || mtype == MAP_SHARED ? O_RDWR : O_RDONLY);
-	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap")) == 0) {
+	int fd = fc_open(&c, (w || openw || mix || mtype == MAP_SHARED ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0));
+	if (fd >= 0 && mix)
+		fc_mix(&c, fd, seed);
+	if (fd >= 0 && dmis)
+		fc_misalign(&c, fd);
+	if (fd >= 0 && advice >= 0)
+		fc_madvise_read(&c, fd, advice);
+	if (fd >= 0 && (hot || hotx))
+		fc_hot(&c, fd, hotx);
+	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap"), mdn) == 0) {
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
 	}

@@ -1,0 +1,175 @@
+"""The page cache's later calls (issue 13, pc13b): O_DIRECT beside the
+cache, madvise hints on device mappings, file-LRU aging, /proc listings
+and /proc/pressure/memory."""
+import pytest
+
+from rig import expect, expect_ok, expect_in_log, scratch_disk
+from test_pagecache import filechecks, expect_filechecks_clean, pattern_word
+
+
+def step_vmstat(r, steps):
+    v = {x['label']: x for x in r.find('vmstat') if x.get('label') in steps}
+    expect(len(v) == len(steps), 'vmstat records of the steps: %r' % list(v))
+    return v
+
+
+@pytest.mark.quick
+def test_pagecache_direct_io(ctx):
+    # dmix: a buffered write left dirty is what an O_DIRECT read sees; an
+    # O_DIRECT write is what a buffered read sees afterwards (no stale
+    # cached page) and is on the disk (seed 2 = 1 + 1).  dwrite/dverify
+    # bypass the cache: the verify reads the disk (pgpgin) although the
+    # unit's cache holds nothing.  dmisalign: misaligned offset, buffer
+    # and length each give EINVAL.  A device not named in data= still
+    # refuses an O_DIRECT open for writing (EACCES) and keeps its bytes.
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    other = scratch_disk(ctx, 'other.img', 8 << 20)
+    with open(other, 'r+b') as f:
+        f.write(b'keep me' * 1000)
+    with open(other, 'rb') as f:
+        before = f.read()
+    steps = ['filecheck /dev/nvme1n1 16 dmix 1', 'filecheck /dev/nvme1n1 8 dwrite 5 ; filecheck /dev/nvme1n1 8 dverify 5',
+             'filecheck /dev/nvme1n1 1 dmisalign', 'filecheck /dev/nvme2n1 1 dwrite 3']
+    r = ctx.boot('quiet mem=96M data=/dev/nvme1n1 run="%s"' % ' ; '.join(steps),
+                 disks=[{'file': data, 'bus': 'nvme'}, {'file': other, 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    w = filechecks(r)
+    expect(len(w) == 5, 'filecheck records %d' % len(w))
+    for x in w[:4]:
+        expect(x['failed'] == '' and x['mismatches'] == 0, 'filecheck %s: %r' % (x['mode'], x))
+    expect(w[4]['failed'] == 'open_rw' and w[4]['errno'] == 13, 'O_DIRECT write open of nvme2n1: %r' % w[4])
+    expect_in_log(r, 'file: /dev/nvme2n1 (nvme2n1): not writable: not named in data= or a data statement')
+    with open(other, 'rb') as f:
+        expect(f.read() == before, 'nvme2n1 was written')
+    with open(data, 'rb') as f:
+        head = int.from_bytes(f.read(8), 'little')
+        f.seek((8 << 20) - 8)
+        tail = int.from_bytes(f.read(8), 'little')
+        f.seek(12 << 20)
+        mixed = int.from_bytes(f.read(8), 'little')
+    # dwrite 5 ran after dmix and rewrote the first 8 MiB; dmix's O_DIRECT
+    # write of seed 2 is what the rest holds.
+    expect(head == pattern_word(5, 0) and tail == pattern_word(5, (8 << 20) - 8), 'dwrite did not reach the disk')
+    expect(mixed == pattern_word(2, 12 << 20), 'dmix\'s direct write did not reach the disk')
+    nr = [x for x in r.find('vmstat') if x.get('label') == 'filecheck /dev/nvme1n1 8 dverify 5']
+    expect(nr and nr[0]['pgpgin'] >= 8 << 10, 'dverify read %r KiB from the disk, want 8 MiB' %
+           (nr[0]['pgpgin'] if nr else None))
+    # Direct I/O counts in pgpgin/pgpgout as on Linux (submit_bio counts
+    # every bio), and leaves no page cached.
+    nw = [x for x in r.find('vmstat') if x.get('label') == 'filecheck /dev/nvme1n1 8 dwrite 5']
+    expect(nw and nw[0]['pgpgout'] >= 8 << 10, 'dwrite wrote %r KiB' % (nw[0]['pgpgout'] if nw else None))
+
+
+@pytest.mark.quick
+def test_pagecache_madvise_on_device_mappings(ctx):
+    # A 4 MiB device mapping read one word per 16 pages (64 touches), the
+    # cache dropped before each run.  NORMAL reads 32 pages around each
+    # miss; RANDOM only the page (a sixteenth of the bytes); SEQUENTIAL
+    # 32 pages forward, so every other touch finds its page cached;
+    # WILLNEED reads the start of the range ahead (Linux's cap: max(the
+    # device's largest request, 32 pages)), whose touches fault minor.  PAGEOUT between two passes drops the
+    # pages: the second pass faults them in again.
+    data = scratch_disk(ctx, 'data.img', 16 << 20)
+    modes = ('mnormal', 'mrandom', 'msequential', 'mwillneed', 'mpageout')
+    steps = ['filecheck /dev/nvme1n1 4 write 5'] + ['filecheck /dev/nvme1n1 4 %s 5' % m for m in modes]
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
+                 timeout=300)
+    expect_ok(r)
+    w = {x['mode']: x for x in expect_filechecks_clean(r, 6)}
+    v = step_vmstat(r, steps)
+    pin = {m: v[s]['pgpgin'] for m, s in zip(modes, steps[1:])}
+    maj = {m: w[m]['majflt'] for m in modes}
+    expect(maj['mnormal'] >= 60, 'NORMAL: %d major faults, want one per touch (read-around wastes half)' % maj['mnormal'])
+    expect(pin['mrandom'] == 256 and maj['mrandom'] == 64,
+           'RANDOM: %d KiB read in %d major faults, want 256 in 64' % (pin['mrandom'], maj['mrandom']))
+    expect(pin['mrandom'] * 8 <= pin['mnormal'], 'RANDOM read %d KiB, NORMAL %d' % (pin['mrandom'], pin['mnormal']))
+    expect(maj['msequential'] <= 33, 'SEQUENTIAL: %d major faults, want every other touch minor' % maj['msequential'])
+    expect(maj['mwillneed'] <= 62 and maj['mwillneed'] < maj['mnormal'],
+           'WILLNEED: %d major faults (NORMAL %d), want the first touches minor' % (maj['mwillneed'], maj['mnormal']))
+    # PAGEOUT between two passes: the clean pages go, the second pass
+    # reads them again.
+    expect(maj['mpageout'] >= 2 * maj['mnormal'] - 2,
+           'PAGEOUT: %d major faults over two passes (one NORMAL pass: %d)' % (maj['mpageout'], maj['mnormal']))
+
+
+@pytest.mark.quick
+def test_procfs_listings_and_pressure(ctx):
+    # busybox ls on the folders open() reaches (getdents64), and
+    # /proc/pressure/memory after a task pushed 72 MiB through 48 MiB of
+    # RAM with swap: direct reclaim stalled it, so "some" has a total.
+    import re
+    from rig import swap_image, vm_final
+    from test_procfs import BUSYBOX, outputs, enosys_lines
+    img = ctx.make_image(files=[BUSYBOX + ':bin/busybox', ctx.build + '/workloads/touch:bin/touch'])
+    cmds = ['busybox cat /proc/pressure/memory', 'touch 72 30000 random anon', 'busybox ls /proc', 'busybox ls /dev',
+            'busybox ls /proc/self', 'busybox ls /proc/pressure', 'busybox ls /', 'busybox ls /bin',
+            'busybox cat /proc/pressure/memory']
+    r = ctx.boot('quiet mem=48M swap=nvme1n1 run="%s"' % ' ; '.join(cmds), image=img,
+                 disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=400)
+    expect_ok(r)
+    out = outputs(r)
+    expect(not [l for l in enosys_lines(r) if 'getdents' in l], 'getdents64 unknown: %r' % enosys_lines(r))
+    proc = out['busybox ls /proc']
+    for name in ('meminfo', 'vmstat', 'swaps', 'pressure', 'self'):
+        expect(name in proc, 'ls /proc lacks %s: %r' % (name, proc))
+    expect(any(re.match(r'^\d+$', l) for l in proc), 'ls /proc lacks the reader\'s pid: %r' % proc)
+    expect(out['busybox ls /dev'] == ['nvme0n1', 'nvme0n1p1', 'nvme1n1'], 'ls /dev: %r' % out['busybox ls /dev'])
+    expect(out['busybox ls /proc/self'] == ['exe', 'stat', 'status'], 'ls /proc/self: %r' % out['busybox ls /proc/self'])
+    expect(out['busybox ls /proc/pressure'] == ['memory'], 'ls /proc/pressure: %r' % out['busybox ls /proc/pressure'])
+    expect(out['busybox ls /'] == ['bin', 'dev', 'proc'], 'ls /: %r' % out['busybox ls /'])
+    expect(out['busybox ls /bin'] == ['busybox', 'touch'], 'ls /bin: %r' % out['busybox ls /bin'])
+    pat = re.compile(r'^(some|full) avg10=(\d+\.\d\d) avg60=(\d+\.\d\d) avg300=(\d+\.\d\d) total=(\d+)$')
+    def psi(lines):
+        expect(len(lines) == 2 and all(pat.match(l) for l in lines), 'pressure not Linux-shaped: %r' % lines)
+        return {pat.match(l).group(1): pat.match(l).groups()[1:] for l in lines}
+    # The two cats have one command line (outputs() keeps the last): the
+    # console's pressure lines in order instead.
+    lines = [l for l in r.log.splitlines() if pat.match(l)]
+    expect(len(lines) == 4, 'pressure lines %r' % lines)
+    before, after = psi(lines[:2]), psi(lines[2:])
+    v = vm_final(r)
+    expect(v['allocstall'] > 0, 'no direct reclaim: the case measures nothing')
+    expect(int(before['some'][3]) == 0, 'stall before any pressure: %r' % before)
+    expect(int(after['some'][3]) > 0, 'direct reclaim (%d stalls) left no "some" time: %r' % (v['allocstall'], after))
+    expect(int(after['full'][3]) <= int(after['some'][3]), '"full" beyond "some": %r' % after)
+
+
+def test_pagecache_active_file_aging(ctx):
+    # A 24 MiB device mapping read through 8 times, each pass followed by
+    # 12 MiB of buffered reads of the rest of the device, on 48 MiB of
+    # RAM without swap: the mapped pages are active, more than the
+    # inactive file pages beside them, so reclaim ages the active file
+    # list (with 16 MiB mapped it never did: the inactive list was long
+    # enough).  Linux 6.1's rule: a referenced page goes
+    # inactive anyway (pgdeactivate) unless it is mapped executable
+    # (mhotx: it rotates, pgrotated here).
+    data = scratch_disk(ctx, 'data.img', 128 << 20)
+    steps = ['filecheck /dev/nvme1n1 24 write 8', 'filecheck /dev/nvme1n1 24 mhot 8', 'filecheck /dev/nvme1n1 24 mhotx 8']
+    r = ctx.boot('quiet mem=48M swap=none data=nvme1n1 run="%s"' % ' ; '.join(steps),
+                 disks=[{'file': data, 'bus': 'nvme'}], timeout=900)
+    expect_ok(r)
+    expect_filechecks_clean(r, 3)
+    v = step_vmstat(r, steps)
+    hot, hotx = v[steps[1]], v[steps[2]]
+    expect(hot['pgrefill'] > 1000 and hotx['pgrefill'] > 1000,
+           'active lists hardly aged: pgrefill %d, %d' % (hot['pgrefill'], hotx['pgrefill']))
+    expect(hot['pgdeactivate'] > 4 * hot['pgrotated'],
+           'mapped, referenced, not executable: pgdeactivate %d, pgrotated %d' % (hot['pgdeactivate'], hot['pgrotated']))
+    expect(hotx['pgrotated'] > 4 * hotx['pgdeactivate'],
+           'mapped executable: pgrotated %d, pgdeactivate %d' % (hotx['pgrotated'], hotx['pgdeactivate']))
+
+
+def test_pagecache_madvise_dontneed_keeps_shared_writes(ctx):
+    # mmapdn: 8 MiB written through a MAP_SHARED device mapping, then
+    # MADV_DONTNEED of it: the PTEs go, their dirty bits reach the cache
+    # pages first, so the mapping reads every word back, and the fsync
+    # after munmap puts them on the disk (the next run, with the cache
+    # dropped, reads them from there).
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="filecheck /dev/nvme1n1 8 mmapdn 17 ; '
+                 'filecheck /dev/nvme1n1 8 verify 17"', disks=[{'file': data, 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    expect_filechecks_clean(r, 2)
+    with open(data, 'rb') as f:
+        f.seek((8 << 20) - 8)
+        expect(int.from_bytes(f.read(8), 'little') == pattern_word(17, (8 << 20) - 8), 'the last word is not on the disk')
