@@ -3,7 +3,7 @@
  * protocol.  A waiter stays on the queue from prepare to finish; wakers
  * only change thread states, so a waiter woken twice is just runnable.
  *
- * Lock order: wq->lock, then sched_lock (inside thread_wake).
+ * Lock order: wq->lock, then the run-queue locks (inside thread_wake).
  */
 #include "wait.h"
 #include "sched.h"
