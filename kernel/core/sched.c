@@ -406,15 +406,14 @@ static void account_switch(struct cpu *c, struct thread *prev, struct thread *ne
 }
 
 /* Address space and TLS of the next thread.  Kernel threads keep whatever
- * is loaded: they only touch the shared kernel half. */
+ * is loaded (they only touch the shared kernel half): lazily, tlb.h. */
 static void switch_user_context(struct thread *prev, struct thread *next)
 {
 	if (prev->fpu)
 		fxsave_area(prev->fpu);
 	if (next->fpu)
 		fxrstor_area(next->fpu);
-	if (next->pt_root && (read_cr3() & ~0xfffull) != next->pt_root)
-		tlb_load_root(next->pt_root, next->pt_cpus);
+	tlb_switch_to(next->pt_root, next->pt_cpus);
 	if (next->task)
 		wrmsr(MSR_FS_BASE, next->fs_base);
 }
@@ -783,6 +782,8 @@ static void cpus_record(void)
 	/* Every shootdown round's IPIs: vmstat's tlb_shootdown_ipis plus
 	 * kernel-stack flushes and address spaces dropped at exit. */
 	json_u64(j, "tlb_ipis", tlb_ipis_sent());
+	/* Batch flushes that skipped a lazy CPU instead of an IPI (tlb.h). */
+	json_u64(j, "tlb_lazy_skips", tlb_lazy_skips());
 	json_arr_begin(j, "cpus");
 	for (unsigned i = 0; i < n; i++) {
 		struct cpu *c = scpu[i].cpu;
