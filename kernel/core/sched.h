@@ -23,6 +23,7 @@
 #include "runq.h"
 #include "time.h"
 #include "lib/cpumask.h"
+#include "lockdep.h"
 
 enum thread_state {
 	T_RUNNING,              /* on a CPU */
@@ -65,6 +66,9 @@ struct thread {
 	uint8_t *fpu;                   /* FXSAVE area (512 bytes, 16-aligned) */
 	uint64_t utime_ns, stime_ns;
 	uint64_t minflt, majflt;        /* its own page faults (task.c; the task's sum them all) */
+#ifdef LOCKDEP
+	struct lockdep_thread lockdep;  /* the mutexes it holds (lockdep.c; only it changes them) */
+#endif
 };
 
 #define KSTACK_SIZE 16384
