@@ -1,7 +1,7 @@
 /*
  * The lock-order checker's own tests (test=lockdep, test=lockdep3,
- * test=lockdep_irq), for a LOCKDEP=1 build: locks of classes no other
- * code uses are nested in a consistent order (nothing may be reported),
+ * test=lockdep_irq, test=lockdep_mutex), for a LOCKDEP=1 build: locks
+ * (spinlocks, or mutexes) of classes no other code uses are nested in a consistent order (nothing may be reported),
  * then in an inverted one (exactly one report, after which checking is
  * off for the boot); a lock is taken in an interrupt handler (a ktimer's
  * function runs in the tick's) and then with interrupts enabled (one
@@ -16,6 +16,7 @@
 #include "core/lockdep.h"
 #include "core/sched.h"
 #include "core/time.h"
+#include "core/wait.h"
 #include "lib/json.h"
 
 static int failures;
@@ -74,6 +75,26 @@ static void __attribute__((noinline)) inverted_c_then_a(void)
 	spin_lock(&lock_a);
 	spin_unlock(&lock_a);
 	spin_unlock(&lock_c);
+}
+
+static struct mutex mutex_a, mutex_b;
+
+static void __attribute__((noinline)) nest_mutex_a_then_b(void)
+{
+	mutex_lock(&mutex_a);
+	mutex_lock(&mutex_b);
+	mutex_unlock(&mutex_b);
+	mutex_unlock(&mutex_a);
+}
+
+/* The holder sleeps between the two: lockdep follows the thread. */
+static void __attribute__((noinline)) inverted_mutex_b_then_a(void)
+{
+	mutex_lock(&mutex_b);
+	sleep_ms(2);
+	mutex_lock(&mutex_a);
+	mutex_unlock(&mutex_a);
+	mutex_unlock(&mutex_b);
 }
 
 static struct spinlock lock_irq = SPINLOCK_INIT("lockdep_test_irq");
@@ -169,10 +190,28 @@ static void test_lockdep_irq(struct json *r)
 	check(lockdep_checking(), "checking stopped after an interrupt-safety report");
 }
 
+/* Mutexes: a -> b, a trylock under b (no edge), then b -> a. */
+static void test_lockdep_mutex(struct json *r)
+{
+	if (!ready(r))
+		return;
+	mutex_init(&mutex_a, "lockdep_test_ma");
+	mutex_init(&mutex_b, "lockdep_test_mb");
+	nest_mutex_a_then_b();
+	mutex_lock(&mutex_b);
+	if (mutex_trylock(&mutex_a))
+		mutex_unlock(&mutex_a);
+	mutex_unlock(&mutex_b);
+	check(lockdep_reports() == 0, "consistent nesting reported");
+	inverted_mutex_b_then_a();
+	finish(r, 0);
+}
+
 static const struct selftest tests[] = {
 	{ "lockdep", test_lockdep },
 	{ "lockdep3", test_lockdep3 },
 	{ "lockdep_irq", test_lockdep_irq },
+	{ "lockdep_mutex", test_lockdep_mutex },
 };
 
 bool lockdep_selftest(const char *name)

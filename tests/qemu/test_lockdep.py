@@ -37,7 +37,7 @@ def expect_lockdep_build(r):
     expect('lockdep' in rig.boot_record(r)['build'], 'not a LOCKDEP=1 kernel: %r' % rig.boot_record(r)['build'])
 
 
-def check_inversion(ctx, lctx, name, classes):
+def check_inversion(ctx, lctx, name, classes, kind='spinlock'):
     ctx.lockdep_expected = True
     data, r = selftest(lctx, name)
     expect_lockdep_build(r)
@@ -56,6 +56,7 @@ def check_inversion(ctx, lctx, name, classes):
         for k in ('held_stack', 'taken_stack'):
             expect(e[k] and e[k][0].startswith('test_lockdep'), 'edge %r: %s should start in test_lockdep*' % (e, k))
     expect(sorted(e['held'] for e in cyc) == sorted('lockdep_test_' + c for c in classes), 'classes %r' % cyc)
+    expect(all(e['held_kind'] == e['taken_kind'] == kind for e in cyc), 'kinds %r, want %s' % (cyc, kind))
     lines = [l for l in r.log.splitlines() if l.startswith('lockdep:   ')]
     expect(len(lines) == len(classes), 'one console line per edge expected: %r' % lines)
 
@@ -67,6 +68,11 @@ def test_lockdep_inversion(ctx, lctx):
 
 def test_lockdep_inversion3(ctx, lctx):
     check_inversion(ctx, lctx, 'lockdep3', 'abc')
+
+
+def test_lockdep_mutex_inversion(ctx, lctx):
+    # Sleeping mutexes, the second taken after a sleep: held per thread.
+    check_inversion(ctx, lctx, 'lockdep_mutex', ['ma', 'mb'], kind='mutex')
 
 
 @pytest.mark.quick
