@@ -117,8 +117,8 @@ static const char *class_kind(unsigned c) { return c < NSPIN ? "spinlock" : "mut
 /* ------------------------------------------------------------ sites */
 
 /* Interrupts off.  The callers above the site's function, while the
- * frame pointers stay inside this thread's kernel stack: an interrupt
- * stack, a hand-written frame or the top of the stack ends the walk.
+ * frame pointers stay inside this thread's kernel stack: another stack,
+ * a hand-written frame or the top of the stack ends the walk.
  * skip: the frames between here and the site's function (ours and
  * lockdep_acquire's for an inlined spin_lock; mutex_lock's as well). */
 static __attribute__((noinline)) void take_site(struct lockdep_site *s, uint64_t at, int skip)
@@ -127,6 +127,12 @@ static __attribute__((noinline)) void take_site(struct lockdep_site *s, uint64_t
 	s->at = at;
 	uint64_t top = this_cpu()->kernel_rsp;
 	uint64_t rbp = (uint64_t)__builtin_frame_address(0);
+	/* Not on the thread's stack (an IST stack: NMI, double fault): the
+	 * frames above could cross a guard page.  Every kernel stack is at
+	 * least KSTACK_SIZE (the boot CPU's is larger: deeper frames there
+	 * just go unnamed). */
+	if (rbp >= top || top - rbp > KSTACK_SIZE)
+		return;
 	for (; skip > 0; skip--) {
 		uint64_t next = rbp < top && rbp + 16 <= top ? ((uint64_t *)rbp)[0] : 0;
 		if (!next || next <= rbp || (next & 7) || next + 16 > top)
