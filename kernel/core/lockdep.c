@@ -1,24 +1,31 @@
 /*
  * The lock-order checker (lockdep.h).
  *
- * State: per CPU a stack of held locks; one graph of lock classes as a
- * matrix of edge numbers (0: no edge) plus a table of the edges' sites.
- * An edge already in the matrix costs one load; a new one takes
- * graph_lock (a raw flag with interrupts off: a spinlock here would check
- * itself), searches for the reverse path, and is added or reported.
+ * State: per CPU a stack of held spinlocks, per thread a stack of held
+ * mutexes; one graph of lock classes (lockstat's spinlock classes, then
+ * the mutex classes) as a matrix of edge numbers (0: no edge) plus a
+ * table of the edges' sites; per spinlock class its first acquisition in
+ * an interrupt handler and its first with interrupts enabled.  An edge
+ * already in the matrix costs one load; a new one takes graph_lock (a raw
+ * flag with interrupts off: a spinlock here would check itself), searches
+ * for the reverse path, and is added or reported.
  *
- * Sizes (debug builds only): the held stacks are 256 B per possible CPU
- * (64 KiB for 256), the matrix 19 KiB, the edge table 32 KiB.  Static,
- * because nothing may be allocated here: the allocators take spinlocks.
+ * Sizes (debug builds only): the held stacks are 776 B per possible CPU
+ * (194 KiB for 256), the matrix 33 KiB, the edge table 128 KiB, the
+ * interrupt-use sites 7 KiB, and each thread 344 B for its mutexes.  Static, because nothing may be allocated
+ * here: the allocators take spinlocks.
  *
- * Printing: the report turns checking off first and drops graph_lock, so
- * the console's and the record's own spinlocks come back here and return
- * at once.
+ * Printing: the report turns checking off first (or, for an interrupt
+ * report, marks the class reported) and drops graph_lock, so the
+ * console's and the record's own spinlocks come back here and return at
+ * once or find nothing new.
  */
 #include <string.h>
 #include "lockdep.h"
 #include "lockstat.h"
 #include "spinlock.h"
+#include "wait.h"
+#include "sched.h"
 #include "console.h"
 #include "record.h"
 #include "ksyms.h"
@@ -41,11 +48,17 @@ bool lockdep_checking(void) { return false; }
 unsigned lockdep_reports(void) { return 0; }
 #else
 
-#define NCLS (LOCKSTAT_MAX_CLASSES + 1)        /* lockstat's classes and "(other)" */
+#define NSPIN (LOCKSTAT_MAX_CLASSES + 1)       /* lockstat's classes and "(other)" */
+#define NMUTEX (LOCKDEP_MUTEX_CLASSES + 1)     /* mutex names and "(other mutex)" */
+#define NCLS (NSPIN + NMUTEX)
+
+_Static_assert(NCLS < 0xffff, "class numbers fit the matrix's and the path's uint16_t");
+_Static_assert(sizeof(struct lockdep_thread) <= 344, "the size the comment above states");
 
 struct held {
 	struct spinlock *lock;
-	uint64_t site;
+	unsigned cls;
+	struct lockdep_site site;
 };
 
 struct held_stack {
@@ -54,14 +67,23 @@ struct held_stack {
 };
 
 struct edge {
-	uint64_t from_site;     /* where the held lock (the edge's tail) was taken */
-	uint64_t to_site;       /* where the other was then taken */
+	struct lockdep_site from;       /* where the held lock (the edge's tail) was taken */
+	struct lockdep_site to;         /* where the other was then taken */
+};
+
+/* A spinlock class's uses for the interrupt check. */
+struct irq_use {
+	bool in_irq, irqs_on, reported;
+	struct lockdep_site irq_site, on_site;
 };
 
 static struct held_stack stacks[SMP_MAX_CPUS];
 static uint16_t edge_ix[NCLS][NCLS];            /* guarded by graph_lock; read racily */
 static struct edge edges[LOCKDEP_MAX_EDGES + 1];        /* [0] unused */
 static unsigned nedges;                         /* guarded by graph_lock */
+static struct irq_use irq_uses[NSPIN];          /* guarded by graph_lock; flags read racily */
+static const char *mutex_names[NMUTEX];         /* guarded by graph_lock */
+static unsigned nmutex;                         /* guarded by graph_lock */
 static volatile uint32_t graph_lock;
 static volatile bool checking = true;
 static unsigned reports;
@@ -83,7 +105,53 @@ static bool stop_checking(void)
 	return __atomic_exchange_n(&checking, false, __ATOMIC_ACQ_REL);
 }
 
-static const char *site_name(uint64_t addr, char *buf, unsigned len)
+static const char *class_name(unsigned c)
+{
+	if (c < NSPIN)
+		return lockstat_class_name(c);
+	c -= NSPIN;
+	return c < LOCKDEP_MUTEX_CLASSES && mutex_names[c] ? mutex_names[c] : "(other mutex)";
+}
+
+static const char *class_kind(unsigned c) { return c < NSPIN ? "spinlock" : "mutex"; }
+
+/* ------------------------------------------------------------ sites */
+
+/* Interrupts off.  The callers above the site's function, while the
+ * frame pointers stay inside this thread's kernel stack: another stack,
+ * a hand-written frame or the top of the stack ends the walk.
+ * skip: the frames between here and the site's function (ours and
+ * lockdep_acquire's for an inlined spin_lock; mutex_lock's as well). */
+static __attribute__((noinline)) void take_site(struct lockdep_site *s, uint64_t at, int skip)
+{
+	memset(s, 0, sizeof *s);
+	s->at = at;
+	uint64_t top = this_cpu()->kernel_rsp;
+	uint64_t rbp = (uint64_t)__builtin_frame_address(0);
+	/* Not on the thread's stack (an IST stack: NMI, double fault): the
+	 * frames above could cross a guard page.  Every kernel stack is at
+	 * least KSTACK_SIZE (the boot CPU's is larger: deeper frames there
+	 * just go unnamed). */
+	if (rbp >= top || top - rbp > KSTACK_SIZE)
+		return;
+	for (; skip > 0; skip--) {
+		uint64_t next = rbp < top && rbp + 16 <= top ? ((uint64_t *)rbp)[0] : 0;
+		if (!next || next <= rbp || (next & 7) || next + 16 > top)
+			return;
+		rbp = next;
+	}
+	for (unsigned i = 0; i < LOCKDEP_FRAMES; i++) {
+		uint64_t next = ((uint64_t *)rbp)[0], ret = ((uint64_t *)rbp)[1];
+		if (!ret)
+			return;
+		s->up[i] = ret;
+		if (!next || next <= rbp || (next & 7) || next + 16 > top)
+			return;
+		rbp = next;
+	}
+}
+
+static const char *addr_name(uint64_t addr, char *buf, unsigned len)
 {
 	uint64_t off;
 	const char *s = addr ? ksym_lookup(addr, &off) : NULL;
@@ -92,6 +160,30 @@ static const char *site_name(uint64_t addr, char *buf, unsigned len)
 	else
 		ksnprintf(buf, len, "0x%lx", addr);
 	return buf;
+}
+
+/* "f+0x1 (from g+0x2 <- h+0x3)": the site, then its callers (a return
+ * address names the instruction after the call: shown as is). */
+static const char *site_text(const struct lockdep_site *s, char *buf, unsigned len)
+{
+	char a[64];
+	unsigned n = (unsigned)ksnprintf(buf, len, "%s", addr_name(s->at, a, sizeof a));
+	for (unsigned i = 0; i < LOCKDEP_FRAMES && s->up[i] && n < len; i++)
+		n += (unsigned)ksnprintf(buf + n, len - n, "%s%s", i ? " <- " : " (from ",
+					 addr_name(s->up[i], a, sizeof a));
+	if (s->up[0] && n < len)
+		ksnprintf(buf + n, len - n, ")");
+	return buf;
+}
+
+static void json_site(struct json *j, const char *at_key, const char *stack_key, const struct lockdep_site *s)
+{
+	char a[64];
+	json_str(j, at_key, addr_name(s->at, a, sizeof a));
+	json_arr_begin(j, stack_key);
+	for (unsigned i = 0; i < LOCKDEP_FRAMES && s->up[i]; i++)
+		json_str(j, NULL, addr_name(s->up[i], a, sizeof a));
+	json_arr_end(j);
 }
 
 /* ------------------------------------------------------------ reports */
@@ -103,35 +195,39 @@ struct cycle {
 	unsigned n;
 };
 
-static void print_edge(struct json *j, unsigned a, unsigned b, uint64_t sa, uint64_t sb, bool now)
+static void print_edge(struct json *j, unsigned a, unsigned b, const struct lockdep_site *sa,
+		       const struct lockdep_site *sb, bool now)
 {
-	char x[96], y[96];
-	site_name(sa, x, sizeof x);
-	site_name(sb, y, sizeof y);
-	kprintf("lockdep:   '%s' held (taken at %s), then '%s' taken at %s%s\n", lockstat_class_name(a), x,
-		lockstat_class_name(b), y, now ? " <- now" : " (recorded earlier)");
+	static char x[256], y[256];     /* one report at a time: checking is off */
+	site_text(sa, x, sizeof x);
+	site_text(sb, y, sizeof y);
+	kprintf("lockdep:   %s '%s' held (taken at %s), then %s '%s' taken at %s%s\n", class_kind(a),
+		class_name(a), x, class_kind(b), class_name(b), y, now ? " <- now" : " (recorded earlier)");
 	json_obj_begin(j, NULL);
-	json_str(j, "held", lockstat_class_name(a));
-	json_str(j, "held_at", x);
-	json_str(j, "taken", lockstat_class_name(b));
-	json_str(j, "taken_at", y);
+	json_str(j, "held", class_name(a));
+	json_str(j, "held_kind", class_kind(a));
+	json_site(j, "held_at", "held_stack", sa);
+	json_str(j, "taken", class_name(b));
+	json_str(j, "taken_kind", class_kind(b));
+	json_site(j, "taken_at", "taken_stack", sb);
 	json_bool(j, "now", now);
 	json_obj_end(j);
 }
 
 /* The console and record locks come back into lockdep_acquire, which
  * returns at once: checking is off. */
-static void report_cycle(unsigned from, unsigned to, uint64_t from_site, uint64_t to_site, const struct cycle *c)
+static void report_cycle(unsigned from, unsigned to, const struct lockdep_site *from_site,
+			 const struct lockdep_site *to_site, const struct cycle *c)
 {
 	kprintf("lockdep: lock order inversion: '%s' taken while '%s' is held closes a cycle of %u lock classes;"
-		" checking off\n", lockstat_class_name(to), lockstat_class_name(from), c->n);
+		" checking off\n", class_name(to), class_name(from), c->n);
 	struct json *j = rec_begin("lockdep");
 	json_str(j, "event", "inversion");
 	json_arr_begin(j, "cycle");
 	print_edge(j, from, to, from_site, to_site, true);
 	for (unsigned i = 0; i + 1 < c->n; i++) {
 		const struct edge *e = &edges[edge_ix[c->cls[i]][c->cls[i + 1]]];
-		print_edge(j, c->cls[i], c->cls[i + 1], e->from_site, e->to_site, false);
+		print_edge(j, c->cls[i], c->cls[i + 1], &e->from, &e->to, false);
 	}
 	json_arr_end(j);
 	rec_end();
@@ -145,6 +241,29 @@ static void report_full(const char *what, unsigned limit)
 	json_str(j, "what", what);
 	json_u64(j, "limit", limit);
 	rec_end();
+}
+
+/* u is a copy taken under graph_lock; the class is marked reported, so
+ * the console's locks taken from here find nothing new to say. */
+static void report_irq(unsigned cls, const struct irq_use *u)
+{
+	static char x[256];
+	static volatile uint32_t printing;      /* two classes at once: one after the other */
+	while (__atomic_exchange_n(&printing, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	kprintf("lockdep: interrupt-unsafe lock '%s': taken in an interrupt handler and with interrupts enabled;"
+		" an interrupt while it is held deadlocks its CPU\n", class_name(cls));
+	kprintf("lockdep:   '%s' taken in an interrupt handler at %s\n", class_name(cls),
+		site_text(&u->irq_site, x, sizeof x));
+	kprintf("lockdep:   '%s' taken with interrupts enabled at %s\n", class_name(cls),
+		site_text(&u->on_site, x, sizeof x));
+	struct json *j = rec_begin("lockdep");
+	json_str(j, "event", "irq-unsafe");
+	json_str(j, "class", class_name(cls));
+	json_site(j, "irq_at", "irq_stack", &u->irq_site);
+	json_site(j, "enabled_at", "enabled_stack", &u->on_site);
+	rec_end();
+	__atomic_store_n(&printing, 0, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------ the graph */
@@ -187,9 +306,9 @@ static bool find_path(unsigned from, unsigned to, struct cycle *c)
 }
 
 /* Holding class a (taken at sa), class b is being taken at sb. */
-static void add_edge(unsigned a, unsigned b, uint64_t sa, uint64_t sb)
+static void add_edge(unsigned a, unsigned b, const struct lockdep_site *sa, const struct lockdep_site *sb)
 {
-	if (__atomic_load_n(&edge_ix[a][b], __ATOMIC_RELAXED))
+	if (a == b || __atomic_load_n(&edge_ix[a][b], __ATOMIC_RELAXED))
 		return;
 	static struct cycle c;          /* guarded by graph_lock */
 	graph_take();
@@ -213,9 +332,37 @@ static void add_edge(unsigned a, unsigned b, uint64_t sa, uint64_t sb)
 			report_full("lock order edges", LOCKDEP_MAX_EDGES);
 		return;
 	}
-	edges[++nedges] = (struct edge){ sa, sb };
+	edges[++nedges] = (struct edge){ *sa, *sb };
 	__atomic_store_n(&edge_ix[a][b], (uint16_t)nedges, __ATOMIC_RELEASE);
 	graph_drop();
+}
+
+/* Spinlock class b taken (not a trylock): in an interrupt handler, or
+ * with interrupts enabled (irqs_on), at s. */
+static void note_irq_use(unsigned b, bool in_irq, bool irqs_on, const struct lockdep_site *s)
+{
+	struct irq_use *u = &irq_uses[b];
+	if (u->reported || (in_irq ? u->in_irq : !irqs_on || u->irqs_on))
+		return;                 /* nothing new: the common case, without graph_lock */
+	graph_take();
+	if (in_irq && !u->in_irq) {
+		u->irq_site = *s;
+		u->in_irq = true;
+	} else if (!in_irq && irqs_on && !u->irqs_on) {
+		u->on_site = *s;
+		u->irqs_on = true;
+	}
+	bool report = u->in_irq && u->irqs_on && !u->reported;
+	struct irq_use mine;
+	if (report) {
+		u->reported = true;
+		mine = *u;
+	}
+	graph_drop();
+	if (report) {
+		__atomic_add_fetch(&reports, 1, __ATOMIC_RELEASE);
+		report_irq(b, &mine);
+	}
 }
 
 /* ------------------------------------------------------------ hooks */
@@ -226,6 +373,25 @@ static struct held_stack *my_stack(void)
 	return id < SMP_MAX_CPUS ? &stacks[id] : NULL;
 }
 
+/* The current thread's held mutexes, or NULL (before the scheduler, or
+ * in an interrupt handler: it never waits for the mutexes of the code it
+ * interrupted). */
+static struct lockdep_thread *my_mutexes(void)
+{
+	struct cpu *c = this_cpu();
+	return c->irq_depth || !c->current ? NULL : &c->current->lockdep;
+}
+
+/* Edges from every lock held here to class b, taken at s. */
+static void add_edges_to(unsigned b, const struct lockdep_site *s, const struct held_stack *hs,
+			 const struct lockdep_thread *ht)
+{
+	for (unsigned i = 0; hs && i < hs->n && checking; i++)
+		add_edge(hs->h[i].cls, b, &hs->h[i].site, s);
+	for (unsigned i = 0; ht && i < ht->n && checking; i++)
+		add_edge(ht->cls[i], b, &ht->site[i], s);
+}
+
 void lockdep_acquire(struct spinlock *l, uint64_t site, bool trylock)
 {
 	if (!checking)
@@ -234,11 +400,12 @@ void lockdep_acquire(struct spinlock *l, uint64_t site, bool trylock)
 	struct held_stack *s = my_stack();
 	if (!s)
 		goto out;
+	struct lockdep_site at;
+	take_site(&at, site, 2);
 	unsigned b = lockstat_class_index(l);
-	for (unsigned i = 0; i < s->n && !trylock && checking; i++) {
-		unsigned a = lockstat_class_index(s->h[i].lock);
-		if (a != b)
-			add_edge(a, b, s->h[i].site, site);
+	if (!trylock) {
+		add_edges_to(b, &at, s, my_mutexes());
+		note_irq_use(b, this_cpu()->irq_depth > 0, on, &at);
 	}
 	if (s->n == LOCKDEP_DEPTH) {
 		if (stop_checking()) {
@@ -248,7 +415,7 @@ void lockdep_acquire(struct spinlock *l, uint64_t site, bool trylock)
 		}
 		goto out;
 	}
-	s->h[s->n++] = (struct held){ l, site };
+	s->h[s->n++] = (struct held){ l, b, at };
 out:
 	irq_restore(on);
 }
@@ -265,6 +432,71 @@ void lockdep_release(struct spinlock *l)
 			continue;
 		memmove(&s->h[i], &s->h[i + 1], (s->n - i - 1) * sizeof s->h[0]);
 		s->n--;
+		break;
+	}
+	irq_restore(on);
+}
+
+/* The mutex's class, found by name once and kept in the mutex. */
+static unsigned mutex_class(struct mutex *m)
+{
+	unsigned c = __atomic_load_n(&m->lockdep_cls, __ATOMIC_ACQUIRE);
+	if (c)
+		return c - 1;
+	const char *name = m->name ? m->name : "(unnamed)";
+	graph_take();
+	unsigned i = 0;
+	while (i < nmutex && mutex_names[i] != name && strcmp(mutex_names[i], name))
+		i++;
+	if (i == nmutex && nmutex < LOCKDEP_MUTEX_CLASSES)
+		mutex_names[nmutex++] = name;
+	graph_drop();
+	c = NSPIN + (i < LOCKDEP_MUTEX_CLASSES ? i : LOCKDEP_MUTEX_CLASSES);
+	__atomic_store_n(&m->lockdep_cls, (uint16_t)(c + 1), __ATOMIC_RELEASE);
+	return c;
+}
+
+void lockdep_mutex_acquire(struct mutex *m, uint64_t site, bool trylock)
+{
+	if (!checking)
+		return;
+	bool on = irq_save();
+	struct lockdep_thread *t = my_mutexes();
+	if (!t)
+		goto out;
+	struct lockdep_site at;
+	take_site(&at, site, 3);
+	unsigned b = mutex_class(m);
+	if (!trylock)
+		add_edges_to(b, &at, my_stack(), t);
+	if (t->n == LOCKDEP_MUTEX_DEPTH) {
+		if (stop_checking()) {
+			irq_restore(on);
+			report_full("mutexes held by one thread", LOCKDEP_MUTEX_DEPTH);
+			return;
+		}
+		goto out;
+	}
+	t->lock[t->n] = m;
+	t->cls[t->n] = (uint16_t)b;
+	t->site[t->n] = at;
+	t->n++;
+out:
+	irq_restore(on);
+}
+
+void lockdep_mutex_release(struct mutex *m)
+{
+	bool on = irq_save();
+	struct lockdep_thread *t = my_mutexes();
+	for (unsigned i = t ? t->n : 0; i-- > 0;) {
+		if (t->lock[i] != m)
+			continue;
+		unsigned k = t->n - i - 1;
+		memmove(&t->lock[i], &t->lock[i + 1], k * sizeof t->lock[0]);
+		memmove(&t->cls[i], &t->cls[i + 1], k * sizeof t->cls[0]);
+		memmove(&t->site[i], &t->site[i + 1], k * sizeof t->site[0]);
+		t->n--;
 		break;
 	}
 	irq_restore(on);

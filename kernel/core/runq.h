@@ -2,7 +2,7 @@
  * Run queue: runnable threads waiting for a CPU, by priority class, FIFO
  * within a class (round-robin comes from re-adding at the tail).  Pure: it
  * links list nodes and knows nothing of threads, so the policy is tested
- * on the host.  The caller (sched.c) holds the scheduler lock.
+ * on the host.  The caller (sched.c) holds the queue's lock.
  */
 #ifndef RUNQ_H
 #define RUNQ_H
@@ -45,8 +45,11 @@ struct runq_entity *runq_steal(struct runq *rq, bool (*ok)(const struct runq_ent
 
 /*
  * Placement and balance across CPUs (several run queues, one per CPU).
- * The scheduler fills one runq_load per online CPU under its lock and
- * asks; the answers are CPU indexes.
+ * The scheduler keeps one runq_load per online CPU, each written under
+ * that CPU's queue lock and read by the others without it, and asks;
+ * the answers are CPU indexes below n (or n: none) whatever the figures
+ * say (a stale one gives a worse choice, which the caller checks under
+ * the locks before moving anything).
  */
 struct runq_load {
 	uint32_t queued;        /* threads waiting in its run queue */
@@ -65,5 +68,10 @@ unsigned runq_wake_cpu(const struct runq_load *l, unsigned n, const struct cpuma
  * chosen if it has a waiting thread and its load exceeds self's by 2 or
  * more (by 1 when self is idle: one waiter beats an idle CPU). */
 unsigned runq_busiest(const struct runq_load *l, unsigned n, unsigned self);
+
+/* Of two CPUs' queues locked together (a thread moving between them),
+ * the one to lock first: the lower id, so two CPUs moving threads in
+ * opposite directions cannot each hold the lock the other waits for. */
+static inline unsigned runq_lock_first(unsigned a, unsigned b) { return a < b ? a : b; }
 
 #endif

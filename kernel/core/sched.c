@@ -2,14 +2,22 @@
  * The scheduler.
  *
  * State: one run queue (runq.c) per online CPU of RUNNABLE threads that
- * are not on a CPU, plus each CPU's current and idle thread.  sched_lock
- * (always taken with interrupts off) guards every run queue, every
- * thread's state/on_cpu/rq/cpu/allowed fields and the thread list.  One
- * lock for all queues keeps migration simple (a thread is moved between
- * queues under the one lock, and a thread switching out on one CPU cannot
- * be picked by another until its stack is saved, see below); a lock per
- * queue is the step after, when a real many-core machine shows sched in
- * the locks record.
+ * are not on a CPU, plus each CPU's current and idle thread.
+ *
+ * Locks (all taken with interrupts off):
+ *  - scpu[i].lock ("runq") guards CPU i's queue, its published load
+ *    (loads[i]) and every thread whose ->cpu is i: its state, on_cpu, rq,
+ *    allowed.  A thread's ->cpu changes only with both the old and the
+ *    new CPU's lock held, so rq_lock_thread (lock ->cpu's queue, then
+ *    check ->cpu did not move meanwhile) pins it.  Two queues are locked
+ *    together only to move a thread, lower CPU id first (rq_lock2); a
+ *    CPU holding its own lock that needs a lower one drops its own first
+ *    (balance).  lockdep sees them as one class nested in itself, which
+ *    it leaves to this ordering.
+ *  - threads_lock ("threads") guards the thread list (all_threads).
+ * Lock order: wait-queue locks -> threads_lock -> runq (lower CPU id
+ * first) -> timer_lock.  Run-queue lock holders never take a wait-queue
+ * lock or threads_lock.
  *
  * Placement (runq_wake_cpu): a woken or new thread goes to an idle CPU
  * when there is one (the one it last ran on first), else to the waker's
@@ -17,15 +25,25 @@
  * idle, is sent VEC_RESCHED.  Balance (runq_busiest): a CPU with nothing
  * to run pulls a waiting thread from the busiest queue, and every
  * BALANCE_MS each CPU pulls one when the busiest has 2 more than it.
- * Affinity (thread->allowed) is honoured by all three.
+ * Both decide from loads[], each CPU's figures as published under its
+ * own lock and read by the others without it (a stale figure costs a
+ * worse choice, never a wrong state: the move itself is made and checked
+ * under both locks).  Affinity (thread->allowed) is honoured by all three.
  *
- * schedule() holds sched_lock across switch_stack(); whoever runs next
- * releases it: the resumed thread at the end of schedule(), or a new thread
- * in sched_thread_start().  A thread that exited is freed by the next one,
- * after the lock is dropped, because nothing can free the stack it runs on.
- *
- * Lock order: wait-queue locks -> sched_lock -> timer_lock.  sched_lock
- * holders never take a wait-queue lock.
+ * The switch: schedule() holds the current CPU's run-queue lock across
+ * switch_stack(); whoever runs next on this CPU releases it: the resumed
+ * thread at the end of schedule(), or a new thread in
+ * sched_thread_start().  The thread switched away from is on_cpu until
+ * then, and stays in no other CPU's reach: it can only be queued here
+ * (pulling takes this CPU's lock and skips on_cpu threads), and a waker on
+ * another CPU that finds it BLOCKED but on_cpu only marks it RUNNABLE
+ * (this CPU re-queues it: the state is read under the lock).  So no
+ * thread runs on two CPUs, and none is taken before its stack is saved
+ * (Linux waits on p->on_cpu instead; here the lock already orders it).
+ * One that may no longer run here (affinity) is placed elsewhere only
+ * after the switch, by finish_switch.  A thread that exited is freed by
+ * the next one, after the lock is dropped, because nothing can free the
+ * stack it runs on.
  */
 #include <string.h>
 #include "sched.h"
@@ -53,24 +71,27 @@
 
 _Static_assert(SMP_MAX_CPUS <= CPUMASK_BITS, "a cpumask holds every CPU");
 
-static struct spinlock sched_lock = SPINLOCK_INIT("sched");
-
+/* A cache line each: CPUs take their own lock at every switch and tick. */
 struct sched_cpu {
-	struct runq rq;                 /* [sched_lock] */
+	struct spinlock lock;           /* "runq" */
+	struct runq rq;                 /* [lock] */
 	struct cpu *cpu;                /* set once, when the CPU joins */
 	uint64_t next_balance_ns;       /* [this CPU, interrupts off] */
-	uint64_t wake_ipis;             /* [sched_lock] VEC_RESCHED sent to it */
-	uint64_t pulled;                /* [sched_lock] threads it pulled from others */
+	uint64_t wake_ipis;             /* [lock] VEC_RESCHED sent to it */
+	uint64_t pulled;                /* [lock] threads it pulled from others */
 	uint64_t resched_irqs;          /* [this CPU] VEC_RESCHED received */
-};
+} __attribute__((aligned(64)));
 
 static struct sched_cpu scpu[SMP_MAX_CPUS];
-static unsigned nr_cpus = 1;            /* [sched_lock] CPUs taking threads: 0..nr_cpus-1 */
-/* [sched_lock] threads waiting in any run queue; read without the lock
- * by an idle CPU's tick, so it takes the lock only when there is work
- * to pull (every idle CPU taking it at HZ would not scale). */
+/* [scpu[i].lock writes loads[i]; read by anyone without it] */
+static struct runq_load loads[SMP_MAX_CPUS];
+static unsigned nr_cpus = 1;            /* [atomic] CPUs taking threads: 0..nr_cpus-1 */
+/* [atomic; changed with the queue's lock] threads waiting in any run
+ * queue; an idle CPU's tick reads it first and takes locks only when
+ * there is work to pull (every idle CPU locking at HZ would not scale). */
 static uint32_t nr_waiting;
-static struct list_node all_threads = LIST_INIT(all_threads);
+static struct spinlock threads_lock = SPINLOCK_INIT("threads");
+static struct list_node all_threads = LIST_INIT(all_threads);   /* [threads_lock] */
 static struct thread boot_thread;
 static int next_tid = 1;
 
@@ -92,6 +113,84 @@ static void init_thread(struct thread *t, const char *name, enum sched_class cls
 	ktimer_init(&t->wake_timer, NULL, NULL);
 	cpumask_fill(&t->allowed, CPUMASK_BITS);
 }
+
+/* ------------------------------------------------------------ run-queue locks */
+
+/* Lock the queue that guards t (t->cpu's).  Interrupts off. */
+static struct sched_cpu *rq_lock_thread(struct thread *t)
+{
+	for (;;) {
+		unsigned id = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+		spin_lock(&scpu[id].lock);
+		if (__atomic_load_n(&t->cpu, __ATOMIC_RELAXED) == id)
+			return &scpu[id];
+		spin_unlock_nosched(&scpu[id].lock);
+	}
+}
+
+/* The queues of CPUs a and b (maybe equal), lower id first.  Interrupts off. */
+static void rq_lock2(unsigned a, unsigned b)
+{
+	unsigned lo = runq_lock_first(a, b);
+	spin_lock(&scpu[lo].lock);
+	if (a != b)
+		spin_lock(&scpu[lo == a ? b : a].lock);
+}
+
+static void rq_unlock2(unsigned a, unsigned b)
+{
+	if (a != b)
+		spin_unlock_nosched(&scpu[b].lock);
+	spin_unlock_nosched(&scpu[a].lock);
+}
+
+/* The caller's own CPU's queue, which guards the current thread (it is
+ * on this CPU, so its ->cpu cannot move).  Returns the interrupt state. */
+static struct sched_cpu *rq_lock_here(bool *on)
+{
+	*on = irq_save();
+	struct sched_cpu *me = &scpu[this_cpu()->id];
+	spin_lock(&me->lock);
+	return me;
+}
+
+/* Interrupts back as they were; switch now if a wakeup under the locks
+ * asked this CPU to (what spin_unlock_irqrestore would do). */
+static void sched_unlocked(bool on)
+{
+	irq_restore(on);
+	struct cpu *c = this_cpu();
+	if (on && c->need_resched && !c->preempt_count)
+		sched_preempt_point();
+}
+
+/* Publish CPU i's figures for placement and balance.  scpu[i].lock held. */
+static void publish(unsigned i)
+{
+	struct cpu *c = scpu[i].cpu;
+	bool running = c && c->current != c->idle;
+	loads[i] = (struct runq_load){ .queued = runq_count(&scpu[i].rq), .running = running,
+				       .cur_cls = running ? c->current->rq.cls : SCHED_IDLE };
+}
+
+/* Queue t on CPU i (t->cpu is i).  scpu[i].lock held. */
+static void enqueue(unsigned i, struct thread *t)
+{
+	if (!t->rq.queued)
+		__atomic_add_fetch(&nr_waiting, 1, __ATOMIC_RELAXED);
+	runq_add(&scpu[i].rq, &t->rq, false);
+	publish(i);
+}
+
+static void dequeue(unsigned i, struct thread *t)
+{
+	if (t->rq.queued)
+		__atomic_sub_fetch(&nr_waiting, 1, __ATOMIC_RELAXED);
+	runq_del(&scpu[i].rq, &t->rq);
+	publish(i);
+}
+
+/* ------------------------------------------------------------ threads */
 
 /* A thread queued for this CPU (by another) interrupts its hlt with
  * VEC_RESCHED; the tick pulls work queued elsewhere (sched_tick). */
@@ -132,12 +231,16 @@ static struct thread *alloc_thread(const char *name, void (*fn)(void *), void *a
 	}
 	init_thread(t, name, cls);
 	/* A new thread may run where its creator may (Linux's clone does the
-	 * same); the boot thread and kernel threads have every CPU. */
+	 * same); the boot thread and kernel threads have every CPU.  It
+	 * starts out on its creator's CPU. */
 	struct thread *parent = this_cpu_current();
 	if (parent) {
-		bool on = spin_lock_irqsave(&sched_lock);
+		bool on;
+		struct sched_cpu *me = rq_lock_here(&on);
 		t->allowed = parent->allowed;
-		spin_unlock_irqrestore(&sched_lock, on);
+		t->cpu = (unsigned)(me - scpu);
+		spin_unlock_nosched(&me->lock);
+		irq_restore(on);
 	}
 	t->stack_top = top;
 	t->stack_size = KSTACK_SIZE;
@@ -159,9 +262,10 @@ static struct thread *alloc_thread(const char *name, void (*fn)(void *), void *a
 void sched_init(void)
 {
 	struct cpu *c = this_cpu();
-	for (unsigned i = 0; i < SMP_MAX_CPUS; i++)
+	for (unsigned i = 0; i < SMP_MAX_CPUS; i++) {
+		spin_init(&scpu[i].lock, "runq");
 		runq_init(&scpu[i].rq);
-	scpu[0].cpu = c;
+	}
 	irq_set_fixed(VEC_RESCHED, "resched", on_resched, NULL);
 	init_thread(&boot_thread, "kmain", SCHED_NORMAL);
 	boot_thread.state = T_RUNNING;
@@ -176,6 +280,8 @@ void sched_init(void)
 	if (!c->idle)
 		panic("sched: cannot create the idle thread");
 	list_add_tail(&c->idle->all, &all_threads);
+	scpu[0].cpu = c;
+	publish(0);
 }
 
 static void free_thread(struct thread *t)
@@ -195,54 +301,56 @@ struct thread *thread_alloc(const char *name, void (*fn)(void *), void *arg, enu
 void thread_free_unstarted(struct thread *t) { free_thread(t); }
 
 /* Ask CPU `to` to reschedule if a thread of class cls beats what it
- * runs.  sched_lock held. */
+ * runs.  scpu[to].lock held (loads[to] is then exact). */
 static void kick(unsigned to, unsigned cls)
 {
-	struct cpu *c = scpu[to].cpu, *me = this_cpu();
-	struct thread *cur = c->current;
-	bool idle = cur == c->idle;
-	if (!idle && cls >= cur->rq.cls)
+	struct cpu *c = scpu[to].cpu;
+	if (loads[to].running && cls >= loads[to].cur_cls)
 		return;
 	c->need_resched = true;
-	if (c == me)
+	if (c == this_cpu())
 		return;
 	scpu[to].wake_ipis++;
 	apic_send_ipi(c->apic_id, VEC_RESCHED);
 }
 
-static void cpu_loads(struct runq_load *l, unsigned n)
+/* Where runq_wake_cpu sends t (prev: t->cpu); self: the waker's CPU. */
+static unsigned wake_target(struct thread *t, unsigned self)
 {
-	for (unsigned i = 0; i < n; i++) {
-		struct cpu *c = scpu[i].cpu;
-		bool running = c->current != c->idle;
-		l[i] = (struct runq_load){ .queued = runq_count(&scpu[i].rq), .running = running,
-					   .cur_cls = running ? c->current->rq.cls : SCHED_IDLE };
-	}
+	unsigned n = sched_cpus();
+	struct cpumask allowed = t->allowed;    /* maybe torn: checked under the locks */
+	return n > 1 ? runq_wake_cpu(loads, n, &allowed, t->cpu, self) : self;
 }
 
-/* Queue a RUNNABLE thread that is not on a CPU where runq_wake_cpu says
- * (prev: where it last ran) and kick that CPU.  sched_lock held. */
-static void place(struct thread *t, unsigned prev)
+/* Queue t (RUNNABLE, not on a CPU, in no queue) where runq_wake_cpu says
+ * and kick that CPU.  Interrupts off, no run-queue lock held.  A thread
+ * that meanwhile got queued, ran or blocked is left alone. */
+static void place(struct thread *t, unsigned self)
 {
-	static struct runq_load l[SMP_MAX_CPUS];        /* [sched_lock] */
-	unsigned self = this_cpu()->id, to = self;
-	if (nr_cpus > 1) {
-		cpu_loads(l, nr_cpus);
-		to = runq_wake_cpu(l, nr_cpus, &t->allowed, prev, self);
+	for (;;) {
+		unsigned from = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+		unsigned to = wake_target(t, self);
+		rq_lock2(from, to);
+		if (t->cpu == from && cpumask_test(&t->allowed, to)) {
+			if (t->state == T_RUNNABLE && !t->on_cpu && !t->rq.queued) {
+				__atomic_store_n(&t->cpu, to, __ATOMIC_RELEASE);
+				enqueue(to, t);
+				kick(to, t->rq.cls);
+			}
+			rq_unlock2(from, to);
+			return;
+		}
+		rq_unlock2(from, to);   /* it moved, or its affinity changed: again */
 	}
-	t->cpu = to;
-	if (!t->rq.queued)
-		nr_waiting++;
-	runq_add(&scpu[to].rq, &t->rq, false);
-	kick(to, t->rq.cls);
 }
 
 void thread_start(struct thread *t)
 {
-	bool on = spin_lock_irqsave(&sched_lock);
+	bool on = spin_lock_irqsave(&threads_lock);
 	list_add_tail(&t->all, &all_threads);
+	spin_unlock_nosched(&threads_lock);
 	place(t, this_cpu()->id);
-	spin_unlock_irqrestore(&sched_lock, on);
+	sched_unlocked(on);
 }
 
 struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, enum sched_class cls)
@@ -254,19 +362,24 @@ struct thread *thread_create(const char *name, void (*fn)(void *), void *arg, en
 }
 
 
-/* Release sched_lock after a switch; free the thread we left if it died. */
+/* Release this CPU's run-queue lock after a switch; place the thread we
+ * left if it may no longer run here, free it if it died. */
 static void finish_switch(void)
 {
 	struct cpu *c = this_cpu();
-	struct thread *prev = c->prev, *dead = NULL;
+	struct thread *prev = c->prev;
 	c->prev = NULL;
-	if (prev && prev->state == T_DEAD && prev->stack_size) {
+	bool dead = prev && prev->state == T_DEAD && prev->stack_size;
+	bool move = prev && prev != c->idle && prev->state == T_RUNNABLE && !prev->rq.queued;
+	spin_unlock_nosched(&scpu[c->id].lock);
+	if (move)
+		place(prev, c->id);
+	if (dead) {
+		spin_lock(&threads_lock);
 		list_del(&prev->all);
-		dead = prev;
+		spin_unlock_nosched(&threads_lock);
+		free_thread(prev);
 	}
-	spin_unlock(&sched_lock);
-	if (dead)
-		free_thread(dead);
 }
 
 void sched_thread_start(void (*fn)(void *), void *arg)
@@ -293,48 +406,62 @@ static void account_switch(struct cpu *c, struct thread *prev, struct thread *ne
 }
 
 /* Address space and TLS of the next thread.  Kernel threads keep whatever
- * is loaded: they only touch the shared kernel half. */
+ * is loaded (they only touch the shared kernel half): lazily, tlb.h. */
 static void switch_user_context(struct thread *prev, struct thread *next)
 {
 	if (prev->fpu)
 		fxsave_area(prev->fpu);
 	if (next->fpu)
 		fxrstor_area(next->fpu);
-	if (next->pt_root && (read_cr3() & ~0xfffull) != next->pt_root)
-		tlb_load_root(next->pt_root, next->pt_cpus);
+	tlb_switch_to(next->pt_root, next->pt_cpus);
 	if (next->task)
 		wrmsr(MSR_FS_BASE, next->fs_base);
 }
 
-static bool allowed_here(const struct runq_entity *e, void *arg)
+/* A waiting thread CPU *arg may take: allowed there, and not the one its
+ * own CPU is switching away from (never true while that CPU holds its
+ * lock, which a puller needs; checked all the same, as Linux does). */
+static bool pullable(const struct runq_entity *e, void *arg)
 {
-	return cpumask_test(&of((struct runq_entity *)e)->allowed, *(unsigned *)arg);
+	const struct thread *t = of((struct runq_entity *)e);
+	return !t->on_cpu && cpumask_test(&t->allowed, *(unsigned *)arg);
 }
 
 /* Move one waiting thread allowed on CPU self from CPU `from`'s queue to
- * self's.  sched_lock held.  Returns it, or NULL. */
+ * self's.  Both locks held.  Returns it, or NULL. */
 static struct thread *pull_from(unsigned from, unsigned self)
 {
-	struct runq_entity *e = runq_steal(&scpu[from].rq, allowed_here, &self);
+	struct runq_entity *e = runq_steal(&scpu[from].rq, pullable, &self);
 	if (!e)
 		return NULL;
+	__atomic_sub_fetch(&nr_waiting, 1, __ATOMIC_RELAXED);
+	publish(from);
 	struct thread *t = of(e);
-	t->cpu = self;
-	runq_add(&scpu[self].rq, e, false);
+	__atomic_store_n(&t->cpu, self, __ATOMIC_RELEASE);
+	enqueue(self, t);
 	scpu[self].pulled++;
 	return t;
 }
 
-/* Balance for CPU self (idle: it has nothing to run).  sched_lock held. */
+/* Balance for CPU self (idle: it has nothing to run).  scpu[self].lock
+ * held; to take a lower CPU's lock it is dropped and taken again (lock
+ * order), so the caller reads what it depends on afterwards. */
 static void balance(unsigned self)
 {
-	static struct runq_load l[SMP_MAX_CPUS];        /* [sched_lock] */
-	if (nr_cpus < 2)
+	unsigned n = sched_cpus();
+	if (n < 2)
 		return;
-	cpu_loads(l, nr_cpus);
-	unsigned from = runq_busiest(l, nr_cpus, self);
-	if (from < nr_cpus)
-		pull_from(from, self);
+	unsigned from = runq_busiest(loads, n, self);
+	if (from >= n)
+		return;
+	if (runq_lock_first(from, self) == from) {
+		spin_unlock_nosched(&scpu[self].lock);
+		rq_lock2(from, self);
+	} else {
+		spin_lock(&scpu[from].lock);
+	}
+	pull_from(from, self);
+	spin_unlock_nosched(&scpu[from].lock);
 }
 
 /* preempt: the switch is forced (timer, wakeup), not the thread's own
@@ -345,32 +472,29 @@ static void balance(unsigned self)
 static void __schedule(bool preempt)
 {
 	bool on = irq_save();
-	spin_lock(&sched_lock);
 	struct cpu *c = this_cpu();
 	struct sched_cpu *me = &scpu[c->id];
 	struct thread *prev = c->current;
+	spin_lock(&me->lock);
+	bool here = prev != c->idle && cpumask_test(&prev->allowed, c->id);
+	int st = prev->state;
+	bool stays = here && (st == T_RUNNING || st == T_RUNNABLE || (preempt && st == T_BLOCKED));
+	if (!runq_count(&me->rq) && !stays)
+		balance(c->id);         /* may drop me->lock: prev's state is read again below */
 	if (prev->state == T_RUNNING || (preempt && prev->state == T_BLOCKED))
 		prev->state = T_RUNNABLE;
-	if (prev->state == T_RUNNABLE && prev != c->idle) {
-		/* Still on_cpu: another CPU cannot pick it before switch_stack
-		 * below has saved its stack (the lock is held until then). */
-		if (cpumask_test(&prev->allowed, c->id)) {
-			nr_waiting++;
-			runq_add(&me->rq, &prev->rq, false);
-		}
-		else
-			place(prev, c->id);     /* its affinity moved away from here */
-	}
-	if (!runq_count(&me->rq))
-		balance(c->id);
+	/* Queued here while still on_cpu: see the top of the file. */
+	if (prev->state == T_RUNNABLE && here)
+		enqueue(c->id, prev);
 	struct runq_entity *e = runq_pick(&me->rq);
 	if (e)
-		nr_waiting--;
+		__atomic_sub_fetch(&nr_waiting, 1, __ATOMIC_RELAXED);
 	struct thread *next = e ? of(e) : c->idle;
 	c->need_resched = false;
 	if (next == prev) {
 		prev->state = T_RUNNING;
-		spin_unlock(&sched_lock);
+		publish(c->id);
+		spin_unlock_nosched(&me->lock);
 		irq_restore(on);
 		return;
 	}
@@ -383,6 +507,7 @@ static void __schedule(bool preempt)
 	c->prev = prev;
 	next->cpu = c->id;
 	c->current = next;
+	publish(c->id);
 	c->kernel_rsp = next->stack_top;
 	cpu_set_kernel_stack(next->stack_top);
 	c->slice_end_ns = time_ns() + SLICE_NS;
@@ -402,40 +527,57 @@ void sched_yield(void)
 
 void thread_exit(void)
 {
-	irq_disable();
-	spin_lock(&sched_lock);
+	bool on;
+	struct sched_cpu *me = rq_lock_here(&on);
 	current_thread()->state = T_DEAD;
-	spin_unlock(&sched_lock);
+	spin_unlock_nosched(&me->lock);
 	schedule();
 	panic("sched: dead thread %s was scheduled", current_thread()->name);
 }
 
 void sched_set_blocked(void)
 {
-	bool on = spin_lock_irqsave(&sched_lock);
+	bool on;
+	struct sched_cpu *me = rq_lock_here(&on);
 	current_thread()->state = T_BLOCKED;
-	spin_unlock_irqrestore(&sched_lock, on);
+	spin_unlock_nosched(&me->lock);
+	sched_unlocked(on);
 }
 
 void sched_set_running(void)
 {
-	bool on = spin_lock_irqsave(&sched_lock);
+	bool on;
+	struct sched_cpu *me = rq_lock_here(&on);
 	current_thread()->state = T_RUNNING;
-	spin_unlock_irqrestore(&sched_lock, on);
+	spin_unlock_nosched(&me->lock);
+	sched_unlocked(on);
 }
 
+/* The common case takes one lock: the thread goes back to the queue that
+ * guards it.  Moving it elsewhere takes both (place). */
 bool thread_wake(struct thread *t)
 {
-	bool on = spin_lock_irqsave(&sched_lock);
-	bool woke = t->state == T_BLOCKED;
+	bool on = irq_save();
+	unsigned self = this_cpu()->id;
+	struct sched_cpu *rq = rq_lock_thread(t);
+	bool woke = t->state == T_BLOCKED, move = false;
 	if (woke) {
 		t->state = T_RUNNABLE;
 		/* On a CPU still (between sched_set_blocked and the switch):
 		 * its own __schedule keeps it runnable. */
-		if (!t->on_cpu)
-			place(t, t->cpu);
+		if (!t->on_cpu) {
+			unsigned to = wake_target(t, self);
+			move = to != t->cpu;
+			if (!move) {
+				enqueue(t->cpu, t);
+				kick(t->cpu, t->rq.cls);
+			}
+		}
 	}
-	spin_unlock_irqrestore(&sched_lock, on);
+	spin_unlock_nosched(&rq->lock);
+	if (move)
+		place(t, self);
+	sched_unlocked(on);
 	return woke;
 }
 
@@ -492,7 +634,7 @@ void sched_tick(uint64_t now)
 	bool idle = t == c->idle;
 	if (idle && !__atomic_load_n(&nr_waiting, __ATOMIC_RELAXED))
 		return;         /* nothing to run or pull anywhere */
-	spin_lock(&sched_lock);
+	spin_lock(&me->lock);
 	if (now >= me->next_balance_ns || (idle && !runq_count(&me->rq))) {
 		me->next_balance_ns = now + BALANCE_MS * 1000000ull;
 		balance(c->id);
@@ -500,7 +642,7 @@ void sched_tick(uint64_t now)
 	if (idle ? runq_count(&me->rq) > 0
 		 : now >= c->slice_end_ns && runq_has_better(&me->rq, t->rq.cls + 1u))
 		c->need_resched = true;
-	spin_unlock_nosched(&sched_lock);
+	spin_unlock_nosched(&me->lock);
 }
 
 void sched_preempt_point(void)
@@ -544,12 +686,17 @@ void sched_ap_enter(uint64_t stack_top)
 	c->idle = c->current = idle;
 	c->kernel_rsp = stack_top;
 	cpu_set_kernel_stack(stack_top);
-	bool on = spin_lock_irqsave(&sched_lock);
+	bool on = spin_lock_irqsave(&threads_lock);
 	list_add_tail(&idle->all, &all_threads);
+	spin_unlock_nosched(&threads_lock);
+	spin_lock(&scpu[c->id].lock);
 	scpu[c->id].cpu = c;
-	if (c->id >= nr_cpus)
+	publish(c->id);
+	spin_unlock_nosched(&scpu[c->id].lock);
+	/* APs join one at a time, in id order (smpboot.c): 0..id are set up. */
+	if (c->id >= sched_cpus())
 		__atomic_store_n(&nr_cpus, c->id + 1, __ATOMIC_RELEASE);
-	spin_unlock_irqrestore(&sched_lock, on);
+	irq_restore(on);
 	time_start_tick_ap();
 	irq_enable();
 	idle_loop(NULL);
@@ -558,7 +705,8 @@ void sched_ap_enter(uint64_t stack_top)
 
 unsigned sched_cpus(void) { return __atomic_load_n(&nr_cpus, __ATOMIC_ACQUIRE); }
 
-/* The live thread with that tid (0: the caller), or NULL.  sched_lock held. */
+/* The live thread with that tid (0: the caller), or NULL.  threads_lock
+ * held (a thread on the list is not freed meanwhile). */
 static struct thread *by_tid(int tid)
 {
 	if (!tid)
@@ -574,20 +722,21 @@ static struct thread *by_tid(int tid)
 int sched_setaffinity(int tid, const struct cpumask *want)
 {
 	struct cpumask m;
-	bool on = spin_lock_irqsave(&sched_lock);
-	struct thread *t = by_tid(tid);
-	cpumask_fill(&m, nr_cpus);
+	cpumask_fill(&m, sched_cpus());
 	cpumask_and(&m, &m, want);
+	bool on = spin_lock_irqsave(&threads_lock);
+	struct thread *t = by_tid(tid);
 	int err = !t ? -ESRCH : cpumask_empty(&m) ? -EINVAL : 0;
 	if (err) {
-		spin_unlock_irqrestore(&sched_lock, on);
+		spin_unlock_irqrestore(&threads_lock, on);
 		return err;
 	}
+	struct sched_cpu *rq = rq_lock_thread(t);
 	t->allowed = *want;
+	bool move = false;
 	if (t->rq.queued && !cpumask_test(want, t->cpu)) {
-		runq_del(&scpu[t->cpu].rq, &t->rq);
-		nr_waiting--;
-		place(t, t->cpu);
+		dequeue(t->cpu, t);
+		move = true;
 	} else if (t->on_cpu && !cpumask_test(want, t->cpu)) {
 		/* Running elsewhere (or here): its next switch moves it. */
 		struct cpu *c = scpu[t->cpu].cpu;
@@ -595,19 +744,24 @@ int sched_setaffinity(int tid, const struct cpumask *want)
 		if (c != this_cpu())
 			apic_send_ipi(c->apic_id, VEC_RESCHED);
 	}
-	spin_unlock_irqrestore(&sched_lock, on);
+	spin_unlock_nosched(&rq->lock);
+	if (move)
+		place(t, this_cpu()->id);
+	spin_unlock_irqrestore(&threads_lock, on);
 	return 0;
 }
 
 int sched_getaffinity(int tid, struct cpumask *out)
 {
-	bool on = spin_lock_irqsave(&sched_lock);
+	bool on = spin_lock_irqsave(&threads_lock);
 	struct thread *t = by_tid(tid);
 	if (t) {
-		cpumask_fill(out, nr_cpus);
+		struct sched_cpu *rq = rq_lock_thread(t);
+		cpumask_fill(out, sched_cpus());
 		cpumask_and(out, out, &t->allowed);
+		spin_unlock_nosched(&rq->lock);
 	}
-	spin_unlock_irqrestore(&sched_lock, on);
+	spin_unlock_irqrestore(&threads_lock, on);
 	return t ? 0 : -ESRCH;
 }
 
@@ -628,6 +782,8 @@ static void cpus_record(void)
 	/* Every shootdown round's IPIs: vmstat's tlb_shootdown_ipis plus
 	 * kernel-stack flushes and address spaces dropped at exit. */
 	json_u64(j, "tlb_ipis", tlb_ipis_sent());
+	/* Batch flushes that skipped a lazy CPU instead of an IPI (tlb.h). */
+	json_u64(j, "tlb_lazy_skips", tlb_lazy_skips());
 	json_arr_begin(j, "cpus");
 	for (unsigned i = 0; i < n; i++) {
 		struct cpu *c = scpu[i].cpu;
@@ -650,15 +806,31 @@ static void cpus_record(void)
 	rec_end();
 }
 
+/* Every queue's count against nr_waiting.  The queues are locked one at
+ * a time (all at once would nest hundreds of locks on a big machine), so
+ * a thread moving meanwhile can make one look wrong: only a mismatch
+ * that stays is a broken count. */
+static void check_waiting(void)
+{
+	uint32_t queued = 0, want = 0;
+	for (int tries = 0; tries < 100; tries++) {
+		queued = 0;
+		want = __atomic_load_n(&nr_waiting, __ATOMIC_RELAXED);
+		for (unsigned i = 0; i < sched_cpus(); i++) {
+			bool on = spin_lock_irqsave(&scpu[i].lock);
+			queued += runq_count(&scpu[i].rq);
+			spin_unlock_nosched(&scpu[i].lock);
+			irq_restore(on);
+		}
+		if (queued == want && want == __atomic_load_n(&nr_waiting, __ATOMIC_RELAXED))
+			return;
+	}
+	panic("sched: %u threads in the run queues, nr_waiting says %u", queued, want);
+}
+
 void sched_report(void)
 {
-	bool irq_on = spin_lock_irqsave(&sched_lock);
-	uint32_t queued = 0;
-	for (unsigned i = 0; i < nr_cpus; i++)
-		queued += runq_count(&scpu[i].rq);
-	if (queued != nr_waiting)
-		panic("sched: %u threads in the run queues, nr_waiting says %u", queued, nr_waiting);
-	spin_unlock_irqrestore(&sched_lock, irq_on);
+	check_waiting();
 	cpus_record();
 	struct cpu *c = scpu[0].cpu;    /* the boot CPU's, whichever CPU halts */
 	struct json *j = rec_begin("cpu");
@@ -673,7 +845,7 @@ void sched_report(void)
 	json_u64(j, "idle_ns", c->idle->cpu_ns);
 	json_u64(j, "busy_ns", time_ns() > c->idle->cpu_ns ? time_ns() - c->idle->cpu_ns : 0);
 	json_arr_begin(j, "threads");
-	bool on = spin_lock_irqsave(&sched_lock);
+	bool on = spin_lock_irqsave(&threads_lock);
 	list_for_each(it, &all_threads) {
 		struct thread *t = list_entry(it, struct thread, all);
 		json_obj_begin(j, NULL);
@@ -685,7 +857,7 @@ void sched_report(void)
 		json_u64(j, "nivcsw", t->nivcsw);
 		json_obj_end(j);
 	}
-	spin_unlock_irqrestore(&sched_lock, on);
+	spin_unlock_irqrestore(&threads_lock, on);
 	json_arr_end(j);
 	rec_end();
 }
@@ -698,13 +870,13 @@ void sched_io_wait_end(void) { __atomic_sub_fetch(&io_waiters, 1, __ATOMIC_RELAX
 void sched_counts(unsigned *runnable, unsigned *io_blocked)
 {
 	unsigned r = 0;
-	bool on = spin_lock_irqsave(&sched_lock);
+	bool on = spin_lock_irqsave(&threads_lock);
 	list_for_each(it, &all_threads) {
 		struct thread *t = list_entry(it, struct thread, all);
 		if (t->rq.cls != SCHED_IDLE && (t->state == T_RUNNING || t->state == T_RUNNABLE))
 			r++;
 	}
-	spin_unlock_irqrestore(&sched_lock, on);
+	spin_unlock_irqrestore(&threads_lock, on);
 	*runnable = r;
 	*io_blocked = (unsigned)__atomic_load_n(&io_waiters, __ATOMIC_RELAXED);
 }

@@ -23,6 +23,7 @@
 #include "runq.h"
 #include "time.h"
 #include "lib/cpumask.h"
+#include "lockdep.h"
 
 enum thread_state {
 	T_RUNNING,              /* on a CPU */
@@ -35,20 +36,22 @@ struct task;
 
 struct thread {
 	uint64_t rsp;                   /* saved stack pointer while switched out */
-	struct runq_entity rq;          /* guarded by sched_lock */
-	volatile int state;             /* guarded by sched_lock (enum thread_state) */
-	bool on_cpu;                    /* guarded by sched_lock */
-	uint32_t cpu;                   /* guarded by sched_lock: where it runs, waits or last ran */
-	struct cpumask allowed;         /* guarded by sched_lock: CPUs it may run on */
+	/* [rq]: guarded by the run-queue lock of the CPU `cpu` names
+	 * (sched.c); cpu itself changes only with both queues' locks held. */
+	struct runq_entity rq;          /* [rq] */
+	volatile int state;             /* [rq] enum thread_state */
+	bool on_cpu;                    /* [rq] */
+	uint32_t cpu;                   /* [rq] where it runs, waits or last ran */
+	struct cpumask allowed;         /* [rq] CPUs it may run on */
 	int tid;
 	char name[24];
 	uint64_t stack_top;
 	size_t stack_size;              /* 0: the boot stack, never freed */
-	struct list_node all;           /* guarded by sched_lock */
+	struct list_node all;           /* guarded by threads_lock (sched.c) */
 	struct ktimer wake_timer;       /* for timed blocking */
 	const char *wchan;              /* what it last blocked on (for dumps) */
 	bool timed_out;
-	/* Accounting (the thread's own CPU, under sched_lock). */
+	/* Accounting (the thread's own CPU, under its run-queue lock). */
 	uint64_t run_start_tsc;
 	uint64_t cpu_ns;
 	uint64_t nvcsw, nivcsw;         /* voluntary / involuntary switches */
@@ -63,6 +66,9 @@ struct thread {
 	uint8_t *fpu;                   /* FXSAVE area (512 bytes, 16-aligned) */
 	uint64_t utime_ns, stime_ns;
 	uint64_t minflt, majflt;        /* its own page faults (task.c; the task's sum them all) */
+#ifdef LOCKDEP
+	struct lockdep_thread lockdep;  /* the mutexes it holds (lockdep.c; only it changes them) */
+#endif
 };
 
 #define KSTACK_SIZE 16384

@@ -3,7 +3,7 @@
  * protocol.  A waiter stays on the queue from prepare to finish; wakers
  * only change thread states, so a waiter woken twice is just runnable.
  *
- * Lock order: wq->lock, then sched_lock (inside thread_wake).
+ * Lock order: wq->lock, then the run-queue locks (inside thread_wake).
  */
 #include "wait.h"
 #include "sched.h"
@@ -145,9 +145,10 @@ void mutex_init(struct mutex *m, const char *name)
 	m->locked = false;
 	m->owner = NULL;
 	m->name = name;
+	m->lockdep_cls = 0;
 }
 
-bool mutex_trylock(struct mutex *m)
+static bool take_mutex(struct mutex *m)
 {
 	bool on = spin_lock_irqsave(&m->wq.lock);
 	bool got = !m->locked;
@@ -159,13 +160,23 @@ bool mutex_trylock(struct mutex *m)
 	return got;
 }
 
-static bool try_lock(void *arg) { return mutex_trylock(arg); }
+bool mutex_trylock(struct mutex *m)
+{
+	bool got = take_mutex(m);
+	if (got)
+		lockdep_mutex_acquire(m, (uint64_t)__builtin_return_address(0), true);
+	return got;
+}
+
+static bool try_lock(void *arg) { return take_mutex(arg); }
 
 void mutex_lock(struct mutex *m)
 {
 	if (m->owner == current_thread())
 		panic("mutex %s: recursive lock by %s", m->name, current_thread()->name);
-	if (!mutex_trylock(m))
+	/* Before it may wait, as for spinlocks: a real deadlock still reports. */
+	lockdep_mutex_acquire(m, (uint64_t)__builtin_return_address(0), false);
+	if (!take_mutex(m))
 		wait_event_timeout(&m->wq, try_lock, m, 0);
 }
 
@@ -179,6 +190,7 @@ void mutex_unlock(struct mutex *m)
 	m->locked = false;
 	m->owner = NULL;
 	spin_unlock_irqrestore(&m->wq.lock, on);
+	lockdep_mutex_release(m);
 	waitq_wake_one(&m->wq);
 }
 

@@ -73,6 +73,7 @@ struct mutex {
 	bool locked;                    /* guarded by wq.lock */
 	struct thread *owner;           /* guarded by wq.lock */
 	const char *name;
+	uint16_t lockdep_cls;           /* LOCKDEP=1: its class + 1, found at the first lock */
 };
 
 void mutex_init(struct mutex *m, const char *name);

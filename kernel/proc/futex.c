@@ -10,7 +10,7 @@
  * bucket lock throughout, and the waiter takes it once more before
  * returning, so w (on the waiter's stack) outlives every use.
  *
- * Lock order: bucket mutex -> mm->lock (through a fault) -> sched_lock.
+ * Lock order: bucket mutex -> mm->lock (through a fault) -> the run-queue locks (sched.c).
  */
 #include "futex.h"
 #include "core/sched.h"

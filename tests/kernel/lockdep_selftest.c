@@ -1,15 +1,22 @@
 /*
- * The lock-order checker's own tests (test=lockdep, test=lockdep3), for a
- * LOCKDEP=1 build: locks of classes no other code uses are nested in a
- * consistent order (nothing may be reported), then in an inverted one
- * (exactly one report, after which checking is off for the boot).  The
- * QEMU case reads the report's lines and record: both classes and both
- * acquisition sites, in the functions below.
+ * The lock-order checker's own tests (test=lockdep, test=lockdep3,
+ * test=lockdep_irq, test=lockdep_mutex), for a LOCKDEP=1 build: locks
+ * (spinlocks, or mutexes) of classes no other code uses are nested in a consistent order (nothing may be reported),
+ * then in an inverted one (exactly one report, after which checking is
+ * off for the boot); a lock is taken in an interrupt handler (a ktimer's
+ * function runs in the tick's) and then with interrupts enabled (one
+ * report, checking goes on), while another taken in the handler and
+ * only with interrupts off elsewhere is not reported.  The QEMU case
+ * reads the report's lines and record: classes, acquisition sites in the
+ * functions below, and their callers.
  */
 #include "selftest.h"
 #include "core/console.h"
 #include "core/spinlock.h"
 #include "core/lockdep.h"
+#include "core/sched.h"
+#include "core/time.h"
+#include "core/wait.h"
 #include "lib/json.h"
 
 static int failures;
@@ -70,6 +77,56 @@ static void __attribute__((noinline)) inverted_c_then_a(void)
 	spin_unlock(&lock_c);
 }
 
+static struct mutex mutex_a, mutex_b;
+
+static void __attribute__((noinline)) nest_mutex_a_then_b(void)
+{
+	mutex_lock(&mutex_a);
+	mutex_lock(&mutex_b);
+	mutex_unlock(&mutex_b);
+	mutex_unlock(&mutex_a);
+}
+
+/* The holder sleeps between the two: lockdep follows the thread. */
+static void __attribute__((noinline)) inverted_mutex_b_then_a(void)
+{
+	mutex_lock(&mutex_b);
+	sleep_ms(2);
+	mutex_lock(&mutex_a);
+	mutex_unlock(&mutex_a);
+	mutex_unlock(&mutex_b);
+}
+
+static struct spinlock lock_irq = SPINLOCK_INIT("lockdep_test_irq");
+static struct spinlock lock_irqsafe = SPINLOCK_INIT("lockdep_test_irqsafe");
+static struct ktimer irq_timer;
+static volatile bool irq_ran;
+
+/* The tick's interrupt handler runs it (time.c: run_expired). */
+static void __attribute__((noinline)) take_in_irq(void *arg)
+{
+	(void)arg;
+	spin_lock(&lock_irqsafe);
+	spin_unlock_nosched(&lock_irqsafe);
+	spin_lock(&lock_irq);
+	spin_unlock_nosched(&lock_irq);
+	irq_ran = true;
+}
+
+static void __attribute__((noinline)) take_with_irqs_off(void)
+{
+	bool on = spin_lock_irqsave(&lock_irqsafe);
+	spin_unlock_irqrestore(&lock_irqsafe, on);
+}
+
+/* The deliberate mistake: an interrupt on this CPU while lock_irq is
+ * held here would spin for ever in take_in_irq. */
+static void __attribute__((noinline)) take_with_irqs_on(void)
+{
+	spin_lock(&lock_irq);
+	spin_unlock(&lock_irq);
+}
+
 static bool ready(struct json *r)
 {
 	json_bool(r, "built", lockdep_built());
@@ -111,9 +168,50 @@ static void test_lockdep3(struct json *r)
 	finish(r, 0);
 }
 
+/* Interrupt use first, then thread use: irqsafe with interrupts off
+ * (fine), irq with them on (reported once, checking stays on). */
+static void test_lockdep_irq(struct json *r)
+{
+	if (!ready(r))
+		return;
+	ktimer_init(&irq_timer, take_in_irq, NULL);
+	ktimer_arm(&irq_timer, time_ns() + 2000000);
+	for (int i = 0; i < 2000 && !irq_ran; i++)
+		sleep_ms(1);
+	ktimer_cancel(&irq_timer);
+	json_bool(r, "irq_ran", irq_ran);
+	check(irq_ran, "the timer's function never ran");
+	take_with_irqs_off();
+	check(lockdep_reports() == 0, "an interrupt-safe use was reported");
+	take_with_irqs_on();
+	take_with_irqs_on();
+	json_u64(r, "reports", lockdep_reports());
+	check(lockdep_reports() == 1, "the interrupt-unsafe use was not reported exactly once");
+	check(lockdep_checking(), "checking stopped after an interrupt-safety report");
+}
+
+/* Mutexes: a -> b, a trylock under b (no edge), then b -> a. */
+static void test_lockdep_mutex(struct json *r)
+{
+	if (!ready(r))
+		return;
+	mutex_init(&mutex_a, "lockdep_test_ma");
+	mutex_init(&mutex_b, "lockdep_test_mb");
+	nest_mutex_a_then_b();
+	mutex_lock(&mutex_b);
+	if (mutex_trylock(&mutex_a))
+		mutex_unlock(&mutex_a);
+	mutex_unlock(&mutex_b);
+	check(lockdep_reports() == 0, "consistent nesting reported");
+	inverted_mutex_b_then_a();
+	finish(r, 0);
+}
+
 static const struct selftest tests[] = {
 	{ "lockdep", test_lockdep },
 	{ "lockdep3", test_lockdep3 },
+	{ "lockdep_irq", test_lockdep_irq },
+	{ "lockdep_mutex", test_lockdep_mutex },
 };
 
 bool lockdep_selftest(const char *name)

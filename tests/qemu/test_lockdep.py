@@ -1,8 +1,9 @@
 """The lock-order checker (kernel/core/lockdep.h) in its debug build
 (make LOCKDEP=1, made here as BUILD-lockdep beside the --build one): a
 deliberate inversion of two and of three lock classes is caught, naming
-both acquisition sites of every edge, and the default script and swap
-runs stay clean with the checker on.  Every other case's boots are
+both acquisition sites of every edge and their callers; a lock taken in
+an interrupt handler and with interrupts enabled is reported with both
+sites; the default script and swap runs stay clean with the checker on.  Every other case's boots are
 checked too (rig.check_lockdep): run the suite with --build build-lockdep
 to put the checker under all of them."""
 import fcntl
@@ -36,7 +37,7 @@ def expect_lockdep_build(r):
     expect('lockdep' in rig.boot_record(r)['build'], 'not a LOCKDEP=1 kernel: %r' % rig.boot_record(r)['build'])
 
 
-def check_inversion(ctx, lctx, name, classes):
+def check_inversion(ctx, lctx, name, classes, kind='spinlock'):
     ctx.lockdep_expected = True
     data, r = selftest(lctx, name)
     expect_lockdep_build(r)
@@ -51,7 +52,11 @@ def check_inversion(ctx, lctx, name, classes):
         expect(e['taken'] == cyc[(i + 1) % len(cyc)]['held'], 'not a cycle: %r' % cyc)
         expect(e['held_at'].split('+')[0] != '0x0' and e['taken_at'].startswith(e['held_at'].split('+')[0]),
                'edge %r: both sites should name the nesting function' % e)
+        # The stacks: the nesting function was called by the test itself.
+        for k in ('held_stack', 'taken_stack'):
+            expect(e[k] and e[k][0].startswith('test_lockdep'), 'edge %r: %s should start in test_lockdep*' % (e, k))
     expect(sorted(e['held'] for e in cyc) == sorted('lockdep_test_' + c for c in classes), 'classes %r' % cyc)
+    expect(all(e['held_kind'] == e['taken_kind'] == kind for e in cyc), 'kinds %r, want %s' % (cyc, kind))
     lines = [l for l in r.log.splitlines() if l.startswith('lockdep:   ')]
     expect(len(lines) == len(classes), 'one console line per edge expected: %r' % lines)
 
@@ -63,6 +68,32 @@ def test_lockdep_inversion(ctx, lctx):
 
 def test_lockdep_inversion3(ctx, lctx):
     check_inversion(ctx, lctx, 'lockdep3', 'abc')
+
+
+def test_lockdep_mutex_inversion(ctx, lctx):
+    # Sleeping mutexes, the second taken after a sleep: held per thread.
+    check_inversion(ctx, lctx, 'lockdep_mutex', ['ma', 'mb'], kind='mutex')
+
+
+@pytest.mark.quick
+def test_lockdep_irq_unsafe(ctx, lctx):
+    # lockdep_test_irq: taken in a timer's function (the tick's interrupt
+    # handler), then with interrupts on; lockdep_test_irqsafe: in the
+    # handler and with interrupts off only, which must not be reported.
+    ctx.lockdep_expected = True
+    data, r = selftest(lctx, 'lockdep_irq')
+    expect_lockdep_build(r)
+    expect(data['irq_ran'] and data['reports'] == 1, 'selftest data %r' % data)
+    rec = rig.one_record(r, 'lockdep')
+    expect(rec['event'] == 'irq-unsafe' and rec['class'] == 'lockdep_test_irq', 'lockdep record %r' % rec)
+    expect(rec['irq_at'].startswith('take_in_irq+') and rec['enabled_at'].startswith('take_with_irqs_on+'),
+           'sites %r' % rec)
+    expect(rec['enabled_stack'] and rec['enabled_stack'][0].startswith('test_lockdep_irq+'),
+           'the enabled site\'s callers %r' % rec)
+    expect(rec['irq_stack'], 'no callers for the interrupt site: %r' % rec)
+    lines = [l for l in r.log.splitlines() if l.startswith('lockdep:   ')]
+    expect(len(lines) == 2 and 'interrupt handler at take_in_irq+' in lines[0]
+           and 'interrupts enabled at take_with_irqs_on+' in lines[1], 'one line per site expected: %r' % lines)
 
 
 def test_lockdep_plain_build_says_so(ctx):

@@ -103,3 +103,32 @@ TEST(runq_steal_skips_refused)
 	CHECK(runq_steal(&rq, only_odd, e) == NULL);
 	CHECK_EQ(runq_count(&rq), 2);
 }
+
+TEST(runq_lock_first_is_the_lower_id)
+{
+	/* Both movers of a pair agree on the order, whichever way they move. */
+	CHECK_EQ(runq_lock_first(3, 1), 1);
+	CHECK_EQ(runq_lock_first(1, 3), 1);
+	CHECK_EQ(runq_lock_first(2, 2), 2);
+	CHECK_EQ(runq_lock_first(255, 0), 0);
+}
+
+TEST(runq_answers_stay_in_range_on_stale_loads)
+{
+	/* loads[] are read without the other CPUs' locks: any mix of figures
+	 * (a CPU counted idle and queued at once, classes out of range) must
+	 * still give an online CPU, or n for "none". */
+	struct cpumask all, none;
+	cpumask_fill(&all, 4);
+	cpumask_clear(&none);
+	for (unsigned seed = 0; seed < 4096; seed++) {
+		for (int i = 0; i < 4; i++)
+			L[i] = (struct runq_load){ .queued = (seed >> (3 * i)) & 3u ? 0xffffffffu >> ((seed >> i) & 31) : 0,
+						   .running = (seed >> (i + 8)) & 1, .cur_cls = (uint8_t)(seed >> (2 * i)) };
+		unsigned n = 1 + seed % 4, prev = seed % 7, self = (seed / 7) % 5;
+		CHECK(runq_wake_cpu(L, n, &all, prev, self) < n);
+		CHECK(runq_wake_cpu(L, n, &none, prev, self) < n);
+		CHECK(runq_busiest(L, n, self % n) <= n);
+		CHECK(runq_busiest(L, n, self % n) != self % n);
+	}
+}

@@ -21,9 +21,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "irqtrace.h"
+#include "tlb.h"
 
 struct thread;
-struct cpumask;
 
 struct cpu_stats {
 	uint64_t ctx_switches;
@@ -50,6 +50,10 @@ struct cpu {
 	uint64_t loaded_root;
 	struct cpumask *loaded_cpus;
 	volatile uint32_t tlb_pending;  /* a shootdown request waits for this CPU */
+	volatile uint32_t tlb_lazy;     /* a kernel thread runs on loaded_root (tlb.h) */
+	volatile uint32_t tlb_stale;    /* a shootdown skipped this lazy CPU: flush before user code */
+	struct cpumask tlb_from;        /* [atomic] CPUs whose tlb_req waits for this one */
+	struct tlb_request tlb_req;     /* what this CPU asks the others to flush */
 	struct cpu_stats stats;
 };
 

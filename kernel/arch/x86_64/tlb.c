@@ -1,14 +1,16 @@
 /*
  * TLB shootdown (see tlb.h for the model and the rules).
  *
- * The request slot: req.busy is taken by one sender at a time (an atomic
- * flag, not a spinlock: spin_lock polls us, and we must not recurse into
- * it).  The sender fills the request, sets each target's tlb_pending and
- * sends VEC_TLB; a target that sees its tlb_pending (in the handler or in
- * tlb_poll) flushes what the request names and clears its bit in
- * req.waiting; the sender waits for req.waiting to empty, serving its own
- * tlb_pending meanwhile (it cannot be a target while it holds the slot,
- * but it may be one while waiting for the slot).
+ * A sender fills its own tlb_req (interrupts off, so nothing else on
+ * this CPU sends meanwhile), sets its bit in each target's tlb_from,
+ * then the target's tlb_pending, and sends VEC_TLB; a target that sees
+ * its tlb_pending (in the handler or in tlb_poll) serves every sender
+ * named in its tlb_from and clears its bit in that sender's waiting
+ * mask; the sender waits for waiting to empty, serving requests to
+ * itself meanwhile (two CPUs shooting at each other at once each answer
+ * the other while they wait).  The target clears tlb_pending before it
+ * reads tlb_from and the sender sets them the other way round, so a
+ * request is either seen now or leaves tlb_pending set for the next poll.
  */
 #include "tlb.h"
 #include "apic.h"
@@ -17,19 +19,11 @@
 #include "x86.h"
 #include "mem/kmem.h"
 
-static struct {
-	volatile uint32_t busy;
-	/* Filled by the holder of busy before any target is told. */
-	uint64_t va[TLB_BATCH_VAS];
-	unsigned n;
-	bool all;
-	uint64_t drop_root;             /* nonzero: load the kernel's root if this is loaded */
-	struct cpumask waiting;         /* targets yet to flush (atomic) */
-} req;
-
 static uint64_t ipis_sent;
+static uint64_t lazy_skips;
 
 uint64_t tlb_ipis_sent(void) { return __atomic_load_n(&ipis_sent, __ATOMIC_RELAXED); }
+uint64_t tlb_lazy_skips(void) { return __atomic_load_n(&lazy_skips, __ATOMIC_RELAXED); }
 
 static void flush_all_here(void)
 {
@@ -55,16 +49,27 @@ static void drop_root_here(struct cpu *c, uint64_t root)
 	tlb_load_root(kmem_kernel_pml4(), NULL);
 }
 
+/* Do what CPU `from` asks of CPU c, and tell it so. */
+static void serve(struct cpu *c, struct cpu *from)
+{
+	struct tlb_request *r = &from->tlb_req;
+	if (r->drop_root)
+		drop_root_here(c, r->drop_root);
+	else
+		flush_here(r->va, r->n, r->all);
+	cpumask_unset_atomic(&r->waiting, c->id);
+}
+
 void tlb_poll(void)
 {
 	struct cpu *c = this_cpu();
-	if (!__atomic_exchange_n(&c->tlb_pending, 0, __ATOMIC_ACQUIRE))
+	if (!__atomic_exchange_n(&c->tlb_pending, 0, __ATOMIC_SEQ_CST))
 		return;
-	if (req.drop_root)
-		drop_root_here(c, req.drop_root);
-	else
-		flush_here(req.va, req.n, req.all);
-	cpumask_unset_atomic(&req.waiting, c->id);
+	for (unsigned w = 0; w < CPUMASK_WORDS; w++) {
+		uint64_t bits = __atomic_exchange_n(&c->tlb_from.w[w], 0, __ATOMIC_SEQ_CST);
+		for (; bits; bits &= bits - 1)
+			serve(c, percpu_get(w * 64 + (unsigned)__builtin_ctzll(bits)));
+	}
 }
 
 static void on_tlb(struct trap_frame *f, void *arg)
@@ -83,6 +88,11 @@ void tlb_load_root(uint64_t root, struct cpumask *cpus)
 {
 	struct cpu *c = this_cpu();
 	struct cpumask *old = c->loaded_cpus;
+	/* A full load flushes whatever a skipped shootdown left.  Not lazy
+	 * before joining the new mask: a sender that sees the bit also sees
+	 * that it must send. */
+	__atomic_store_n(&c->tlb_lazy, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&c->tlb_stale, 0, __ATOMIC_SEQ_CST);
 	if (cpus)
 		cpumask_set_atomic(cpus, c->id);        /* before the load: see tlb.h */
 	c->loaded_root = cpus ? root : 0;
@@ -92,12 +102,57 @@ void tlb_load_root(uint64_t root, struct cpumask *cpus)
 		cpumask_unset_atomic(old, c->id);       /* after: nothing of it is cached now */
 }
 
+void tlb_switch_to(uint64_t root, struct cpumask *cpus)
+{
+	struct cpu *c = this_cpu();
+	if (!root) {
+		if (c->loaded_root)
+			__atomic_store_n(&c->tlb_lazy, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	if (c->tlb_lazy) {
+		/* Lazy off first, then the flag: a sender that set the flag
+		 * after we read it finds us no longer lazy and sends. */
+		__atomic_store_n(&c->tlb_lazy, 0, __ATOMIC_SEQ_CST);
+		if (__atomic_exchange_n(&c->tlb_stale, 0, __ATOMIC_SEQ_CST) && c->loaded_root == root)
+			flush_all_here();
+	}
+	if ((read_cr3() & ~0xfffull) != root)
+		tlb_load_root(root, cpus);
+}
+
+/* Take the lazy CPUs out of targets: each gets tlb_stale instead of an
+ * IPI, unless it stopped being lazy meanwhile (it may have read its flag
+ * before we set it: then it gets the IPI). */
+static void skip_lazy(struct cpumask *targets)
+{
+	cpumask_for_each(id, targets) {
+		struct cpu *t = percpu_get(id);
+		if (!__atomic_load_n(&t->tlb_lazy, __ATOMIC_SEQ_CST))
+			continue;
+		__atomic_store_n(&t->tlb_stale, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&t->tlb_lazy, __ATOMIC_SEQ_CST)) {
+			cpumask_unset(targets, id);
+			__atomic_add_fetch(&lazy_skips, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+static bool acked(const struct tlb_request *r)
+{
+	for (unsigned i = 0; i < CPUMASK_WORDS; i++)
+		if (__atomic_load_n(&r->waiting.w[i], __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
 /* Do here(arg) on this CPU, then one request to the other online CPUs
- * of mask (every other one when mask is NULL), its fields set by
- * fill(arg) once the slot is ours; wait for all of them.  Interrupts
- * stay off throughout, so "this CPU" is one CPU.  Returns the IPIs sent. */
-static unsigned run(const struct cpumask *mask, void (*here)(const void *), void (*fill)(const void *),
-		    const void *arg)
+ * of mask (every other one when mask is NULL; lazy ones skipped when
+ * lazy_ok), filled by fill(request, arg); wait for all of them.
+ * Interrupts stay off throughout, so "this CPU" and its request are one.
+ * Returns the IPIs sent. */
+static unsigned run(const struct cpumask *mask, bool lazy_ok, void (*here)(const void *),
+		    void (*fill)(struct tlb_request *, const void *), const void *arg)
 {
 	bool on = irq_save();
 	struct cpu *c = this_cpu();
@@ -110,29 +165,28 @@ static unsigned run(const struct cpumask *mask, void (*here)(const void *), void
 		cpumask_and(&targets, &targets, &m);
 	}
 	cpumask_unset(&targets, c->id);
+	if (lazy_ok)
+		skip_lazy(&targets);
 	if (cpumask_empty(&targets)) {
 		irq_restore(on);
 		return 0;
 	}
-	while (__atomic_exchange_n(&req.busy, 1, __ATOMIC_ACQUIRE)) {
-		tlb_poll();
-		cpu_relax();
-	}
-	fill(arg);
+	struct tlb_request *r = &c->tlb_req;
+	fill(r, arg);
 	for (int i = 0; i < CPUMASK_WORDS; i++)
-		__atomic_store_n(&req.waiting.w[i], targets.w[i], __ATOMIC_RELEASE);
+		__atomic_store_n(&r->waiting.w[i], targets.w[i], __ATOMIC_RELEASE);
 	unsigned sent = 0;
 	cpumask_for_each(id, &targets) {
 		struct cpu *t = percpu_get(id);
-		__atomic_store_n(&t->tlb_pending, 1, __ATOMIC_RELEASE);
+		cpumask_set_atomic(&t->tlb_from, c->id);
+		__atomic_store_n(&t->tlb_pending, 1, __ATOMIC_SEQ_CST);
 		apic_send_ipi(t->apic_id, VEC_TLB);
 		sent++;
 	}
-	while (!cpumask_empty(&req.waiting)) {
+	while (!acked(r)) {
 		tlb_poll();
 		cpu_relax();
 	}
-	__atomic_store_n(&req.busy, 0, __ATOMIC_RELEASE);
 	irq_restore(on);
 	__atomic_add_fetch(&ipis_sent, sent, __ATOMIC_RELAXED);
 	return sent;
@@ -159,21 +213,21 @@ static void batch_here(const void *arg)
 	flush_here(b->va, b->n, b->all);
 }
 
-static void batch_fill(const void *arg)
+static void batch_fill(struct tlb_request *r, const void *arg)
 {
 	const struct tlb_batch *b = arg;
 	for (unsigned i = 0; i < b->n; i++)
-		req.va[i] = b->va[i];
-	req.n = b->n;
-	req.all = b->all;
-	req.drop_root = 0;
+		r->va[i] = b->va[i];
+	r->n = b->n;
+	r->all = b->all;
+	r->drop_root = 0;
 }
 
 unsigned tlb_batch_flush(struct tlb_batch *b)
 {
 	if (!b->pages)
 		return 0;
-	unsigned sent = run(&b->cpus, batch_here, batch_fill, b);
+	unsigned sent = run(&b->cpus, true, batch_here, batch_fill, b);
 	tlb_batch_init(b);
 	return sent;
 }
@@ -189,14 +243,14 @@ static void range_here(const void *arg)
 		invlpg(va);
 }
 
-static void range_fill(const void *arg)
+static void range_fill(struct tlb_request *q, const void *arg)
 {
 	const struct range *r = arg;
-	req.n = 0;
-	req.all = false;
-	req.drop_root = 0;
+	q->n = 0;
+	q->all = false;
+	q->drop_root = 0;
 	for (uint64_t va = r->start; va < r->end; va += 4096)
-		req.va[req.n++] = va;
+		q->va[q->n++] = va;
 }
 
 void tlb_flush_kernel_range(uint64_t start, uint64_t end)
@@ -206,7 +260,7 @@ void tlb_flush_kernel_range(uint64_t start, uint64_t end)
 	const uint64_t step = TLB_BATCH_VAS * 4096ull;
 	for (uint64_t s = start; s < end; s += step) {
 		struct range r = { s, end - s > step ? s + step : end };
-		run(NULL, range_here, range_fill, &r);
+		run(NULL, false, range_here, range_fill, &r);
 	}
 }
 
@@ -215,14 +269,14 @@ static void drop_here(const void *arg)
 	drop_root_here(this_cpu(), *(const uint64_t *)arg);
 }
 
-static void drop_fill(const void *arg)
+static void drop_fill(struct tlb_request *r, const void *arg)
 {
-	req.drop_root = *(const uint64_t *)arg;
-	req.n = 0;
-	req.all = false;
+	r->drop_root = *(const uint64_t *)arg;
+	r->n = 0;
+	r->all = false;
 }
 
 void tlb_drop_root(uint64_t root, struct cpumask *cpus)
 {
-	run(cpus, drop_here, drop_fill, &root);
+	run(cpus, false, drop_here, drop_fill, &root);
 }

@@ -18,11 +18,30 @@
  * sender waits until each has flushed.  The caller frees or writes out
  * the pages only after tlb_batch_flush returns.
  *
- * One request is in flight system-wide (a global slot): enough for a few
- * CPUs; a request per sender is the step after.  No deadlock with
- * interrupts off: a CPU waiting for the slot, for the acknowledgements,
- * or spinning on a spinlock (spinlock.h calls tlb_poll) serves a request
- * addressed to it meanwhile.
+ * A request per sender: each CPU sends from its own slot (struct cpu's
+ * tlb_req) and names itself in each target's tlb_from mask, so CPUs
+ * shoot down at once without waiting for one another.  No deadlock with
+ * interrupts off: a CPU waiting for its acknowledgements, or spinning on
+ * a spinlock (spinlock.h calls tlb_poll), serves the requests addressed
+ * to it meanwhile.
+ *
+ * Lazy CPUs.  A CPU that switched from a user thread to a kernel thread
+ * or its idle thread keeps that user root loaded (a kernel thread only
+ * uses the kernel half; reloading CR3 at every switch to idle and back
+ * would cost a TLB refill each time) and so stays in the mm's mask: it
+ * used to get every shootdown IPI for that mm, waking from hlt for
+ * nothing.  Now such a CPU is marked lazy, and a batch flush skips it
+ * after setting its tlb_stale; the CPU flushes everything when it next
+ * switches to a user thread (tlb_switch_to).  That is the cheaper of the
+ * two correct choices: leaving the mask at the switch to a kernel thread
+ * would cost a CR3 load each way on every block and wake-up, while the
+ * skip costs one full flush on switch-in, and only after a shootdown
+ * actually skipped the CPU.  It is safe because nothing on a lazy CPU
+ * reaches user addresses (interrupt handlers and kernel threads work on
+ * pages through the direct map) and page tables are only freed with the
+ * whole mm, whose tlb_drop_root still goes to every CPU in the mask,
+ * lazy or not (a CPU must not keep a freed root, nor cached walks
+ * through freed tables); kernel ranges go to every CPU.
  */
 #ifndef TLB_H
 #define TLB_H
@@ -32,6 +51,15 @@
 #include "lib/cpumask.h"
 
 #define TLB_BATCH_VAS 32
+
+/* One CPU's request (in its struct cpu), filled before any target is told. */
+struct tlb_request {
+	uint64_t va[TLB_BATCH_VAS];
+	unsigned n;
+	bool all;
+	uint64_t drop_root;             /* nonzero: load the kernel's root if this is loaded */
+	struct cpumask waiting;         /* targets yet to flush (atomic) */
+};
 
 struct tlb_batch {
 	struct cpumask cpus;            /* union of the mms' masks at add time */
@@ -46,6 +74,10 @@ void tlb_init(void);
 /* Load a user page-table root (cpus: its mm's mask), or the kernel's
  * (root = the kernel PML4, cpus NULL).  Interrupts off. */
 void tlb_load_root(uint64_t root, struct cpumask *cpus);
+/* The scheduler switches to a thread whose user root is root (cpus: its
+ * mm's mask), or to a kernel thread (root 0: whatever is loaded stays,
+ * and the CPU turns lazy).  Interrupts off. */
+void tlb_switch_to(uint64_t root, struct cpumask *cpus);
 
 static inline void tlb_batch_init(struct tlb_batch *b)
 {
@@ -71,7 +103,8 @@ void tlb_drop_root(uint64_t root, struct cpumask *cpus);
  * off calls it). */
 void tlb_poll(void);
 
-/* Totals since boot. */
+/* Totals since boot: IPIs sent, and lazy CPUs a batch skipped instead. */
 uint64_t tlb_ipis_sent(void);
+uint64_t tlb_lazy_skips(void);
 
 #endif
