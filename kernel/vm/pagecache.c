@@ -355,6 +355,8 @@ static void shadows_changed(struct pagecache *pc, uint64_t before)
  * and pagecache_idx_del frees a node with its last entry. */
 static void trim_shadows(struct pagecache *pc)
 {
+	struct workingset_now now;
+	workingset_now_file(&now);      /* takes the swap lock: not under ours */
 	bool pc_on = spin_lock_irqsave(&pc->lock);
 	uint64_t before = pc->idx.values, from = pc->trim_at, at;
 	bool over = __atomic_load_n(&G.nr_shadows, __ATOMIC_RELAXED) + swapcache_shadows() > workingset_max_shadows();
@@ -369,7 +371,7 @@ static void trim_shadows(struct pagecache *pc)
 			continue;
 		}
 		from = at + 1;
-		if (pagecache_idx_is_value(e) && (over || workingset_shadow_stale((uint64_t)(uintptr_t)e)))
+		if (pagecache_idx_is_value(e) && (over || workingset_shadow_stale((uint64_t)(uintptr_t)e, &now)))
 			pagecache_idx_del(&pc->idx, at);
 	}
 	pc->trim_at = from;

@@ -140,12 +140,23 @@ bool workingset_refault_file(struct page *p, uint64_t shadow)
 	return refault(p, shadow, &kind);
 }
 
-bool workingset_shadow_stale(uint64_t shadow)
+void workingset_now_file(struct workingset_now *now)
+{
+	now->clock = __atomic_load_n(&W.clock, __ATOMIC_RELAXED);
+	now->file_size = workingset_size(true);
+}
+
+bool workingset_shadow_stale(uint64_t shadow, const struct workingset_now *now)
 {
 	struct ws_shadow s;
 	if (!ws_unpack(shadow, &s))
 		return true;
-	return ws_shadow_stale(shadow, __atomic_load_n(&W.clock, __ATOMIC_RELAXED), workingset_size(s.kind == WS_FILE));
+	/* Evicted (on another CPU) after `now` was sampled: its distance
+	 * would wrap to a huge one; it is the newest shadow, not stale. */
+	uint64_t d = ws_distance(now->clock, s.eviction);
+	if (d >> (WS_CLOCK_BITS - 1))
+		return false;
+	return !ws_should_activate(d, now->file_size);
 }
 
 uint64_t workingset_max_shadows(void)

@@ -39,10 +39,16 @@ void workingset_refault(struct page *p);
  * slot where `shadow` was: a refault, counted (workingset_*_file); true
  * when it goes on the active file list.  Never sleeps; any lock. */
 bool workingset_refault_file(struct page *p, uint64_t shadow);
-/* Could this shadow no longer activate its page (distance past the
- * lists it would compete with, and distances only grow)?  The page cache
- * drops such shadows.  Never sleeps. */
-bool workingset_shadow_stale(uint64_t shadow);
+/* The clock and a file refault's workingset size, sampled once for
+ * judging many page-cache shadows (workingset_shadow_stale). */
+struct workingset_now {
+	uint64_t clock, file_size;
+};
+void workingset_now_file(struct workingset_now *now);
+/* Could this file page's shadow no longer activate its page (distance
+ * past the lists it would compete with, and distances only grow)?  The
+ * page cache drops such shadows.  Never sleeps, takes no lock. */
+bool workingset_shadow_stale(uint64_t shadow, const struct workingset_now *now);
 /* The most shadows worth keeping of one kind: RAM pages (a shadow older
  * than RAM-pages evictions cannot fit in any list). */
 uint64_t workingset_max_shadows(void);

@@ -70,7 +70,13 @@ TEST(workingset_file_refault_beyond_active_list_is_only_counted)
 	for (int i = 0; i < 5; i++)
 		workingset_activation();        /* distance 5 > 4 active file pages */
 	CHECK(!workingset_refault_file(file[6], w));
-	CHECK(workingset_shadow_stale(w));
+	uint64_t fresh = workingset_eviction(file[5]);
+	struct workingset_now now;
+	workingset_now_file(&now);
+	CHECK(workingset_shadow_stale(w, &now));
+	CHECK(!workingset_shadow_stale(fresh, &now));
+	/* A shadow made after `now` was sampled is the newest, not stale. */
+	CHECK(!workingset_shadow_stale(workingset_eviction(file[4]), &now));
 	CHECK_EQ(fake.vmstat[WORKINGSET_REFAULT_FILE], 1);
 	CHECK_EQ(fake.vmstat[WORKINGSET_ACTIVATE_FILE], 0);
 	CHECK(!page_test(file[6], PG_WORKINGSET));
