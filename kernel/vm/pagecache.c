@@ -8,6 +8,16 @@
  * reports -EIO).  A page under write-back has PG_WRITEBACK and one more
  * reference, dropped by the completion.
  *
+ * Workingset shadows (workingset.h): a page reclaim evicts leaves its
+ * shadow word in the index slot it held (a value entry, bit 0 set, as
+ * Linux's xarray); a page inserted there later is a refault.  Only
+ * reclaim leaves shadows; drop_caches drops them all (as Linux's
+ * `echo 3`, whose slab shrink runs the shadow shrinker); fadvise
+ * DONTNEED and failed reads leave none.  Their number is capped
+ * (trim_shadows): stale ones go a few per eviction, and past
+ * workingset_max_shadows any go.  Memory follows what was cached and
+ * evicted lately, never the disk's size.
+ *
  * Dirty accounting: PG_DIRTY is set under the page lock by a write and
  * cleared under the page lock when its write-back starts; the cache's
  * nr_dirty and the global counter follow the bit's transitions only.
@@ -30,10 +40,12 @@
 #include "pagecache_idx.h"
 #include "lru.h"
 #include "reclaim.h"
+#include "workingset.h"
 #include "vmstat.h"
 #include "psi.h"
 #include "page_ref.h"
 #include "swap/swap.h"
+#include "swap/swapcache.h"
 #include "mem/pmm.h"
 #include "mem/kmalloc.h"
 #include "drivers/blk.h"
@@ -49,6 +61,7 @@
 #define PC_MAX_WRITERS 16               /* data devices per disk */
 #define PC_IO_PAGES 64                  /* pages per request we build (256 KiB) */
 #define PC_RA_MAX 32                    /* Linux's default read_ahead_kb 128 */
+#define PC_TRIM_SCAN 8                  /* index entries looked at per eviction for stale shadows */
 #define PC_FLUSH_INTERVAL_NS (5ull * 1000000000ull)     /* dirty_writeback_centisecs 500 */
 
 unsigned pagecache_dirty_background_ratio = 10;
@@ -63,6 +76,7 @@ struct pagecache {
 	struct spinlock lock;
 	struct pagecache_idx idx;       /* [lock] page offset -> page (one reference) */
 	uint64_t nr_dirty;              /* [lock] */
+	uint64_t trim_at;               /* [lock] where trim_shadows goes on */
 	uint64_t dirtied_ns;            /* [lock] when nr_dirty last left 0 */
 	uint64_t nr_writeback;          /* [A] pages under write-back */
 	uint64_t wb_err;                /* [A] failed write-back requests so far */
@@ -77,6 +91,7 @@ static struct {
 	struct waitq flush_wq;
 	volatile bool flush_kick;       /* [A] */
 	uint64_t nr_pages, nr_dirty, nr_writeback;      /* [A] */
+	uint64_t nr_shadows;            /* [A] workingset shadows in every cache's index */
 	bool warned_wb_error;           /* [A] */
 } G;
 
@@ -303,10 +318,66 @@ static struct page *find_get(struct pagecache *pc, uint64_t i)
 {
 	bool pc_on = spin_lock_irqsave(&pc->lock);
 	struct page *p = pagecache_idx_get(&pc->idx, i);
+	if (pagecache_idx_is_value(p))
+		p = NULL;               /* a shadow: not cached */
 	if (p)
 		get_page(p);
 	spin_unlock_irqrestore(&pc->lock, pc_on);
 	return p;
+}
+
+/* The first page (not shadow) at an index >= from.  pc->lock held. */
+static struct page *next_page(struct pagecache *pc, uint64_t from, uint64_t *at)
+{
+	for (;;) {
+		void *e = pagecache_idx_next(&pc->idx, from, at);
+		if (!pagecache_idx_is_value(e))
+			return e;
+		from = *at + 1;
+	}
+}
+
+/* Keep G.nr_shadows in step with pc's index after a change.  pc->lock
+ * held; `before` is idx.values before the change. */
+static void shadows_changed(struct pagecache *pc, uint64_t before)
+{
+	uint64_t now = pc->idx.values;
+	if (now > before)
+		__atomic_add_fetch(&G.nr_shadows, now - before, __ATOMIC_RELAXED);
+	else if (now < before)
+		__atomic_sub_fetch(&G.nr_shadows, before - now, __ATOMIC_RELAXED);
+}
+
+/* Drop stale shadows, a few index entries per eviction from where the
+ * last call stopped (wrapping once), so their number follows what could
+ * still activate; past the cap (workingset_max_shadows, counting the
+ * swap cache's too) every shadow met goes.  Linux's shadow shrinker
+ * frees whole nodes of shadows from a node LRU; a cursor needs no list
+ * and pagecache_idx_del frees a node with its last entry. */
+static void trim_shadows(struct pagecache *pc)
+{
+	struct workingset_now now;
+	workingset_now_file(&now);      /* takes the swap lock: not under ours */
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	uint64_t before = pc->idx.values, from = pc->trim_at, at;
+	bool over = __atomic_load_n(&G.nr_shadows, __ATOMIC_RELAXED) + swapcache_shadows() > workingset_max_shadows();
+	bool wrapped = false;
+	for (int k = 0; k < PC_TRIM_SCAN && pc->idx.values; k++) {
+		void *e = pagecache_idx_next(&pc->idx, from, &at);
+		if (!e) {
+			if (wrapped)
+				break;
+			wrapped = true;
+			from = 0;
+			continue;
+		}
+		from = at + 1;
+		if (pagecache_idx_is_value(e) && (over || workingset_shadow_stale((uint64_t)(uintptr_t)e, &now)))
+			pagecache_idx_del(&pc->idx, at);
+	}
+	pc->trim_at = from;
+	shadows_changed(pc, before);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 }
 
 /* Insert a new locked page (the caller's reference stays the caller's).
@@ -316,8 +387,16 @@ static int insert(struct pagecache *pc, uint64_t i, struct page *p)
 	p->mapping = pc;
 	p->index = i;
 	page_set(p, PG_FILE);
+	uint64_t shadow = 0;
 	bool pc_on = spin_lock_irqsave(&pc->lock);
-	int err = pagecache_idx_set(&pc->idx, i, p);
+	void *old = pagecache_idx_get(&pc->idx, i);
+	int err = 0;
+	if (pagecache_idx_is_value(old)) {
+		shadow = (uint64_t)(uintptr_t)pagecache_idx_replace(&pc->idx, i, p);
+		__atomic_sub_fetch(&G.nr_shadows, 1, __ATOMIC_RELAXED);
+	} else {
+		err = pagecache_idx_set(&pc->idx, i, p);
+	}
 	if (!err)
 		get_page(p);
 	spin_unlock_irqrestore(&pc->lock, pc_on);
@@ -327,26 +406,36 @@ static int insert(struct pagecache *pc, uint64_t i, struct page *p)
 		return err;
 	}
 	__atomic_add_fetch(&G.nr_pages, 1, __ATOMIC_RELAXED);
-	lru_add(p, LRU_FILE, false);
+	/* Read-ahead pages count too, as in Linux (filemap_add_folio). */
+	lru_add(p, LRU_FILE, shadow && workingset_refault_file(p, shadow));
 	return 0;
 }
 
 /* Take p out of its cache if only `refs` references are left (the
- * index's among them) and it is clean.  The page lock is held. */
-static bool remove_if(struct pagecache *pc, struct page *p, int refs)
+ * index's among them) and it is clean; `evict` (reclaim): leave its
+ * workingset shadow in the slot.  The page lock is held. */
+static bool remove_if(struct pagecache *pc, struct page *p, int refs, bool evict)
 {
 	bool gone = false;
+	uint64_t shadow = 0;
 	bool pc_on = spin_lock_irqsave(&pc->lock);
 	if (pagecache_idx_get(&pc->idx, p->index) == p && !page_test(p, PG_DIRTY | PG_WRITEBACK) &&
 	    __atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) == refs) {
-		pagecache_idx_del(&pc->idx, p->index);
+		if (evict && (shadow = workingset_eviction(p)))
+			pagecache_idx_replace(&pc->idx, p->index, (void *)(uintptr_t)shadow);
+		else
+			pagecache_idx_del(&pc->idx, p->index);
 		gone = true;
 	}
 	spin_unlock_irqrestore(&pc->lock, pc_on);
+	if (shadow) {
+		__atomic_add_fetch(&G.nr_shadows, 1, __ATOMIC_RELAXED);
+		trim_shadows(pc);
+	}
 	if (!gone)
 		return false;
 	__atomic_sub_fetch(&G.nr_pages, 1, __ATOMIC_RELAXED);
-	page_clear(p, PG_FILE | PG_REFERENCED | PG_RA_MARK | PG_ERROR);
+	page_clear(p, PG_FILE | PG_REFERENCED | PG_RA_MARK | PG_ERROR | PG_WORKINGSET);
 	p->mapping = NULL;
 	lru_del(p);
 	put_page(p);                    /* the index's reference */
@@ -457,7 +546,8 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 	for (uint64_t i = start; i < end; i++) {
 		struct page *p = NULL;
 		bool pc_on = spin_lock_irqsave(&pc->lock);
-		bool have = pagecache_idx_get(&pc->idx, i) != NULL;
+		void *e = pagecache_idx_get(&pc->idx, i);
+		bool have = e && !pagecache_idx_is_value(e);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
 		if (!have)
 			p = i == sync_page ? alloc_user_page(false) : alloc_ra_page(n);
@@ -534,8 +624,10 @@ void pagecache_mark_accessed(struct page *p)
 {
 	if (page_test(p, PG_ACTIVE))
 		page_set(p, PG_REFERENCED);
-	else if (page_test_clear(p, PG_REFERENCED))
+	else if (page_test_clear(p, PG_REFERENCED)) {
 		lru_activate(p);        /* second access while inactive */
+		workingset_activation();        /* it left the inactive list: the clock ticks */
+	}
 	else
 		page_set(p, PG_REFERENCED);
 }
@@ -793,7 +885,7 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 	while (i < to) {
 		bool pc_on = spin_lock_irqsave(&pc->lock);
 		uint64_t at;
-		struct page *p = pagecache_idx_next(&pc->idx, i, &at);
+		struct page *p = next_page(pc, i, &at);
 		bool dirty = p && at < to && page_test(p, PG_DIRTY);
 		if (dirty)
 			get_page(p);
@@ -978,7 +1070,7 @@ int pagecache_reclaim_page(struct page *p, bool *activate)
 	}
 	/* References: the index's and our isolation's; any other is a
 	 * reader or writer about to use it. */
-	bool gone = remove_if(pc, p, 2);
+	bool gone = remove_if(pc, p, 2, true);
 	unlock_page(p);
 	if (gone)
 		put_page(p);            /* the isolation reference: the page is freed */
@@ -997,13 +1089,19 @@ uint64_t pagecache_drop_clean(void)
 		for (uint64_t i = 0, at;; i = at + 1) {
 			bool pc_on = spin_lock_irqsave(&pc->lock);
 			struct page *p = pagecache_idx_next(&pc->idx, i, &at);
+			if (pagecache_idx_is_value(p)) {
+				pagecache_idx_del(&pc->idx, at);        /* shadows go too */
+				__atomic_sub_fetch(&G.nr_shadows, 1, __ATOMIC_RELAXED);
+				spin_unlock_irqrestore(&pc->lock, pc_on);
+				continue;
+			}
 			if (p)
 				get_page(p);
 			spin_unlock_irqrestore(&pc->lock, pc_on);
 			if (!p)
 				break;
 			if (trylock_page(p)) {
-				dropped += remove_if(pc, p, 2);
+				dropped += remove_if(pc, p, 2, false);
 				unlock_page(p);
 			}
 			put_page(p);
@@ -1019,14 +1117,14 @@ static void drop_range(struct pagecache *pc, uint64_t from, uint64_t to)
 {
 	for (uint64_t i = from, at; i < to; i = at + 1) {
 		bool pc_on = spin_lock_irqsave(&pc->lock);
-		struct page *p = pagecache_idx_next(&pc->idx, i, &at);
+		struct page *p = next_page(pc, i, &at);
 		if (p && at < to)
 			get_page(p);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
 		if (!p || at >= to)
 			break;
 		if (trylock_page(p)) {
-			remove_if(pc, p, 2);
+			remove_if(pc, p, 2, false);
 			unlock_page(p);
 		}
 		put_page(p);
@@ -1247,6 +1345,7 @@ struct pagecache *pagecache_of_file(const struct pagecache_file *f) { return f->
 
 uint64_t pagecache_nr_pages(void) { return __atomic_load_n(&G.nr_pages, __ATOMIC_RELAXED); }
 uint64_t pagecache_nr_dirty(void) { return __atomic_load_n(&G.nr_dirty, __ATOMIC_RELAXED); }
+uint64_t pagecache_nr_shadows(void) { return __atomic_load_n(&G.nr_shadows, __ATOMIC_RELAXED); }
 uint64_t pagecache_nr_writeback(void) { return __atomic_load_n(&G.nr_writeback, __ATOMIC_RELAXED); }
 
 /* ---------------------------------------------------------------- init */

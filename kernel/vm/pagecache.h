@@ -126,13 +126,15 @@ bool pagecache_is_cache(const void *obj);
 struct pagecache *pagecache_of_file(const struct pagecache_file *f);
 
 /* drop_caches: write back what is dirty, wait, drop every clean page
- * nobody holds.  Returns pages dropped. */
+ * nobody holds and every workingset shadow.  Returns pages dropped. */
 uint64_t pagecache_drop_clean(void);
 
 /* Gauges (pages). */
 uint64_t pagecache_nr_pages(void);
 uint64_t pagecache_nr_dirty(void);
 uint64_t pagecache_nr_writeback(void);
+/* Workingset shadows of evicted file pages kept in the caches' indexes. */
+uint64_t pagecache_nr_shadows(void);
 
 /* Knobs (knobs.c): Linux's names and defaults (10, 20, 3000). */
 extern unsigned pagecache_dirty_background_ratio;

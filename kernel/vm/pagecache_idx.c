@@ -111,6 +111,7 @@ int pagecache_idx_set(struct pagecache_idx *x, uint64_t i, void *v)
 	n->slot[s] = v;
 	n->count++;
 	x->entries++;
+	x->values += pagecache_idx_is_value(v);
 	return 0;
 undo:
 	/* Free the nodes made empty on the way down (none of them holds
@@ -127,6 +128,28 @@ undo:
 	}
 	shrink(x);
 	return -ENOMEM;
+}
+
+/* The leaf slot holding index i, or NULL when its path is absent. */
+static void **leaf_slot(const struct pagecache_idx *x, uint64_t i)
+{
+	if (!x->height || !fits(i, x->height))
+		return NULL;
+	struct pagecache_idx_node *n = x->root;
+	for (unsigned h = x->height; h > 1 && n; h--)
+		n = n->slot[slot_of(i, (h - 1) * PAGECACHE_IDX_SHIFT)];
+	return n ? &n->slot[slot_of(i, 0)] : NULL;
+}
+
+void *pagecache_idx_replace(struct pagecache_idx *x, uint64_t i, void *v)
+{
+	void **s = leaf_slot(x, i);
+	void *old = s ? *s : NULL;
+	if (!old)
+		return NULL;
+	*s = v;
+	x->values += (uint64_t)pagecache_idx_is_value(v) - (uint64_t)pagecache_idx_is_value(old);
+	return old;
 }
 
 void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i)
@@ -146,6 +169,7 @@ void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i)
 	n->slot[slot_of(i, 0)] = NULL;
 	n->count--;
 	x->entries--;
+	x->values -= pagecache_idx_is_value(v);
 	/* Free empty nodes bottom up; the root is left to shrink(). */
 	while (n->count == 0 && depth) {
 		struct pagecache_idx_node *p = path[--depth];
@@ -189,7 +213,7 @@ void *pagecache_idx_next(const struct pagecache_idx *x, uint64_t from, uint64_t 
 
 /* Entries below n; -1 when a node (other than the root) is empty or a
  * count is wrong. */
-static int64_t check_node(const struct pagecache_idx_node *n, unsigned h, uint64_t *nodes)
+static int64_t check_node(const struct pagecache_idx_node *n, unsigned h, uint64_t *nodes, uint64_t *values)
 {
 	int64_t sum = 0;
 	uint32_t used = 0;
@@ -198,7 +222,9 @@ static int64_t check_node(const struct pagecache_idx_node *n, unsigned h, uint64
 		if (!n->slot[s])
 			continue;
 		used++;
-		int64_t below = h > 1 ? check_node(n->slot[s], h - 1, nodes) : 1;
+		if (h == 1)
+			*values += pagecache_idx_is_value(n->slot[s]);
+		int64_t below = h > 1 ? check_node(n->slot[s], h - 1, nodes, values) : 1;
 		if (below <= 0)
 			return -1;
 		sum += below;
@@ -209,12 +235,12 @@ static int64_t check_node(const struct pagecache_idx_node *n, unsigned h, uint64
 int pagecache_idx_check(const struct pagecache_idx *x)
 {
 	if (!x->height)
-		return x->root || x->entries || x->nodes ? -__LINE__ : 0;
-	uint64_t nodes = 0;
-	int64_t n = check_node(x->root, x->height, &nodes);
+		return x->root || x->entries || x->values || x->nodes ? -__LINE__ : 0;
+	uint64_t nodes = 0, values = 0;
+	int64_t n = check_node(x->root, x->height, &nodes, &values);
 	if (n < 0 || (uint64_t)n != x->entries)
 		return -__LINE__;
-	if (nodes != x->nodes)
+	if (nodes != x->nodes || values != x->values)
 		return -__LINE__;
 	if (x->height > 1 && x->root->count == 1 && x->root->slot[0])
 		return -__LINE__;               /* should have shrunk */

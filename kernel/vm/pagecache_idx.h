@@ -9,6 +9,12 @@
  * entry below a node frees it, and the root shrinks when only its first
  * slot is left.  Empty: no node at all.
  *
+ * Value entries (Linux's xa_mk_value): an entry whose bit 0 is set is a
+ * word, not a pointer (pointers stored here are at least 2-aligned).  The
+ * page cache keeps workingset shadows of evicted pages so, in the slot the
+ * page left; the tree counts them apart (`values`) and treats them like
+ * any entry otherwise.
+ *
  * Locking: none here; the owner (pagecache.c) holds its cache lock.
  */
 #ifndef PAGECACHE_IDX_H
@@ -16,6 +22,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdbool.h>
 
 #define PAGECACHE_IDX_SHIFT 6
 #define PAGECACHE_IDX_FANOUT (1u << PAGECACHE_IDX_SHIFT)
@@ -28,17 +35,23 @@ struct pagecache_idx_node {
 struct pagecache_idx {
 	struct pagecache_idx_node *root;
 	unsigned height;                /* levels; 0: empty, root NULL */
-	uint64_t entries;
+	uint64_t entries;               /* values included */
+	uint64_t values;                /* entries with bit 0 set */
 	uint64_t nodes;
 	void *(*alloc)(size_t);         /* zeroed memory or NULL; never sleeps under the owner's lock */
 	void (*free)(void *);
 };
+
+static inline bool pagecache_idx_is_value(const void *e) { return (uintptr_t)e & 1; }
 
 /* The entry at index i, or NULL. */
 void *pagecache_idx_get(const struct pagecache_idx *x, uint64_t i);
 /* Store v (non-NULL) at an empty index i: 0, -EEXIST, -ENOMEM (nothing
  * changed). */
 int pagecache_idx_set(struct pagecache_idx *x, uint64_t i, void *v);
+/* Put v (non-NULL) in place of the entry at i and return that entry;
+ * NULL (nothing changed) when i is empty.  Never allocates. */
+void *pagecache_idx_replace(struct pagecache_idx *x, uint64_t i, void *v);
 /* Remove and return the entry at i (NULL if none); frees empty nodes. */
 void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i);
 /* The first entry at an index >= from (its index in *at), or NULL. */

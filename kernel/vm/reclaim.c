@@ -77,7 +77,8 @@ static struct {
 	struct thread *kswapd;          /* [I] */
 	uint64_t total_pages;           /* [I] */
 	bool warned_write_error;        /* [M] */
-	struct lru_scan_cost cost;      /* [M] recent activations of each side (Linux's lru cost) */
+	struct lru_scan_cost cost;      /* [M] recent activations and refaults of each side (Linux's lru cost) */
+	uint64_t refault_cost[2];       /* [A] restores since split_file took them: [0] anon+shmem, [1] file */
 } R;
 
 /* One page on its way out.  The batch arrays are [M]. */
@@ -530,6 +531,7 @@ static uint64_t judge_file(struct page *p)
 			if (v == LRU_ACTIVATE) {
 				vmstat_inc(PGACTIVATE);
 				R.cost.file++;
+				workingset_activation();
 			} else {
 				page_set(p, PG_REFERENCED);
 			}
@@ -552,6 +554,8 @@ static uint64_t judge_file(struct page *p)
 	return 0;
 }
 
+void reclaim_note_refault_cost(bool file) { __atomic_add_fetch(&R.refault_cost[file], 1, __ATOMIC_RELAXED); }
+
 static uint64_t kind_size(enum lru_kind k) { return lru_size(k, false) + lru_size(k, true); }
 
 /* How many of `chunk` go to the swap-backed lists (the rest: file).
@@ -560,6 +564,9 @@ static uint64_t kind_size(enum lru_kind k) { return lru_size(k, false) + lru_siz
 static uint64_t split_file(int chunk)
 {
 	uint64_t sb, sf, backed = kind_size(LRU_ANON) + kind_size(LRU_SHMEM), file = kind_size(LRU_FILE);
+	/* Refaults are noted outside the reclaim lock; fold them in here. */
+	R.cost.anon += __atomic_exchange_n(&R.refault_cost[0], 0, __ATOMIC_RELAXED);
+	R.cost.file += __atomic_exchange_n(&R.refault_cost[1], 0, __ATOMIC_RELAXED);
 	if (R.cost.anon + R.cost.file > (backed + file) / 4) {
 		R.cost.anon /= 2;
 		R.cost.file /= 2;

@@ -57,6 +57,11 @@ extern struct reclaim_knobs reclaim_knobs;
  * back or kept in memory should not also keep its slot. */
 bool reclaim_swap_full(void);
 
+/* A refault restored a page that had been active (workingset.c): that
+ * side's reclaim was a mistake, its cost rises, and the anon/file split
+ * leans away from it (Linux's lru_note_cost_refault).  Any context. */
+void reclaim_note_refault_cost(bool file);
+
 /* Reclaim until `pages` are free (a test and swapoff helper). */
 uint64_t reclaim_pages(uint64_t pages);
 

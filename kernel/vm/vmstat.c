@@ -25,9 +25,9 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"swap_ra", "swap_ra_hit", "swap_ra_waste", "swap_ra_trimmed", "swap_ra_wait", "swap_ra_fill",
 	"swap_ra_fill_hit",
 	"swapcache_add", "swapcache_find", "swapcache_find_hit", "swapcache_del",
-	"workingset_refault_anon", "workingset_refault_shmem",
-	"workingset_activate_anon", "workingset_activate_shmem",
-	"workingset_restore_anon", "workingset_restore_shmem",
+	"workingset_refault_anon", "workingset_refault_shmem", "workingset_refault_file",
+	"workingset_activate_anon", "workingset_activate_shmem", "workingset_activate_file",
+	"workingset_restore_anon", "workingset_restore_shmem", "workingset_restore_file",
 	"swap_write_errors", "swap_read_errors", "swap_crc_mismatch",
 	"oom_kill", "allocstall", "kswapd_wakeups",
 	"swap_write_reqs", "swap_read_reqs",
@@ -61,7 +61,8 @@ static void gauges(struct json *j)
 	json_u64(j, "nr_writeback", pagecache_nr_writeback());
 	json_u64(j, "nr_shmem", shmem_total_resident());
 	json_u64(j, "nr_swap_cache", swapcache_size());
-	json_u64(j, "nr_workingset_shadows", swapcache_shadows());
+	/* Both kinds: the swap cache's (anon, shmem) and the page cache's. */
+	json_u64(j, "nr_workingset_shadows", swapcache_shadows() + pagecache_nr_shadows());
 	json_u64(j, "swap_total_pages", swap_total_slots());
 	json_u64(j, "swap_used_pages", swap_used_slots());
 }

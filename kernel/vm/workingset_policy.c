@@ -5,14 +5,16 @@
 #include "workingset_policy.h"
 
 #define WS_VALID     1ull
-#define WS_SHMEM     2ull
-#define WS_WORKING   4ull
-#define WS_SHIFT     3
+#define WS_KIND_SHIFT 1
+#define WS_KIND_MASK 3ull
+#define WS_WORKING   8ull
+#define WS_SHIFT     4
 #define WS_MASK      ((1ull << WS_CLOCK_BITS) - 1)
 
-uint64_t ws_pack(uint64_t clock, bool shmem, bool workingset)
+uint64_t ws_pack(uint64_t clock, enum ws_kind kind, bool workingset)
 {
-	return (clock & WS_MASK) << WS_SHIFT | (shmem ? WS_SHMEM : 0) | (workingset ? WS_WORKING : 0) | WS_VALID;
+	return (clock & WS_MASK) << WS_SHIFT | ((uint64_t)kind & WS_KIND_MASK) << WS_KIND_SHIFT |
+	       (workingset ? WS_WORKING : 0) | WS_VALID;
 }
 
 bool ws_unpack(uint64_t shadow, struct ws_shadow *out)
@@ -20,7 +22,7 @@ bool ws_unpack(uint64_t shadow, struct ws_shadow *out)
 	if (!(shadow & WS_VALID))
 		return false;
 	out->eviction = shadow >> WS_SHIFT;
-	out->shmem = shadow & WS_SHMEM;
+	out->kind = (enum ws_kind)(shadow >> WS_KIND_SHIFT & WS_KIND_MASK);
 	out->workingset = shadow & WS_WORKING;
 	return true;
 }
@@ -30,11 +32,14 @@ uint64_t ws_distance(uint64_t now, uint64_t eviction)
 	return (now - eviction) & WS_MASK;
 }
 
-uint64_t ws_workingset_size(const struct ws_lists *l)
+uint64_t ws_workingset_size(const struct ws_lists *l, bool file)
 {
-	/* Without swap room the active pages cannot be evicted to make
-	 * room, so none of the refault's competition could give way. */
-	return l->swap_has_room ? l->active_anon + l->active_shmem : 0;
+	uint64_t size = l->active_file;
+	if (!file)
+		size += l->inactive_file;
+	if (l->swap_has_room)
+		size += l->active_anon + (file ? l->inactive_anon : 0);
+	return size;
 }
 
 bool ws_should_activate(uint64_t distance, uint64_t workingset_size)

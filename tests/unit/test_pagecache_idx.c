@@ -121,3 +121,40 @@ TEST(pagecache_idx_enomem_changes_nothing)
 	CHECK(pagecache_idx_del(&x, 1) == val(1));
 	CHECK_EQ(x.nodes, 0);
 }
+
+/* Shadows (value entries, bit 0 set) take the slot a page left: replace
+ * never allocates, the values count follows every path in and out, and
+ * the last entry going, value or not, frees the nodes. */
+TEST(pagecache_idx_value_entries)
+{
+	struct pagecache_idx x = fresh();
+	void *shadow = (void *)(uintptr_t)0x1235;
+	CHECK(pagecache_idx_is_value(shadow));
+	CHECK(!pagecache_idx_is_value(val(7)));
+	CHECK(!pagecache_idx_replace(&x, 7, shadow));   /* empty: nothing */
+	CHECK_EQ(x.entries, 0);
+	CHECK_EQ(pagecache_idx_set(&x, 7, val(7)), 0);
+	CHECK_EQ(pagecache_idx_set(&x, 1ull << 32, val(8)), 0);
+	uint64_t nodes = x.nodes;
+	fail_after = 0;                                 /* replace must not allocate */
+	CHECK(pagecache_idx_replace(&x, 7, shadow) == val(7));
+	fail_after = -1;
+	CHECK_EQ(x.nodes, nodes);
+	CHECK_EQ(x.values, 1);
+	CHECK_EQ(x.entries, 2);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	CHECK(pagecache_idx_get(&x, 7) == shadow);
+	CHECK_EQ(pagecache_idx_set(&x, 7, val(9)), -EEXIST);   /* a shadow occupies the slot */
+	/* A refault: the page takes the shadow's place. */
+	CHECK(pagecache_idx_replace(&x, 7, val(9)) == shadow);
+	CHECK_EQ(x.values, 0);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	CHECK(pagecache_idx_replace(&x, 1ull << 32, shadow) == val(8));
+	uint64_t at;
+	CHECK(pagecache_idx_next(&x, 8, &at) == shadow && at == 1ull << 32);
+	CHECK(pagecache_idx_del(&x, 1ull << 32) == shadow);
+	CHECK_EQ(x.values, 0);
+	CHECK(pagecache_idx_del(&x, 7) == val(9));
+	CHECK_EQ(x.nodes, 0);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+}
