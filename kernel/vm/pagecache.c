@@ -1190,7 +1190,7 @@ static void dio_invalidate(struct pagecache *pc, uint64_t at, uint64_t len, cons
 		if (!p)
 			continue;
 		lock_page(p);
-		if (p->mapping == pc && !page_test(p, PG_ERROR) && !remove_if(pc, p, 2)) {
+		if (p->mapping == pc && !page_test(p, PG_ERROR) && !remove_if(pc, p, 2, false)) {
 			uint64_t s = i << PAGE_SHIFT > at ? i << PAGE_SHIFT : at;
 			uint64_t e = (i + 1) << PAGE_SHIFT < at_end ? (i + 1) << PAGE_SHIFT : at_end;
 			for (uint64_t b = s; b < e;) {
