@@ -345,6 +345,51 @@ static uint32_t clamp_size(uint32_t size, uint32_t budget)
 	return size > budget ? budget : size;
 }
 
+/* ---- ghost windows (ra_policy.h: the slot window) */
+
+static uint32_t ghost_entry(uint64_t pos) { return (uint32_t)(pos / RA_OWN_SW_PAGES % RA_OWN_SW_TABLE); }
+
+/* An access outside streams at pos: near a recent miss?  Counted. */
+static void ghost_judge(struct ra_ghost *g, uint64_t pos)
+{
+	uint32_t e = ghost_entry(pos);
+	bool near = g->at[e] && g->blk[e] == (uint32_t)(pos / RA_OWN_SW_PAGES) && g->clock - g->at[e] <= RA_OWN_SW_SOON;
+	g->events++;
+	g->near += near;
+	if (g->events > RA_OWN_SW_FORGET) {     /* forget slowly */
+		g->events /= 2;
+		g->near /= 2;
+	}
+}
+
+/* A miss outside streams at pos: a window there would have been read. */
+static void ghost_note(struct ra_ghost *g, uint64_t pos)
+{
+	if (!++g->clock)                        /* 0 marks an empty entry */
+		g->clock = 1;
+	uint32_t e = ghost_entry(pos);
+	g->blk[e] = (uint32_t)(pos / RA_OWN_SW_PAGES);
+	g->at[e] = g->clock;
+}
+
+/* Open when at least 1/RA_OWN_SW_NEAR of the accesses came near, and
+ * RA_OWN_SW_OVER times as many as random misses over the span pages
+ * would (RA_OWN_SW_SOON windows of RA_OWN_SW_PAGES each). */
+static bool ghost_open(const struct ra_ghost *g, uint64_t span)
+{
+	uint64_t cover = (uint64_t)RA_OWN_SW_SOON * RA_OWN_SW_PAGES;
+	if (cover > span)
+		cover = span;
+	return g->events >= RA_OWN_SW_LEARN && g->near * RA_OWN_SW_NEAR >= g->events &&
+	       (uint64_t)g->near * span >= (uint64_t)g->events * cover * RA_OWN_SW_OVER;
+}
+
+/* Whether a's windows would have caught more than b's. */
+static bool ghost_better(const struct ra_ghost *a, const struct ra_ghost *b)
+{
+	return (uint64_t)a->near * b->events > (uint64_t)b->near * a->events;
+}
+
 /* Block readahead for a miss outside streams: an aligned block of
  * logical pages when recent misses cluster or blocks have been hit. */
 static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
@@ -357,8 +402,10 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 	/* RA_OWN_CLUSTER of the recent misses close by: a dense cluster, the
 	 * largest block.  Else half a block's worth of its pages used since the last
 	 * block: double; a quarter: keep; less: halve. */
+	ghost_judge(&o->gidx, idx);
+	ghost_note(&o->gidx, idx);
 	uint32_t pages;
-	if (near >= RA_OWN_CLUSTER)
+	if (near >= RA_OWN_CLUSTER || ghost_open(&o->gidx, hi - lo))
 		pages = RA_OWN_BLOCK_MAX;
 	else if (o->blast >= 4 && o->bhits * 2 >= o->blast)
 		pages = o->blast * 2;
@@ -551,29 +598,15 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 	block(o, idx, lo, hi, budget, w);
 }
 
-uint32_t ra_own_slot_pages(struct ra_own *o)
+uint32_t ra_own_slot_pages(struct ra_own *o, uint64_t slot, uint64_t span)
 {
-	uint32_t pages;
-	if (o->sw_read < RA_OWN_SW_LEARN)
-		pages = 2;                      /* nothing known yet */
-	else if (o->sw_used * RA_OWN_SW_USE >= o->sw_read)
-		pages = RA_OWN_SW_PAGES;
-	else
-		pages = ++o->sw_probe % RA_OWN_PROBE == 0 ? 2 : 1;
-	return pages;
+	ghost_judge(&o->gslot, slot);
+	ghost_note(&o->gslot, slot);
+	return ghost_open(&o->gslot, span) ? RA_OWN_SW_PAGES : 1;
 }
 
-void ra_own_slot_read(struct ra_own *o, uint32_t read)
-{
-	o->sw_read += read;
-	if (o->sw_read > RA_OWN_SW_FORGET) {    /* forget slowly */
-		o->sw_read /= 2;
-		o->sw_used /= 2;
-	}
-}
-
-void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
-		struct ra_lwin *w)
+void ra_own_hit(struct ra_own *o, uint64_t idx, uint64_t slot, bool marker, uint64_t lo, uint64_t hi,
+		uint32_t budget, struct ra_lwin *w)
 {
 	start_event(o, idx, w);
 	int64_t k;
@@ -589,21 +622,12 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 		}
 		return;
 	}
-	/* A page of a block or slot window: both counts take both kinds.
-	 * sw_read counts slot-window pages only, so sw_used / sw_read is
-	 * "pages read outside streams that got used, per slot-window page
-	 * read", not the slot windows' own hit rate.  Kept on evidence: in
-	 * the unit simulator (13 seeds x 2 layouts, ra_sim.c), crediting
-	 * each kind to its own count costs the shifting working set 25% more
-	 * major faults (3538 -> 4423, address layout), for 63% less read
-	 * ahead on random (17083 -> 6272 pages, same faults) and 38% less on
-	 * the build shape (5% more faults): block hits are what opens slot
-	 * windows for a set that shifts.  The kernel could not split them
-	 * anyway without a page flag for slot-window pages. */
+	/* A page of a block or slot window: judged as a miss would be (had
+	 * it not been read ahead, it would have been one). */
 	if (o->bhits < 1u << 30)
 		o->bhits++;
-	if (o->sw_used < 1u << 30)
-		o->sw_used++;
+	ghost_judge(&o->gslot, slot);
+	ghost_judge(&o->gidx, idx);
 	detect(o, idx, lo, hi, budget, w);
 }
 
@@ -724,8 +748,14 @@ static void own_miss(const struct ra_ctx *c, const struct ra_event *e, struct ra
 	if (!c->space)
 		return;
 	ra_own_miss(c->space, e->idx, e->lo, e->hi, c->budget, &w->lwin);
-	if (!w->lwin.count)
-		slots_of(e, ra_own_slot_pages(c->space), w);
+	if (w->lwin.marker)
+		return;
+	struct ra_own *o = c->space;
+	uint32_t pages = ra_own_slot_pages(o, e->slot, e->hi - e->lo);
+	if (pages > 1 && (!w->lwin.count || ghost_better(&o->gslot, &o->gidx))) {
+		w->lwin.count = 0;
+		slots_of(e, pages, w);
+	}
 }
 
 static void own_found(const struct ra_ctx *c, const struct ra_event *e, bool readahead, bool marker,
@@ -733,13 +763,7 @@ static void own_found(const struct ra_ctx *c, const struct ra_event *e, bool rea
 {
 	lwin_none(w);
 	if (c->space && readahead)
-		ra_own_hit(c->space, e->idx, marker, e->lo, e->hi, c->budget, w);
-}
-
-static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)
-{
-	if (c->space)
-		ra_own_slot_read(c->space, in_use);
+		ra_own_hit(c->space, e->idx, e->slot, marker, e->lo, e->hi, c->budget, w);
 }
 
 static void own_cut(void *space, uint64_t start, uint32_t steps) { ra_own_cut(space, start, steps); }
@@ -750,7 +774,7 @@ static const struct ra_ops ops[] = {
 	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false, NULL },
 	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false, NULL },
 	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false, NULL },
-	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true, own_cut },
+	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, NULL, true, own_cut },
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind) { return &ops[kind]; }

@@ -287,6 +287,31 @@ static void shifting(struct sim *s)
 	}
 }
 
+/* touch's shift:W:N as the benchmark runs it (shift:2048:2000 over 72
+ * MiB): a window of n/8 pages that moves to a random place after about
+ * as many touches as it has pages, so only some of its pages are touched
+ * before it moves on. */
+static void shift_sparse(struct sim *s)
+{
+	uint64_t base = 0, w = s->n / 8;
+	for (uint32_t k = 0; k < 6 * s->n; k++) {
+		if (k % w == w - 1)
+			base = rnd(s) % (s->n - w + 1);
+		sim_access(s, base + rnd(s) % w);
+	}
+}
+
+/* A skewed working set (touch's hot:H:P): 3 of 4 touches random in the
+ * first n/8 pages (half of memory), the rest random over everything.
+ * The cold touches push hot pages out; those come back in clusters, as
+ * they left together. */
+static void hot(struct sim *s)
+{
+	uint64_t h = s->n / 8;
+	for (uint32_t k = 0; k < 6 * s->n; k++)
+		sim_access(s, rnd(s) % 4 < 3 ? rnd(s) % h : rnd(s) % s->n);
+}
+
 /* 16 threads: bursts of 32 pages from a random start, then 8 random
  * pages, each in its own 1/16 of the space; their faults interleave one
  * by one. */
@@ -355,6 +380,12 @@ static void run_pattern(struct sim *s, enum ra_pattern pat)
 	case RA_BUILD:
 		build(s);
 		break;
+	case RA_HOT:
+		hot(s);
+		break;
+	case RA_SHIFT_SPARSE:
+		shift_sparse(s);
+		break;
 	case RA_MIXED:          /* region 0 sequential, region 1 random, alternating */
 		for (int p = 0; p < RA_SIM_PASSES; p++)
 			for (uint32_t i = 0; i < n / 2; i++) {
@@ -400,7 +431,7 @@ struct ra_stats ra_sim_run(const char *policy, enum ra_pattern pat, const struct
 static const char *const pattern_names[] = {
 	"seq", "seq backward", "random", "stride 3", "stride 16", "stride 4 after a sequential start",
 	"two interleaved streams", "sequential with random jumps", "shifting working set", "mixed seq+random",
-	"build shape", "four interleaved streams",
+	"build shape", "four interleaved streams", "skewed hot set", "sparse shifting window",
 };
 
 const char *ra_pattern_name(enum ra_pattern pat) { return pattern_names[pat]; }
