@@ -485,7 +485,10 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 			best_d = d;
 		}
 	}
-	if (best && best_d == best->stride) {
+	/* A stride beside a dense set that aligned blocks serve (the ghost
+	 * says so): random misses that happened to repeat a step, not a
+	 * stream. */
+	if (best && best_d == best->stride && (absd(best_d) == 1 || !ghost_open(&o->gidx, hi - lo))) {
 		best->state = RA_S_STREAM;
 		o->nstream++;
 		best->last = idx;

@@ -490,29 +490,6 @@ uint32_t ra_sim_trials(struct ra_trial *t, uint32_t max)
 	return n;
 }
 
-/* Failures the own policy shows on held-out seeds, kept in view instead
- * of hidden behind a looser threshold: printed as KNOWN on every run
- * that meets them, not counted.  Keyed by test, seed, layout and the
- * start of the message. */
-static const struct {
-	const char *test, *msg;
-	uint64_t seed;
-	enum ra_layout layout;
-} known[] = {
-	/* 884 pages read ahead for 36907 major faults, over 1/50 of off's
-	 * (738): slot-window probes crossing the 1/3 used mark by chance. */
-	{ "ra_own_random", "random on 64 MiB", 0x9e3779b97f4a7c15ull, RA_LAYOUT_EVICTION },
-};
-
-static bool is_known(const struct ra_trial *t, const char *test, const char *msg)
-{
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (!strcmp(known[i].test, test) && known[i].seed == t->seed && known[i].layout == t->layout &&
-		    !strncmp(msg, known[i].msg, strlen(known[i].msg)))
-			return true;
-	return false;
-}
-
 void ra_sim_fail(const struct ra_trial *t, const char *file, int line, const char *test, const char *fmt, ...)
 {
 	char msg[512];
@@ -520,11 +497,6 @@ void ra_sim_fail(const struct ra_trial *t, const char *file, int line, const cha
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (is_known(t, test, msg)) {
-		printf("KNOWN FAIL %s (%s:%d): %s [seed %#llx, %s layout]\n", test, file, line, msg,
-		       (unsigned long long)t->seed, ra_layout_name(t->layout));
-		return;
-	}
 	test_fail(file, line, "%s [seed %#llx%s, %s layout; rerun: SEED=%#llx build/unit-tests %s]", msg,
 		  (unsigned long long)t->seed, t->held_out ? " held out" : " tuned", ra_layout_name(t->layout),
 		  (unsigned long long)t->seed, test);
