@@ -350,7 +350,7 @@ static uint32_t clamp_size(uint32_t size, uint32_t budget)
 static uint32_t ghost_entry(uint64_t pos) { return (uint32_t)(pos / RA_OWN_SW_PAGES % RA_OWN_SW_TABLE); }
 
 /* An access outside streams at pos: near a recent miss?  Counted. */
-static void ghost_judge(struct ra_ghost *g, uint64_t pos)
+static bool ghost_judge(struct ra_ghost *g, uint64_t pos)
 {
 	uint32_t e = ghost_entry(pos);
 	bool near = g->at[e] && g->blk[e] == (uint32_t)(pos / RA_OWN_SW_PAGES) && g->clock - g->at[e] <= RA_OWN_SW_SOON;
@@ -360,6 +360,7 @@ static void ghost_judge(struct ra_ghost *g, uint64_t pos)
 		g->events /= 2;
 		g->near /= 2;
 	}
+	return near;
 }
 
 /* A miss outside streams at pos: a window there would have been read. */
@@ -375,13 +376,14 @@ static void ghost_note(struct ra_ghost *g, uint64_t pos)
 /* Open when at least 1/RA_OWN_SW_NEAR of the accesses came near, and
  * RA_OWN_SW_OVER times as many as random misses over the span pages
  * would (RA_OWN_SW_SOON windows of RA_OWN_SW_PAGES each). */
-static bool ghost_open(const struct ra_ghost *g, uint64_t span)
+static bool ghost_open(const struct ra_ghost *g, uint64_t span, bool near)
 {
 	uint64_t cover = (uint64_t)RA_OWN_SW_SOON * RA_OWN_SW_PAGES;
 	if (cover > span)
 		cover = span;
-	return g->events >= RA_OWN_SW_LEARN && g->near * RA_OWN_SW_NEAR >= g->events &&
-	       (uint64_t)g->near * span >= (uint64_t)g->events * cover * RA_OWN_SW_OVER;
+	if (g->events < RA_OWN_SW_LEARN || (uint64_t)g->near * span < (uint64_t)g->events * cover * RA_OWN_SW_OVER)
+		return false;
+	return near || g->near * RA_OWN_SW_NEAR >= g->events;
 }
 
 /* Whether a's windows would have caught more than b's. */
@@ -402,10 +404,10 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 	/* RA_OWN_CLUSTER of the recent misses close by: a dense cluster, the
 	 * largest block.  Else half a block's worth of its pages used since the last
 	 * block: double; a quarter: keep; less: halve. */
-	ghost_judge(&o->gidx, idx);
+	bool gnear = ghost_judge(&o->gidx, idx);
 	ghost_note(&o->gidx, idx);
 	uint32_t pages;
-	if (near >= RA_OWN_CLUSTER || ghost_open(&o->gidx, hi - lo))
+	if (near >= RA_OWN_CLUSTER || ghost_open(&o->gidx, hi - lo, gnear))
 		pages = RA_OWN_BLOCK_MAX;
 	else if (o->blast >= 4 && o->bhits * 2 >= o->blast)
 		pages = o->blast * 2;
@@ -488,7 +490,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	/* A stride beside a dense set that aligned blocks serve (the ghost
 	 * says so): random misses that happened to repeat a step, not a
 	 * stream. */
-	if (best && best_d == best->stride && (absd(best_d) == 1 || !ghost_open(&o->gidx, hi - lo))) {
+	if (best && best_d == best->stride && (absd(best_d) == 1 || !ghost_open(&o->gidx, hi - lo, false))) {
 		best->state = RA_S_STREAM;
 		o->nstream++;
 		best->last = idx;
@@ -601,11 +603,17 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 	block(o, idx, lo, hi, budget, w);
 }
 
-uint32_t ra_own_slot_pages(struct ra_own *o, uint64_t slot, uint64_t span)
+uint32_t ra_own_slot_pages(struct ra_own *o, uint64_t slot)
 {
-	ghost_judge(&o->gslot, slot);
+	bool near = ghost_judge(&o->gslot, slot);
 	ghost_note(&o->gslot, slot);
-	return ghost_open(&o->gslot, span) ? RA_OWN_SW_PAGES : 1;
+	/* Random misses spread over the slots the space's pages went to, not
+	 * over its address range: early on, few and close together. */
+	if (!o->slot_hi || slot < o->slot_lo)
+		o->slot_lo = slot;
+	if (slot >= o->slot_hi)
+		o->slot_hi = slot + 1;
+	return ghost_open(&o->gslot, o->slot_hi - o->slot_lo, near) ? RA_OWN_SW_PAGES : 1;
 }
 
 void ra_own_hit(struct ra_own *o, uint64_t idx, uint64_t slot, bool marker, uint64_t lo, uint64_t hi,
@@ -754,7 +762,7 @@ static void own_miss(const struct ra_ctx *c, const struct ra_event *e, struct ra
 	if (w->lwin.marker)
 		return;
 	struct ra_own *o = c->space;
-	uint32_t pages = ra_own_slot_pages(o, e->slot, e->hi - e->lo);
+	uint32_t pages = ra_own_slot_pages(o, e->slot);
 	if (pages > 1 && (!w->lwin.count || ghost_better(&o->gslot, &o->gidx))) {
 		w->lwin.count = 0;
 		slots_of(e, pages, w);

@@ -188,14 +188,16 @@ struct ra_stream {
  * sparse in the address space for streams or blocks.
  *
  * The decision asks what a window would have caught, not what windows
- * did: every miss outside streams leaves its slot in a small table
- * (sw_blk/sw_at, one entry per RA_OWN_SW_PAGES-slot block, by block
- * number); an access outside streams (a miss, or a hit on a page read
+ * did: every miss outside streams leaves its slot (and its logical
+ * page: block()) in a small table (struct ra_ghost, one entry per
+ * RA_OWN_SW_PAGES-position block, by block number); an access outside streams (a miss, or a hit on a page read
  * ahead outside streams) whose block held another miss at most
  * RA_OWN_SW_SOON misses ago is "near": a window read at that miss would
  * have served it while its pages were still in memory.  Windows of
  * RA_OWN_SW_PAGES slots are read while at least 1/RA_OWN_SW_NEAR of
- * those accesses are near, else the page alone.  Whether a page read
+ * those accesses are near, and RA_OWN_SW_OVER times as many as random
+ * misses would be (over the slots the space's misses met so far, or the
+ * logical pages of its area), else the page alone.  Whether a page read
  * ahead gets used at all (the rule before, 1/3 of them) does not tell a
  * set that shifts (about 40% used) from random access over an area
  * larger than memory (about 30%, where a page read ahead is used about
@@ -203,11 +205,14 @@ struct ra_stream {
  * only CPU and I/O spent); how soon they come does: a set that comes
  * back comes back within a few misses, random access spreads its
  * returns over the whole area.  The measure works with windows closed
- * (no probes read), and with them open (their pages' hits count). */
+ * (no probes read), and with them open (their pages' hits count).
+ * Tuned on the unit simulator's seed (tests/unit/ra_sim.c) and the
+ * benchmark's seed 1 (tools/bench ra): hot:2048:75 from 1.23x to 0.99x
+ * fixed:4's faults, shift:2048:2000 from 2.3x to 1.4x. */
 #define RA_OWN_SW_PAGES 16      /* the window while accesses come near */
 #define RA_OWN_SW_NEAR 4        /* "near enough": 1/RA_OWN_SW_NEAR of the accesses */
 #define RA_OWN_SW_SOON 64       /* misses outside streams a window's pages stay useful */
-#define RA_OWN_SW_OVER 2         /* ... and this many times random access's share */
+#define RA_OWN_SW_OVER 2         /* ... and this many times random misses' share */
 #define RA_OWN_SW_TABLE 64      /* blocks remembered (direct-mapped by block number) */
 #define RA_OWN_SW_LEARN 16      /* until this many accesses were seen: one page */
 #define RA_OWN_SW_FORGET 1024   /* past this many accesses, both counts halve */
@@ -241,6 +246,7 @@ struct ra_own {
 	uint32_t blast;         /* the last block window */
 	struct ra_ghost gslot;  /* windows of slots (ra_own_slot_pages) */
 	struct ra_ghost gidx;   /* aligned blocks of logical pages (block) */
+	uint64_t slot_lo, slot_hi;      /* slots its misses outside streams met: [lo, hi) */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
@@ -285,7 +291,7 @@ void ra_fill_used(struct ra_fill *f);
  * caller marks the first page it reads of w as the window's marker. */
 void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w);
 /* A miss for which ra_own_miss read nothing: the slot window (above). */
-uint32_t ra_own_slot_pages(struct ra_own *o, uint64_t slot, uint64_t span);
+uint32_t ra_own_slot_pages(struct ra_own *o, uint64_t slot);
 /* A fault used a readahead page at idx (marker: it carried the marker).
  * w: the next window to read, count 0 when none.  The marker sits on the
  * first page of each window, so the next window is in flight while the
