@@ -180,53 +180,6 @@ struct ra_stream {
  * candidates, as moved or replaced ones leave stale bits. */
 #define RA_OWN_CBITS 1024
 
-/* A miss for which ra_own_miss read nothing (no stream, no cluster): how
- * many pages of the aligned slot block around its slot to read (slot:
- * the miss's).  Pages evicted together sit together in swap, so a
- * working set that comes back (one that shifts, a skewed hot set, a
- * build's threads' scattered pages) is found there even when it is too
- * sparse in the address space for streams or blocks.
- *
- * The decision asks what a window would have caught, not what windows
- * did: every miss outside streams leaves its slot (and its logical
- * page: block()) in a small table (struct ra_ghost, one entry per
- * RA_OWN_SW_PAGES-position block, by block number); an access outside streams (a miss, or a hit on a page read
- * ahead outside streams) whose block held another miss at most
- * RA_OWN_SW_SOON misses ago is "near": a window read at that miss would
- * have served it while its pages were still in memory.  Windows of
- * RA_OWN_SW_PAGES slots are read while at least 1/RA_OWN_SW_NEAR of
- * those accesses are near, and RA_OWN_SW_OVER times as many as random
- * misses would be (over the slots the space's misses met so far, or the
- * logical pages of its area), else the page alone.  Whether a page read
- * ahead gets used at all (the rule before, 1/3 of them) does not tell a
- * set that shifts (about 40% used) from random access over an area
- * larger than memory (about 30%, where a page read ahead is used about
- * as often as the page it pushed out would have been: no faults saved,
- * only CPU and I/O spent); how soon they come does: a set that comes
- * back comes back within a few misses, random access spreads its
- * returns over the whole area.  The measure works with windows closed
- * (no probes read), and with them open (their pages' hits count).
- * Tuned on the unit simulator's seed (tests/unit/ra_sim.c) and the
- * benchmark's seed 1 (tools/bench ra): hot:2048:75 from 1.23x to 0.99x
- * fixed:4's faults, shift:2048:2000 from 2.3x to 1.4x. */
-#define RA_OWN_SW_PAGES 16      /* the window while accesses come near */
-#define RA_OWN_SW_NEAR 4        /* "near enough": 1/RA_OWN_SW_NEAR of the accesses */
-#define RA_OWN_SW_SOON 64       /* misses outside streams a window's pages stay useful */
-#define RA_OWN_SW_OVER 2         /* ... and this many times random misses' share */
-#define RA_OWN_SW_TABLE 64      /* blocks remembered (direct-mapped by block number) */
-#define RA_OWN_SW_LEARN 16      /* until this many accesses were seen: one page */
-#define RA_OWN_SW_FORGET 1024   /* past this many accesses, both counts halve */
-
-/* What windows of RA_OWN_SW_PAGES aligned positions (slots, or logical
- * pages) would have caught, above. */
-struct ra_ghost {
-	uint32_t blk[RA_OWN_SW_TABLE];  /* a recent miss's block, by block number */
-	uint32_t at[RA_OWN_SW_TABLE];   /* ... its clock; 0: none */
-	uint32_t clock;         /* misses outside streams */
-	uint32_t events;        /* accesses outside streams judged (decaying) */
-	uint32_t near;          /* ... that came near a recent miss (decaying) */
-};
-
 struct ra_own {
 	struct ra_stream s[RA_OWN_STREAMS];
 	uint32_t hint;          /* the stream used last: looked at first */
@@ -244,9 +197,9 @@ struct ra_own {
 	uint32_t nhist;         /* misses recorded in hist (ring) */
 	uint32_t bhits;         /* hits on block readahead since the last block */
 	uint32_t blast;         /* the last block window */
-	struct ra_ghost gslot;  /* windows of slots (ra_own_slot_pages) */
-	struct ra_ghost gidx;   /* aligned blocks of logical pages (block) */
-	uint64_t slot_lo, slot_hi;      /* slots its misses outside streams met: [lo, hi) */
+	uint32_t sw_read;       /* slot windows: slots in use read over (decaying) */
+	uint32_t sw_used;       /* hits outside streams: slot and block windows' (ra_own_hit says why) */
+	uint32_t sw_probe;      /* misses since the last probe */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
@@ -290,15 +243,38 @@ void ra_fill_used(struct ra_fill *f);
  * window.  w gets the pages to read besides idx (count 0: none); the
  * caller marks the first page it reads of w as the window's marker. */
 void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w);
-/* A miss for which ra_own_miss read nothing: the slot window (above). */
-uint32_t ra_own_slot_pages(struct ra_own *o, uint64_t slot);
+/* A miss for which ra_own_miss read nothing (no stream, no cluster): how
+ * many pages of the aligned slot block around its slot to read.  Pages
+ * evicted together sit together in swap, so a working set that comes back
+ * (one that shifts, say, or a build's threads' scattered pages) is found
+ * there even when it is too sparse in the address space for streams or
+ * blocks.  16 while a third of the slot-window pages read get used (a set
+ * that shifts round 72 MiB uses about 40%, a 16-thread build nearly all);
+ * below that one page, with a two-page probe every RA_OWN_PROBE misses to
+ * notice a change.  Random access over a large area uses under a quarter,
+ * and there a page read ahead is used about as often as the page it
+ * pushed out would have been: no faults saved, only I/O spent. */
+#define RA_OWN_PROBE 64
+/* Tuned on patterns.mm's "shift own" column (a random working set of 8 MiB
+ * moving every 2000 touches round 72 MiB in 48 MiB of RAM, QEMU, nvme) and
+ * on build16.mm: one large window while a third (RA_OWN_SW_USE) of the pages
+ * read get used took the shifting set from 2152 to about 1430 major faults,
+ * where 16/8/4-slot steps at 1/2, 3/8 and 1/3 took 1932 (commits bceed8b,
+ * d9c7608); the shifting set uses about 40% of them, the build nearly all. */
+#define RA_OWN_SW_PAGES 16      /* the window while they get used */
+#define RA_OWN_SW_USE 3         /* "used": at least 1/RA_OWN_SW_USE of the pages read */
+#define RA_OWN_SW_LEARN 8       /* until this many pages were read: 2-page windows */
+#define RA_OWN_SW_FORGET 1024   /* past this many pages read, both counts halve */
+uint32_t ra_own_slot_pages(struct ra_own *o);
+/* How many pages such a slot window really read (slots in use besides the
+ * fault's: the others - free slots - cost nothing and prove nothing). */
+void ra_own_slot_read(struct ra_own *o, uint32_t read);
 /* A fault used a readahead page at idx (marker: it carried the marker).
  * w: the next window to read, count 0 when none.  The marker sits on the
  * first page of each window, so the next window is in flight while the
- * stream uses this one (Linux's async readahead marker).  slot: the
- * page's swap slot (ra_own_slot_pages). */
-void ra_own_hit(struct ra_own *o, uint64_t idx, uint64_t slot, bool marker, uint64_t lo, uint64_t hi,
-		uint32_t budget, struct ra_lwin *w);
+ * stream uses this one (Linux's async readahead marker). */
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
+		struct ra_lwin *w);
 /* The window a stream issued from start was read only up to step steps
  * (the rest trimmed for want of free memory): the stream's window ends
  * there, so a miss past it means the stream outran what was read, not

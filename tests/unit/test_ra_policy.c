@@ -141,7 +141,7 @@ TEST(ra_ops_dispatch)
 		const struct ra_ops *o = ra_ops_of((enum ra_kind)k);
 		CHECK(o->miss && o->found);
 		CHECK((o->space_size != 0) == (k == RA_OWN));
-		CHECK(o->slot_read == NULL);   /* no policy asks for it now */
+		CHECK((o->slot_read != NULL) == (k == RA_OWN));
 	}
 	ra_ops_of(RA_OFF)->miss(&c, &e, &w);
 	CHECK(w.slots.count <= 1 && w.lwin.count == 0);
@@ -173,27 +173,27 @@ TEST(ra_ops_dispatch)
 	ra_ops_of(RA_VMA)->miss(&c, &e, &w);
 	CHECK_EQ(w.slots.count, 8);
 	CHECK_EQ(h.hits, 0);
-	/* own: nothing without its state; with it, a miss no stream claims
-	 * reads its page alone until the ghost windows have learnt. */
+	/* own: nothing without its state; with it, a slot window for a miss
+	 * no stream claims (two slots while nothing is known). */
 	ra_ops_of(RA_OWN)->miss(&c, &e, &w);
 	CHECK(w.slots.count <= 1 && w.lwin.count == 0);
 	struct ra_own own;
 	memset(&own, 0xa5, sizeof own);
 	ra_ops_of(RA_OWN)->space_init(&own);
-	CHECK_EQ(own.gslot.events, 0);
+	CHECK_EQ(own.sw_read, 0);
 	CHECK_EQ(own.nhist, 0);
 	c.space = &own;
 	ra_ops_of(RA_OWN)->miss(&c, &e, &w);
 	CHECK_EQ(w.lwin.count, 0);
-	CHECK(w.slots.count <= 1);
-	CHECK_EQ(own.gslot.events, 1);
-	CHECK_EQ(own.gslot.near, 0);
-	/* a hit on a page no stream read is judged: near the miss's slot */
+	CHECK_EQ(w.slots.start, 12);
+	CHECK_EQ(w.slots.count, 2);
+	ra_ops_of(RA_OWN)->slot_read(&c, 1);
+	CHECK_EQ(own.sw_read, 1);
+	/* a hit on a page no stream read counts as used */
 	ra_ops_of(RA_OWN)->found(&c, &e, true, false, &lw);
-	CHECK_EQ(own.gslot.events, 2);
-	CHECK_EQ(own.gslot.near, 1);
+	CHECK_EQ(own.sw_used, 1);
 	ra_ops_of(RA_OWN)->found(&c, &e, false, false, &lw);   /* not read ahead: ignored */
-	CHECK_EQ(own.gslot.events, 2);
+	CHECK_EQ(own.sw_used, 1);
 	CHECK_EQ(lw.count, 0);
 }
 
@@ -215,19 +215,19 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.count, RA_OWN_INIT);
 	CHECK_EQ(o.confirmed, 1);
 	/* Using the marker issues the next window, twice as large. */
-	ra_own_hit(&o, 103, 0, true, 0, 10000, 128, &w);
+	ra_own_hit(&o, 103, true, 0, 10000, 128, &w);
 	CHECK_EQ(w.start, 103 + RA_OWN_INIT);
 	CHECK_EQ(w.count, 2 * RA_OWN_INIT);
-	ra_own_hit(&o, 104, 0, false, 0, 10000, 128, &w);  /* not the marker */
+	ra_own_hit(&o, 104, false, 0, 10000, 128, &w);  /* not the marker */
 	CHECK_EQ(w.count, 0);
 	uint64_t next = 103 + 3 * RA_OWN_INIT;
-	ra_own_hit(&o, 103 + RA_OWN_INIT, 0, true, 0, 10000, 128, &w);
+	ra_own_hit(&o, 103 + RA_OWN_INIT, true, 0, 10000, 128, &w);
 	CHECK_EQ(w.start, next);
 	CHECK_EQ(w.count, 4 * RA_OWN_INIT);
 	/* The budget caps it. */
 	uint64_t at = next;
 	next += 4 * RA_OWN_INIT;
-	ra_own_hit(&o, at, 0, true, 0, 10000, 6 * RA_OWN_INIT, &w);
+	ra_own_hit(&o, at, true, 0, 10000, 6 * RA_OWN_INIT, &w);
 	CHECK_EQ(w.start, next);
 	CHECK_EQ(w.count, 6 * RA_OWN_INIT);
 	/* A miss inside the last window: its pages went early; halve. */
@@ -237,10 +237,10 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(o.shrunk, 1);
 	/* The area's end stops it. */
 	uint64_t end = next + 6 + 3 * RA_OWN_INIT + 5;
-	ra_own_hit(&o, next + 6, 0, true, 0, end, 128, &w);
+	ra_own_hit(&o, next + 6, true, 0, end, 128, &w);
 	CHECK_EQ(w.start, next + 6 + 3 * RA_OWN_INIT);
 	CHECK_EQ(w.count, 5);
-	ra_own_hit(&o, w.start, 0, true, 0, end, 128, &w);
+	ra_own_hit(&o, w.start, true, 0, end, 128, &w);
 	CHECK_EQ(w.count, 0);
 	/* Backward, stride -2. */
 	memset(&o, 0, sizeof o);
@@ -250,15 +250,15 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.start, 494);
 	CHECK_EQ(w.stride, -2);
 	CHECK_EQ(w.count, RA_OWN_INIT);
-	ra_own_hit(&o, 494, 0, true, 0, 10000, 128, &w);
+	ra_own_hit(&o, 494, true, 0, 10000, 128, &w);
 	CHECK_EQ(w.start, 494 - 2 * RA_OWN_INIT);
 	CHECK_EQ(w.count, 2 * RA_OWN_INIT);
 	/* ...stopped by the area's start. */
 	uint64_t lo = 494 - 2 * RA_OWN_INIT - 2 * 2 * RA_OWN_INIT - 2;
-	ra_own_hit(&o, 494 - 2 * RA_OWN_INIT, 0, true, lo, 10000, 128, &w);
+	ra_own_hit(&o, 494 - 2 * RA_OWN_INIT, true, lo, 10000, 128, &w);
 	CHECK_EQ(w.start, lo + 2);
 	CHECK_EQ(w.count, 2);
-	ra_own_hit(&o, lo + 2, 0, true, lo, 10000, 128, &w);
+	ra_own_hit(&o, lo + 2, true, lo, 10000, 128, &w);
 	CHECK_EQ(w.count, 0);
 }
 

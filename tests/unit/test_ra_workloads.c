@@ -120,9 +120,7 @@ TEST(ra_own_random)
 {
 	/* As good as off in major faults (own_vs_best's first rule).  On a
 	 * 64 MiB area with 16 MiB of memory nearly nothing read ahead:
-	 * false streams get rarer as areas grow, and ghost windows do not
-	 * open (a KNOWN FAIL before them: 1/3-used slot-window probes
-	 * crossing their mark by chance on one held-out seed). */
+	 * false streams get rarer as areas grow. */
 	FOR_TRIALS(t) {
 		uint64_t best = best_fixed(RA_RANDOM, t).major;
 		struct ra_stats o = run("own", RA_RANDOM, t);
@@ -172,29 +170,6 @@ TEST(ra_own_shifting_working_set)
 				(unsigned long long)o.major, (unsigned long long)off.major, (unsigned long long)f4.major,
 				ra_ratio(o.waste, o.issued));
 	}
-}
-
-TEST(ra_own_skewed_hot_set)
-{
-	/* touch's hot:H:P: misses on hot pages come back where they left
-	 * (their slots, their blocks), cold ones anywhere.  No more faults
-	 * than the best fixed setting; under this simulator's FIFO every
-	 * page read ahead pushes out a page as likely hot as not, so
-	 * reading much costs faults (fixed:4 in eviction order: 1.5x off's):
-	 * at most 2% over off's faults (13 seeds x 2 layouts: 0.93-1.01). */
-	FOR_TRIALS(t)
-		OWN_VS_BEST(t, RA_HOT, 1.02, 0.15, 0.85);
-}
-
-TEST(ra_own_sparse_shifting_window)
-{
-	/* touch's shift:W:N as the benchmark runs it: the window moves on
-	 * before most of its pages were touched.  fixed:4's blocks caught
-	 * the window's neighbours where own's 1/3-used slot windows did not
-	 * (the benchmark: 2.4-2.9x fixed:4's faults); ghost windows open
-	 * aligned blocks. */
-	FOR_TRIALS(t)
-		OWN_VS_BEST(t, RA_SHIFT_SPARSE, 0.15, 0.55, 0.45);
 }
 
 TEST(ra_own_build_shape)
