@@ -350,7 +350,9 @@ def human_table(r):
     return render_table(t[-1]) if t else None
 
 
-def render_table(t):
+def render_table(t, extra_rows=()):
+    """The table record drawn as text; extra_rows: (name, [cells]) rows
+    to add at its foot (tools/results --min: MIN and faults / MIN)."""
     def cell(c, unit):
         if c.get('n', 0) == 0 or c.get('mean') is None:
             return '-'
@@ -359,6 +361,7 @@ def render_table(t):
     cols = t.get('columns', [])
     rows = [('runs', [str(c.get('n', 0)) for c in t['rows'][0]['cells']])] if t.get('rows') else []
     rows += [(row['name'], [cell(c, row.get('unit')) for c in row['cells']]) for row in t.get('rows', [])]
+    rows += list(extra_rows)
     out = ['script %s (from the table record): mean\u00b1stderr over the runs of each column; times in ms'
            % t.get('script')]
     return '\n'.join(out + tables.render(cols, rows))

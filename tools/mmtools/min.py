@@ -558,6 +558,14 @@ def table_rows(columns, results, frames, oracle, usable_bytes=None):
     return [(n, cells[n]) for n in names], notes
 
 
+def result_rows(columns, results, frames, oracle, usable_bytes=None):
+    """The two rows a script's result table carries with --min (the issue's
+    "MIN as a row"): MIN's major faults and the runs' mean majflt over
+    them, per column ('-' where there is no MIN: table_rows' notes)."""
+    rows = dict(table_rows(columns, results, frames, oracle, usable_bytes)[0])
+    return [('MIN', rows['MIN major']), ('faults / MIN', rows['majflt / MIN'])]
+
+
 def column_cells(col, xs, frames, oracle, usable_bytes, notes):
     cmds = {tuple(x.get('commands', [])) for x in xs}
     if not xs or len(cmds) != 1:

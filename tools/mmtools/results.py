@@ -9,11 +9,13 @@ CPU), each run's result, the tables of each workload script (drawn by
 tools/matrix's render_table, as tools/matrix does when the console lines
 are missing), and the file's own trailer: how many bytes of records it
 holds and whether the kernel reached halt.  --records also prints the
-records themselves, one line each.  --min adds under each table the
-optimum as a column (tools/min): each column's workload traced on this
-host (BUILD/workloads, default build) and run through Belady's MIN and LRU
-with the frames free at the start of the script, beside the kernel's
-major faults, with the ratio majflt / MIN and MIN with prefetch.
+records themselves, one line each.  --min adds the optimum (tools/min):
+each column's workload traced on this host (BUILD/workloads, default
+build) and run through Belady's MIN and LRU with the frames free at the
+start of the script.  Each table then ends in two rows, `MIN` (MIN's major
+faults, i.e. re-faults) and `faults / MIN` (the column's mean majflt over
+them), and a detail table under it adds LRU, pswpin / MIN and MIN with
+prefetch.
 
 Blank lines are padding (the file keeps its pre-allocated size) and are
 skipped.  A line that is not JSON is reported with its line number.
@@ -57,21 +59,42 @@ def trailer_line(t, nbytes):
     return s
 
 
-def min_lines(table, seen, oracle):
-    """The MIN table for a table record, from the records before it: the
+def min_inputs(table, seen):
+    """What MIN needs for a table record, from the records before it: the
     script's results, the free frames of the last script start before it
-    (its mem_balance comes just before the script record), the boot's memory."""
+    (its mem_balance comes just before the script record), the boot's
+    memory.  (results, frames, frames_what, usable_bytes), or a line
+    saying why there is none."""
     script = table.get('script')
     idx = max((i for i, x in enumerate(seen) if x['type'] == 'script' and x.get('script') == script),
               default=0)
     starts = [x for x in seen[:idx + 1] if x['type'] == 'mem_balance']
     got = mmin.start_frames(starts[::-1])
     if got is None:
-        return ['MIN: no mem_balance start record before the table of %s: no frame count' % script]
+        return 'MIN: no mem_balance start record before the table of %s: no frame count' % script
     boots = [x for x in seen[:idx + 1] if x['type'] == 'boot']
     usable = boots[-1].get('usable_bytes') if boots else None
     results = [x for x in seen[idx:] if x['type'] == 'result' and x.get('script') == script]
-    return mmin.min_table(table.get('columns', []), results, got[0], got[1], oracle, usable)
+    return results, got[0], got[1], usable
+
+
+def min_lines(table, seen, oracle):
+    """The MIN detail table for a table record (min_inputs)."""
+    got = min_inputs(table, seen)
+    if isinstance(got, str):
+        return [got]
+    results, frames, what, usable = got
+    return mmin.min_table(table.get('columns', []), results, frames, what, oracle, usable)
+
+
+def min_rows(table, seen, oracle):
+    """The MIN and faults / MIN rows the table itself carries (none when
+    there is no frame count: min_lines says why)."""
+    got = min_inputs(table, seen)
+    if isinstance(got, str):
+        return []
+    results, frames, _, usable = got
+    return mmin.result_rows(table.get('columns', []), results, frames, oracle, usable)
 
 
 def main():
@@ -104,7 +127,7 @@ def main():
             print('script error: %s' % r.get('message'))
         elif r['type'] == 'table':
             print()
-            print(render_table(r))
+            print(render_table(r, min_rows(r, seen, oracle) if oracle else ()))
             print()
             if oracle:
                 print('\n'.join(min_lines(r, seen, oracle)))

@@ -469,6 +469,43 @@ def test_results_min_table_end_to_end(tmp_path):
     assert rows['majflt / MIN'] == ['%.2f' % (400 / major), '%.2f' % (100 / major)]
     assert rows['RA pages k'] == ['1', '4']
     assert rows['majflt / MIN+PF'][1] == '%.2f' % (100 / -(-major // 4))
+    # the result table itself ends in MIN and faults / MIN (row names in 14)
+    table = r.stdout.split('script scripts/t.mm (from the table record)')[1].split('MIN (tools/min)')[0]
+    trows = {line[:14].strip(): line[14:].split() for line in table.splitlines()[2:] if line.strip()}
+    assert list(trows) == ['runs', 'pgmajfault', 'MIN', 'faults / MIN']
+    assert trows['pgmajfault'] == ['400', '100']
+    assert trows['MIN'] == [str(major), str(major)]
+    assert trows['faults / MIN'] == ['%.2f' % (400 / major), '%.2f' % (100 / major)]
+
+
+def test_results_without_min_has_no_min_rows(tmp_path):
+    import json
+    recs = [{'type': 'script', 'script': 'scripts/t.mm'},
+            {'type': 'table', 'script': 'scripts/t.mm', 'columns': ['c'],
+             'rows': [{'name': 'pgmajfault', 'unit': 'count', 'cells': [{'n': 1, 'mean': 7}]}]}]
+    path = tmp_path / 'r.jsonl'
+    path.write_text(''.join(json.dumps(x) + '\n' for x in recs))
+    r = subprocess.run([os.path.join(ROOT, 'tools', 'results'), str(path)], capture_output=True, text=True,
+                       timeout=60)
+    assert 'pgmajfault' in r.stdout and 'MIN' not in r.stdout
+
+
+def test_result_rows_and_no_frame_count():
+    from mmtools import results
+    scan = list(range(1, 101)) * 3
+    o = FakeOracle({'scan': scan})
+    res = [{'type': 'result', 'script': 's', 'column': 'a', 'commands': ['scan'], 'majflt': 80,
+            'knobs': {'ra': 'off'}},
+           {'type': 'result', 'script': 's', 'column': 'b', 'commands': ['scan', 'scan'], 'majflt': 9,
+            'knobs': {'ra': 'off'}}]
+    major = run_min(scan, 60).major
+    assert mm.result_rows(['a', 'b'], res, 60, o) == [('MIN', [str(major), '-']),
+                                                       ('faults / MIN', ['%.2f' % (80 / major), '-'])]
+    table = {'type': 'table', 'script': 's', 'columns': ['a']}
+    seen = [{'type': 'mem_balance', 'phase': 'start', 'of': 'script', 'free_frames': 60},
+            {'type': 'script', 'script': 's'}] + res + [table]
+    assert results.min_rows(table, seen, o) == [('MIN', [str(major)]), ('faults / MIN', ['%.2f' % (80 / major)])]
+    assert results.min_rows(table, [table], o) == []            # no frame count: min_lines says why
 
 
 def test_results_each_script_uses_its_own_start():
