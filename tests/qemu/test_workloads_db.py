@@ -42,7 +42,7 @@ def test_stream_mmap001_without_device_files(ctx):
     expect([x['exit_code'] for x in e] == [3, 3, 2], 'exits %r' % [(x['cmdline'], x['exit_code']) for x in e])
     expect_in_log(r, 'stream: openat(/dev/nosuch, O_RDONLY) failed: ENOENT (2)')
     expect_in_log(r, 'mmap001: openat(/dev/nosuch, O_RDWR) failed: ENOENT (2)')
-    expect_in_log(r, "stream: bad mode 'sideways': read, write or rw")
+    expect_in_log(r, "stream: bad mode 'sideways': read, write, rw, mmap-read or mmap-rw")
     expect(not r.find('workload'), 'a failed run printed a workload record')
 
 
