@@ -277,6 +277,7 @@ static void stream_report(const struct stream *s, const char *mode, const char *
 	rt_json_u64(&j, "calibrated_bytes_per_s", s->calibrated);
 	rt_json_u64(&j, "seconds", seconds);
 	rt_json_u64(&j, "passes", s->passes);
+	rt_json_u64(&j, "gen_first", s->gen0);	/* pass N stamps gen_first + N */
 	rt_json_u64(&j, "bytes_read", s->bytes_read);
 	rt_json_u64(&j, "bytes_written", s->bytes_written);
 	rt_json_u64(&j, "mb_per_s_x100", rate);
