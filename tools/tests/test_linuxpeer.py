@@ -71,3 +71,35 @@ def test_parse_plan_refuses(bad):
     with pytest.raises(SystemExit) as e:
         linuxpeer.parse_plan([bad])
     assert 'linux-peer: --workload' in str(e.value)
+
+
+def test_sysctl_configs_sweep_and_checks(monkeypatch):
+    assert linuxpeer.parse_sysctls([]) == [{}]
+    cfgs = linuxpeer.parse_sysctls(['swappiness=0,60,200', 'vm.dirty_ratio=20', 'used_once_swapbacked=off'])
+    assert [c['swappiness'] for c in cfgs] == ['0', '60', '200']
+    assert all(c['dirty_ratio'] == '20' and c['used_once_swapbacked'] == 'off' for c in cfgs)
+    # Linux gets the knobs it has; used_once_swapbacked is ours only.
+    assert linuxpeer.linux_vm_arg(cfgs[0]) == 'peer.vm=dirty_ratio:20,swappiness:0'
+    assert linuxpeer.linux_vm_arg({'used_once_swapbacked': 'on'}) is None
+    assert '@set swappiness 200 ; @set used_once_swapbacked off' in linuxpeer.ours_cmdline(
+        '128M', 3, [('hello', ['hello'])], cfg=cfgs[2])
+
+    def dies(opts):
+        monkeypatch.setattr(linuxpeer, 'die', lambda msg: (_ for _ in ()).throw(SystemExit(msg)))
+        with pytest.raises(SystemExit) as e:
+            linuxpeer.parse_sysctls(opts)
+        return str(e.value)
+    assert 'swappiness=201' in dies(['swappiness=201'])
+    assert 'on or off' in dies(['used_once_swapbacked=maybe'])
+    assert 'one of' in dies(['overcommit_memory=1'])
+    assert 'only one knob' in dies(['swappiness=0,60', 'dirty_ratio=10,20'])
+    assert 'twice' in dies(['swappiness=0', 'swappiness=60'])
+    assert linuxpeer.parse_rows(['shmdb.tps']) == [('shmdb', 'tps')]
+    assert 'PROGRAM.FIELD' in dies_rows(monkeypatch, ['shmdb'])
+
+
+def dies_rows(monkeypatch, rows):
+    monkeypatch.setattr(linuxpeer, 'die', lambda msg: (_ for _ in ()).throw(SystemExit(msg)))
+    with pytest.raises(SystemExit) as e:
+        linuxpeer.parse_rows(rows)
+    return str(e.value)
