@@ -886,14 +886,14 @@ def report(a, steps, results, mems, configs, sweep_key):
             lab = cfg_label(configs[c[1]], sweep_key)
             return 'pc=%d %s%s' % (c[0], lab + ' ' if lab else '', SIDE_TITLE[c[2]])
         w = max(13, max(len(title(c)) for c in cols) + 2)
-        print('%-20s' % '' + ''.join(('%' + str(w) + 's') % title(c) for c in cols))
+        nw = max(20, max(len(m[0]) for m in metrics) + 1)
+        print(' ' * nw + ''.join(('%' + str(w) + 's') % title(c) for c in cols))
         per = {}
         for r in results:
             st = [x for x in r['steps'] if x['label'] == label]
             if st:
                 per.setdefault((r['page_cluster'], r.get('config', 0), r['side']), []).append(
                     metrics_of(st[0], r['free_bytes']))
-        metrics = METRICS + [('%s.%s' % pf, 'row:%s.%s' % pf, 'n') for pf in ROWS]
         for name, k, unit in metrics:
             cells = []
             for c in cols:
@@ -906,7 +906,7 @@ def report(a, steps, results, mems, configs, sweep_key):
                              'mem': mems.get(c[2]) or '', 'mean': ('%.6g' % st.mean) if vals else '',
                              'sd': ('%.6g' % st.sd) if len(vals) > 1 else '',
                              'n': len(vals), 'values': ' '.join('%.6g' % x for x in vals)})
-            print('%-20s' % name[:20] + ''.join(cells))
+            print(name.ljust(nw) + ''.join(cells))
         bad = [(c, m['mismatches']) for c, ms in per.items() for m in ms if m.get('mismatches')]
         if bad:
             print('  DATA MISMATCHES: %r' % bad)
