@@ -28,8 +28,9 @@ and on ours, in the same QEMU machine, compared metric by metric.
   --cap-ours-to-linux-free   short for --ours matched
   --swap-bus, --profile  the swap disk's bus and throttling (rig.PROFILES)
   --runs N            boots per configuration and kernel; mean±sd shown
-  --icount            -icount shift=0 on both sides (rig.qemu_command): guest
-                      time counts instructions, not host time; boots slower
+  --icount[=exact]    -icount shift=0 on both sides (rig.qemu_command): guest
+                      time counts instructions, not host time; boots slower;
+                      exact: shift=0,sleep=off, idle time too (the tables)
   --kernel-package PKG[=VERSION]
                       the Debian package to boot, e.g. the one a table's
                       header names: linux-image-6.1.0-57-amd64=6.1.192-3
@@ -827,7 +828,8 @@ def report(a, steps, results, mems, configs, sweep_key):
     lin = [r for r in results if r['side'] == 'linux']
     print()
     print('Linux side by side, QEMU -m %s for both (q35, -cpu max, TCG%s), swap %d MiB on %s, disk profile %s, '
-          '%d run(s) per column' % (a.mem, ', -icount shift=0: guest time counts instructions' if a.icount else '',
+          '%d run(s) per column' % (a.mem, (', -icount shift=0%s: guest time counts instructions' % (',sleep=off' if a.icount == 'exact' else '')
+                                       if a.icount else ''),
                                     a.swap_mib, a.swap_bus, a.profile, a.runs))
     if lin:
         b = lin[0]['linux_boot']
@@ -962,8 +964,10 @@ def main():
     ap.add_argument('--kernel', default=None, metavar='VMLINUZ', help='boot this kernel image (with --modules)')
     ap.add_argument('--modules', default=None, metavar='DIR|none',
                     help="--kernel's lib/modules/<release> directory; none: the swap disk's drivers are built in")
-    ap.add_argument('--icount', action='store_true',
-                    help='-icount shift=0 on both sides: guest time counts instructions (slower boots)')
+    ap.add_argument('--icount', nargs='?', const=True, default=False, choices=['exact'],
+                    help='-icount shift=0 on both sides: guest time counts instructions (slower boots); '
+                         '--icount=exact adds sleep=off (idle time jumps to the next timer, so guest time '
+                         'does not depend on host load even when the guest waits for I/O)')
     a = ap.parse_args()
     global OURS_POLICY
     OURS_POLICY = a.ours_policy
