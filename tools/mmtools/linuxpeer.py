@@ -888,6 +888,7 @@ def report(a, steps, results, mems, configs, sweep_key):
             lab = cfg_label(configs[c[1]], sweep_key)
             return 'pc=%d %s%s' % (c[0], lab + ' ' if lab else '', SIDE_TITLE[c[2]])
         w = max(13, max(len(title(c)) for c in cols) + 2)
+        metrics = METRICS + [('%s.%s' % pf, 'row:%s.%s' % pf, 'n') for pf in ROWS]
         nw = max(20, max(len(m[0]) for m in metrics) + 1)
         print(' ' * nw + ''.join(('%' + str(w) + 's') % title(c) for c in cols))
         per = {}
