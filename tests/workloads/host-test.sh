@@ -194,6 +194,13 @@ fi
 run_ok shmdb "size_mib=16 rows=16384 row_bytes=1024 seconds=1" shmdb 16 1
 run_ok shmdb "size_mib=8 rows=100 seconds=2" shmdb 8 2 100
 run_ok shmdb "ram_pct=1 seconds=1" shmdb 1% 1
+# The LRU averages come from this host's /proc/vmstat, once a second.
+n=$(field lru_samples shmdb 8 3)
+if [ "${n:-0}" -ge 2 ] && [ -n "$(field nr_active_file_avg shmdb 8 2)" ]; then
+	pass "shmdb samples the LRU sizes ($n samples in 3 s)"
+else
+	fail "shmdb LRU samples: '${n:-}' in 3 s"
+fi
 DEV="$TMP/dev.img"
 truncate -s 8M "$DEV"
 run_ok stream "mode=read bytes_read=8388608 foreign_blocks=2048 stamped_blocks=0" stream "$DEV" 8 read
