@@ -5,7 +5,9 @@
 #
 # Kernel command line: peer.bus=nvme|sata peer.pc=N peer.vmra=default|on|off
 # [peer.data=SERIAL: an NVMe data disk with that serial; the swap disk is
-# then the other one, and /dev/peer-data links to the data disk].
+# then the other one, and /dev/peer-data links to the data disk]
+# [peer.vm=NAME:VALUE,...: vm sysctls (swappiness, dirty_ratio,
+# dirty_background_ratio, dirty_expire_centisecs) set before any step].
 # The initramfs also holds (written by mmtools/linuxpeer.py):
 #   /etc/modules.BUS   module names in load order, /lib/modules/NAME.ko each
 #                      (modprobe --show-depends resolved them on the host)
@@ -36,6 +38,7 @@ BUS=nvme
 PC=3
 VMRA=default
 DATA=
+VM=
 # The command line is words by definition: split it on blanks.
 # shellcheck disable=SC2013
 for w in $(cat /proc/cmdline); do
@@ -44,6 +47,7 @@ for w in $(cat /proc/cmdline); do
 	peer.pc=*) PC=${w#peer.pc=} ;;
 	peer.vmra=*) VMRA=${w#peer.vmra=} ;;
 	peer.data=*) DATA=${w#peer.data=} ;;
+	peer.vm=*) VM=${w#peer.vm=} ;;
 	esac
 done
 case $BUS in
@@ -95,6 +99,21 @@ case $VMRA in
 on) echo true >$VMRA_FILE || fail "cannot set vma_ra_enabled" ;;
 off) echo false >$VMRA_FILE || fail "cannot set vma_ra_enabled" ;;
 esac
+for kv in $(echo "$VM" | tr ',' ' '); do
+	name=${kv%%:*}
+	case "$name" in
+	swappiness | dirty_ratio | dirty_background_ratio | dirty_expire_centisecs) ;;
+	*) fail "peer.vm: $name is not a sysctl linux-peer sets" ;;
+	esac
+	echo "${kv#*:}" >"/proc/sys/vm/$name" || fail "cannot set vm.$name to ${kv#*:}"
+done
+vmjson() {
+	sep=""
+	for n in swappiness dirty_ratio dirty_background_ratio dirty_expire_centisecs; do
+		printf '%s"%s":%s' "$sep" "$n" "$(cat "/proc/sys/vm/$n")"
+		sep=,
+	done
+}
 dmesg -n 1 # from here on the console carries only our lines
 
 # Kernels before 4.14 have no vma_ra_enabled, old ones no THP: "n/a".
@@ -102,7 +121,7 @@ sysval() {
 	if [ -r "$1" ]; then cat "$1"; else echo n/a; fi
 }
 
-echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"data_dev\":\"${DATADEV:+/dev/}$DATADEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat "/sys/block/$DEV/queue/rotational"),\"vma_ra_enabled\":\"$(sysval $VMRA_FILE)\",\"thp\":\"$(sysval /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"clocksource\":\"$(sysval /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
+echo "{\"type\":\"linux_boot\",\"kernel\":\"$(uname -r)\",\"version\":\"$(cat /proc/version)\",\"cmdline\":\"$(cat /proc/cmdline)\",\"page_cluster\":$(cat /proc/sys/vm/page-cluster),\"swap_dev\":\"/dev/$DEV\",\"data_dev\":\"${DATADEV:+/dev/}$DATADEV\",\"swap_bytes\":$(awk 'NR==2{printf "%.0f", $3*1024}' /proc/swaps),\"rotational\":$(cat "/sys/block/$DEV/queue/rotational"),\"vma_ra_enabled\":\"$(sysval $VMRA_FILE)\",\"thp\":\"$(sysval /sys/kernel/mm/transparent_hugepage/enabled)\",\"swappiness\":$(cat /proc/sys/vm/swappiness),\"vm\":{$(vmjson)},\"clocksource\":\"$(sysval /sys/devices/system/clocksource/clocksource0/current_clocksource)\",\"uptime_s\":$(cut -d' ' -f1 /proc/uptime)}"
 
 meminfo() {
 	awk -v w="$1" 'BEGIN { printf "{\"type\":\"linux_meminfo\",\"when\":\"%s\"", w }

@@ -194,10 +194,23 @@ fi
 run_ok shmdb "size_mib=16 rows=16384 row_bytes=1024 seconds=1" shmdb 16 1
 run_ok shmdb "size_mib=8 rows=100 seconds=2" shmdb 8 2 100
 run_ok shmdb "ram_pct=1 seconds=1" shmdb 1% 1
+# The LRU averages come from this host's /proc/vmstat, once a second.
+n=$(field lru_samples shmdb 8 3)
+if [ "${n:-0}" -ge 2 ] && [ -n "$(field nr_active_file_avg shmdb 8 2)" ]; then
+	pass "shmdb samples the LRU sizes ($n samples in 3 s)"
+else
+	fail "shmdb LRU samples: '${n:-}' in 3 s"
+fi
 DEV="$TMP/dev.img"
 truncate -s 8M "$DEV"
 run_ok stream "mode=read bytes_read=8388608 foreign_blocks=2048 stamped_blocks=0" stream "$DEV" 8 read
 run_ok mmap001 "size_mib=8 loops=3 pages=2048" mmap001 "$DEV" 8 3
+run_ok stream "mode=read stamped_blocks=2048 foreign_blocks=0" stream "$DEV" 8 read
+# The same through a MAP_SHARED mapping; mmap-rw's passes must each find
+# the previous pass's stamps, and read(2) must see what the mapping wrote.
+run_ok stream "mode=mmap-read stamped_blocks=2048 foreign_blocks=0 bytes_read=8388608" stream "$DEV" 8 mmap-read
+run_ok stream "mode=mmap-rw bytes_written=8388608 passes=1" stream "$DEV" 8 mmap-rw
+run_ok stream "mode=mmap-rw seconds=1" stream "$DEV" 2 mmap-rw 0 1
 run_ok stream "mode=read stamped_blocks=2048 foreign_blocks=0" stream "$DEV" 8 read
 run_ok stream "mode=write bytes_written=4194304 passes=1" stream "$DEV" 4 write
 run_ok stream "mode=rw limit_bytes_per_s=16777216 seconds=1" stream "$DEV" 4 rw 16 1
@@ -210,6 +223,13 @@ if [ $rc -eq 1 ] && grep -q 'MISMATCH .* block at byte 40960: damaged' "$TMP/err
 	pass "stream read catches a damaged block"
 else
 	fail "stream read on a damaged block (exit $rc)"
+fi
+timeout 20 "$OUT/stream" "$DEV" 8 mmap-read >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'MISMATCH .* block at byte 40960: damaged' "$TMP/err"; then
+	pass "stream mmap-read catches a damaged block"
+else
+	fail "stream mmap-read on a damaged block (exit $rc)"
 fi
 for cmd in "stream $TMP/no-such-dev 1 read" "mmap001 $TMP/no-such-dev 1 1"; do
 	# shellcheck disable=SC2086
@@ -264,6 +284,8 @@ run_usage shmdb 16 1 1
 run_usage shmdb 1 1 16385
 run_usage stream "$DEV" 1
 run_usage stream "$DEV" 1 sideways
+run_usage stream "$DEV" 1 mmap
+run_usage stream "$DEV" 9 mmap-read
 run_usage stream "$DEV" 0 read
 run_usage stream "$DEV" 1 read 0%
 run_usage stream "$DEV" 1 read 101%

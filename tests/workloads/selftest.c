@@ -262,6 +262,24 @@ static void selftest_pace(void)
 			strcmp(wlio_errno_name(-999), "error") == 0, "errno names");
 }
 
+/* /proc lines: the field at a line's start only, with its separator. */
+static void selftest_proc(void)
+{
+	const char *v = "nr_free_pages 17\nnr_inactive_anon 5\nnr_active_anon 900\nnr_inactive_file x\n"
+			"pgscan_nr_active_anon 3";
+	const char *m = "MemTotal:       131072 kB\nMemFree:\t  77 kB\n";
+	uint64_t x = 0;
+
+	selftest_expect(wlio_proc_field(v, "nr_active_anon", ' ', &x) && x == 900, "proc: a vmstat line");
+	selftest_expect(wlio_proc_field(v, "nr_free_pages", ' ', &x) && x == 17, "proc: the first line");
+	selftest_expect(!wlio_proc_field(v, "nr_inactive_file", ' ', &x), "proc: not a number");
+	selftest_expect(!wlio_proc_field(v, "nr_active_file", ' ', &x), "proc: absent");
+	selftest_expect(!wlio_proc_field(v, "nr_active", ' ', &x), "proc: a prefix is not the name");
+	selftest_expect(wlio_proc_field(m, "MemFree", ':', &x) && x == 77, "proc: a meminfo line");
+	selftest_expect(!wlio_proc_field(m, "MemTotal", ' ', &x), "proc: wrong separator");
+	selftest_expect(!wlio_proc_field("", "MemFree", ':', &x), "proc: empty text");
+}
+
 int main(void)
 {
 	selftest_printf();
@@ -273,6 +291,7 @@ int main(void)
 	selftest_rows();
 	selftest_blocks();
 	selftest_pace();
+	selftest_proc();
 	printf("selftest: %d checks, %d failed\n", selftest_checks, selftest_failed);
 	return selftest_failed == 0 ? 0 : 1;
 }

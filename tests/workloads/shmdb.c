@@ -19,6 +19,13 @@
  * guest time (a series on stderr and, for the first SHMDB_SERIES seconds,
  * in the record) and in total.
  *
+ * Once a second the LRU list sizes are read from /proc/vmstat (Linux's
+ * nr_inactive_anon, nr_active_anon, nr_inactive_file, nr_active_file;
+ * shmem is on the anon lists on both kernels), and the record gives their
+ * averages over the run, in pages: the seed's "average size of the LRU
+ * lists", measured the same way on Linux and on ours. Without a readable
+ * /proc/vmstat, one line says so and lru_samples is 0.
+ *
  * Exit status: 0 clean, 1 a row failed its check or the balances moved,
  * 2 bad arguments, 3 a system call failed (mmap, sysinfo for P%).
  */
@@ -34,6 +41,12 @@
 #define SHMDB_BATCH 8			/* transactions per clock read */
 #define SHMDB_SERIES 48			/* seconds in the record (line < 1 KiB) */
 #define SHMDB_REPORT_MAX 5
+#define SHMDB_PROC_MAX 16384		/* /proc/vmstat is ~6 KiB on Linux 6.1 */
+
+static const char *const shmdb_lru_names[] = {
+	"nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file",
+};
+#define SHMDB_NLRU 4
 
 struct shmdb {
 	uint64_t *table;
@@ -43,7 +56,47 @@ struct shmdb {
 	uint64_t transactions;
 	uint64_t *per_second;		/* SECONDS + 1 buckets */
 	struct rt_rng rng;
+	int vmstat_fd;			/* /proc/vmstat, or < 0 */
+	char *proc_text;		/* SHMDB_PROC_MAX bytes */
+	uint64_t lru_samples;
+	uint64_t lru_sum[SHMDB_NLRU];
 };
+
+/* Adds the LRU sizes now to the sums; on a failure, says so once and
+ * samples no more. */
+static void shmdb_sample_lru(struct shmdb *d)
+{
+	uint64_t v[SHMDB_NLRU];
+	long len = 0;
+
+	if (d->vmstat_fd < 0)
+		return;
+	for (;;) {
+		long n = rt_syscall4(WLIO_SYS_pread64, d->vmstat_fd, (long)(d->proc_text + len),
+				     SHMDB_PROC_MAX - 1 - len, len);
+		if (n <= 0 || len + n >= SHMDB_PROC_MAX - 1) {
+			len += n > 0 ? n : 0;
+			if (n < 0) {
+				rt_dprintf(2, "shmdb: pread64(/proc/vmstat) failed: %s (%ld); no LRU averages\n",
+					   wlio_errno_name(n), -n);
+				d->vmstat_fd = -1;
+				return;
+			}
+			break;
+		}
+		len += n;
+	}
+	d->proc_text[len] = '\0';
+	for (int i = 0; i < SHMDB_NLRU; i++)
+		if (!wlio_proc_field(d->proc_text, shmdb_lru_names[i], ' ', &v[i])) {
+			rt_dprintf(2, "shmdb: /proc/vmstat has no %s; no LRU averages\n", shmdb_lru_names[i]);
+			d->vmstat_fd = -1;
+			return;
+		}
+	for (int i = 0; i < SHMDB_NLRU; i++)
+		d->lru_sum[i] += v[i];
+	d->lru_samples++;
+}
 
 static uint64_t *shmdb_row(struct shmdb *d, uint64_t id)
 {
@@ -106,6 +159,8 @@ static void shmdb_run(struct shmdb *d, uint64_t seconds, uint64_t start)
 		now = rt_now_ns();
 		uint64_t sec = (now - start) / 1000000000ULL;
 		d->per_second[sec < seconds ? sec : seconds - 1] += SHMDB_BATCH;
+		if (shown < sec && shown < seconds)
+			shmdb_sample_lru(d);
 		for (; shown < sec && shown < seconds; shown++)
 			rt_dprintf(2, "shmdb: second %llu: %llu transactions\n",
 				   (unsigned long long)shown + 1,
@@ -180,6 +235,13 @@ static void shmdb_report(const struct shmdb *d, const struct shmdb_args *a,
 	rt_json_u64(&j, "populate_ns", t1 - t0);
 	rt_json_u64(&j, "run_ns", t2 - t1);
 	rt_json_u64(&j, "verify_ns", t3 - t2);
+	rt_json_u64(&j, "lru_samples", d->lru_samples);
+	for (int i = 0; i < SHMDB_NLRU && d->lru_samples; i++) {
+		char name[40];
+
+		rt_snprintf(name, sizeof(name), "%s_avg", shmdb_lru_names[i]);
+		rt_json_u64(&j, name, d->lru_sum[i] / d->lru_samples);
+	}
 	rt_report_usage(&j, t0, t3);
 	rt_json_u64(&j, "mismatches", d->mismatches);
 	rt_json_end(&j, 1);
@@ -224,7 +286,7 @@ int main(int argc, char **argv, char **envp)
 	uint64_t series_bytes = (a.seconds + 1) * sizeof(uint64_t);
 	void *p = rt_mmap(NULL, bytes, RT_PROT_READ | RT_PROT_WRITE,
 			  RT_MAP_SHARED | RT_MAP_ANONYMOUS, -1, 0);
-	void *q = rt_mmap(NULL, series_bytes, RT_PROT_READ | RT_PROT_WRITE,
+	void *q = rt_mmap(NULL, series_bytes + SHMDB_PROC_MAX, RT_PROT_READ | RT_PROT_WRITE,
 			  RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
 	if (rt_mmap_failed(p) || rt_mmap_failed(q)) {
 		long err = rt_mmap_failed(p) ? rt_mmap_error(p) : rt_mmap_error(q);
@@ -234,6 +296,11 @@ int main(int argc, char **argv, char **envp)
 	}
 	d.table = p;
 	d.per_second = q;
+	d.proc_text = (char *)q + series_bytes;
+	d.vmstat_fd = (int)rt_syscall3(WLIO_SYS_openat, WLIO_AT_FDCWD, (long)"/proc/vmstat", WLIO_O_RDONLY);
+	if (d.vmstat_fd < 0)
+		rt_dprintf(2, "shmdb: openat(/proc/vmstat, O_RDONLY) failed: %s (%d); no LRU averages\n",
+			   wlio_errno_name(d.vmstat_fd), -d.vmstat_fd);
 	uint64_t t0 = rt_now_ns();
 	shmdb_populate(&d);
 	uint64_t t1 = rt_now_ns();
@@ -242,6 +309,6 @@ int main(int argc, char **argv, char **envp)
 	shmdb_verify(&d);
 	shmdb_report(&d, &a, t0, t1, t2, rt_now_ns());
 	rt_munmap(p, bytes);
-	rt_munmap(q, series_bytes);
+	rt_munmap(q, series_bytes + SHMDB_PROC_MAX);
 	return d.mismatches != 0 ? 1 : 0;
 }

@@ -11,9 +11,6 @@
 
 #define WLIO_GOLDEN 0x9E3779B97F4A7C15ULL
 #define WLIO_ROW_SEED 0x243F6A8885A308D3ULL
-#define WLIO_AT_FDCWD (-100)
-#define WLIO_O_RDONLY 0
-#define WLIO_O_RDWR 2
 
 /* ------------------------------------------------------------ arguments */
 
@@ -157,6 +154,42 @@ uint64_t wlio_pace_us(uint64_t bytes, uint64_t rate, uint64_t elapsed_us)
 		return 0;
 	uint64_t due = bytes / rate * 1000000ULL + bytes % rate * 1000000ULL / rate;
 	return due > elapsed_us ? due - elapsed_us : 0;
+}
+
+/* ------------------------------------------------------------ /proc */
+
+/*
+ * The number after `name` and `sep` (then blanks) at the start of a line
+ * of text: Linux's /proc/vmstat ("nr_active_anon 123", sep ' ') and
+ * /proc/meminfo ("MemFree:  456 kB", sep ':'). False when no line has
+ * it, or its value is not a number.
+ */
+bool wlio_proc_field(const char *text, const char *name, char sep, uint64_t *out)
+{
+	size_t n = rt_strlen(name);
+
+	for (const char *l = text; *l;) {
+		size_t i = 0;
+		while (i < n && l[i] == name[i])
+			i++;
+		if (i == n && l[n] == sep) {
+			const char *p = l + n + 1;
+			uint64_t v = 0;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p < '0' || *p > '9')
+				return false;
+			while (*p >= '0' && *p <= '9')
+				v = v * 10 + (uint64_t)(*p++ - '0');
+			*out = v;
+			return true;
+		}
+		while (*l && *l != '\n')
+			l++;
+		if (*l)
+			l++;
+	}
+	return false;
 }
 
 /* ------------------------------------------------------------ errors */

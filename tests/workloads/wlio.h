@@ -67,6 +67,9 @@ const char *wlio_block_verdict_name(enum wlio_block_verdict v);
 #define WLIO_MAX_RATE (1ULL << 40)	/* bytes/s; keeps the maths in 64 bits */
 uint64_t wlio_pace_us(uint64_t bytes, uint64_t rate, uint64_t elapsed_us);
 
+/* ---- /proc text: "name value" (vmstat) or "Name: value kB" (meminfo) ---- */
+bool wlio_proc_field(const char *text, const char *name, char sep, uint64_t *out);
+
 /* ---- errors and devices ---- */
 const char *wlio_errno_name(long err);
 int wlio_open(const char *prog, const char *path, bool write, uint64_t need_bytes);
@@ -78,6 +81,9 @@ long wlio_ram_mib(void);
 #define WLIO_SYS_lseek     8
 #define WLIO_SYS_fdatasync 75
 #define WLIO_SYS_openat    257
+#define WLIO_AT_FDCWD (-100)
+#define WLIO_O_RDONLY 0
+#define WLIO_O_RDWR 2
 #define WLIO_MS_SYNC       4
 #define WLIO_SEEK_END      2
 

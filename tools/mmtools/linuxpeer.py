@@ -28,8 +28,9 @@ and on ours, in the same QEMU machine, compared metric by metric.
   --cap-ours-to-linux-free   short for --ours matched
   --swap-bus, --profile  the swap disk's bus and throttling (rig.PROFILES)
   --runs N            boots per configuration and kernel; mean±sd shown
-  --icount            -icount shift=0 on both sides (rig.qemu_command): guest
-                      time counts instructions, not host time; boots slower
+  --icount[=exact]    -icount shift=0 on both sides (rig.qemu_command): guest
+                      time counts instructions, not host time; boots slower;
+                      exact: shift=0,sleep=off, idle time too (the tables)
   --kernel-package PKG[=VERSION]
                       the Debian package to boot, e.g. the one a table's
                       header names: linux-image-6.1.0-57-amd64=6.1.192-3
@@ -45,6 +46,20 @@ and on ours, in the same QEMU machine, compared metric by metric.
                       its path on each side (stream @DATA 64 read, mmap001
                       @DATA 256 1); ours boots with data=nvme2n1, the name
                       that makes it writable (issue 13's page cache)
+  --sysctl NAME=VALUE[,VALUE...]
+                      a vm knob set on both sides before the first step:
+                      Linux's /proc/sys/vm/NAME, ours `@set NAME VALUE`
+                      (the script knob of the same name).  NAME: swappiness
+                      (0..200), dirty_ratio (1..100), dirty_background_ratio
+                      (0..100), dirty_expire_centisecs (1..8640000); and
+                      used_once_swapbacked (on|off), ours only: Linux has no
+                      such knob (6.1 has the 3.4 fix: its column is the "on"
+                      behaviour).  Repeatable; one of them may list several
+                      values, the sweep: one column per value (per
+                      page-cluster), e.g. --sysctl swappiness=0,60,100,200
+  --row PROG.FIELD    a workload's own figure as a table row (as a script's
+                      `row`): FIELD of the step's PROG records, summed over
+                      them (shmdb.tps, shmdb.nr_active_anon_avg)
   --side both|linux|ours, --linux-vma-ra default|on|off, --linux-thp,
   --linux-append, --swap-mib, --timeout, --image, --workloads-dir, --offline
 
@@ -85,7 +100,12 @@ peerdata); /init finds both disks by serial, as Linux may probe them in
 either order, and links the data disk to /dev/peer-data, which @DATA
 names there.  On ours the data disk is nvme2n1 (after the boot disk and
 the swap disk) and @DATA is /dev/nvme2n1.  Linux's dirty_ratio and
-swappiness stay at its defaults.
+swappiness stay at its defaults unless --sysctl sets them: /init writes
+/proc/sys/vm/NAME from `peer.vm=NAME:VALUE,...` on the command line and
+reads every one back into the linux_boot record ("vm"), which the
+table's header prints.  Caches: both sides drop them before every step
+(Linux: sync, then vm.drop_caches=3; ours: the runner, as a script's
+`drop_caches`), so a script's drop_caches has nothing left to map.
 
 Our side: rig.run on build/disk.img with `quiet [mem=..] ra=fixed:N
 run="@sleep 0 ; STEPS"`.  The `@sleep 0` step's vmstat record carries
@@ -146,6 +166,13 @@ METRICS = [  # (row name, key, unit)
 ]
 
 
+# --sysctl: our knob names, which are Linux's vm sysctl names, with the
+# ranges of kernel/core/knob_table.c; None: a boolean (on|off).
+SYSCTLS = {'swappiness': (0, 200), 'dirty_ratio': (1, 100), 'dirty_background_ratio': (0, 100),
+           'dirty_expire_centisecs': (1, 8640000), 'used_once_swapbacked': None}
+LINUX_ONLY_NOT = {'used_once_swapbacked'}     # ours only: Linux has no such knob
+
+
 def mean(xs):
     return summary(xs).mean
 
@@ -176,6 +203,59 @@ def run_tool(cmd, what, cwd=None, raise_=False):
             raise ToolError(msg)
         die(msg)
     return p.stdout
+
+
+def parse_sysctls(opts):
+    """[config dict] from --sysctl NAME=V[,V...] options: one config, or one
+    per value of the single option that lists several (the sweep)."""
+    fixed, sweep = {}, None
+    for o in opts:
+        name, eq, vals = o.partition('=')
+        name = name.strip()
+        if name.startswith('vm.'):
+            name = name[3:]
+        if not eq or name not in SYSCTLS:
+            die('--sysctl %s: expected NAME=VALUE with NAME one of %s' % (o, ', '.join(sorted(SYSCTLS))))
+        vs = [v.strip() for v in vals.split(',') if v.strip()]
+        if not vs:
+            die('--sysctl %s: no value' % o)
+        for v in vs:
+            rng = SYSCTLS[name]
+            ok = v in ('on', 'off') if rng is None else (v.isdigit() and rng[0] <= int(v) <= rng[1])
+            if not ok:
+                die('--sysctl %s: %r is not %s' % (o, v, 'on or off' if rng is None else
+                                                   'a number in %d..%d' % rng))
+        if name in fixed or (sweep and sweep[0] == name):
+            die('--sysctl %s: %s given twice' % (o, name))
+        if len(vs) > 1:
+            if sweep:
+                die('--sysctl %s: only one knob may sweep several values (%s does already)' % (o, sweep[0]))
+            sweep = (name, vs)
+        else:
+            fixed[name] = vs[0]
+    if not sweep:
+        return [fixed]
+    return [dict(fixed, **{sweep[0]: v}) for v in sweep[1]]
+
+
+def cfg_label(cfg, sweep_key):
+    return '%s=%s' % (sweep_key, cfg[sweep_key]) if sweep_key else ''
+
+
+def linux_vm_arg(cfg):
+    """peer.vm=NAME:VALUE,... for /init (the knobs Linux has), or None."""
+    kv = ['%s:%s' % (k, v) for k, v in sorted(cfg.items()) if k not in LINUX_ONLY_NOT]
+    return 'peer.vm=' + ','.join(kv) if kv else None
+
+
+def parse_rows(rows):
+    out = []
+    for r in rows:
+        m = re.fullmatch(r'([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)', r.strip())
+        if not m:
+            die('--row %s: expected PROGRAM.FIELD, e.g. shmdb.tps' % r)
+        out.append((m.group(1), m.group(2)))
+    return out
 
 
 def parse_size(s, opt):
@@ -584,8 +664,9 @@ def log_tail(r, path, n=40):
     return '\n'.join('    ' + x for x in lines[-n:]) + '\n(serial log: %s)' % path
 
 
-def boot_linux(a, kernel, initrd, pc, run):
-    log = os.path.join(OUT, 'logs', 'linux-pc%d-run%d.log' % (pc, run))
+def boot_linux(a, kernel, initrd, pc, run, cfg=None, ci=0):
+    cfg = cfg or {}
+    log = os.path.join(OUT, 'logs', 'linux-pc%d-cfg%d-run%d.log' % (pc, ci, run))
     append = ['console=ttyS0', 'panic=-1', 'transparent_hugepage=' + a.linux_thp]   # boot log kept: failures show it
     if a.linux_mem:
         append.append('mem=' + a.linux_mem)
@@ -593,6 +674,8 @@ def boot_linux(a, kernel, initrd, pc, run):
     data = data_disk(a, 'data-linux.img')
     if data:
         append.append('peer.data=' + DATA_SERIAL)
+    if linux_vm_arg(cfg):
+        append.append(linux_vm_arg(cfg))
     append += a.linux_append.split()
     disk = swap_disk('swap-linux.img', a.swap_mib, mkswap=False)
     r = rig.run(None, mem=a.mem, timeout=a.timeout, log_path=log,
@@ -621,7 +704,8 @@ def boot_linux(a, kernel, initrd, pc, run):
                       'step_elapsed_ns': x['elapsed_ns'], 'free_bytes': x['memfree_before'],
                       'memavailable_bytes': x['memavailable_before']})
     kfacts = {k: kernel.get(k) for k in ('source', 'package', 'version', 'release', 'sha256', 'deb', 'pin')}
-    return {'side': 'linux', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'linux_boot': boot,
+    return {'side': 'linux', 'page_cluster': pc, 'config': ci, 'vm': cfg, 'run': run, 'boot_s': r.elapsed,
+            'linux_boot': boot,
             'kernel': kfacts, 'icount': a.icount,
             'free_bytes': start['MemFree'], 'memavailable_bytes': start['MemAvailable'],
             'memtotal_bytes': start['MemTotal'], 'steps': steps, 'log': log, 'append': ' '.join(append)}
@@ -637,22 +721,23 @@ def ours_ra(pc):
     return 'ra=%s' % OURS_POLICY
 
 
-def ours_cmdline(mem, pc, steps, data=False):
-    spec = ' ; '.join(['@sleep 0', '@set page_cluster %d' % pc] + [label for label, _ in steps])
+def ours_cmdline(mem, pc, steps, data=False, cfg=None):
+    sets = ['@set %s %s' % kv for kv in sorted((cfg or {}).items())]
+    spec = ' ; '.join(['@sleep 0', '@set page_cluster %d' % pc] + sets + [label for label, _ in steps])
     if len(spec) > 511:
         die('the plan is %d characters as run="...": our run= holds 511' % len(spec))
     return 'quiet %s%s%s run="%s"' % ('mem=%s ' % mem if mem else '', 'data=%s ' % OURS_DATA if data else '',
                                       ours_ra(pc), spec)
 
 
-def boot_ours(a, mem, pc, run, steps, tag=None):
-    log = os.path.join(OUT, 'logs', '%s-pc%d-run%d.log' % (tag or 'ours', pc, run))
+def boot_ours(a, mem, pc, run, steps, tag=None, cfg=None, ci=0):
+    log = os.path.join(OUT, 'logs', '%s-pc%d-cfg%d-run%d.log' % (tag or 'ours', pc, ci, run))
     # run= names a step by its text: ours runs @DATA as /dev/nvme2n1, and
     # the records come back under the step as given.
     given = {label.replace('@DATA', '/dev/' + OURS_DATA): label for label, _ in steps}
     steps = [(label.replace('@DATA', '/dev/' + OURS_DATA), progs) for label, progs in steps]
     data = data_disk(a, 'data-ours.img')
-    cmdline = ours_cmdline(mem, pc, steps, data=bool(data))
+    cmdline = ours_cmdline(mem, pc, steps, data=bool(data), cfg=cfg)
     disk = swap_disk('swap-ours.img', a.swap_mib, mkswap=True)
     r = rig.run(a.image, cmdline=cmdline, mem=a.mem, timeout=a.timeout, log_path=log,
                  disks=[{'file': disk, 'bus': a.swap_bus}] + ([data] if data else []), profile=a.profile,
@@ -686,7 +771,8 @@ def boot_ours(a, mem, pc, run, steps, tag=None):
                 % (pc, run, s['label'], s['exit_codes'], s['exit_reasons'], log))
     if len(out) != len(steps):
         die('our kernel printed %d of %d step records; serial log tail:\n%s' % (len(out), len(steps), log_tail(r, log)))
-    return {'side': 'ours', 'page_cluster': pc, 'run': run, 'boot_s': r.elapsed, 'cmdline': cmdline,
+    return {'side': 'ours', 'page_cluster': pc, 'config': ci, 'vm': cfg or {}, 'run': run, 'boot_s': r.elapsed,
+            'cmdline': cmdline,
             'icount': a.icount, 'git': boot.get('git'),
             'free_bytes': free_start, 'boot_free_bytes': boot.get('free_bytes'),
             'mem_cap_bytes': boot.get('mem_cap_bytes'), 'managed_bytes': boot.get('managed_bytes'),
@@ -706,10 +792,16 @@ def calibrate_ours(a, target_free, steps):
 
 # ------------------------------------------------------------ the table
 
+ROWS = []     # --row (program, field)
+
+
 def metrics_of(step, run_free):
     ws = step['workloads']
     v = step['vmstat']
     m = {'free_mib': run_free / 2**20 if run_free is not None else None}
+    for prog, field in ROWS:
+        xs = [w[field] for w in ws if w.get('name') == prog and isinstance(w.get(field), (int, float))]
+        m['row:%s.%s' % (prog, field)] = sum(xs) if xs else None
     if ws:
         m['real_s'] = max(w.get('elapsed_ns', 0) for w in ws) / 1e9
         m['user_s'] = sum(w.get('utime_us', 0) for w in ws) / 1e6
@@ -730,13 +822,14 @@ def fmt(xs, unit):
 SIDE_TITLE = {'ours': 'ours', 'ours_free': 'ours@free', 'linux': 'linux'}
 
 
-def report(a, steps, results, mems):
+def report(a, steps, results, mems, configs, sweep_key):
     pcs = a.page_cluster
     sides = [s for s in ('ours', 'ours_free', 'linux') if any(r['side'] == s for r in results)]
     lin = [r for r in results if r['side'] == 'linux']
     print()
     print('Linux side by side, QEMU -m %s for both (q35, -cpu max, TCG%s), swap %d MiB on %s, disk profile %s, '
-          '%d run(s) per column' % (a.mem, ', -icount shift=0: guest time counts instructions' if a.icount else '',
+          '%d run(s) per column' % (a.mem, (', -icount shift=0%s: guest time counts instructions' % (',sleep=off' if a.icount == 'exact' else '')
+                                       if a.icount else ''),
                                     a.swap_mib, a.swap_bus, a.profile, a.runs))
     if lin:
         b = lin[0]['linux_boot']
@@ -754,6 +847,10 @@ def report(a, steps, results, mems):
                  mean(r['memavailable_bytes'] for r in lin) / 2**20,
                  mean(r['memtotal_bytes'] for r in lin) / 2**20))
         print('              the same kernel again: %s (sha256 %s)' % (k['pin'], k['sha256'][:16]))
+        vms = sorted({json.dumps(r['linux_boot'].get('vm') or {}, sort_keys=True) for r in lin})
+        print('              vm sysctls as read back after /init set them: %s'
+              % ' | '.join(', '.join('%s=%s' % kv for kv in sorted(json.loads(x).items())) or '(not reported)'
+                           for x in vms))
     for side, what in (('ours', 'same -m%s' % (', same mem= as Linux' if mems.get('ours') == a.linux_mem
                                                 else ', mem= %s vs Linux\'s %s' % (mems.get('ours') or '(none)',
                                                                                    a.linux_mem or '(none)'))),
@@ -768,6 +865,12 @@ def report(a, steps, results, mems):
             print('              free at start: %.1f MiB (nr_free_pages after devices and swapon; boot record'
                   ' free_bytes %.1f MiB)' % (mean(r['free_bytes'] for r in rs) / 2**20,
                                              mean(r['boot_free_bytes'] for r in rs) / 2**20))
+    if any(configs):
+        print('  --sysctl: %s; ours gets them as @set NAME VALUE steps, Linux as /proc/sys/vm/NAME%s'
+              % (' | '.join(', '.join('%s=%s' % kv for kv in sorted(c.items())) for c in configs),
+                 '' if not any('used_once_swapbacked' in c for c in configs) else
+                 "; used_once_swapbacked is ours only: Linux has no such knob, and Linux 6.1 has the 3.4 fix "
+                 "(mm: consider all swapped back pages in used-once logic), so its column is the 'on' behaviour"))
     print("  times: the workloads' own CLOCK_MONOTONIC and getrusage (%s); pgpgin/pgpgout in KiB"
           % ('guest time: -icount shift=0, one instruction a nanosecond' if a.icount else
              'under TCG both are host time'))
@@ -779,32 +882,40 @@ def report(a, steps, results, mems):
     for label, _ in steps:
         print()
         print('step: %s' % label)
-        cols = [(pc, s) for pc in pcs for s in sides]
-        w = max(13, max(len('pc=%d %s' % (c[0], SIDE_TITLE[c[1]])) for c in cols) + 2)
-        print('%-20s' % '' + ''.join(('%' + str(w) + 's') % ('pc=%d %s' % (c[0], SIDE_TITLE[c[1]])) for c in cols))
+        cols = [(pc, ci, s) for pc in pcs for ci in range(len(configs)) for s in sides]
+
+        def title(c):
+            lab = cfg_label(configs[c[1]], sweep_key)
+            return 'pc=%d %s%s' % (c[0], lab + ' ' if lab else '', SIDE_TITLE[c[2]])
+        w = max(13, max(len(title(c)) for c in cols) + 2)
+        metrics = METRICS + [('%s.%s' % pf, 'row:%s.%s' % pf, 'n') for pf in ROWS]
+        nw = max(20, max(len(m[0]) for m in metrics) + 1)
+        print(' ' * nw + ''.join(('%' + str(w) + 's') % title(c) for c in cols))
         per = {}
         for r in results:
             st = [x for x in r['steps'] if x['label'] == label]
             if st:
-                per.setdefault((r['page_cluster'], r['side']), []).append(metrics_of(st[0], r['free_bytes']))
-        for name, k, unit in METRICS:
+                per.setdefault((r['page_cluster'], r.get('config', 0), r['side']), []).append(
+                    metrics_of(st[0], r['free_bytes']))
+        for name, k, unit in metrics:
             cells = []
             for c in cols:
                 xs = [m.get(k) for m in per.get(c, [])]
                 cells.append(('%' + str(w) + 's') % fmt(xs, unit))
                 vals = [x for x in xs if x is not None]
                 st = summary(vals)
-                rows.append({'step': label, 'metric': k, 'page_cluster': c[0], 'side': c[1],
-                             'mem': mems.get(c[1]) or '', 'mean': ('%.6g' % st.mean) if vals else '',
+                rows.append({'step': label, 'metric': k, 'page_cluster': c[0],
+                             'config': cfg_label(configs[c[1]], sweep_key), 'side': c[2],
+                             'mem': mems.get(c[2]) or '', 'mean': ('%.6g' % st.mean) if vals else '',
                              'sd': ('%.6g' % st.sd) if len(vals) > 1 else '',
                              'n': len(vals), 'values': ' '.join('%.6g' % x for x in vals)})
-            print('%-20s' % name + ''.join(cells))
+            print(name.ljust(nw) + ''.join(cells))
         bad = [(c, m['mismatches']) for c, ms in per.items() for m in ms if m.get('mismatches')]
         if bad:
             print('  DATA MISMATCHES: %r' % bad)
     path = os.path.join(OUT, 'compare.csv')
     with open(path, 'w', newline='') as f:
-        wr = csv.DictWriter(f, fieldnames=['step', 'metric', 'page_cluster', 'side', 'mem', 'mean', 'sd', 'n',
+        wr = csv.DictWriter(f, fieldnames=['step', 'metric', 'page_cluster', 'config', 'side', 'mem', 'mean', 'sd', 'n',
                                            'values'])
         wr.writeheader()
         wr.writerows(rows)
@@ -831,6 +942,11 @@ def main():
     ap.add_argument('--profile', default='none', choices=sorted(rig.PROFILES))
     ap.add_argument('--runs', type=int, default=1)
     ap.add_argument('--side', default='both', choices=['both', 'linux', 'ours'])
+    ap.add_argument('--sysctl', action='append', default=[], metavar='NAME=VALUE[,VALUE...]',
+                    help='a vm knob on both sides (Linux /proc/sys/vm/NAME, ours @set NAME VALUE); one may '
+                         'list several values: one column each')
+    ap.add_argument('--row', action='append', default=[], metavar='PROG.FIELD',
+                    help="a workload's own figure as a row (summed over the step's PROG records)")
     ap.add_argument('--swap-mib', type=int, default=256)
     ap.add_argument('--data-mib', type=int, default=0,
                     help='a fresh data disk of this many MiB per boot (NVMe); @DATA in a step names it')
@@ -849,8 +965,10 @@ def main():
     ap.add_argument('--kernel', default=None, metavar='VMLINUZ', help='boot this kernel image (with --modules)')
     ap.add_argument('--modules', default=None, metavar='DIR|none',
                     help="--kernel's lib/modules/<release> directory; none: the swap disk's drivers are built in")
-    ap.add_argument('--icount', action='store_true',
-                    help='-icount shift=0 on both sides: guest time counts instructions (slower boots)')
+    ap.add_argument('--icount', nargs='?', const=True, default=False, choices=['exact'],
+                    help='-icount shift=0 on both sides: guest time counts instructions (slower boots); '
+                         '--icount=exact adds sleep=off (idle time jumps to the next timer, so guest time '
+                         'does not depend on host load even when the guest waits for I/O)')
     a = ap.parse_args()
     global OURS_POLICY
     OURS_POLICY = a.ours_policy
@@ -881,6 +999,9 @@ def main():
     if (a.kernel or a.kernel_deb) and a.offline:
         die('--offline is for the Debian archive; %s needs no network anyway' % given[0])
     steps = parse_plan(a.workload)
+    configs = parse_sysctls(a.sysctl)
+    sweep_key = next((k for k in configs[0] if len(configs) > 1 and configs[1].get(k) != configs[0][k]), None)
+    ROWS[:] = parse_rows(a.row)
     uses_data = any('@DATA' in p for _, progs in steps for p in progs)
     if uses_data and a.data_mib <= 0:
         die('--workload names @DATA: give --data-mib N for the data disk')
@@ -900,15 +1021,17 @@ def main():
             % (kernel['release'], kernel['package'], kernel['version'], kernel['pin'], initrd,
                os.path.getsize(initrd) / 2**20, ' '.join(mods) or '(none)', len(progs), time.time() - t))
         for pc in a.page_cluster:
-            for run in range(a.runs):
-                r = boot_linux(a, kernel, initrd, pc, run)
-                boots += 1
-                results.append(r)
-                jl.write(json.dumps(r) + '\n')
-                jl.flush()
-                say('linux pc=%d run %d: %.1f s boot-to-poweroff, MemFree %.1f MiB MemAvailable %.1f MiB at start, %s'
-                    % (pc, run + 1, r['boot_s'], r['free_bytes'] / 2**20, r['memavailable_bytes'] / 2**20,
-                       ', '.join('%s: exit %s' % (s['label'], s['exit_codes']) for s in r['steps'])))
+            for ci, cfg in enumerate(configs):
+                for run in range(a.runs):
+                    r = boot_linux(a, kernel, initrd, pc, run, cfg, ci)
+                    boots += 1
+                    results.append(r)
+                    jl.write(json.dumps(r) + '\n')
+                    jl.flush()
+                    say('linux pc=%d %srun %d: %.1f s boot-to-poweroff, MemFree %.1f MiB MemAvailable %.1f MiB at '
+                        'start, %s' % (pc, cfg_label(cfg, sweep_key) + ' ' if sweep_key else '', run + 1,
+                                       r['boot_s'], r['free_bytes'] / 2**20, r['memavailable_bytes'] / 2**20,
+                                       ', '.join('%s: exit %s' % (s['label'], s['exit_codes']) for s in r['steps'])))
     mems = {'linux': a.linux_mem}
     if a.side in ('both', 'ours'):
         if not os.path.exists(a.image):
@@ -924,18 +1047,19 @@ def main():
             variants.append('ours_free')
         for side in variants:
             for pc in a.page_cluster:
-                for run in range(a.runs):
-                    r = boot_ours(a, mems[side], pc, run, steps, tag=side)
-                    r['side'] = side
-                    boots += 1
-                    results.append(r)
-                    jl.write(json.dumps(r) + '\n')
-                    jl.flush()
-                    say('%s pc=%d run %d: %.1f s boot-to-halt, mem=%s, free at start %.1f MiB'
-                        % (SIDE_TITLE[side], pc, run + 1, r['boot_s'], mems[side] or '(none)',
-                           r['free_bytes'] / 2**20))
+                for ci, cfg in enumerate(configs):
+                    for run in range(a.runs):
+                        r = boot_ours(a, mems[side], pc, run, steps, tag=side, cfg=cfg, ci=ci)
+                        r['side'] = side
+                        boots += 1
+                        results.append(r)
+                        jl.write(json.dumps(r) + '\n')
+                        jl.flush()
+                        say('%s pc=%d %srun %d: %.1f s boot-to-halt, mem=%s, free at start %.1f MiB'
+                            % (SIDE_TITLE[side], pc, cfg_label(cfg, sweep_key) + ' ' if sweep_key else '',
+                               run + 1, r['boot_s'], mems[side] or '(none)', r['free_bytes'] / 2**20))
     jl.close()
-    report(a, steps, results, mems)
+    report(a, steps, results, mems, configs, sweep_key)
     print('total %.0f s (%d boots)' % (time.time() - t_start, boots))
 
 

@@ -71,3 +71,67 @@ def test_parse_plan_refuses(bad):
     with pytest.raises(SystemExit) as e:
         linuxpeer.parse_plan([bad])
     assert 'linux-peer: --workload' in str(e.value)
+
+
+def test_sysctl_configs_sweep_and_checks(monkeypatch):
+    assert linuxpeer.parse_sysctls([]) == [{}]
+    cfgs = linuxpeer.parse_sysctls(['swappiness=0,60,200', 'vm.dirty_ratio=20', 'used_once_swapbacked=off'])
+    assert [c['swappiness'] for c in cfgs] == ['0', '60', '200']
+    assert all(c['dirty_ratio'] == '20' and c['used_once_swapbacked'] == 'off' for c in cfgs)
+    # Linux gets the knobs it has; used_once_swapbacked is ours only.
+    assert linuxpeer.linux_vm_arg(cfgs[0]) == 'peer.vm=dirty_ratio:20,swappiness:0'
+    assert linuxpeer.linux_vm_arg({'used_once_swapbacked': 'on'}) is None
+    assert '@set swappiness 200 ; @set used_once_swapbacked off' in linuxpeer.ours_cmdline(
+        '128M', 3, [('hello', ['hello'])], cfg=cfgs[2])
+
+    def dies(opts):
+        monkeypatch.setattr(linuxpeer, 'die', lambda msg: (_ for _ in ()).throw(SystemExit(msg)))
+        with pytest.raises(SystemExit) as e:
+            linuxpeer.parse_sysctls(opts)
+        return str(e.value)
+    assert 'swappiness=201' in dies(['swappiness=201'])
+    assert 'on or off' in dies(['used_once_swapbacked=maybe'])
+    assert 'one of' in dies(['overcommit_memory=1'])
+    assert 'only one knob' in dies(['swappiness=0,60', 'dirty_ratio=10,20'])
+    assert 'twice' in dies(['swappiness=0', 'swappiness=60'])
+    assert linuxpeer.parse_rows(['shmdb.tps']) == [('shmdb', 'tps')]
+    assert 'PROGRAM.FIELD' in dies_rows(monkeypatch, ['shmdb'])
+
+
+def dies_rows(monkeypatch, rows):
+    monkeypatch.setattr(linuxpeer, 'die', lambda msg: (_ for _ in ()).throw(SystemExit(msg)))
+    with pytest.raises(SystemExit) as e:
+        linuxpeer.parse_rows(rows)
+    return str(e.value)
+
+
+def test_report_sweep_columns_and_rows(monkeypatch, tmp_path, capsys):
+    # The table of a sweep: one column per swappiness, --row figures summed
+    # over the step's records of the program, and the csv's config column.
+    import argparse
+    import csv
+    monkeypatch.setattr(linuxpeer, 'OUT', str(tmp_path))
+    monkeypatch.setattr(linuxpeer, 'ROWS', [('shmdb', 'tps')])
+    a = argparse.Namespace(page_cluster=[3], mem='256M', icount='exact', swap_mib=512, swap_bus='nvme',
+                           profile='none', runs=1, linux_mem='128M', kernel=None, image='build/disk.img')
+    configs = linuxpeer.parse_sysctls(['swappiness=0,200'])
+    boot = {'vma_ra_enabled': 'true', 'rotational': 0, 'kernel': '6.1.0', 'thp': 'never',
+            'clocksource': 'tsc'}
+    kern = {'source': 'debian', 'package': 'linux-image-6.1.0', 'version': '1', 'pin': '--kernel-package x',
+            'sha256': '0' * 64}
+    results = []
+    for ci, tps in ((0, [100, 20]), (1, [7])):
+        results.append({'side': 'linux', 'page_cluster': 3, 'config': ci, 'vm': configs[ci],
+                        'linux_boot': dict(boot, vm={'swappiness': int(configs[ci]['swappiness'])}),
+                        'kernel': kern, 'free_bytes': 1 << 20, 'memavailable_bytes': 1 << 20,
+                        'memtotal_bytes': 1 << 20,
+                        'steps': [{'label': 'shmdb 8 1', 'vmstat': {'pswpout': 5},
+                                   'workloads': [{'name': 'shmdb', 'tps': t, 'elapsed_ns': 10 ** 9} for t in tps]}]})
+    linuxpeer.report(a, [('shmdb 8 1', ['shmdb 8 1'])], results, {'linux': '128M'}, configs, 'swappiness')
+    out = capsys.readouterr().out
+    assert 'pc=3 swappiness=0 linux' in out and 'pc=3 swappiness=200 linux' in out, out
+    row = [x for x in out.splitlines() if x.startswith('shmdb.tps')][0].split()
+    assert row[1:] == ['120', '7'], row
+    with open(tmp_path / 'compare.csv') as f:
+        got = {(r['config'], r['metric']): r['mean'] for r in csv.DictReader(f)}
+    assert got[('swappiness=200', 'row:shmdb.tps')] == '7' and got[('swappiness=0', 'pswpout')] == '5', got
