@@ -57,29 +57,57 @@
 #include "core/panic.h"
 #include "core/sched.h"
 #include "core/wait.h"
+#include "core/spinlock.h"
+#include "mem/kmalloc.h"
+#include "arch/x86_64/smpboot.h"
 #include "lib/errno.h"
 
 #define MAX_BATCH 256
 #define MAX_RA_AHEAD 512        /* pages: two of the largest read-ahead windows */
+/* Linux's SWAP_CLUSTER_MAX: what one direct reclaim call frees before it
+ * lets its caller try the allocation again (nr_to_reclaim). */
+#define DIRECT_TARGET 32
+/* Direct reclaimers at once: one per online CPU, at most this many (each
+ * holds a context of ~50 KiB; Linux throttles in too_many_isolated). */
+#define MAX_DIRECT 64
+#define MAX_FRESH_RUNS 16
 
 struct reclaim_knobs reclaim_knobs;
 
-/* Lock tags: [M] R.mutex (reclaim_lock), [A] atomic or single-word flag
- * read without a lock, [I] set once at init, read-only after. */
+/* Lock tags: [X] X.lock (the exclusion state), [P] P.lock (the context
+ * pool), [C] the context's owner (the one reclaimer using it), [A]
+ * atomic or single-word flag read without a lock, [I] set once at init,
+ * read-only after. */
 static struct {
-	struct mutex mutex;
-	struct thread *owner;           /* [M] the reclaimer holding it (reclaim_lock nests) */
-	int depth;                      /* [M] */
-	volatile int waiting;           /* [A] threads blocked in reclaim_lock */
 	struct waitq kswapd_wq;
 	volatile bool kswapd_wake;      /* [A] */
 	struct thread *kswapd;          /* [I] */
 	uint64_t total_pages;           /* [I] */
-	bool warned_write_error;        /* [M] */
-	struct lru_scan_cost cost;      /* [M] recent activations of each side (Linux's lru cost) */
+	bool warned_write_error;        /* [A] exchanged once */
+	/* [A] recent activations of each side (Linux's lru cost); updated
+	 * with atomics by concurrent rounds; a decay racing an increment may
+	 * lose that one increment, which the balance does not notice. */
+	struct lru_scan_cost cost;
+	volatile int rounds;            /* [A] rounds in progress */
 } R;
 
-/* One page on its way out.  The batch arrays are [M]. */
+/* Teardown exclusion (reclaim_lock): rounds hold it shared, so any number
+ * of them run at once; address-space and shmem teardown (and swapoff's
+ * walk of the objects) hold it exclusively, so the mm or object a page's
+ * reverse map names cannot vanish under a round.  A writer waiting keeps
+ * new rounds out (teardown is what frees memory at OOM).  The exclusive
+ * holder nests, and a round inside it (its allocation reclaims) runs as
+ * part of it. */
+static struct {
+	struct spinlock lock;
+	int readers;                    /* [X] rounds holding it */
+	int writers_waiting;            /* [X] */
+	struct thread *writer;          /* [X] the exclusive holder */
+	int depth;                      /* [X] its nesting */
+	struct waitq wq;
+} X = { .lock = SPINLOCK_INIT("reclaim-excl") };
+
+/* One page on its way out. */
 struct victim {
 	struct page *p;
 	uint64_t entry;
@@ -88,36 +116,193 @@ struct victim {
 	uint64_t va, saved_pte;
 };
 
-static struct victim batch[MAX_BATCH];
-static struct page *iso[MAX_BATCH];
-static bool victim_dirty[MAX_BATCH];
-/* [M] PTEs made old or taken away by the rmap calls; flushed on every
- * CPU that may cache them before the pages are judged again, written
- * out or freed (one IPI round per batch: vm_tlb_flush). */
-static struct tlb_batch tlb;
+struct reclaim_ctx;
+
+struct wb {
+	struct swap_io io;
+	int status;
+	struct reclaim_ctx *c;
+};
+
+/* Everything one round works on: the pages it isolated are its own (off
+ * the LRU, PG_LRU clear), so rounds in different contexts never touch the
+ * same page.  All fields [C]; wb_pending also written by completions. */
+struct reclaim_ctx {
+	struct victim batch[MAX_BATCH];
+	struct page *iso[MAX_BATCH];
+	bool victim_dirty[MAX_BATCH];
+	/* PTEs made old or taken away by the rmap calls; flushed on every
+	 * CPU that may cache them before the pages are judged again, written
+	 * out or freed (one IPI round per batch: vm_tlb_flush). */
+	struct tlb_batch tlb;
+	/* The slot runs of the batch being evicted, settled (swap.h) once
+	 * every fresh page is in the swap cache or gave its slot back. */
+	struct swap_run fresh_runs[MAX_FRESH_RUNS];
+	int nfresh_runs;
+	volatile int wb_pending;        /* [A] */
+	struct waitq wb_wq;
+	struct wb wbs[MAX_BATCH];
+	int wb_of[MAX_BATCH];
+	struct victim outgoing[MAX_BATCH];
+	bool direct;
+	bool busy;                      /* [P] */
+};
+
+/* Contexts: kswapd's own, and a pool for direct reclaimers that grows to
+ * one per online CPU (MAX_DIRECT at most).  A direct reclaimer finding
+ * none free waits for one, then looks at free memory again before it
+ * scans: the reclaimer it waited for has usually freed enough. */
+static struct reclaim_ctx kswapd_ctx;
+static struct {
+	struct spinlock lock;
+	struct reclaim_ctx *ctx[MAX_DIRECT];    /* [P] */
+	int n;                                  /* [P] */
+	bool growing;                           /* [P] one kzalloc at a time */
+	struct waitq wq;
+} P = { .lock = SPINLOCK_INIT("reclaim-pool") };
 
 /* ---------------------------------------------------------------- lock */
+
+static bool excl_try(void *arg)
+{
+	struct thread *me = arg;
+	bool on = spin_lock_irqsave(&X.lock);
+	bool ok = !X.writer && !X.readers;
+	if (ok) {
+		X.writer = me;
+		X.depth = 1;
+		X.writers_waiting--;
+	}
+	spin_unlock_irqrestore(&X.lock, on);
+	return ok;
+}
 
 void reclaim_lock(void)
 {
 	struct thread *me = current_thread();
-	if (R.owner == me) {
-		R.depth++;
+	bool on = spin_lock_irqsave(&X.lock);
+	if (X.writer == me) {
+		X.depth++;
+		spin_unlock_irqrestore(&X.lock, on);
 		return;
 	}
-	__atomic_add_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
-	mutex_lock(&R.mutex);
-	__atomic_sub_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
-	R.owner = me;
-	R.depth = 1;
+	X.writers_waiting++;
+	spin_unlock_irqrestore(&X.lock, on);
+	wait_event_timeout(&X.wq, excl_try, me, 0);
 }
 
 void reclaim_unlock(void)
 {
-	if (--R.depth == 0) {
-		R.owner = NULL;
-		mutex_unlock(&R.mutex);
+	bool on = spin_lock_irqsave(&X.lock);
+	bool last = --X.depth == 0;
+	if (last)
+		X.writer = NULL;
+	spin_unlock_irqrestore(&X.lock, on);
+	if (last)
+		waitq_wake_all(&X.wq);
+}
+
+/* Shared hold for a round.  *nested: the caller holds it exclusively
+ * already (nothing to take or drop). */
+static bool shared_try(void *arg)
+{
+	bool *nested = arg;
+	struct thread *me = current_thread();
+	bool on = spin_lock_irqsave(&X.lock);
+	bool ok = X.writer == me || (!X.writer && !X.writers_waiting);
+	*nested = X.writer == me;
+	if (ok && !*nested)
+		X.readers++;
+	spin_unlock_irqrestore(&X.lock, on);
+	return ok;
+}
+
+static bool shared_lock(void)
+{
+	bool nested;
+	wait_event_timeout(&X.wq, shared_try, &nested, 0);
+	return nested;
+}
+
+static void shared_unlock(bool nested)
+{
+	if (nested)
+		return;
+	bool on = spin_lock_irqsave(&X.lock);
+	bool last = --X.readers == 0;
+	spin_unlock_irqrestore(&X.lock, on);
+	if (last)
+		waitq_wake_all(&X.wq);
+}
+
+/* ---------------------------------------------------------------- contexts */
+
+static void ctx_init(struct reclaim_ctx *c)
+{
+	waitq_init(&c->wb_wq, "writeback");
+	tlb_batch_init(&c->tlb);
+}
+
+/* A free pool context, or NULL (none free and the pool at its size, or
+ * another thread growing it). */
+static struct reclaim_ctx *ctx_take(bool may_grow)
+{
+	bool on = spin_lock_irqsave(&P.lock);
+	for (int i = 0; i < P.n; i++)
+		if (!P.ctx[i]->busy) {
+			P.ctx[i]->busy = true;
+			spin_unlock_irqrestore(&P.lock, on);
+			return P.ctx[i];
+		}
+	int limit = smp_cpus_online();
+	bool grow = may_grow && !P.growing && P.n < limit && P.n < MAX_DIRECT;
+	if (grow)
+		P.growing = true;
+	spin_unlock_irqrestore(&P.lock, on);
+	if (!grow)
+		return NULL;
+	/* kzalloc does not sleep; NULL under memory pressure is fine: the
+	 * caller waits for a context in use instead. */
+	struct reclaim_ctx *c = kzalloc(sizeof *c);
+	if (c) {
+		ctx_init(c);
+		c->busy = true;
 	}
+	on = spin_lock_irqsave(&P.lock);
+	if (c)
+		P.ctx[P.n++] = c;
+	P.growing = false;
+	spin_unlock_irqrestore(&P.lock, on);
+	return c;
+}
+
+static void ctx_put(struct reclaim_ctx *c)
+{
+	bool on = spin_lock_irqsave(&P.lock);
+	c->busy = false;
+	spin_unlock_irqrestore(&P.lock, on);
+	waitq_wake_all(&P.wq);
+}
+
+static bool ctx_free_or_memory(void *arg)
+{
+	struct reclaim_ctx **out = arg;
+	if (pmm_free_pages() > reclaim_knobs.wm_min)
+		return true;
+	*out = ctx_take(false);         /* no kzalloc while marked blocked */
+	return *out != NULL;
+}
+
+/* A context for a direct reclaimer, or NULL when free memory rose above
+ * the min watermark while it waited (someone else reclaimed). */
+static struct reclaim_ctx *ctx_get_direct(void)
+{
+	struct reclaim_ctx *c = ctx_take(true);
+	if (c)
+		return c;
+	vmstat_inc(RECLAIM_DIRECT_WAITED);
+	wait_event_timeout(&P.wq, ctx_free_or_memory, &c, 0);
+	return c;
 }
 
 bool reclaim_swap_full(void)
@@ -134,9 +319,10 @@ static void putback(struct page *p, bool active)
 
 /* Age up to `n` pages at the active tail: referenced ones rotate, the
  * others move to the inactive list. */
-static void age_active(enum lru_kind kind, int n)
+static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 {
 	uint64_t scanned = 0;
+	struct page **iso = c->iso;
 	n = lru_isolate(kind, true, iso, n < MAX_BATCH ? n : MAX_BATCH, &scanned);
 	vmstat_add(PGREFILL, scanned);
 	for (int i = 0; i < n; i++) {
@@ -145,7 +331,7 @@ static void age_active(enum lru_kind kind, int n)
 			putback(p, true);       /* busy (I/O, a fault): leave it */
 			continue;
 		}
-		unsigned refs = rmap_referenced(p, &tlb);
+		unsigned refs = rmap_referenced(p, &c->tlb);
 		unlock_page(p);
 		if (lru_judge_active(refs) == LRU_ROTATE) {
 			vmstat_inc(PGROTATED);
@@ -157,14 +343,14 @@ static void age_active(enum lru_kind kind, int n)
 			putback(p, false);
 		}
 	}
-	vm_tlb_flush(&tlb);
+	vm_tlb_flush(&c->tlb);
 }
 
 /* Keep each inactive list at its target size (lru_inactive_is_low). */
-static void refill(enum lru_kind kind, int chunk)
+static void refill(struct reclaim_ctx *c, enum lru_kind kind, int chunk)
 {
 	if (lru_inactive_is_low(lru_size(kind, false), lru_size(kind, true), R.total_pages))
-		age_active(kind, chunk);
+		age_active(c, kind, chunk);
 }
 
 /* ---------------------------------------------------------------- evict */
@@ -195,7 +381,7 @@ static void free_swap_of_kept(struct page *p)
 
 /* Judge one isolated page.  Returns pages freed now; queues a page that
  * needs writing in batch[*nb]. */
-static uint64_t judge(struct page *p, int *nb)
+static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 {
 	if (!trylock_page(p)) {
 		putback(p, false);
@@ -206,7 +392,7 @@ static uint64_t judge(struct page *p, int *nb)
 		putback(p, false);
 		return 0;
 	}
-	unsigned refs = rmap_referenced(p, &tlb);
+	unsigned refs = rmap_referenced(p, &c->tlb);
 	bool shmem = page_test(p, PG_SHMEM);
 	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked);
 	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), more,
@@ -214,7 +400,7 @@ static uint64_t judge(struct page *p, int *nb)
 	if (v != LRU_RECLAIM) {
 		if (v == LRU_ACTIVATE) {
 			vmstat_inc(PGACTIVATE);
-			R.cost.anon++;
+			__atomic_add_fetch(&R.cost.anon, 1, __ATOMIC_RELAXED);
 			workingset_activation();
 		} else if (refs) {
 			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
@@ -244,26 +430,22 @@ static uint64_t judge(struct page *p, int *nb)
 		putback(p, true);               /* nowhere to put it */
 		return 0;
 	}
-	batch[*nb] = (struct victim){ .p = p, .entry = page_test(p, PG_SWAPCACHE) ? p->private : 0 };
+	c->batch[*nb] = (struct victim){ .p = p, .entry = page_test(p, PG_SWAPCACHE) ? p->private : 0 };
 	(*nb)++;
 	return 0;
 }
 
-/* [M] The slot runs of the batch being evicted, settled (swap.h) once
- * every fresh page is in the swap cache or gave its slot back. */
-static struct swap_run fresh_runs[16];
-static int nfresh_runs;
-
 /* Give the pages without a slot one each, in as few runs as swap allows.
  * Returns how many of batch[] can go (the rest: swap is full). */
-static int assign_slots(int nb)
+static int assign_slots(struct reclaim_ctx *c, int nb)
 {
+	struct victim *batch = c->batch;
 	int need = 0;
 	for (int i = 0; i < nb; i++)
 		need += !batch[i].entry;
-	struct swap_run *runs = fresh_runs;
-	int nr = need ? swap_alloc(need, runs, 16) : 0;
-	nfresh_runs = nr;
+	struct swap_run *runs = c->fresh_runs;
+	int nr = need ? swap_alloc(need, runs, MAX_FRESH_RUNS) : 0;
+	c->nfresh_runs = nr;
 	int r = 0;
 	uint32_t used = 0;
 	for (int i = 0; i < nb; i++) {
@@ -308,7 +490,7 @@ static void give_back(struct victim *v)
  * Slot counts: a fresh slot comes with one count from the allocator,
  * which the PTE or shmem slot takes over; swapcache_add takes one for the
  * cache.  A page already cached gets a new count for its PTE or slot. */
-static int unmap_victim(struct victim *v, bool *dirty)
+static int unmap_victim(struct reclaim_ctx *c, struct victim *v, bool *dirty)
 {
 	struct page *p = v->p;
 	*dirty = page_test_clear(p, PG_DIRTY) || v->fresh;
@@ -318,7 +500,7 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	}
 	if (page_test(p, PG_SHMEM)) {
 		bool d;
-		rmap_unmap_shmem(p, &d, &tlb);
+		rmap_unmap_shmem(p, &d, &c->tlb);
 		*dirty |= d;
 		if (!v->fresh)
 			swap_dup(v->entry);
@@ -339,7 +521,7 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	bool d = false;
 	if (!v->fresh)
 		swap_dup(v->entry);
-	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d, &tlb)) {
+	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d, &c->tlb)) {
 		if (!v->fresh)
 			swap_free(v->entry);
 		give_back(v);
@@ -349,29 +531,19 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	return 0;
 }
 
-struct wb {
-	struct swap_io io;
-	int status;
-};
-
-static volatile int wb_pending;
-static struct waitq wb_wq;
-static struct wb wbs[MAX_BATCH];
-static int wb_of[MAX_BATCH];
-static struct victim outgoing[MAX_BATCH];
-
 static void write_done(struct swap_io *io)
 {
 	struct wb *w = io->ctx;
+	struct reclaim_ctx *c = w->c;
 	w->status = io->status;
-	__atomic_sub_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
-	waitq_wake_all(&wb_wq);
+	__atomic_sub_fetch(&c->wb_pending, 1, __ATOMIC_ACQ_REL);
+	waitq_wake_all(&c->wb_wq);
 }
 
 static bool writes_done(void *arg)
 {
-	(void)arg;
-	return __atomic_load_n(&wb_pending, __ATOMIC_ACQUIRE) == 0;
+	struct reclaim_ctx *c = arg;
+	return __atomic_load_n(&c->wb_pending, __ATOMIC_ACQUIRE) == 0;
 }
 
 static bool consecutive(uint64_t a, uint64_t b)
@@ -380,30 +552,30 @@ static bool consecutive(uint64_t a, uint64_t b)
 }
 
 /* Submit w[] (sorted by entry) as one write per run; wait for them all. */
-static void write_batch(struct victim *w, int n)
+static void write_batch(struct reclaim_ctx *c, struct victim *w, int n)
 {
 	struct page *pages[MAX_BATCH];
 	int nw = 0;
-	wb_pending = 0;
+	c->wb_pending = 0;
 	for (int i = 0; i < n;) {
 		int j = i + 1, max = (int)swap_max_run(swp_area(w[i].entry));
 		while (j < n && j - i < max && consecutive(w[j - 1].entry, w[j].entry))
 			j++;
 		for (int k = i; k < j; k++) {
 			pages[k - i] = w[k].p;
-			wb_of[k] = nw;
+			c->wb_of[k] = nw;
 		}
-		struct wb *b = &wbs[nw++];
-		*b = (struct wb){ .io = { .done = write_done, .ctx = b } };
-		__atomic_add_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
+		struct wb *b = &c->wbs[nw++];
+		*b = (struct wb){ .io = { .done = write_done, .ctx = b }, .c = c };
+		__atomic_add_fetch(&c->wb_pending, 1, __ATOMIC_ACQ_REL);
 		if (swap_write_run(swp_area(w[i].entry), swp_offset(w[i].entry), pages, (uint32_t)(j - i), &b->io)) {
 			b->status = -EIO;
-			__atomic_sub_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
+			__atomic_sub_fetch(&c->wb_pending, 1, __ATOMIC_ACQ_REL);
 		}
 		i = j;
 	}
 	sched_io_wait_begin();
-	wait_event_timeout(&wb_wq, writes_done, NULL, 0);
+	wait_event_timeout(&c->wb_wq, writes_done, c, 0);
 	sched_io_wait_end();
 }
 
@@ -411,8 +583,7 @@ static void write_failed(struct victim *v)
 {
 	struct page *p = v->p;
 	vmstat_inc(SWAP_WRITE_ERRORS);
-	if (!R.warned_write_error) {
-		R.warned_write_error = true;
+	if (!__atomic_exchange_n(&R.warned_write_error, true, __ATOMIC_RELAXED)) {
 		kprintf("swap: %s: write of slot %lu failed: slot retired, page kept in memory "
 			"(further write errors are only counted)\n", swap_dev_name(swp_area(v->entry)), swp_offset(v->entry));
 	}
@@ -464,9 +635,10 @@ static void sort_by_entry(struct victim *v, int n)
 }
 
 /* Slots, unmapping and writes for batch[0..nb).  Returns pages freed. */
-static uint64_t evict(int nb)
+static uint64_t evict(struct reclaim_ctx *c, int nb)
 {
-	int ok = assign_slots(nb);
+	struct victim *batch = c->batch, *outgoing = c->outgoing;
+	int ok = assign_slots(c, nb);
 	for (int i = ok; i < nb; i++) {
 		unlock_page(batch[i].p);
 		putback(batch[i].p, true);
@@ -476,13 +648,13 @@ static uint64_t evict(int nb)
 	/* Unmap all, flush the TLBs once, then look at the contents: a CPU
 	 * could write through a stale entry until the flush. */
 	for (int i = 0; i < ok; i++)
-		if (unmap_victim(&batch[i], &victim_dirty[i]))
+		if (unmap_victim(c, &batch[i], &c->victim_dirty[i]))
 			batch[i].p = NULL;      /* given back */
-	swap_alloc_settled(fresh_runs, nfresh_runs);
-	nfresh_runs = 0;
-	vm_tlb_flush(&tlb);
+	swap_alloc_settled(c->fresh_runs, c->nfresh_runs);
+	c->nfresh_runs = 0;
+	vm_tlb_flush(&c->tlb);
 	for (int i = 0; i < ok; i++) {
-		bool dirty = victim_dirty[i];
+		bool dirty = c->victim_dirty[i];
 		if (!batch[i].p)
 			continue;
 		if (!dirty) {
@@ -495,10 +667,10 @@ static uint64_t evict(int nb)
 	}
 	sort_by_entry(outgoing, nw);
 	if (nw)
-		write_batch(outgoing, nw);
+		write_batch(c, outgoing, nw);
 	for (int i = 0; i < nw; i++) {
 		page_clear(outgoing[i].p, PG_WRITEBACK);
-		if (wbs[wb_of[i]].status)
+		if (c->wbs[c->wb_of[i]].status)
 			write_failed(&outgoing[i]);
 		else
 			freed += written(&outgoing[i]);
@@ -513,7 +685,7 @@ static uint64_t evict(int nb)
  * rules of lru_judge_inactive (used once: another trip; twice: active),
  * and unmapped before they go; unmapped ones were judged when read
  * (pagecache_mark_accessed) and go. */
-static uint64_t judge_file(struct page *p)
+static uint64_t judge_file(struct reclaim_ctx *c, struct page *p)
 {
 	bool activate;
 	if (p->mapcount) {
@@ -521,12 +693,12 @@ static uint64_t judge_file(struct page *p)
 			putback(p, false);
 			return 0;
 		}
-		unsigned refs = rmap_referenced(p, &tlb);
+		unsigned refs = rmap_referenced(p, &c->tlb);
 		enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), false, false);
 		if (v != LRU_RECLAIM) {
 			if (v == LRU_ACTIVATE) {
 				vmstat_inc(PGACTIVATE);
-				R.cost.file++;
+				__atomic_add_fetch(&R.cost.file, 1, __ATOMIC_RELAXED);
 			} else {
 				page_set(p, PG_REFERENCED);
 			}
@@ -535,10 +707,10 @@ static uint64_t judge_file(struct page *p)
 			return 0;
 		}
 		bool dirty;
-		rmap_unmap_file(p, &dirty, &tlb);
+		rmap_unmap_file(p, &dirty, &c->tlb);
 		/* No CPU may write through a stale entry once the page is
 		 * dropped or its write-back starts. */
-		vm_tlb_flush(&tlb);
+		vm_tlb_flush(&c->tlb);
 		if (dirty)
 			pagecache_set_page_dirty(p);
 		unlock_page(p);
@@ -557,32 +729,38 @@ static uint64_t kind_size(enum lru_kind k) { return lru_size(k, false) + lru_siz
 static uint64_t split_file(int chunk)
 {
 	uint64_t sb, sf, backed = kind_size(LRU_ANON) + kind_size(LRU_SHMEM), file = kind_size(LRU_FILE);
-	if (R.cost.anon + R.cost.file > (backed + file) / 4) {
-		R.cost.anon /= 2;
-		R.cost.file /= 2;
+	struct lru_scan_cost cost = { __atomic_load_n(&R.cost.anon, __ATOMIC_RELAXED),
+				      __atomic_load_n(&R.cost.file, __ATOMIC_RELAXED) };
+	if (cost.anon + cost.file > (backed + file) / 4) {
+		cost.anon /= 2;
+		cost.file /= 2;
+		__atomic_store_n(&R.cost.anon, cost.anon, __ATOMIC_RELAXED);
+		__atomic_store_n(&R.cost.file, cost.file, __ATOMIC_RELAXED);
 	}
 	/* Linux's can_reclaim_anon_pages: free swap slots, not just swap. */
 	bool may_swap = swap_enabled() && swap_used_slots() < swap_total_slots();
-	lru_scan_balance(backed, file, reclaim_knobs.swappiness, R.cost, may_swap, (uint64_t)chunk, &sb, &sf);
+	lru_scan_balance(backed, file, reclaim_knobs.swappiness, cost, may_swap, (uint64_t)chunk, &sb, &sf);
 	return sb;
 }
 
 /* One chunk: age the active lists if needed, then judge up to `chunk`
  * inactive pages.  Returns pages freed; adds to *scanned. */
-static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
+static uint64_t shrink_chunk(struct reclaim_ctx *c, int chunk, uint64_t *scanned)
 {
-	refill(LRU_ANON, chunk);
-	refill(LRU_SHMEM, chunk);
-	refill(LRU_FILE, chunk);
+	bool direct = c->direct;
+	struct page **iso = c->iso;
+	refill(c, LRU_ANON, chunk);
+	refill(c, LRU_SHMEM, chunk);
+	refill(c, LRU_FILE, chunk);
 	uint64_t sb = split_file(chunk), sf = (uint64_t)chunk - sb, fscan = 0;
 	int nf = sf ? lru_isolate(LRU_FILE, false, iso, (int)sf, &fscan) : 0;
 	if (!nf && sf && lru_size(LRU_FILE, true))
-		age_active(LRU_FILE, (int)sf);
+		age_active(c, LRU_FILE, (int)sf);
 	vmstat_add(PGSCAN_FILE, fscan);
 	vmstat_add(direct ? PGSCAN_DIRECT : PGSCAN_KSWAPD, fscan);
 	uint64_t ffreed = 0;
 	for (int i = 0; i < nf; i++)
-		ffreed += judge_file(iso[i]);
+		ffreed += judge_file(c, iso[i]);
 	vmstat_add(PGSTEAL_FILE, ffreed);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, ffreed);
 	*scanned += fscan;
@@ -602,27 +780,31 @@ static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
 	n += lru_isolate(LRU_SHMEM, false, iso + n, (int)ss, &sc);
 	if (!n && (lru_size(LRU_ANON, true) || lru_size(LRU_SHMEM, true))) {
 		/* Nothing inactive: everything was promoted; age harder. */
-		age_active(LRU_ANON, chunk);
-		age_active(LRU_SHMEM, chunk);
+		age_active(c, LRU_ANON, chunk);
+		age_active(c, LRU_SHMEM, chunk);
 	}
 	vmstat_add(direct ? PGSCAN_DIRECT : PGSCAN_KSWAPD, sc);
 	*scanned += sc;
 	uint64_t freed = 0;
 	int nb = 0;
 	for (int i = 0; i < n; i++)
-		freed += judge(iso[i], &nb);
-	vm_tlb_flush(&tlb);
+		freed += judge(c, iso[i], &nb);
+	vm_tlb_flush(&c->tlb);
 	if (nb)
-		freed += evict(nb);
+		freed += evict(c, nb);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, freed);
 	return freed + ffreed;
 }
 
 /* Reclaim `want` pages, scanning harder as Linux's priority falls from 12
- * (1/4096 of the lists per pass) to 0 (all of them). */
-static uint64_t shrink(uint64_t want, bool direct)
+ * (1/4096 of the lists per pass) to 0 (all of them).  Holds the
+ * exclusion shared: rounds in other contexts run at the same time, each
+ * on the pages it isolated. */
+static uint64_t shrink(struct reclaim_ctx *c, uint64_t want)
 {
-	reclaim_lock();
+	bool nested = shared_lock();
+	if (__atomic_fetch_add(&R.rounds, 1, __ATOMIC_ACQ_REL))
+		vmstat_inc(RECLAIM_OVERLAP);
 	uint64_t freed = 0;
 	int chunk = (int)reclaim_knobs.batch;
 	for (int prio = 12; prio >= 0 && freed < want; prio--) {
@@ -632,20 +814,59 @@ static uint64_t shrink(uint64_t want, bool direct)
 			target = (uint64_t)chunk;
 		while (scanned < target && freed < want) {
 			uint64_t before = scanned;
-			freed += shrink_chunk(chunk, direct, &scanned);
+			freed += shrink_chunk(c, chunk, &scanned);
 			if (scanned == before)
 				break;          /* nothing to scan */
 		}
 	}
-	reclaim_unlock();
+	__atomic_sub_fetch(&R.rounds, 1, __ATOMIC_ACQ_REL);
+	shared_unlock(nested);
 	return freed;
+}
+
+/* Direct reclaim for an allocation below the min watermark: at most
+ * DIRECT_TARGET pages (Linux's nr_to_reclaim), in a context of its own,
+ * next to kswapd and other direct reclaimers.  Returns pages freed, or 1
+ * when free memory was back above min before it scanned (someone else
+ * reclaimed meanwhile: the caller just retries its allocation). */
+static uint64_t shrink_direct(void)
+{
+	struct reclaim_ctx *c = ctx_get_direct();
+	if (c && pmm_free_pages() > reclaim_knobs.wm_min) {
+		ctx_put(c);
+		c = NULL;
+	}
+	if (!c) {
+		vmstat_inc(RECLAIM_DIRECT_SKIPPED);
+		return 1;
+	}
+	c->direct = true;
+	uint64_t want = DIRECT_TARGET < reclaim_knobs.batch ? DIRECT_TARGET : reclaim_knobs.batch;
+	uint64_t freed = shrink(c, want);
+	ctx_put(c);
+	return freed;
+}
+
+/* Called by reclaim_pages (tests, swapoff), which are not kswapd: a pool
+ * context, waited for if need be, whatever free memory says. */
+static struct reclaim_ctx *ctx_get_any(void)
+{
+	struct reclaim_ctx *c = ctx_take(true);
+	while (!c) {
+		sleep_ms(1);
+		c = ctx_take(true);
+	}
+	return c;
 }
 
 uint64_t reclaim_pages(uint64_t pages)
 {
 	uint64_t total = 0;
 	for (int idle = 0; pmm_free_pages() < pages && idle < 8;) {
-		uint64_t got = shrink(reclaim_knobs.batch, false);
+		struct reclaim_ctx *c = ctx_get_any();
+		c->direct = false;
+		uint64_t got = shrink(c, reclaim_knobs.batch);
+		ctx_put(c);
 		total += got;
 		idle = got ? 0 : idle + 1;
 	}
@@ -672,10 +893,12 @@ static void kswapd(void *arg)
 		wait_event_timeout(&R.kswapd_wq, kswapd_wanted, NULL, 0);
 		R.kswapd_wake = false;
 		vmstat_inc(KSWAPD_WAKEUPS);
+		/* Free pages parked on other CPUs' lists are counted free but
+		 * sit out of the buddy: give them back before reclaiming for
+		 * more (Linux's drain_all_pages on the reclaim path). */
+		pmm_drain_all();
 		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high + ra_ahead && idle < 3;) {
-			while (__atomic_load_n(&R.waiting, __ATOMIC_ACQUIRE))
-				sleep_ms(1);    /* a direct reclaimer goes first */
-			if (shrink(reclaim_knobs.batch, false)) {
+			if (shrink(&kswapd_ctx, reclaim_knobs.batch)) {
 				idle = 0;
 			} else {
 				idle++;
@@ -713,7 +936,7 @@ struct page *alloc_user_page(bool zero)
 				return p;
 		}
 		vmstat_inc(ALLOCSTALL);
-		if (shrink(reclaim_knobs.batch, true))
+		if (shrink_direct())
 			continue;
 		if (tries < 8) {
 			sleep_ms(2);            /* writes may be completing */
@@ -749,9 +972,10 @@ struct page *alloc_ra_page(uint64_t window)
 
 void reclaim_init(void)
 {
-	mutex_init(&R.mutex, "reclaim");
 	waitq_init(&R.kswapd_wq, "kswapd");
-	waitq_init(&wb_wq, "writeback");
+	waitq_init(&X.wq, "reclaim-excl");
+	waitq_init(&P.wq, "reclaim-pool");
+	ctx_init(&kswapd_ctx);
 	struct pmm_stats st;
 	pmm_get_stats(&st);
 	R.total_pages = st.total_pages;
@@ -771,5 +995,11 @@ void reclaim_init(void)
 		reclaim_knobs.batch = MAX_BATCH;
 	reclaim_knobs.swappiness = kcfg.swappiness_set ? (unsigned)kcfg.swappiness : 60;
 	reclaim_knobs.used_once_swapbacked = kcfg.used_once_set ? kcfg.used_once_swapbacked : true;
+	/* The first direct context now, while memory is plentiful: the
+	 * others come as CPUs reclaim at once (ctx_take). */
+	struct reclaim_ctx *c = ctx_take(true);
+	if (!c)
+		panic("reclaim: no memory for a reclaim context");
+	ctx_put(c);
 	R.kswapd = thread_create("kswapd", kswapd, NULL, SCHED_NORMAL);
 }
