@@ -33,6 +33,7 @@
 #include "lib/errno.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
+#include "arch/x86_64/smpboot.h"
 #include "swap/readahead.h"
 
 struct fake_state fake;
@@ -133,6 +134,9 @@ uint64_t time_ns(void)
 	static uint64_t now;
 	return now += 1000;
 }
+
+/* One CPU: reclaim's context pool stays at kswapd's and one direct. */
+int smp_cpus_online(void) { return 1; }
 
 void sleep_ms(uint64_t ms)
 {
