@@ -20,9 +20,16 @@
  *
  * Who runs it: kswapd, woken below the low watermark, until free memory is
  * back above the high one; and any task allocating below the min
- * watermark (direct reclaim).  Rounds are serialised by reclaim_lock,
- * which also keeps address spaces and shmem objects from being torn down
- * while a round follows reverse maps into them.
+ * watermark (direct reclaim), which stops at DIRECT_TARGET pages as
+ * Linux's nr_to_reclaim does and retries its allocation.  Rounds run
+ * concurrently, as Linux's do: each isolates its batch from the LRU under
+ * the LRU lock and works on it in a context of its own (struct
+ * reclaim_ctx), so no two rounds hold the same page.  They hold
+ * reclaim_lock shared only: it keeps address spaces and shmem objects
+ * from being torn down (exclusive holders) while a round follows reverse
+ * maps into them.  Direct reclaimers beyond one per CPU wait for a
+ * context and then look at free memory again: the one they waited for
+ * has usually freed what they need (reclaim_direct_waited/_skipped).
  *
  * Swap full: a page without a slot cannot go, so what a round can free is
  * the clean swap-cache pages nobody is about to use (a swap-cache page
@@ -32,9 +39,42 @@
  * (reclaim_swap_full, Linux's vm_swap_full) a mapped page that stays keeps
  * no disk copy: its slot is freed for a page that has to go.  When a
  * round frees nothing, the allocation fails after a few tries and the
- * largest task is OOM-killed.  kswapd steps back while a direct reclaimer
- * waits for the lock (the mutex is not fair: kswapd, looping, would take
- * it again at once).
+ * largest task is OOM-killed.
+ *
+ * Locks on the fault path (issue 14: a fault on one address space must
+ * not wait for another's unless they share a page), in the order a
+ * swap-in fault that ends in direct reclaim takes them:
+ *
+ *   lock             scope            held across I/O?
+ *   mm->lock         per mm (mutex)   no: swap-in drops it and waits for
+ *                                     the page, then retries the fault
+ *   page lock        per page         yes, the page's own read or write
+ *   mm->ptl          per mm           no (spinlock)
+ *   shmem s->lock    per object       no (spinlock)
+ *   readahead lock   GLOBAL           no: the policies' state, short
+ *   ra-plans         GLOBAL           no: a free-list of plans, short
+ *   swapcache        GLOBAL           no: one hash table, short holds
+ *   swap (S.lock)    GLOBAL           no: slot counts and the per-CPU
+ *                                     cluster cursors (swapalloc.h): a
+ *                                     batch's slots in one short hold
+ *   lru              GLOBAL           no: isolation and putback of a
+ *                                     batch, list operations only
+ *   pcp list         per CPU          no; pmm (buddy) GLOBAL, once per
+ *                                     pcp batch and at drains
+ *   reclaim-excl     GLOBAL, SHARED   rounds hold it across their writes,
+ *                                     but shared: only teardown (exit,
+ *                                     munmap of a whole mm, shmem destroy,
+ *                                     swapoff's walk) excludes them
+ *   reclaim-pool     GLOBAL           no: takes or returns a context
+ *   blk d->lock      per disk         no: queueing and completion
+ *   swapin-latency   GLOBAL           no: a histogram update
+ *
+ * Until issue 14 reclaim was one mutex held across each round's writes,
+ * so every direct reclaimer waited for the round in progress whatever
+ * address space it faulted in; with two CPUs or more the waiters then
+ * each reclaimed a full batch on top of what that round had freed.  The
+ * global spinlocks left are short and never held across I/O; the "locks"
+ * record shows their contention per class.
  */
 #include <string.h>
 #include "reclaim.h"

@@ -39,9 +39,11 @@ struct page *alloc_user_page(bool zero);
  * context. */
 struct page *alloc_ra_page(uint64_t window);
 
-/* Reclaim and teardown exclusion: held by reclaim while it follows
- * reverse maps, and by address-space and shmem teardown, so the mm or
- * object a page points to cannot vanish under reclaim. */
+/* Reclaim and teardown exclusion: held exclusively by address-space
+ * and shmem teardown (and swapoff's walk of the objects), so the mm or
+ * object a page points to cannot vanish under reclaim, whose rounds hold
+ * it shared (any number at once).  Nests; may sleep; a round started by
+ * the holder's own allocation runs inside its hold. */
 void reclaim_lock(void);
 void reclaim_unlock(void);
 
