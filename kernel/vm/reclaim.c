@@ -846,7 +846,9 @@ static uint64_t shrink(struct reclaim_ctx *c, uint64_t want)
 	if (__atomic_fetch_add(&R.rounds, 1, __ATOMIC_ACQ_REL))
 		vmstat_inc(RECLAIM_OVERLAP);
 	uint64_t freed = 0;
-	int chunk = (int)reclaim_knobs.batch;
+	/* Isolate no more than the round wants: a direct reclaimer's 32
+	 * pages (Linux isolates SWAP_CLUSTER_MAX at a time), kswapd's batch. */
+	int chunk = (int)(want < reclaim_knobs.batch ? want : reclaim_knobs.batch);
 	for (int prio = 12; prio >= 0 && freed < want; prio--) {
 		uint64_t lists = kind_size(LRU_ANON) + kind_size(LRU_SHMEM) + kind_size(LRU_FILE);
 		uint64_t target = lists >> prio, scanned = 0;
