@@ -223,7 +223,8 @@ def smp_boot(image, name, cmd, cpus, run):
     """One boot of cmd at cpus= on -smp 4: one row of figures and the
     halt "locks" record's classes (the runner resets lock statistics at
     the start of the run, so they are the run's own)."""
-    tag = 'smp-%s-c%d-r%d' % (name, cpus, run)
+    # The image's name in the tag: two builds may be compared at once.
+    tag = 'smp-%s-%s-c%d-r%d' % (os.path.splitext(os.path.basename(image))[0], name, cpus, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     r = rig.run(image, cmdline='quiet mem=48M cpus=%d run="%s"' % (cpus, cmd), mem='256M',
                 disks=[{'file': img, 'bus': 'nvme'}], profile='none', smp=4, timeout=3600,
