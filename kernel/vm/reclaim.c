@@ -837,12 +837,11 @@ static uint64_t shrink_chunk(struct reclaim_ctx *c, int chunk, uint64_t *scanned
 }
 
 /* Reclaim `want` pages, scanning harder as Linux's priority falls from 12
- * (1/4096 of the lists per pass) to 0 (all of them).  Holds the
- * exclusion shared: rounds in other contexts run at the same time, each
- * on the pages it isolated. */
+ * (1/4096 of the lists per pass) to 0 (all of them).  The caller holds
+ * the exclusion shared (shared_lock): rounds in other contexts run at the
+ * same time, each on the pages it isolated. */
 static uint64_t shrink(struct reclaim_ctx *c, uint64_t want)
 {
-	bool nested = shared_lock();
 	if (__atomic_fetch_add(&R.rounds, 1, __ATOMIC_ACQ_REL))
 		vmstat_inc(RECLAIM_OVERLAP);
 	uint64_t freed = 0;
@@ -862,7 +861,6 @@ static uint64_t shrink(struct reclaim_ctx *c, uint64_t want)
 		}
 	}
 	__atomic_sub_fetch(&R.rounds, 1, __ATOMIC_ACQ_REL);
-	shared_unlock(nested);
 	return freed;
 }
 
@@ -870,15 +868,21 @@ static uint64_t shrink(struct reclaim_ctx *c, uint64_t want)
  * DIRECT_TARGET pages (Linux's nr_to_reclaim), in a context of its own,
  * next to kswapd and other direct reclaimers.  Returns pages freed, or 1
  * when free memory was back above min before it scanned (someone else
- * reclaimed meanwhile: the caller just retries its allocation). */
+ * reclaimed meanwhile: the caller just retries its allocation).
+ *
+ * The exclusion is taken before a pool context, never after: a teardown
+ * holding it exclusively may itself reclaim (its allocation), and must
+ * then find the pool's contexts free, not held by rounds waiting for it. */
 static uint64_t shrink_direct(void)
 {
+	bool nested = shared_lock();
 	struct reclaim_ctx *c = ctx_get_direct();
 	if (c && pmm_free_pages() > reclaim_knobs.wm_min) {
 		ctx_put(c);
 		c = NULL;
 	}
 	if (!c) {
+		shared_unlock(nested);
 		vmstat_inc(RECLAIM_DIRECT_SKIPPED);
 		return 1;
 	}
@@ -886,6 +890,7 @@ static uint64_t shrink_direct(void)
 	uint64_t want = DIRECT_TARGET < reclaim_knobs.batch ? DIRECT_TARGET : reclaim_knobs.batch;
 	uint64_t freed = shrink(c, want);
 	ctx_put(c);
+	shared_unlock(nested);
 	return freed;
 }
 
@@ -905,10 +910,12 @@ uint64_t reclaim_pages(uint64_t pages)
 {
 	uint64_t total = 0;
 	for (int idle = 0; pmm_free_pages() < pages && idle < 8;) {
+		bool nested = shared_lock();    /* before the context: shrink_direct says why */
 		struct reclaim_ctx *c = ctx_get_any();
 		c->direct = false;
 		uint64_t got = shrink(c, reclaim_knobs.batch);
 		ctx_put(c);
+		shared_unlock(nested);
 		total += got;
 		idle = got ? 0 : idle + 1;
 	}
@@ -940,7 +947,10 @@ static void kswapd(void *arg)
 		 * more (Linux's drain_all_pages on the reclaim path). */
 		pmm_drain_all();
 		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high + ra_ahead && idle < 3;) {
-			if (shrink(&kswapd_ctx, reclaim_knobs.batch)) {
+			bool nested = shared_lock();
+			uint64_t got = shrink(&kswapd_ctx, reclaim_knobs.batch);
+			shared_unlock(nested);
+			if (got) {
 				idle = 0;
 			} else {
 				idle++;
