@@ -188,8 +188,8 @@ struct reclaim_ctx {
 	bool busy;                      /* [P] */
 };
 
-/* Contexts: kswapd's own, and a pool for direct reclaimers that grows to
- * one per online CPU (MAX_DIRECT at most).  A direct reclaimer finding
+/* Contexts: kswapd's own, and a pool for direct reclaimers with one per
+ * online CPU (MAX_DIRECT at most), made at boot.  A direct reclaimer finding
  * none free waits for one, then looks at free memory again before it
  * scans: the reclaimer it waited for has usually freed enough. */
 static struct reclaim_ctx kswapd_ctx;
@@ -197,7 +197,6 @@ static struct {
 	struct spinlock lock;
 	struct reclaim_ctx *ctx[MAX_DIRECT];    /* [P] */
 	int n;                                  /* [P] */
-	bool growing;                           /* [P] one kzalloc at a time */
 	struct waitq wq;
 } P = { .lock = SPINLOCK_INIT("reclaim-pool") };
 
@@ -283,37 +282,39 @@ static void ctx_init(struct reclaim_ctx *c)
 	tlb_batch_init(&c->tlb);
 }
 
-/* A free pool context, or NULL (none free and the pool at its size, or
- * another thread growing it). */
-static struct reclaim_ctx *ctx_take(bool may_grow)
+/* A free pool context, or NULL. */
+static struct reclaim_ctx *ctx_take(void)
 {
+	struct reclaim_ctx *c = NULL;
 	bool on = spin_lock_irqsave(&P.lock);
-	for (int i = 0; i < P.n; i++)
+	for (int i = 0; i < P.n && !c; i++)
 		if (!P.ctx[i]->busy) {
-			P.ctx[i]->busy = true;
-			spin_unlock_irqrestore(&P.lock, on);
-			return P.ctx[i];
+			c = P.ctx[i];
+			c->busy = true;
 		}
-	int limit = smp_cpus_online();
-	bool grow = may_grow && !P.growing && P.n < limit && P.n < MAX_DIRECT;
-	if (grow)
-		P.growing = true;
-	spin_unlock_irqrestore(&P.lock, on);
-	if (!grow)
-		return NULL;
-	/* kzalloc does not sleep; NULL under memory pressure is fine: the
-	 * caller waits for a context in use instead. */
-	struct reclaim_ctx *c = kzalloc(sizeof *c);
-	if (c) {
-		ctx_init(c);
-		c->busy = true;
-	}
-	on = spin_lock_irqsave(&P.lock);
-	if (c)
-		P.ctx[P.n++] = c;
-	P.growing = false;
 	spin_unlock_irqrestore(&P.lock, on);
 	return c;
+}
+
+/* Grow the pool to n contexts (MAX_DIRECT at most).  At boot only: a
+ * context made during a run would count against that run's memory
+ * balance (the frames it took never come back). */
+static void ctx_add(int n)
+{
+	while (P.n < n && P.n < MAX_DIRECT) {
+		struct reclaim_ctx *c = kzalloc(sizeof *c);
+		if (!c)
+			panic("reclaim: no memory for reclaim context %d", P.n);
+		ctx_init(c);
+		bool on = spin_lock_irqsave(&P.lock);
+		P.ctx[P.n++] = c;
+		spin_unlock_irqrestore(&P.lock, on);
+	}
+}
+
+void reclaim_init_cpus(void)
+{
+	ctx_add(smp_cpus_online());
 }
 
 static void ctx_put(struct reclaim_ctx *c)
@@ -329,7 +330,7 @@ static bool ctx_free_or_memory(void *arg)
 	struct reclaim_ctx **out = arg;
 	if (pmm_free_pages() > reclaim_knobs.wm_min)
 		return true;
-	*out = ctx_take(false);         /* no kzalloc while marked blocked */
+	*out = ctx_take();
 	return *out != NULL;
 }
 
@@ -337,7 +338,7 @@ static bool ctx_free_or_memory(void *arg)
  * the min watermark while it waited (someone else reclaimed). */
 static struct reclaim_ctx *ctx_get_direct(void)
 {
-	struct reclaim_ctx *c = ctx_take(true);
+	struct reclaim_ctx *c = ctx_take();
 	if (c)
 		return c;
 	vmstat_inc(RECLAIM_DIRECT_WAITED);
@@ -898,10 +899,10 @@ static uint64_t shrink_direct(void)
  * context, waited for if need be, whatever free memory says. */
 static struct reclaim_ctx *ctx_get_any(void)
 {
-	struct reclaim_ctx *c = ctx_take(true);
+	struct reclaim_ctx *c = ctx_take();
 	while (!c) {
 		sleep_ms(1);
-		c = ctx_take(true);
+		c = ctx_take();
 	}
 	return c;
 }
@@ -1047,11 +1048,6 @@ void reclaim_init(void)
 		reclaim_knobs.batch = MAX_BATCH;
 	reclaim_knobs.swappiness = kcfg.swappiness_set ? (unsigned)kcfg.swappiness : 60;
 	reclaim_knobs.used_once_swapbacked = kcfg.used_once_set ? kcfg.used_once_swapbacked : true;
-	/* The first direct context now, while memory is plentiful: the
-	 * others come as CPUs reclaim at once (ctx_take). */
-	struct reclaim_ctx *c = ctx_take(true);
-	if (!c)
-		panic("reclaim: no memory for a reclaim context");
-	ctx_put(c);
+	ctx_add(1);             /* the boot CPU's; reclaim_init_cpus adds the APs' */
 	R.kswapd = thread_create("kswapd", kswapd, NULL, SCHED_NORMAL);
 }

@@ -16,6 +16,10 @@
 struct page;
 
 void reclaim_init(void);
+/* Once the APs are online: a direct-reclaim context for each CPU (so that
+ * as many tasks can reclaim at once), made at boot so that no run pays
+ * for them in its memory balance. */
+void reclaim_init_cpus(void);
 /* A page for user memory (zeroed when zero is set).  May sleep and
  * reclaim; NULL only when the OOM killer chose the caller's task or
  * nothing at all can be freed. */
