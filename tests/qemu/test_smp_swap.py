@@ -21,9 +21,11 @@ def integrity(r):
 
 def test_smp_swap_touch_patterns(ctx):
     # test_swap_touch_nvme's four patterns, two at a time (one per CPU):
-    # anon and shmem, seq and random, 80 MiB touched in 48 MiB.
-    progs = ['touch 40 20000 seq anon & touch 40 20000 random shmem',
-             'touch 40 20000 random anon & touch 40 20000 seq shmem']
+    # anon and shmem, seq and random.  The anon task alone is larger than
+    # the 48 MiB: two of 40 MiB swapped nothing when the host ran one to
+    # its end before the other began.
+    progs = ['touch 56 20000 seq anon & touch 40 20000 random shmem',
+             'touch 64 30000 random anon & touch 40 20000 seq shmem']
     r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], extra_cmdline=CRC, smp=2,
                      timeout=900)
     expect_clean_exits(r, 4)
@@ -44,7 +46,7 @@ def test_smp_swap_write_errors_keep_pages(ctx):
     # test_swap_write_errors_keep_pages with its two tasks at once.
     img = swap_image(ctx)
     conf = blkdebug_conf(ctx, 'badwrite', 'write', [40 * 8, 300 * 8, 900 * 8])
-    r = run_swapping(ctx, ['touch 40 20000 seq anon & touch 40 20000 random anon'],
+    r = run_swapping(ctx, ['touch 56 20000 seq anon & touch 40 20000 random anon'],
                      [{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}], extra_cmdline=CRC, smp=2,
                      timeout=900)
     expect_clean_exits(r, 2)
