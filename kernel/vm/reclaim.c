@@ -129,6 +129,7 @@ static struct {
 	 * lose that one increment, which the balance does not notice. */
 	struct lru_scan_cost cost;
 	volatile int rounds;            /* [A] rounds in progress */
+	volatile int direct;            /* [A] direct reclaimers in a round */
 } R;
 
 /* Teardown exclusion (reclaim_lock): rounds hold it shared, so any number
@@ -889,7 +890,9 @@ static uint64_t shrink_direct(void)
 	}
 	c->direct = true;
 	uint64_t want = DIRECT_TARGET < reclaim_knobs.batch ? DIRECT_TARGET : reclaim_knobs.batch;
+	__atomic_add_fetch(&R.direct, 1, __ATOMIC_ACQ_REL);
 	uint64_t freed = shrink(c, want);
+	__atomic_sub_fetch(&R.direct, 1, __ATOMIC_ACQ_REL);
 	ctx_put(c);
 	shared_unlock(nested);
 	return freed;
@@ -948,6 +951,13 @@ static void kswapd(void *arg)
 		 * more (Linux's drain_all_pages on the reclaim path). */
 		pmm_drain_all();
 		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high + ra_ahead && idle < 3;) {
+			/* Scanning is CPU work: with a direct reclaimer on every
+			 * CPU, kswapd's round would only slow theirs down.  At
+			 * swap full on one CPU, where every round scans the whole
+			 * lists for nothing, the two side by side took the OOM
+			 * kill past hangcheck's 5 s (test_oom_swap_full_random). */
+			while (__atomic_load_n(&R.direct, __ATOMIC_ACQUIRE) >= smp_cpus_online())
+				sleep_ms(1);
 			bool nested = shared_lock();
 			uint64_t got = shrink(&kswapd_ctx, reclaim_knobs.batch);
 			shared_unlock(nested);
