@@ -30,6 +30,7 @@
  * maps into them.  Direct reclaimers beyond one per CPU wait for a
  * context and then look at free memory again: the one they waited for
  * has usually freed what they need (reclaim_direct_waited/_skipped).
+ * kswapd steps back while every CPU has a direct reclaimer in a round.
  *
  * Swap full: a page without a slot cannot go, so what a round can free is
  * the clean swap-cache pages nobody is about to use (a swap-cache page
