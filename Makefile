@@ -322,6 +322,9 @@ bench-swap: deps-check all
 	tools/bench swap --runs $(BENCH_RUNS) --profiles ssd,hdd --buses $(BENCH_SWAP_BUSES)
 bench-ra: deps-check all
 	tools/bench ra
+# bench-smp (issue 14): build16, threads 4 and touch threads=4 at cpus=1,2,4 on -smp 4.
+bench-smp: deps-check all
+	tools/bench smp --runs $(BENCH_RUNS)
 
 # Linux side by side: the same workload on Debian's stock kernel (fetched
 # with apt-get into build/linux-peer/) and on ours.  LINUX_PEER_ARGS
@@ -356,7 +359,7 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
-.PHONY: all kernel loader image stick-image script-image run test test-host test-long lockdep-build check stress layers unit glue fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap bench-ra matrix matrix-selftest tools-test linux-peer FORCE
+.PHONY: all kernel loader image stick-image script-image run test test-host test-long lockdep-build check stress layers unit glue fuzz fuzz-smoke workloads workload-tests deps deps-check clean bench-blk bench-swap bench-ra bench-smp matrix matrix-selftest tools-test linux-peer FORCE
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -363,6 +363,7 @@ void kmain(const struct boot_info *bi)
 	halt_register_shutdown_hook(results_halt);      /* after every report, before the drivers shut down */
 	setup_user_mode();
 	smp_start_aps(madt.ncpus ? &madt : NULL, kcfg.cpus);
+	reclaim_init_cpus();
 	irq_enable();
 	boot_report(time_tsc_source());
 	/* Devices after the report: probing disks takes tens of ms. */

@@ -24,7 +24,9 @@
  * memory balance and reclaim's watermarks see exactly what the buddy
  * alone would), and any allocation the buddy cannot serve drains every
  * CPU's list back into it and tries once more - before the caller gives
- * up, reclaims or kills for memory.
+ * up, reclaims or kills for memory.  kswapd drains them too when it wakes
+ * (Linux's drain_all_pages on the reclaim path): pages parked on idle
+ * CPUs' lists go back where every CPU, and larger orders, can use them.
  *
  * Locking: pmm.lock (irqsave) guards the buddy state and held blocks;
  * pcp[cpu].locked the CPU's list (order: a list's lock, then pmm.lock;

@@ -41,6 +41,10 @@
 void enter_user(struct trap_frame *f) __attribute__((noreturn));
 
 static struct spinlock tasks_lock = SPINLOCK_INIT("tasks");
+/* [A] OOM victims whose memory is not back yet, and when the last was
+ * chosen (task_oom_kill). */
+static volatile int oom_pending;
+static volatile uint64_t oom_pending_since;
 static struct list_node tasks = LIST_INIT(tasks);
 
 struct task *current_task(void) { return current_thread()->task; }
@@ -360,6 +364,8 @@ static void task_finish(struct task *k)
 	struct mm *mm = k->mm;
 	k->mm = NULL;
 	mm_put(mm);
+	if (k->oom_victim)
+		__atomic_sub_fetch(&oom_pending, 1, __ATOMIC_ACQ_REL);  /* its memory is back */
 	bool on = spin_lock_irqsave(&tasks_lock);
 	list_del(&k->all);
 	spin_unlock_irqrestore(&tasks_lock, on);
@@ -572,8 +578,19 @@ void task_init(void)
 
 /* ------------------------------------------------------------ OOM */
 
+/* How long a victim's exit may take before another task is chosen
+ * anyway (its teardown stuck: Linux's oom_reaper covers that case). */
+#define OOM_VICTIM_WAIT_NS 2000000000ull
+
 bool task_oom_kill(struct task *asker)
 {
+	/* A victim still giving its memory back: wait for it (Linux's
+	 * oom_evaluate_task aborts the same way).  On several CPUs another
+	 * task's allocation failed while the first victim's teardown ran,
+	 * and the killer took a second, innocent task. */
+	if (__atomic_load_n(&oom_pending, __ATOMIC_ACQUIRE) &&
+	    time_ns() - oom_pending_since < OOM_VICTIM_WAIT_NS)
+		return true;
 	struct task *victim = NULL;
 	bool on = spin_lock_irqsave(&tasks_lock);
 	list_for_each(it, &tasks) {
@@ -581,8 +598,12 @@ bool task_oom_kill(struct task *asker)
 		if (!k->exiting && k->mm && (!victim || k->mm->rss > victim->mm->rss))
 			victim = k;
 	}
-	if (victim)
+	if (victim) {
 		__atomic_add_fetch(&victim->refs, 1, __ATOMIC_ACQ_REL);
+		victim->oom_victim = true;
+		__atomic_add_fetch(&oom_pending, 1, __ATOMIC_ACQ_REL);
+		oom_pending_since = time_ns();
+	}
 	spin_unlock_irqrestore(&tasks_lock, on);
 	if (!victim)
 		return false;

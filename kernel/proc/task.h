@@ -43,6 +43,7 @@ struct task {
 	bool exiting;                   /* exit_group or fatal fault: threads leave */
 	int exit_code;                  /* valid when !killed */
 	bool killed;
+	bool oom_victim;                /* killed by task_oom_kill; its memory not yet given back */
 	char kill_reason[192];
 	const char *signal;             /* "SIGSEGV", "SIGKILL", ... when killed */
 	uint64_t start_ns, end_ns;

@@ -37,7 +37,6 @@
 #include "lib/cmdline.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/percpu.h"
-#include "arch/x86_64/smpboot.h"
 
 #define PAGE 4096u
 
@@ -61,7 +60,10 @@ uint32_t swap_max_run(unsigned a) { return a < SWAP_MAX_AREAS && S.dev[a] ? blk_
  * on another CPU must not read them (it would cache what the disk held
  * there before, and take the slot from the page that was given it).
  * Linux marks such slots SWAP_HAS_CACHE at allocation for this reason. */
-#define SWAP_FRESH_MAX 64
+/* Room for every reclaim context's runs at once (reclaim.c: kswapd's and
+ * up to 64 direct reclaimers', 16 runs each); a swap_alloc that would not
+ * fit gets no slots, which reclaim takes for swap full. */
+#define SWAP_FRESH_MAX (16 * 66)
 static struct swap_run fresh[SWAP_FRESH_MAX];
 static int nfresh;
 
@@ -78,8 +80,7 @@ int swap_alloc(int want, struct swap_run *runs, int maxruns)
 	bool on = spin_lock_irqsave(&S.lock);
 	int n = 0;
 	if (nfresh + maxruns <= SWAP_FRESH_MAX) {
-		/* This CPU's own clusters (swapalloc.h); a CPU counted online
-		 * after swap_init shares with another. */
+		/* This CPU's own clusters (swapalloc.h). */
 		uint32_t cpu = this_cpu()->id % S.pool.ncpus;
 		n = swapalloc_get_cpu(&S.pool, cpu, want, runs, maxruns);
 		for (int i = 0; i < n; i++)
@@ -448,9 +449,11 @@ static void autodetect(void)
 void swap_init(void)
 {
 	swapalloc_init(&S.pool, kmalloc, kfree);
-	int cpus = smp_cpus_online();
-	if (cpus > SWAP_MAX_CPUS)
-		cpus = SWAP_MAX_CPUS;
+	/* One cursor per CPU that may come online: the APs start after
+	 * swap_init, so smp_cpus_online() (1 here) would make them all share
+	 * the boot CPU's cluster.  A cursor costs 16 bytes per area, and only
+	 * a CPU that swaps out takes a cluster for it. */
+	uint64_t cpus = kcfg.cpus && kcfg.cpus < SWAP_MAX_CPUS ? kcfg.cpus : SWAP_MAX_CPUS;
 	swapalloc_set_cpus(&S.pool, (uint32_t)cpus);    /* no area yet: cannot fail */
 	struct pmm_stats st;
 	pmm_get_stats(&st);

@@ -20,9 +20,17 @@
  *
  * Who runs it: kswapd, woken below the low watermark, until free memory is
  * back above the high one; and any task allocating below the min
- * watermark (direct reclaim).  Rounds are serialised by reclaim_lock,
- * which also keeps address spaces and shmem objects from being torn down
- * while a round follows reverse maps into them.
+ * watermark (direct reclaim), which stops at DIRECT_TARGET pages as
+ * Linux's nr_to_reclaim does and retries its allocation.  Rounds run
+ * concurrently, as Linux's do: each isolates its batch from the LRU under
+ * the LRU lock and works on it in a context of its own (struct
+ * reclaim_ctx), so no two rounds hold the same page.  They hold
+ * reclaim_lock shared only: it keeps address spaces and shmem objects
+ * from being torn down (exclusive holders) while a round follows reverse
+ * maps into them.  Direct reclaimers beyond one per CPU wait for a
+ * context and then look at free memory again: the one they waited for
+ * has usually freed what they need (reclaim_direct_waited/_skipped).
+ * kswapd steps back while every CPU has a direct reclaimer in a round.
  *
  * Swap full: a page without a slot cannot go, so what a round can free is
  * the clean swap-cache pages nobody is about to use (a swap-cache page
@@ -32,9 +40,42 @@
  * (reclaim_swap_full, Linux's vm_swap_full) a mapped page that stays keeps
  * no disk copy: its slot is freed for a page that has to go.  When a
  * round frees nothing, the allocation fails after a few tries and the
- * largest task is OOM-killed.  kswapd steps back while a direct reclaimer
- * waits for the lock (the mutex is not fair: kswapd, looping, would take
- * it again at once).
+ * largest task is OOM-killed.
+ *
+ * Locks on the fault path (issue 14: a fault on one address space must
+ * not wait for another's unless they share a page), in the order a
+ * swap-in fault that ends in direct reclaim takes them:
+ *
+ *   lock             scope            held across I/O?
+ *   mm->lock         per mm (mutex)   no: swap-in drops it and waits for
+ *                                     the page, then retries the fault
+ *   page lock        per page         yes, the page's own read or write
+ *   mm->ptl          per mm           no (spinlock)
+ *   shmem s->lock    per object       no (spinlock)
+ *   readahead lock   GLOBAL           no: the policies' state, short
+ *   ra-plans         GLOBAL           no: a free-list of plans, short
+ *   swapcache        GLOBAL           no: one hash table, short holds
+ *   swap (S.lock)    GLOBAL           no: slot counts and the per-CPU
+ *                                     cluster cursors (swapalloc.h): a
+ *                                     batch's slots in one short hold
+ *   lru              GLOBAL           no: isolation and putback of a
+ *                                     batch, list operations only
+ *   pcp list         per CPU          no; pmm (buddy) GLOBAL, once per
+ *                                     pcp batch and at drains
+ *   reclaim-excl     GLOBAL, SHARED   rounds hold it across their writes,
+ *                                     but shared: only teardown (exit,
+ *                                     munmap of a whole mm, shmem destroy,
+ *                                     swapoff's walk) excludes them
+ *   reclaim-pool     GLOBAL           no: takes or returns a context
+ *   blk d->lock      per disk         no: queueing and completion
+ *   swapin-latency   GLOBAL           no: a histogram update
+ *
+ * Until issue 14 reclaim was one mutex held across each round's writes,
+ * so every direct reclaimer waited for the round in progress whatever
+ * address space it faulted in; with two CPUs or more the waiters then
+ * each reclaimed a full batch on top of what that round had freed.  The
+ * global spinlocks left are short and never held across I/O; the "locks"
+ * record shows their contention per class.
  */
 #include <string.h>
 #include "reclaim.h"
@@ -58,30 +99,60 @@
 #include "core/panic.h"
 #include "core/sched.h"
 #include "core/wait.h"
+#include "core/spinlock.h"
+#include "mem/kmalloc.h"
+#include "arch/x86_64/smpboot.h"
 #include "lib/errno.h"
 
 #define MAX_BATCH 256
 #define MAX_RA_AHEAD 512        /* pages: two of the largest read-ahead windows */
+/* Linux's SWAP_CLUSTER_MAX: what one direct reclaim call frees before it
+ * lets its caller try the allocation again (nr_to_reclaim). */
+#define DIRECT_TARGET 32
+/* Direct reclaimers at once: one per online CPU, at most this many (each
+ * holds a context of ~50 KiB; Linux throttles in too_many_isolated). */
+#define MAX_DIRECT 64
+#define MAX_FRESH_RUNS 16
 
 struct reclaim_knobs reclaim_knobs;
 
-/* Lock tags: [M] R.mutex (reclaim_lock), [A] atomic or single-word flag
- * read without a lock, [I] set once at init, read-only after. */
+/* Lock tags: [X] X.lock (the exclusion state), [P] P.lock (the context
+ * pool), [C] the context's owner (the one reclaimer using it), [A]
+ * atomic or single-word flag read without a lock, [I] set once at init,
+ * read-only after. */
 static struct {
-	struct mutex mutex;
-	struct thread *owner;           /* [M] the reclaimer holding it (reclaim_lock nests) */
-	int depth;                      /* [M] */
-	volatile int waiting;           /* [A] threads blocked in reclaim_lock */
 	struct waitq kswapd_wq;
 	volatile bool kswapd_wake;      /* [A] */
 	struct thread *kswapd;          /* [I] */
 	uint64_t total_pages;           /* [I] */
-	bool warned_write_error;        /* [M] */
-	struct lru_scan_cost cost;      /* [M] recent activations and refaults of each side (Linux's lru cost) */
+	bool warned_write_error;        /* [A] exchanged once */
+	/* [A] recent activations and refaults of each side (Linux's lru
+	 * cost); updated with atomics by concurrent rounds; a decay racing
+	 * an increment may lose that one increment, which the balance does
+	 * not notice. */
+	struct lru_scan_cost cost;
 	uint64_t refault_cost[2];       /* [A] restores since split_file took them: [0] anon+shmem, [1] file */
+	volatile int rounds;            /* [A] rounds in progress */
+	volatile int direct;            /* [A] direct reclaimers in a round */
 } R;
 
-/* One page on its way out.  The batch arrays are [M]. */
+/* Teardown exclusion (reclaim_lock): rounds hold it shared, so any number
+ * of them run at once; address-space and shmem teardown (and swapoff's
+ * walk of the objects) hold it exclusively, so the mm or object a page's
+ * reverse map names cannot vanish under a round.  A writer waiting keeps
+ * new rounds out (teardown is what frees memory at OOM).  The exclusive
+ * holder nests, and a round inside it (its allocation reclaims) runs as
+ * part of it. */
+static struct {
+	struct spinlock lock;
+	int readers;                    /* [X] rounds holding it */
+	int writers_waiting;            /* [X] */
+	struct thread *writer;          /* [X] the exclusive holder */
+	int depth;                      /* [X] its nesting */
+	struct waitq wq;
+} X = { .lock = SPINLOCK_INIT("reclaim-excl") };
+
+/* One page on its way out. */
 struct victim {
 	struct page *p;
 	uint64_t entry;
@@ -90,36 +161,194 @@ struct victim {
 	uint64_t va, saved_pte;
 };
 
-static struct victim batch[MAX_BATCH];
-static struct page *iso[MAX_BATCH];
-static bool victim_dirty[MAX_BATCH];
-/* [M] PTEs made old or taken away by the rmap calls; flushed on every
- * CPU that may cache them before the pages are judged again, written
- * out or freed (one IPI round per batch: vm_tlb_flush). */
-static struct tlb_batch tlb;
+struct reclaim_ctx;
+
+struct wb {
+	struct swap_io io;
+	int status;
+	struct reclaim_ctx *c;
+};
+
+/* Everything one round works on: the pages it isolated are its own (off
+ * the LRU, PG_LRU clear), so rounds in different contexts never touch the
+ * same page.  All fields [C]; wb_pending also written by completions. */
+struct reclaim_ctx {
+	struct victim batch[MAX_BATCH];
+	struct page *iso[MAX_BATCH];
+	bool victim_dirty[MAX_BATCH];
+	/* PTEs made old or taken away by the rmap calls; flushed on every
+	 * CPU that may cache them before the pages are judged again, written
+	 * out or freed (one IPI round per batch: vm_tlb_flush). */
+	struct tlb_batch tlb;
+	/* The slot runs of the batch being evicted, settled (swap.h) once
+	 * every fresh page is in the swap cache or gave its slot back. */
+	struct swap_run fresh_runs[MAX_FRESH_RUNS];
+	int nfresh_runs;
+	volatile int wb_pending;        /* [A] */
+	struct waitq wb_wq;
+	struct wb wbs[MAX_BATCH];
+	int wb_of[MAX_BATCH];
+	struct victim outgoing[MAX_BATCH];
+	bool direct;
+	bool busy;                      /* [P] */
+};
+
+/* Contexts: kswapd's own, and a pool for direct reclaimers with one per
+ * online CPU (MAX_DIRECT at most), made at boot.  A direct reclaimer finding
+ * none free waits for one, then looks at free memory again before it
+ * scans: the reclaimer it waited for has usually freed enough. */
+static struct reclaim_ctx kswapd_ctx;
+static struct {
+	struct spinlock lock;
+	struct reclaim_ctx *ctx[MAX_DIRECT];    /* [P] */
+	int n;                                  /* [P] */
+	struct waitq wq;
+} P = { .lock = SPINLOCK_INIT("reclaim-pool") };
 
 /* ---------------------------------------------------------------- lock */
+
+static bool excl_try(void *arg)
+{
+	struct thread *me = arg;
+	bool on = spin_lock_irqsave(&X.lock);
+	bool ok = !X.writer && !X.readers;
+	if (ok) {
+		X.writer = me;
+		X.depth = 1;
+		X.writers_waiting--;
+	}
+	spin_unlock_irqrestore(&X.lock, on);
+	return ok;
+}
 
 void reclaim_lock(void)
 {
 	struct thread *me = current_thread();
-	if (R.owner == me) {
-		R.depth++;
+	bool on = spin_lock_irqsave(&X.lock);
+	if (X.writer == me) {
+		X.depth++;
+		spin_unlock_irqrestore(&X.lock, on);
 		return;
 	}
-	__atomic_add_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
-	mutex_lock(&R.mutex);
-	__atomic_sub_fetch(&R.waiting, 1, __ATOMIC_ACQ_REL);
-	R.owner = me;
-	R.depth = 1;
+	X.writers_waiting++;
+	spin_unlock_irqrestore(&X.lock, on);
+	wait_event_timeout(&X.wq, excl_try, me, 0);
 }
 
 void reclaim_unlock(void)
 {
-	if (--R.depth == 0) {
-		R.owner = NULL;
-		mutex_unlock(&R.mutex);
+	bool on = spin_lock_irqsave(&X.lock);
+	bool last = --X.depth == 0;
+	if (last)
+		X.writer = NULL;
+	spin_unlock_irqrestore(&X.lock, on);
+	if (last)
+		waitq_wake_all(&X.wq);
+}
+
+/* Shared hold for a round.  *nested: the caller holds it exclusively
+ * already (nothing to take or drop). */
+static bool shared_try(void *arg)
+{
+	bool *nested = arg;
+	struct thread *me = current_thread();
+	bool on = spin_lock_irqsave(&X.lock);
+	bool ok = X.writer == me || (!X.writer && !X.writers_waiting);
+	*nested = X.writer == me;
+	if (ok && !*nested)
+		X.readers++;
+	spin_unlock_irqrestore(&X.lock, on);
+	return ok;
+}
+
+static bool shared_lock(void)
+{
+	bool nested;
+	wait_event_timeout(&X.wq, shared_try, &nested, 0);
+	return nested;
+}
+
+static void shared_unlock(bool nested)
+{
+	if (nested)
+		return;
+	bool on = spin_lock_irqsave(&X.lock);
+	bool last = --X.readers == 0;
+	spin_unlock_irqrestore(&X.lock, on);
+	if (last)
+		waitq_wake_all(&X.wq);
+}
+
+/* ---------------------------------------------------------------- contexts */
+
+static void ctx_init(struct reclaim_ctx *c)
+{
+	waitq_init(&c->wb_wq, "writeback");
+	tlb_batch_init(&c->tlb);
+}
+
+/* A free pool context, or NULL. */
+static struct reclaim_ctx *ctx_take(void)
+{
+	struct reclaim_ctx *c = NULL;
+	bool on = spin_lock_irqsave(&P.lock);
+	for (int i = 0; i < P.n && !c; i++)
+		if (!P.ctx[i]->busy) {
+			c = P.ctx[i];
+			c->busy = true;
+		}
+	spin_unlock_irqrestore(&P.lock, on);
+	return c;
+}
+
+/* Grow the pool to n contexts (MAX_DIRECT at most).  At boot only: a
+ * context made during a run would count against that run's memory
+ * balance (the frames it took never come back). */
+static void ctx_add(int n)
+{
+	while (P.n < n && P.n < MAX_DIRECT) {
+		struct reclaim_ctx *c = kzalloc(sizeof *c);
+		if (!c)
+			panic("reclaim: no memory for reclaim context %d", P.n);
+		ctx_init(c);
+		bool on = spin_lock_irqsave(&P.lock);
+		P.ctx[P.n++] = c;
+		spin_unlock_irqrestore(&P.lock, on);
 	}
+}
+
+void reclaim_init_cpus(void)
+{
+	ctx_add(smp_cpus_online());
+}
+
+static void ctx_put(struct reclaim_ctx *c)
+{
+	bool on = spin_lock_irqsave(&P.lock);
+	c->busy = false;
+	spin_unlock_irqrestore(&P.lock, on);
+	waitq_wake_all(&P.wq);
+}
+
+static bool ctx_free_or_memory(void *arg)
+{
+	struct reclaim_ctx **out = arg;
+	if (pmm_free_pages() > reclaim_knobs.wm_min)
+		return true;
+	*out = ctx_take();
+	return *out != NULL;
+}
+
+/* A context for a direct reclaimer, or NULL when free memory rose above
+ * the min watermark while it waited (someone else reclaimed). */
+static struct reclaim_ctx *ctx_get_direct(void)
+{
+	struct reclaim_ctx *c = ctx_take();
+	if (c)
+		return c;
+	vmstat_inc(RECLAIM_DIRECT_WAITED);
+	wait_event_timeout(&P.wq, ctx_free_or_memory, &c, 0);
+	return c;
 }
 
 bool reclaim_swap_full(void)
@@ -137,9 +366,10 @@ static void putback(struct page *p, bool active)
 /* Age up to `n` pages at the active tail: lru_judge_active says which
  * rotate (referenced ones; of file pages only those mapped executable)
  * and which move to the inactive list. */
-static void age_active(enum lru_kind kind, int n)
+static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 {
 	uint64_t scanned = 0;
+	struct page **iso = c->iso;
 	n = lru_isolate(kind, true, iso, n < MAX_BATCH ? n : MAX_BATCH, &scanned);
 	vmstat_add(PGREFILL, scanned);
 	for (int i = 0; i < n; i++) {
@@ -149,7 +379,7 @@ static void age_active(enum lru_kind kind, int n)
 			continue;
 		}
 		bool exec;
-		unsigned refs = rmap_referenced_exec(p, &tlb, &exec);
+		unsigned refs = rmap_referenced_exec(p, &c->tlb, &exec);
 		unlock_page(p);
 		if (lru_judge_active(refs, page_test(p, PG_FILE), exec) == LRU_ROTATE) {
 			vmstat_inc(PGROTATED);
@@ -161,14 +391,14 @@ static void age_active(enum lru_kind kind, int n)
 			putback(p, false);
 		}
 	}
-	vm_tlb_flush(&tlb);
+	vm_tlb_flush(&c->tlb);
 }
 
 /* Keep each inactive list at its target size (lru_inactive_is_low). */
-static void refill(enum lru_kind kind, int chunk)
+static void refill(struct reclaim_ctx *c, enum lru_kind kind, int chunk)
 {
 	if (lru_inactive_is_low(lru_size(kind, false), lru_size(kind, true), R.total_pages))
-		age_active(kind, chunk);
+		age_active(c, kind, chunk);
 }
 
 /* ---------------------------------------------------------------- evict */
@@ -199,7 +429,7 @@ static void free_swap_of_kept(struct page *p)
 
 /* Judge one isolated page.  Returns pages freed now; queues a page that
  * needs writing in batch[*nb]. */
-static uint64_t judge(struct page *p, int *nb)
+static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 {
 	if (!trylock_page(p)) {
 		putback(p, false);
@@ -210,7 +440,7 @@ static uint64_t judge(struct page *p, int *nb)
 		putback(p, false);
 		return 0;
 	}
-	unsigned refs = rmap_referenced(p, &tlb);
+	unsigned refs = rmap_referenced(p, &c->tlb);
 	bool shmem = page_test(p, PG_SHMEM);
 	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked);
 	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), more,
@@ -218,7 +448,7 @@ static uint64_t judge(struct page *p, int *nb)
 	if (v != LRU_RECLAIM) {
 		if (v == LRU_ACTIVATE) {
 			vmstat_inc(PGACTIVATE);
-			R.cost.anon++;
+			__atomic_add_fetch(&R.cost.anon, 1, __ATOMIC_RELAXED);
 			workingset_activation();
 		} else if (refs) {
 			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
@@ -248,26 +478,22 @@ static uint64_t judge(struct page *p, int *nb)
 		putback(p, true);               /* nowhere to put it */
 		return 0;
 	}
-	batch[*nb] = (struct victim){ .p = p, .entry = page_test(p, PG_SWAPCACHE) ? p->private : 0 };
+	c->batch[*nb] = (struct victim){ .p = p, .entry = page_test(p, PG_SWAPCACHE) ? p->private : 0 };
 	(*nb)++;
 	return 0;
 }
 
-/* [M] The slot runs of the batch being evicted, settled (swap.h) once
- * every fresh page is in the swap cache or gave its slot back. */
-static struct swap_run fresh_runs[16];
-static int nfresh_runs;
-
 /* Give the pages without a slot one each, in as few runs as swap allows.
  * Returns how many of batch[] can go (the rest: swap is full). */
-static int assign_slots(int nb)
+static int assign_slots(struct reclaim_ctx *c, int nb)
 {
+	struct victim *batch = c->batch;
 	int need = 0;
 	for (int i = 0; i < nb; i++)
 		need += !batch[i].entry;
-	struct swap_run *runs = fresh_runs;
-	int nr = need ? swap_alloc(need, runs, 16) : 0;
-	nfresh_runs = nr;
+	struct swap_run *runs = c->fresh_runs;
+	int nr = need ? swap_alloc(need, runs, MAX_FRESH_RUNS) : 0;
+	c->nfresh_runs = nr;
 	int r = 0;
 	uint32_t used = 0;
 	for (int i = 0; i < nb; i++) {
@@ -312,7 +538,7 @@ static void give_back(struct victim *v)
  * Slot counts: a fresh slot comes with one count from the allocator,
  * which the PTE or shmem slot takes over; swapcache_add takes one for the
  * cache.  A page already cached gets a new count for its PTE or slot. */
-static int unmap_victim(struct victim *v, bool *dirty)
+static int unmap_victim(struct reclaim_ctx *c, struct victim *v, bool *dirty)
 {
 	struct page *p = v->p;
 	*dirty = page_test_clear(p, PG_DIRTY) || v->fresh;
@@ -322,7 +548,7 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	}
 	if (page_test(p, PG_SHMEM)) {
 		bool d;
-		rmap_unmap_shmem(p, &d, &tlb);
+		rmap_unmap_shmem(p, &d, &c->tlb);
 		*dirty |= d;
 		if (!v->fresh)
 			swap_dup(v->entry);
@@ -343,7 +569,7 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	bool d = false;
 	if (!v->fresh)
 		swap_dup(v->entry);
-	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d, &tlb)) {
+	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d, &c->tlb)) {
 		if (!v->fresh)
 			swap_free(v->entry);
 		give_back(v);
@@ -353,29 +579,19 @@ static int unmap_victim(struct victim *v, bool *dirty)
 	return 0;
 }
 
-struct wb {
-	struct swap_io io;
-	int status;
-};
-
-static volatile int wb_pending;
-static struct waitq wb_wq;
-static struct wb wbs[MAX_BATCH];
-static int wb_of[MAX_BATCH];
-static struct victim outgoing[MAX_BATCH];
-
 static void write_done(struct swap_io *io)
 {
 	struct wb *w = io->ctx;
+	struct reclaim_ctx *c = w->c;
 	w->status = io->status;
-	__atomic_sub_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
-	waitq_wake_all(&wb_wq);
+	__atomic_sub_fetch(&c->wb_pending, 1, __ATOMIC_ACQ_REL);
+	waitq_wake_all(&c->wb_wq);
 }
 
 static bool writes_done(void *arg)
 {
-	(void)arg;
-	return __atomic_load_n(&wb_pending, __ATOMIC_ACQUIRE) == 0;
+	struct reclaim_ctx *c = arg;
+	return __atomic_load_n(&c->wb_pending, __ATOMIC_ACQUIRE) == 0;
 }
 
 static bool consecutive(uint64_t a, uint64_t b)
@@ -384,30 +600,30 @@ static bool consecutive(uint64_t a, uint64_t b)
 }
 
 /* Submit w[] (sorted by entry) as one write per run; wait for them all. */
-static void write_batch(struct victim *w, int n)
+static void write_batch(struct reclaim_ctx *c, struct victim *w, int n)
 {
 	struct page *pages[MAX_BATCH];
 	int nw = 0;
-	wb_pending = 0;
+	c->wb_pending = 0;
 	for (int i = 0; i < n;) {
 		int j = i + 1, max = (int)swap_max_run(swp_area(w[i].entry));
 		while (j < n && j - i < max && consecutive(w[j - 1].entry, w[j].entry))
 			j++;
 		for (int k = i; k < j; k++) {
 			pages[k - i] = w[k].p;
-			wb_of[k] = nw;
+			c->wb_of[k] = nw;
 		}
-		struct wb *b = &wbs[nw++];
-		*b = (struct wb){ .io = { .done = write_done, .ctx = b } };
-		__atomic_add_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
+		struct wb *b = &c->wbs[nw++];
+		*b = (struct wb){ .io = { .done = write_done, .ctx = b }, .c = c };
+		__atomic_add_fetch(&c->wb_pending, 1, __ATOMIC_ACQ_REL);
 		if (swap_write_run(swp_area(w[i].entry), swp_offset(w[i].entry), pages, (uint32_t)(j - i), &b->io)) {
 			b->status = -EIO;
-			__atomic_sub_fetch(&wb_pending, 1, __ATOMIC_ACQ_REL);
+			__atomic_sub_fetch(&c->wb_pending, 1, __ATOMIC_ACQ_REL);
 		}
 		i = j;
 	}
 	sched_io_wait_begin();
-	wait_event_timeout(&wb_wq, writes_done, NULL, 0);
+	wait_event_timeout(&c->wb_wq, writes_done, c, 0);
 	sched_io_wait_end();
 }
 
@@ -415,8 +631,7 @@ static void write_failed(struct victim *v)
 {
 	struct page *p = v->p;
 	vmstat_inc(SWAP_WRITE_ERRORS);
-	if (!R.warned_write_error) {
-		R.warned_write_error = true;
+	if (!__atomic_exchange_n(&R.warned_write_error, true, __ATOMIC_RELAXED)) {
 		kprintf("swap: %s: write of slot %lu failed: slot retired, page kept in memory "
 			"(further write errors are only counted)\n", swap_dev_name(swp_area(v->entry)), swp_offset(v->entry));
 	}
@@ -468,9 +683,10 @@ static void sort_by_entry(struct victim *v, int n)
 }
 
 /* Slots, unmapping and writes for batch[0..nb).  Returns pages freed. */
-static uint64_t evict(int nb)
+static uint64_t evict(struct reclaim_ctx *c, int nb)
 {
-	int ok = assign_slots(nb);
+	struct victim *batch = c->batch, *outgoing = c->outgoing;
+	int ok = assign_slots(c, nb);
 	for (int i = ok; i < nb; i++) {
 		unlock_page(batch[i].p);
 		putback(batch[i].p, true);
@@ -480,13 +696,13 @@ static uint64_t evict(int nb)
 	/* Unmap all, flush the TLBs once, then look at the contents: a CPU
 	 * could write through a stale entry until the flush. */
 	for (int i = 0; i < ok; i++)
-		if (unmap_victim(&batch[i], &victim_dirty[i]))
+		if (unmap_victim(c, &batch[i], &c->victim_dirty[i]))
 			batch[i].p = NULL;      /* given back */
-	swap_alloc_settled(fresh_runs, nfresh_runs);
-	nfresh_runs = 0;
-	vm_tlb_flush(&tlb);
+	swap_alloc_settled(c->fresh_runs, c->nfresh_runs);
+	c->nfresh_runs = 0;
+	vm_tlb_flush(&c->tlb);
 	for (int i = 0; i < ok; i++) {
-		bool dirty = victim_dirty[i];
+		bool dirty = c->victim_dirty[i];
 		if (!batch[i].p)
 			continue;
 		if (!dirty) {
@@ -499,10 +715,10 @@ static uint64_t evict(int nb)
 	}
 	sort_by_entry(outgoing, nw);
 	if (nw)
-		write_batch(outgoing, nw);
+		write_batch(c, outgoing, nw);
 	for (int i = 0; i < nw; i++) {
 		page_clear(outgoing[i].p, PG_WRITEBACK);
-		if (wbs[wb_of[i]].status)
+		if (c->wbs[c->wb_of[i]].status)
 			write_failed(&outgoing[i]);
 		else
 			freed += written(&outgoing[i]);
@@ -517,7 +733,7 @@ static uint64_t evict(int nb)
  * rules of lru_judge_inactive (used once: another trip; twice: active),
  * and unmapped before they go; unmapped ones were judged when read
  * (pagecache_mark_accessed) and go. */
-static uint64_t judge_file(struct page *p)
+static uint64_t judge_file(struct reclaim_ctx *c, struct page *p)
 {
 	bool activate;
 	if (p->mapcount) {
@@ -525,12 +741,12 @@ static uint64_t judge_file(struct page *p)
 			putback(p, false);
 			return 0;
 		}
-		unsigned refs = rmap_referenced(p, &tlb);
+		unsigned refs = rmap_referenced(p, &c->tlb);
 		enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), false, false);
 		if (v != LRU_RECLAIM) {
 			if (v == LRU_ACTIVATE) {
 				vmstat_inc(PGACTIVATE);
-				R.cost.file++;
+				__atomic_add_fetch(&R.cost.file, 1, __ATOMIC_RELAXED);
 				workingset_activation();
 			} else {
 				page_set(p, PG_REFERENCED);
@@ -540,10 +756,10 @@ static uint64_t judge_file(struct page *p)
 			return 0;
 		}
 		bool dirty;
-		rmap_unmap_file(p, &dirty, &tlb);
+		rmap_unmap_file(p, &dirty, &c->tlb);
 		/* No CPU may write through a stale entry once the page is
 		 * dropped or its write-back starts. */
-		vm_tlb_flush(&tlb);
+		vm_tlb_flush(&c->tlb);
 		if (dirty)
 			pagecache_set_page_dirty(p);
 		unlock_page(p);
@@ -564,35 +780,41 @@ static uint64_t kind_size(enum lru_kind k) { return lru_size(k, false) + lru_siz
 static uint64_t split_file(int chunk)
 {
 	uint64_t sb, sf, backed = kind_size(LRU_ANON) + kind_size(LRU_SHMEM), file = kind_size(LRU_FILE);
-	/* Refaults are noted outside the reclaim lock; fold them in here. */
-	R.cost.anon += __atomic_exchange_n(&R.refault_cost[0], 0, __ATOMIC_RELAXED);
-	R.cost.file += __atomic_exchange_n(&R.refault_cost[1], 0, __ATOMIC_RELAXED);
-	if (R.cost.anon + R.cost.file > (backed + file) / 4) {
-		R.cost.anon /= 2;
-		R.cost.file /= 2;
+	/* Refaults are noted apart; fold them in here. */
+	uint64_t ra = __atomic_exchange_n(&R.refault_cost[0], 0, __ATOMIC_RELAXED);
+	uint64_t rf = __atomic_exchange_n(&R.refault_cost[1], 0, __ATOMIC_RELAXED);
+	struct lru_scan_cost cost = { __atomic_add_fetch(&R.cost.anon, ra, __ATOMIC_RELAXED),
+				      __atomic_add_fetch(&R.cost.file, rf, __ATOMIC_RELAXED) };
+	if (cost.anon + cost.file > (backed + file) / 4) {
+		cost.anon /= 2;
+		cost.file /= 2;
+		__atomic_store_n(&R.cost.anon, cost.anon, __ATOMIC_RELAXED);
+		__atomic_store_n(&R.cost.file, cost.file, __ATOMIC_RELAXED);
 	}
 	/* Linux's can_reclaim_anon_pages: free swap slots, not just swap. */
 	bool may_swap = swap_enabled() && swap_used_slots() < swap_total_slots();
-	lru_scan_balance(backed, file, reclaim_knobs.swappiness, R.cost, may_swap, (uint64_t)chunk, &sb, &sf);
+	lru_scan_balance(backed, file, reclaim_knobs.swappiness, cost, may_swap, (uint64_t)chunk, &sb, &sf);
 	return sb;
 }
 
 /* One chunk: age the active lists if needed, then judge up to `chunk`
  * inactive pages.  Returns pages freed; adds to *scanned. */
-static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
+static uint64_t shrink_chunk(struct reclaim_ctx *c, int chunk, uint64_t *scanned)
 {
-	refill(LRU_ANON, chunk);
-	refill(LRU_SHMEM, chunk);
-	refill(LRU_FILE, chunk);
+	bool direct = c->direct;
+	struct page **iso = c->iso;
+	refill(c, LRU_ANON, chunk);
+	refill(c, LRU_SHMEM, chunk);
+	refill(c, LRU_FILE, chunk);
 	uint64_t sb = split_file(chunk), sf = (uint64_t)chunk - sb, fscan = 0;
 	int nf = sf ? lru_isolate(LRU_FILE, false, iso, (int)sf, &fscan) : 0;
 	if (!nf && sf && lru_size(LRU_FILE, true))
-		age_active(LRU_FILE, (int)sf);
+		age_active(c, LRU_FILE, (int)sf);
 	vmstat_add(PGSCAN_FILE, fscan);
 	vmstat_add(direct ? PGSCAN_DIRECT : PGSCAN_KSWAPD, fscan);
 	uint64_t ffreed = 0;
 	for (int i = 0; i < nf; i++)
-		ffreed += judge_file(iso[i]);
+		ffreed += judge_file(c, iso[i]);
 	vmstat_add(PGSTEAL_FILE, ffreed);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, ffreed);
 	*scanned += fscan;
@@ -612,29 +834,34 @@ static uint64_t shrink_chunk(int chunk, bool direct, uint64_t *scanned)
 	n += lru_isolate(LRU_SHMEM, false, iso + n, (int)ss, &sc);
 	if (!n && (lru_size(LRU_ANON, true) || lru_size(LRU_SHMEM, true))) {
 		/* Nothing inactive: everything was promoted; age harder. */
-		age_active(LRU_ANON, chunk);
-		age_active(LRU_SHMEM, chunk);
+		age_active(c, LRU_ANON, chunk);
+		age_active(c, LRU_SHMEM, chunk);
 	}
 	vmstat_add(direct ? PGSCAN_DIRECT : PGSCAN_KSWAPD, sc);
 	*scanned += sc;
 	uint64_t freed = 0;
 	int nb = 0;
 	for (int i = 0; i < n; i++)
-		freed += judge(iso[i], &nb);
-	vm_tlb_flush(&tlb);
+		freed += judge(c, iso[i], &nb);
+	vm_tlb_flush(&c->tlb);
 	if (nb)
-		freed += evict(nb);
+		freed += evict(c, nb);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, freed);
 	return freed + ffreed;
 }
 
 /* Reclaim `want` pages, scanning harder as Linux's priority falls from 12
- * (1/4096 of the lists per pass) to 0 (all of them). */
-static uint64_t shrink(uint64_t want, bool direct)
+ * (1/4096 of the lists per pass) to 0 (all of them).  The caller holds
+ * the exclusion shared (shared_lock): rounds in other contexts run at the
+ * same time, each on the pages it isolated. */
+static uint64_t shrink(struct reclaim_ctx *c, uint64_t want)
 {
-	reclaim_lock();
+	if (__atomic_fetch_add(&R.rounds, 1, __ATOMIC_ACQ_REL))
+		vmstat_inc(RECLAIM_OVERLAP);
 	uint64_t freed = 0;
-	int chunk = (int)reclaim_knobs.batch;
+	/* Isolate no more than the round wants: a direct reclaimer's 32
+	 * pages (Linux isolates SWAP_CLUSTER_MAX at a time), kswapd's batch. */
+	int chunk = (int)(want < reclaim_knobs.batch ? want : reclaim_knobs.batch);
 	for (int prio = 12; prio >= 0 && freed < want; prio--) {
 		uint64_t lists = kind_size(LRU_ANON) + kind_size(LRU_SHMEM) + kind_size(LRU_FILE);
 		uint64_t target = lists >> prio, scanned = 0;
@@ -642,20 +869,69 @@ static uint64_t shrink(uint64_t want, bool direct)
 			target = (uint64_t)chunk;
 		while (scanned < target && freed < want) {
 			uint64_t before = scanned;
-			freed += shrink_chunk(chunk, direct, &scanned);
+			freed += shrink_chunk(c, chunk, &scanned);
 			if (scanned == before)
 				break;          /* nothing to scan */
 		}
 	}
-	reclaim_unlock();
+	__atomic_sub_fetch(&R.rounds, 1, __ATOMIC_ACQ_REL);
 	return freed;
+}
+
+/* Direct reclaim for an allocation below the min watermark: at most
+ * DIRECT_TARGET pages (Linux's nr_to_reclaim), in a context of its own,
+ * next to kswapd and other direct reclaimers.  Returns pages freed, or 1
+ * when free memory was back above min before it scanned (someone else
+ * reclaimed meanwhile: the caller just retries its allocation).
+ *
+ * The exclusion is taken before a pool context, never after: a teardown
+ * holding it exclusively may itself reclaim (its allocation), and must
+ * then find the pool's contexts free, not held by rounds waiting for it. */
+static uint64_t shrink_direct(void)
+{
+	bool nested = shared_lock();
+	struct reclaim_ctx *c = ctx_get_direct();
+	if (c && pmm_free_pages() > reclaim_knobs.wm_min) {
+		ctx_put(c);
+		c = NULL;
+	}
+	if (!c) {
+		shared_unlock(nested);
+		vmstat_inc(RECLAIM_DIRECT_SKIPPED);
+		return 1;
+	}
+	c->direct = true;
+	uint64_t want = DIRECT_TARGET < reclaim_knobs.batch ? DIRECT_TARGET : reclaim_knobs.batch;
+	__atomic_add_fetch(&R.direct, 1, __ATOMIC_ACQ_REL);
+	uint64_t freed = shrink(c, want);
+	__atomic_sub_fetch(&R.direct, 1, __ATOMIC_ACQ_REL);
+	ctx_put(c);
+	shared_unlock(nested);
+	return freed;
+}
+
+/* Called by reclaim_pages (tests, swapoff), which are not kswapd: a pool
+ * context, waited for if need be, whatever free memory says. */
+static struct reclaim_ctx *ctx_get_any(void)
+{
+	struct reclaim_ctx *c = ctx_take();
+	while (!c) {
+		sleep_ms(1);
+		c = ctx_take();
+	}
+	return c;
 }
 
 uint64_t reclaim_pages(uint64_t pages)
 {
 	uint64_t total = 0;
 	for (int idle = 0; pmm_free_pages() < pages && idle < 8;) {
-		uint64_t got = shrink(reclaim_knobs.batch, false);
+		bool nested = shared_lock();    /* before the context: shrink_direct says why */
+		struct reclaim_ctx *c = ctx_get_any();
+		c->direct = false;
+		uint64_t got = shrink(c, reclaim_knobs.batch);
+		ctx_put(c);
+		shared_unlock(nested);
 		total += got;
 		idle = got ? 0 : idle + 1;
 	}
@@ -682,10 +958,22 @@ static void kswapd(void *arg)
 		wait_event_timeout(&R.kswapd_wq, kswapd_wanted, NULL, 0);
 		R.kswapd_wake = false;
 		vmstat_inc(KSWAPD_WAKEUPS);
+		/* Free pages parked on other CPUs' lists are counted free but
+		 * sit out of the buddy: give them back before reclaiming for
+		 * more (Linux's drain_all_pages on the reclaim path). */
+		pmm_drain_all();
 		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high + ra_ahead && idle < 3;) {
-			while (__atomic_load_n(&R.waiting, __ATOMIC_ACQUIRE))
-				sleep_ms(1);    /* a direct reclaimer goes first */
-			if (shrink(reclaim_knobs.batch, false)) {
+			/* Scanning is CPU work: with a direct reclaimer on every
+			 * CPU, kswapd's round would only slow theirs down.  At
+			 * swap full on one CPU, where every round scans the whole
+			 * lists for nothing, the two side by side took the OOM
+			 * kill past hangcheck's 5 s (test_oom_swap_full_random). */
+			while (__atomic_load_n(&R.direct, __ATOMIC_ACQUIRE) >= smp_cpus_online())
+				sleep_ms(1);
+			bool nested = shared_lock();
+			uint64_t got = shrink(&kswapd_ctx, reclaim_knobs.batch);
+			shared_unlock(nested);
+			if (got) {
 				idle = 0;
 			} else {
 				idle++;
@@ -724,7 +1012,7 @@ struct page *alloc_user_page(bool zero)
 		}
 		vmstat_inc(ALLOCSTALL);
 		psi_memstall_enter(true);       /* /proc/pressure/memory: this thread waits for memory */
-		bool freed = shrink(reclaim_knobs.batch, true);
+		bool freed = shrink_direct();
 		if (!freed && tries < 8)
 			sleep_ms(2);            /* writes may be completing */
 		psi_memstall_leave(true);
@@ -760,9 +1048,10 @@ struct page *alloc_ra_page(uint64_t window)
 
 void reclaim_init(void)
 {
-	mutex_init(&R.mutex, "reclaim");
 	waitq_init(&R.kswapd_wq, "kswapd");
-	waitq_init(&wb_wq, "writeback");
+	waitq_init(&X.wq, "reclaim-excl");
+	waitq_init(&P.wq, "reclaim-pool");
+	ctx_init(&kswapd_ctx);
 	struct pmm_stats st;
 	pmm_get_stats(&st);
 	R.total_pages = st.total_pages;
@@ -782,5 +1071,6 @@ void reclaim_init(void)
 		reclaim_knobs.batch = MAX_BATCH;
 	reclaim_knobs.swappiness = kcfg.swappiness_set ? (unsigned)kcfg.swappiness : 60;
 	reclaim_knobs.used_once_swapbacked = kcfg.used_once_set ? kcfg.used_once_swapbacked : true;
+	ctx_add(1);             /* the boot CPU's; reclaim_init_cpus adds the APs' */
 	R.kswapd = thread_create("kswapd", kswapd, NULL, SCHED_NORMAL);
 }

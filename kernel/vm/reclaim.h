@@ -16,6 +16,10 @@
 struct page;
 
 void reclaim_init(void);
+/* Once the APs are online: a direct-reclaim context for each CPU (so that
+ * as many tasks can reclaim at once), made at boot so that no run pays
+ * for them in its memory balance. */
+void reclaim_init_cpus(void);
 /* A page for user memory (zeroed when zero is set).  May sleep and
  * reclaim; NULL only when the OOM killer chose the caller's task or
  * nothing at all can be freed. */
@@ -39,9 +43,11 @@ struct page *alloc_user_page(bool zero);
  * context. */
 struct page *alloc_ra_page(uint64_t window);
 
-/* Reclaim and teardown exclusion: held by reclaim while it follows
- * reverse maps, and by address-space and shmem teardown, so the mm or
- * object a page points to cannot vanish under reclaim. */
+/* Reclaim and teardown exclusion: held exclusively by address-space
+ * and shmem teardown (and swapoff's walk of the objects), so the mm or
+ * object a page points to cannot vanish under reclaim, whose rounds hold
+ * it shared (any number at once).  Nests; may sleep; a round started by
+ * the holder's own allocation runs inside its hold. */
 void reclaim_lock(void);
 void reclaim_unlock(void);
 

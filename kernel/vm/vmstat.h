@@ -23,6 +23,10 @@ enum vmstat_item {
 	SWAP_WRITE_REQS, SWAP_READ_REQS,
 	PGSCAN_FILE, PGSTEAL_FILE,
 	TLB_SHOOTDOWN_IPIS, TLB_SHOOTDOWN_PAGES,
+	/* Concurrent reclaim (reclaim.c): rounds begun while another ran;
+	 * direct reclaimers that waited for a context; direct reclaim calls
+	 * that found free memory back above min and scanned nothing. */
+	RECLAIM_OVERLAP, RECLAIM_DIRECT_WAITED, RECLAIM_DIRECT_SKIPPED,
 	VMSTAT_NITEMS
 };
 

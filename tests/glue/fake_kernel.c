@@ -33,6 +33,7 @@
 #include "lib/errno.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
+#include "arch/x86_64/smpboot.h"
 #include "swap/readahead.h"
 
 struct fake_state fake;
@@ -137,6 +138,9 @@ uint64_t time_ns(void)
 /* /proc/pressure/memory's accounting is not under test here. */
 void psi_memstall_enter(bool running) { (void)running; }
 void psi_memstall_leave(bool running) { (void)running; }
+
+/* One CPU: reclaim's context pool stays at kswapd's and one direct. */
+int smp_cpus_online(void) { return 1; }
 
 void sleep_ms(uint64_t ms)
 {

@@ -67,6 +67,8 @@ struct page *phys_to_page(uint64_t pa)
 }
 
 uint64_t pmm_free_pages(void) { return (uint64_t)nfree - held; }
+/* The fake has no per-CPU lists: every free frame is on free_stack. */
+void pmm_drain_all(void) { }
 uint64_t fake_pmm_used(void) { return FAKE_FRAMES - (uint64_t)nfree; }
 
 void fake_pmm_set_free(uint64_t n)

@@ -350,6 +350,26 @@ TEST(reclaim_watermarks_wake_kswapd_and_reclaim_directly)
 	teardown();
 }
 
+/* A direct reclaimer frees what its caller needs, not a whole swap-out
+ * batch: 32 pages at most (Linux's nr_to_reclaim), however large the
+ * batch; with several CPUs, each stalled task reclaiming a full batch
+ * swapped out far more than the load needed (issue 14). */
+TEST(reclaim_direct_stops_at_its_target)
+{
+	setup(200, 10, 512, 128);
+	watermarks(16, 32, 48);
+	kills = kill_frees = 0;
+	struct page *a = alloc_policy(no_reserve);
+	CHECK(a != NULL);
+	CHECK_EQ(fake.vmstat[ALLOCSTALL], 1);
+	CHECK(fake.vmstat[PGSTEAL_DIRECT] >= 1);
+	CHECK(fake.vmstat[PGSTEAL_DIRECT] <= 32);
+	CHECK(fake.vmstat[PGSCAN_DIRECT] <= 32 * 13);   /* one chunk per priority at most */
+	CHECK_EQ(fake.vmstat[RECLAIM_DIRECT_SKIPPED], 0);
+	free_page(a);
+	teardown();
+}
+
 /* kswapd, woken below low, reclaims until free memory is back above high,
  * then sleeps again (where the fake lets the test out). */
 TEST(reclaim_kswapd_works_up_to_the_high_watermark)
