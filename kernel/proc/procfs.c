@@ -18,6 +18,7 @@
 #include "vm/lru.h"
 #include "vm/shmem.h"
 #include "vm/vmstat.h"
+#include "vm/page_ref.h"
 #include "vm/reclaim.h"
 #include "vm/pagecache.h"
 #include "vm/psi.h"
@@ -326,14 +327,14 @@ static size_t meminfo(char *buf, size_t cap)
 
 /* Linux's gauges first (Linux meaning: shmem is on the anon lists), then
  * our own split and every event counter under its record name. */
-#define VMSTAT_GAUGES 12
+#define VMSTAT_GAUGES 13
 
 static size_t vmstat(char *buf, size_t cap)
 {
 	const char *names[VMSTAT_GAUGES + VMSTAT_NITEMS] = {
 		"nr_free_pages", "nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file",
 		"nr_shmem", "nr_swapcached", "nr_inactive_shmem", "nr_active_shmem",
-		"nr_file_pages", "nr_dirty", "nr_writeback",
+		"nr_file_pages", "nr_dirty", "nr_writeback", "nr_mapped",
 	};
 	uint64_t vals[VMSTAT_GAUGES + VMSTAT_NITEMS] = {
 		pmm_free_pages(), lru_size(LRU_ANON, false) + lru_size(LRU_SHMEM, false),
@@ -342,7 +343,7 @@ static size_t vmstat(char *buf, size_t cap)
 		swapcache_size(), lru_size(LRU_SHMEM, false), lru_size(LRU_SHMEM, true),
 		/* Linux's nr_file_pages counts shmem and the swap cache too. */
 		pagecache_nr_pages() + shmem_total_resident() + swapcache_size(), pagecache_nr_dirty(),
-		pagecache_nr_writeback(),
+		pagecache_nr_writeback(), page_nr_mapped(),
 	};
 	for (int i = 0; i < VMSTAT_NITEMS; i++) {
 		names[VMSTAT_GAUGES + i] = vmstat_name(i);

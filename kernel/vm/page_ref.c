@@ -32,6 +32,29 @@ bool get_page_unless_zero(struct page *p)
 	return false;
 }
 
+/* Pages of the page cache and of shmem objects mapped by a PTE: counted
+ * at the 0 -> 1 and 1 -> 0 steps of mapcount, which the atomics order,
+ * so each step is counted once however PTEs race.  PG_FILE and PG_SHMEM
+ * are set before a page is first mapped and stay while it is mapped (the
+ * cache and the object hold it), so both steps see the same kind. */
+static uint64_t nr_mapped;      /* [A] */
+
+static bool mapped_kind(const struct page *p) { return page_test(p, PG_FILE | PG_SHMEM); }
+
+void page_map_add(struct page *p)
+{
+	if (__atomic_add_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL) == 1 && mapped_kind(p))
+		__atomic_add_fetch(&nr_mapped, 1, __ATOMIC_RELAXED);
+}
+
+void page_map_sub(struct page *p)
+{
+	if (__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL) == 0 && mapped_kind(p))
+		__atomic_sub_fetch(&nr_mapped, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t page_nr_mapped(void) { return __atomic_load_n(&nr_mapped, __ATOMIC_RELAXED); }
+
 void put_page(struct page *p)
 {
 	int32_t v = __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL);

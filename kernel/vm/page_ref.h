@@ -32,6 +32,14 @@ void unlock_page(struct page *p);
 /* Sleep until the page is unlocked (without taking the lock). */
 void wait_on_page(struct page *p);
 
+/* A PTE starts or stops mapping p (the caller holds the PTE's lock).
+ * They keep Linux's nr_mapped: page-cache and shmem pages mapped by at
+ * least one PTE (Linux's NR_FILE_MAPPED, "Mapped:"; shmem is a file
+ * there).  Any context. */
+void page_map_add(struct page *p);
+void page_map_sub(struct page *p);
+uint64_t page_nr_mapped(void);
+
 /* Before the first lock_page: the sleepers' wait queues. */
 void page_ref_init(void);
 

@@ -150,7 +150,7 @@ static void drop_pte(struct mm *mm, uint64_t va, struct page *p, struct tlb_batc
 {
 	tlb_batch_add(tlb, &mm->cpus, va);
 	mm->rss--;
-	__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+	page_map_sub(p);
 	put_page(p);
 }
 
@@ -184,7 +184,7 @@ bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entr
 	if (ok) {
 		pt_set(mm->pml4, va, saved);
 		get_page(p);
-		__atomic_add_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+		page_map_add(p);
 		p->mapping = mm;
 		p->index = va;
 		mm->rss++;

@@ -142,7 +142,7 @@ static void release_pte(pte_t e)
 		p->mapping = NULL;      /* the reverse map ends here */
 	else if (page_test(p, PG_FILE) && pt_pte_dirty(e))
 		pagecache_set_page_dirty(p);    /* a shared mapping wrote it */
-	__atomic_sub_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+	page_map_sub(p);
 	put_page(p);
 }
 
@@ -224,7 +224,7 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 	if (ok && pt_set(mm->pml4, va, pt_make(page_to_phys(p), ptflags)) == PT_NOMEM)
 		ok = false;
 	if (ok) {
-		__atomic_add_fetch(&p->mapcount, 1, __ATOMIC_ACQ_REL);
+		page_map_add(p);
 		mm->rss++;
 		if (page_test(p, PG_ANON)) {
 			p->mapping = mm;
@@ -268,7 +268,7 @@ static enum vm_fault_result cow_file(struct mm *mm, const struct vma *v, uint64_
 		pt_unmap(mm->pml4, va);                 /* the cache page's PTE goes */
 		tlb_batch_add(&tlb, &mm->cpus, va);
 		mm->rss--;
-		__atomic_sub_fetch(&src->mapcount, 1, __ATOMIC_ACQ_REL);
+		page_map_sub(src);
 		put_page(src);
 	}
 	spin_unlock_irqrestore(&mm->ptl, on);

@@ -10,6 +10,7 @@
 #include "swap/swapcache.h"
 #include "shmem.h"
 #include "pagecache.h"
+#include "page_ref.h"
 #include "core/console.h"
 #include "core/record.h"
 #include "core/time.h"
@@ -58,6 +59,7 @@ static void gauges(struct json *j)
 	/* Linux's nr_file_pages: the page cache with shmem and swap cache. */
 	json_u64(j, "nr_file_pages", pagecache_nr_pages() + shmem_total_resident() + swapcache_size());
 	json_u64(j, "nr_pagecache_blk", pagecache_nr_pages());
+	json_u64(j, "nr_mapped", page_nr_mapped());
 	json_u64(j, "nr_dirty", pagecache_nr_dirty());
 	json_u64(j, "nr_writeback", pagecache_nr_writeback());
 	json_u64(j, "nr_shmem", shmem_total_resident());

@@ -197,6 +197,8 @@ def test_pagecache_mmap_shared_and_private(ctx):
     expect([x['exit_code'] for x in e] == [0] * 6, 'exits %r' % [(x['cmdline'], x['exit_code']) for x in e])
     with open(data, 'rb') as f:
         expect(int.from_bytes(f.read(8), 'little') == pattern_word(13, 0), 'the disk does not hold seed 13')
+    v = vm_final(r)
+    expect(v['nr_mapped'] == 0, 'nr_mapped %d with nothing mapped (MAP_PRIVATE copies unmap the cache page)' % v['nr_mapped'])
 
 
 def test_pagecache_mmap_larger_than_memory(ctx):
@@ -213,6 +215,9 @@ def test_pagecache_mmap_larger_than_memory(ctx):
     expect(v['pgsteal_file'] > 10000, 'mapped file pages not reclaimed: %d' % v['pgsteal_file'])
     expect(v['pgmajfault'] > 0, 'no major faults on the mapping')
     expect(v['oom_kill'] == 0, 'OOM kill')
+    # Linux's nr_mapped: every mapping is gone, and reclaim's unmaps and
+    # the faults that mapped the pages again balanced.
+    expect(v['nr_mapped'] == 0, 'nr_mapped %d with nothing mapped' % v['nr_mapped'])
 
 
 def test_pagecache_flusher_expiry_and_background_limit(ctx):
