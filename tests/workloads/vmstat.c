@@ -16,6 +16,7 @@
  * 3 /proc could not be read or parsed.
  */
 #include "rt/rt.h"
+#include "wlio.h"
 
 #define VMSTAT_USAGE "vmstat INTERVAL_MS COUNT"
 #define SYS_OPENAT 257
@@ -54,34 +55,6 @@ static long slurp(int fd, char *buf, size_t cap)
 	return (long)len;
 }
 
-/* The number after `name` + sep at the start of a line, or false. */
-static bool field(const char *text, const char *name, char sep, uint64_t *out)
-{
-	size_t n = rt_strlen(name);
-	for (const char *l = text; *l;) {
-		bool match = true;
-		for (size_t i = 0; i < n && match; i++)
-			match = l[i] == name[i];
-		if (match && l[n] == sep) {
-			const char *p = l + n + 1;
-			while (*p == ' ')
-				p++;
-			uint64_t v = 0;
-			if (*p < '0' || *p > '9')
-				return false;
-			while (*p >= '0' && *p <= '9')
-				v = v * 10 + (uint64_t)(*p++ - '0');
-			*out = v;
-			return true;
-		}
-		while (*l && *l != '\n')
-			l++;
-		if (*l)
-			l++;
-	}
-	return false;
-}
-
 struct sample {
 	uint64_t v[V_N];
 	uint64_t swpd_kb;
@@ -95,12 +68,12 @@ static bool take(int vfd, int mfd, struct sample *s)
 	if (slurp(vfd, text, sizeof text) < 0)
 		return false;
 	for (int i = 0; i < V_N; i++)
-		if (!field(text, vnames[i], ' ', &s->v[i])) {
+		if (!wlio_proc_field(text, vnames[i], ' ', &s->v[i])) {
 			rt_dprintf(2, "vmstat: /proc/vmstat has no %s\n", vnames[i]);
 			return false;
 		}
-	if (slurp(mfd, text, sizeof text) < 0 || !field(text, "SwapTotal", ':', &total) ||
-	    !field(text, "SwapFree", ':', &free_kb)) {
+	if (slurp(mfd, text, sizeof text) < 0 || !wlio_proc_field(text, "SwapTotal", ':', &total) ||
+	    !wlio_proc_field(text, "SwapFree", ':', &free_kb)) {
 		rt_dprintf(2, "vmstat: /proc/meminfo has no SwapTotal/SwapFree\n");
 		return false;
 	}
