@@ -135,6 +135,8 @@ PURE_SRC += kernel/proc/procfs_text.c
 PURE_SRC += kernel/vm/pagecache_idx.c kernel/vm/pagecache_policy.c
 # PSI's running averages (/proc/pressure/memory).
 PURE_SRC += kernel/vm/psi_avg.c
+# The PVH boot's initrd reader.
+PURE_SRC += kernel/lib/cpio.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
 
@@ -254,7 +256,12 @@ IMAGE_FILES ?= $(foreach b,$(WBINS),$(b):bin/$(notdir $(b))) $(foreach s,$(SCRIP
 $(BUILD)/disk.img: $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(WBINS) tools/mkimage FORCE
 	tools/mkimage -o $@ -l $(BUILD)/BOOTX64.EFI -k $(BUILD)/kernel.elf -c '$(CMDLINE)' $(IMAGE_FILES)
 
-image: $(BUILD)/disk.img
+# The same files as a newc cpio for the PVH boot (QEMU -kernel kernel.elf
+# -initrd initrd.cpio, no firmware): the QEMU tests' fast path.
+$(BUILD)/initrd.cpio: $(WBINS) $(SCRIPTS) tools/mkinitrd tools/mmtools/cpio.py
+	tools/mkinitrd -o $@ $(IMAGE_FILES)
+
+image: $(BUILD)/disk.img $(BUILD)/initrd.cpio
 
 # The default image plus a mkswap'ed Linux swap partition 2 of SWAP MiB
 # after the ESP: make stick-image SWAP=4096 gives build/stick.img, which
