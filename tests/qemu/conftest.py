@@ -20,6 +20,8 @@ import rig  # noqa: E402
 
 def pytest_addoption(parser):
     parser.addoption('--build', default='build', help='build directory (logs go to BUILD/qemu-tests/)')
+    parser.addoption('--uefi', action='store_true',
+                     help='boot every case through OVMF and the UEFI loader (default: the PVH entry where a case allows)')
 
 
 def pytest_collection_modifyitems(config, items):
@@ -39,7 +41,8 @@ def ctx(request):
     spec = getattr(request.node, 'callspec', None)
     if spec:
         name += '_' + spec.id
-    c = rig.Ctx(build, outdir, name)
+    c = rig.Ctx(build, outdir, name,
+                uefi=request.config.getoption('--uefi') or request.node.get_closest_marker('uefi') is not None)
     request.node.qemu_ctx = c
     return c
 

@@ -16,12 +16,13 @@ class Ctx:
     """One case's view of the rig: its name (log and scratch files are
     OUTDIR/NAME.*), the build directory, and every boot it made (runs,
     shared with the contexts for_case derives) for the balance check."""
-    def __init__(self, build, outdir, name=None, runs=None):
+    def __init__(self, build, outdir, name=None, runs=None, uefi=False):
         self.build, self.outdir, self.name = build, outdir, name
         self.runs = [] if runs is None else runs
+        self.uefi = uefi
 
     def for_case(self, name):
-        return Ctx(self.build, self.outdir, name, self.runs)
+        return Ctx(self.build, self.outdir, name, self.runs, self.uefi)
 
     @property
     def image(self):
@@ -30,10 +31,29 @@ class Ctx:
     def path(self, suffix):
         return os.path.join(self.outdir, '%s.%s' % (self.name, suffix))
 
+    def pvh_ok(self, cmdline, image, kw):
+        """Whether this boot can skip the firmware: the built image with
+        a command line, booted from NVMe, RAM that pvh_entry.asm's 4 GiB
+        identity map covers on q35 (up to 2 GiB, all below 3 GiB), and the
+        case not marked uefi (the firmware, loader, ESP and results file
+        are what it tests)."""
+        mem = str(kw.get('mem', '256M')).upper()
+        mib = int(mem[:-1]) * (1024 if mem.endswith('G') else 1) if mem[-1] in 'MG' else int(mem)
+        return (not self.uefi and image is None and cmdline is not None and kw.get('boot', 'nvme') == 'nvme'
+                and 'direct' not in kw and mib <= 2048 and os.path.exists(self.initrd))
+
+    @property
+    def initrd(self):
+        return os.path.join(self.build, 'initrd.cpio')
+
     def boot(self, cmdline='', image=None, timeout=60, log='log', **kw):
         """Boot image (default: the built disk.img) with cmdline written
         into a copy of it; cmdline=None boots image itself, as it is (its
-        results file then lands in it).  The console goes to path(log)."""
+        results file then lands in it).  The console goes to path(log).
+        The built image with a command line boots through the PVH entry
+        (QEMU -kernel, no firmware) unless pvh_ok says no."""
+        if self.pvh_ok(cmdline, image, kw):
+            kw['pvh'] = {'kernel': os.path.join(self.build, 'kernel.elf'), 'initrd': self.initrd}
         r = qemurig.run(image or self.image, cmdline=cmdline, timeout=timeout,
                         log_path=self.path(log), workdir=self.outdir, **kw)
         self.runs.append((self.path(log), r))

@@ -46,6 +46,7 @@ def test_nvme_blk_selftest(ctx):
            'I/O vector of nvme1 never fired: %r' % irq)
 
 
+@pytest.mark.uefi    # the boot disk is found by the ESP the loader names
 def test_nvme_boot_disk(ctx):
     # The boot NVMe: found, its ESP listed, and refused as a scratch disk.
     r = ctx.boot('quiet test=blk blkdev=nvme0n1p1', timeout=90)
@@ -389,6 +390,7 @@ def unreadable_gpt_disk(ctx):
     return img, ['-blockdev', node, '-device', 'nvme,serial=nogpt,drive=nogpt']
 
 
+@pytest.mark.uefi    # its second boot needs the boot disk found through the loader's ESP
 def test_blk_unreadable_gpt_refused_while_boot_disk_missing(ctx):
     # Booted from USB on EHCI (no driver here, so the boot disk is never found):
     # a disk whose GPT cannot be read might be the boot disk, and is not

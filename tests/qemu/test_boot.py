@@ -6,6 +6,10 @@ import pytest
 
 from rig import expect, expect_ok, boot_record, expect_in_log, expect_panic
 
+# The firmware, the UEFI loader, the ESP or the results file is what these
+# cases test: never the PVH shortcut (rig.Ctx.pvh_ok).
+pytestmark = pytest.mark.uefi
+
 
 # ------------------------------------------------------------ boot devices
 

@@ -78,6 +78,7 @@ def test_pagecache_write_read_back_across_reclaim(ctx):
     expect(v['nr_dirty'] == 0 and v['nr_writeback'] == 0, 'dirty pages left: %r' % v)
 
 
+@pytest.mark.uefi    # the ESP refusal needs the boot partition the loader names
 def test_pagecache_write_safety(ctx):
     # Three data disks: nvme1n1 named in data=, nvme2n1 not, nvme3n1 an
     # active swap area named in data= too; and the ESP named.  Only

@@ -8,7 +8,13 @@ import re
 import shutil
 import subprocess
 
+import pytest
+
 from rig import expect, expect_ok, expect_in_log
+
+# The firmware, the UEFI loader, the ESP or the results file is what these
+# cases test: never the PVH shortcut (rig.Ctx.pvh_ok).
+pytestmark = pytest.mark.uefi
 
 SCRIPT = '''# results-file test: two short runs, one table
 mem 48M

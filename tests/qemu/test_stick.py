@@ -16,8 +16,14 @@ import re
 import shutil
 import subprocess
 
+import pytest
+
 from rig import expect, expect_ok, expect_in_log, one_record, disks_by_name, vm_final, \
     expect_clean_exits, blkdebug_nvme, scratch_disk
+
+# The firmware, the UEFI loader, the ESP or the results file is what these
+# cases test: never the PVH shortcut (rig.Ctx.pvh_ok).
+pytestmark = pytest.mark.uefi
 
 SECTOR = 512
 ESP_START = 2048

@@ -23,6 +23,10 @@ from rig import expect, expect_ok, expect_in_log, one_record, scratch_disk, self
 from test_stick import FIRMWARE_TRIES, swap_on_stick, esp_files
 from test_results import check_results_file
 
+# The firmware, the UEFI loader, the ESP or the results file is what these
+# cases test: never the PVH shortcut (rig.Ctx.pvh_ok).
+pytestmark = pytest.mark.uefi
+
 
 class Qmp:
     """QEMU's QMP monitor on a unix socket the case names on QEMU's

@@ -45,8 +45,10 @@ def set_cmdline(image, cmdline, workdir):
     return path
 
 
-def boot_args(boot, image):
-    drive = '-drive if=none,id=boot,format=raw,file=%s' % image
+def boot_args(boot, image, pvh=False):
+    """pvh: the disk is there (the kernel numbers disks as in a firmware
+    boot) but nothing boots from it, and nothing written reaches the file."""
+    drive = '-drive if=none,id=boot,format=raw,%sfile=%s' % ('snapshot=on,' if pvh else '', image)
     if boot == 'nvme':
         dev = ['-device', 'nvme,serial=boot0,drive=boot,bootindex=0']
     elif boot == 'sata':
@@ -65,6 +67,8 @@ def boot_args(boot, image):
                '-device', 'usb-storage,bus=ehci.0,drive=boot,removable=on,bootindex=0']
     else:
         raise ValueError('boot device must be nvme, sata, usb, usb-hub or usb-ehci, not %r' % boot)
+    if pvh:
+        dev = [d.replace(',bootindex=0', '') for d in dev]
     return drive.split(' ') + dev
 
 
@@ -101,10 +105,16 @@ def disk_args(disks, profile):
 
 
 def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icount=False,
-                 smp=1, extra=(), cpu='max', serial_out=None, direct=None):
+                 smp=1, extra=(), cpu='max', serial_out=None, direct=None, pvh=None):
     """direct: {'kernel', 'initrd', 'append'} boots a Linux kernel with
     -kernel/-initrd/-append (no firmware, no boot disk; image unused) in
     the same machine otherwise (tools/linux-peer).
+
+    pvh: {'kernel', 'initrd', 'append'} boots our kernel.elf through its
+    PVH entry (kernel/arch/x86_64/pvh_entry.asm) with the files of
+    tools/mkinitrd, no UEFI firmware: 0.6 s instead of OVMF's 5 s (70 s
+    under -icount).  image is still attached as the boot disk, read-only
+    in effect (snapshot=on), so disks keep their names.
 
     icount: True counts guest time in instructions (-icount shift=0); time
     the guest spends idle still passes in host time, and a timer that ends
@@ -117,6 +127,9 @@ def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icoun
            '-nodefaults', '-display', 'none', '-no-reboot']
     if direct:
         cmd += ['-kernel', direct['kernel'], '-initrd', direct['initrd'], '-append', direct['append']]
+    elif pvh:
+        cmd += ['-kernel', pvh['kernel'], '-initrd', pvh['initrd'], '-append', pvh['append']]
+        cmd += boot_args(boot, image, pvh=True)
     else:
         cmd += ['-drive', 'if=pflash,format=raw,readonly=on,file=' + OVMF_CODE,
                 '-drive', 'if=pflash,format=raw,snapshot=on,file=' + OVMF_VARS]
@@ -165,17 +178,20 @@ class Result:
 
 def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None, echo=False,
         disks=(), profile='none', icount=False, smp=1, extra=(), stop_pattern=None, cpu='max',
-        workdir=None, direct=None, on_line=None):
+        workdir=None, direct=None, on_line=None, pvh=None):
     """Boot image and return a Result.  stop_pattern: kill QEMU once a line
     matches (for failures the firmware never returns from).  direct: see
     qemu_command (image and cmdline are then unused).  on_line: called
     with each console line as it arrives (a test that acts on the guest
-    through QEMU's monitor mid-run)."""
+    through QEMU's monitor mid-run).  pvh: {'kernel', 'initrd'} boots
+    through the PVH entry with cmdline on QEMU's -append (qemu_command)."""
     tmp_image = None
-    if cmdline is not None and not direct:
+    if pvh:
+        pvh = dict(pvh, append=cmdline or '')
+    elif cmdline is not None and not direct:
         workdir = workdir or os.path.dirname(os.path.abspath(image))
         tmp_image = image = set_cmdline(image, cmdline, workdir)
-    cmd = qemu_command(image, boot, mem, disks, profile, icount, smp, extra, cpu, direct=direct)
+    cmd = qemu_command(image, boot, mem, disks, profile, icount, smp, extra, cpu, direct=direct, pvh=pvh)
     start = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)

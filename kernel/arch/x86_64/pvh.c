@@ -97,6 +97,26 @@ static void add_region(uint64_t base, uint64_t bytes, uint32_t type, uint32_t ra
 	r->efi_attr = 0;
 }
 
+/* One E820 entry, less the initrd: QEMU puts the initrd at the top of low
+ * RAM, below the ACPI tables, and SeaBIOS marks more of that top reserved
+ * for its own data (192 KiB with two NVMe disks, 128 KiB with one), so the
+ * initrd's tail can lie in a "reserved" entry.  That is RAM the initrd was
+ * copied into after SeaBIOS was done with it; a reserved type there would
+ * keep the files out of the direct map. */
+static void add_e820(const struct hvm_memmap_entry *e, uint64_t lo, uint64_t hi)
+{
+	uint32_t t = e820_type(e->type);
+	uint64_t s = e->addr, end = e->addr + e->size;
+	if (t == BOOT_MEM_USABLE || end <= lo || s >= hi || end < s) {
+		add_region(s, e->size, t, e->type);
+		return;
+	}
+	if (s < lo)
+		add_region(s, lo - s, t, e->type);
+	if (end > hi)
+		add_region(hi, end - hi, t, e->type);
+}
+
 static bool add_file(void *ctx, const struct cpio_entry *e)
 {
 	(void)ctx;
@@ -165,6 +185,20 @@ void pvh_main(uint32_t start_info, uint64_t entry_tsc)
 		memcpy(bi.cmdline, c, n);
 	}
 
+	/* The initrd first: where it lies matters to the memory map. */
+	const struct hvm_modlist_entry *mod = NULL;
+	uint64_t ird_lo = 0, ird_hi = 0;
+	if (si->nr_modules && si->modlist_paddr && si->modlist_paddr < PVH_LOW_LIMIT) {
+		mod = (const void *)si->modlist_paddr;
+		if (mod->paddr + mod->size > PVH_LOW_LIMIT || mod->paddr + mod->size < mod->paddr) {
+			why("PVH boot: initrd at %lx (%lu bytes) is beyond the first 4 GiB", mod->paddr, mod->size);
+			mod = NULL;
+		} else {
+			ird_lo = mod->paddr & ~0xfffull;
+			ird_hi = (mod->paddr + mod->size + 0xfff) & ~0xfffull;
+		}
+	}
+
 	if (si->version >= 1 && si->memmap_paddr && si->memmap_paddr < PVH_LOW_LIMIT) {
 		const struct hvm_memmap_entry *m = (const void *)si->memmap_paddr;
 		uint32_t n = si->memmap_entries;
@@ -174,23 +208,18 @@ void pvh_main(uint32_t start_info, uint64_t entry_tsc)
 		}
 		bi.efi_desc_count = n;
 		for (uint32_t i = 0; i < n; i++)
-			add_region(m[i].addr, m[i].size, e820_type(m[i].type), m[i].type);
+			add_e820(&m[i], ird_lo, ird_hi);
 	} else {
 		why("PVH boot: start_info version %u has no memory map", si->version);
 	}
 	add_region(bi.kernel_phys, bi.kernel_size, BOOT_MEM_KERNEL, 0);
 
-	if (si->nr_modules && si->modlist_paddr && si->modlist_paddr < PVH_LOW_LIMIT) {
-		const struct hvm_modlist_entry *mod = (const void *)si->modlist_paddr;
-		if (mod->paddr + mod->size > PVH_LOW_LIMIT || mod->paddr + mod->size < mod->paddr) {
-			why("PVH boot: initrd at %lx (%lu bytes) is beyond the first 4 GiB", mod->paddr, mod->size);
-		} else {
-			add_region(mod->paddr, mod->size, BOOT_MEM_BOOTDATA, 0);
-			uint64_t off;
-			enum cpio_error err = cpio_walk((const void *)mod->paddr, mod->size, add_file, NULL, &off);
-			if (err)
-				why("PVH boot: initrd: %s at offset %lu", cpio_strerror(err), off);
-		}
+	if (mod) {
+		add_region(mod->paddr, mod->size, BOOT_MEM_BOOTDATA, 0);
+		uint64_t off;
+		enum cpio_error err = cpio_walk((const void *)mod->paddr, mod->size, add_file, NULL, &off);
+		if (err)
+			why("PVH boot: initrd: %s at offset %lu", cpio_strerror(err), off);
 	}
 
 	bi.rsdp_phys = si->rsdp_paddr ? si->rsdp_paddr : find_rsdp();
