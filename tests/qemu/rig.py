@@ -16,13 +16,16 @@ class Ctx:
     """One case's view of the rig: its name (log and scratch files are
     OUTDIR/NAME.*), the build directory, and every boot it made (runs,
     shared with the contexts for_case derives) for the balance check."""
-    def __init__(self, build, outdir, name=None, runs=None, uefi=False):
+    def __init__(self, build, outdir, name=None, runs=None, uefi=False, pvh_images=None):
         self.build, self.outdir, self.name = build, outdir, name
         self.runs = [] if runs is None else runs
         self.uefi = uefi
+        # image -> (initrd, its cmdline.txt) for images make_image built
+        # around the built kernel: they boot through the PVH entry too.
+        self.pvh_images = {} if pvh_images is None else pvh_images
 
     def for_case(self, name):
-        return Ctx(self.build, self.outdir, name, self.runs, self.uefi)
+        return Ctx(self.build, self.outdir, name, self.runs, self.uefi, self.pvh_images)
 
     @property
     def image(self):
@@ -31,16 +34,28 @@ class Ctx:
     def path(self, suffix):
         return os.path.join(self.outdir, '%s.%s' % (self.name, suffix))
 
-    def pvh_ok(self, cmdline, image, kw):
-        """Whether this boot can skip the firmware: the built image with
-        a command line, booted from NVMe, RAM that pvh_entry.asm's 4 GiB
-        identity map covers on q35 (up to 2 GiB, all below 3 GiB), and the
-        case not marked uefi (the firmware, loader, ESP and results file
-        are what it tests)."""
+    def pvh_args(self, cmdline, image, kw):
+        """The PVH boot for this boot, or None for the firmware: the built
+        image, or one make_image built around the built kernel, booted
+        from NVMe, and the case not marked uefi (the firmware, loader, ESP
+        and results file are what it tests).  Up to 2 GiB of RAM on a CPU
+        other than the default max (pvh_entry.asm then maps 4 GiB with
+        2 MiB pages; q35 keeps 2 GiB guests below 3 GiB)."""
+        if self.uefi or kw.get('boot', 'nvme') != 'nvme' or 'direct' in kw:
+            return None
         mem = str(kw.get('mem', '256M')).upper()
         mib = int(mem[:-1]) * (1024 if mem.endswith('G') else 1) if mem[-1] in 'MG' else int(mem)
-        return (not self.uefi and image is None and cmdline is not None and kw.get('boot', 'nvme') == 'nvme'
-                and 'direct' not in kw and mib <= 2048 and os.path.exists(self.initrd))
+        if kw.get('cpu', 'max') != 'max' and mib > 2048:
+            return None
+        if image is None and cmdline is not None and os.path.exists(self.initrd):
+            initrd = self.initrd
+        elif image in self.pvh_images:
+            initrd, own = self.pvh_images[image]
+            if cmdline is None:
+                cmdline = own
+        else:
+            return None
+        return {'kernel': os.path.join(self.build, 'kernel.elf'), 'initrd': initrd}, cmdline
 
     @property
     def initrd(self):
@@ -50,10 +65,11 @@ class Ctx:
         """Boot image (default: the built disk.img) with cmdline written
         into a copy of it; cmdline=None boots image itself, as it is (its
         results file then lands in it).  The console goes to path(log).
-        The built image with a command line boots through the PVH entry
-        (QEMU -kernel, no firmware) unless pvh_ok says no."""
-        if self.pvh_ok(cmdline, image, kw):
-            kw['pvh'] = {'kernel': os.path.join(self.build, 'kernel.elf'), 'initrd': self.initrd}
+        Through the PVH entry (QEMU -kernel, no firmware; no results file)
+        where pvh_args allows."""
+        p = self.pvh_args(cmdline, image, kw)
+        if p:
+            kw['pvh'], cmdline = p
         r = qemurig.run(image or self.image, cmdline=cmdline, timeout=timeout,
                         log_path=self.path(log), workdir=self.outdir, **kw)
         self.runs.append((self.path(log), r))
@@ -67,6 +83,11 @@ class Ctx:
         if kernel != '':
             args += ['-k', kernel or os.path.join(self.build, 'kernel.elf')]
         subprocess.run(args + list(files), check=True)
+        self.pvh_images.pop(out, None)
+        if kernel is None:
+            cpio = self.path('cpio')
+            subprocess.run([os.path.join('tools', 'mkinitrd'), '-o', cpio] + list(files), check=True)
+            self.pvh_images[out] = (cpio, cmdline)
         return out
 
 

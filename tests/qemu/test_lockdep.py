@@ -30,7 +30,7 @@ def lockdep_build(request):
 
 @pytest.fixture
 def lctx(ctx, lockdep_build):
-    return rig.Ctx(lockdep_build, ctx.outdir, ctx.name, ctx.runs)
+    return rig.Ctx(lockdep_build, ctx.outdir, ctx.name, ctx.runs, ctx.uefi)
 
 
 def expect_lockdep_build(r):

@@ -50,7 +50,7 @@ struct hvm_memmap_entry {
 
 #define PVH_MAX_E820  120
 #define PVH_MAX_FILES 512
-#define PVH_LOW_LIMIT (4ull << 30)      /* pvh_entry.asm's identity map */
+#define PVH_LOW_LIMIT (4ull << 30)      /* what pvh_entry.asm's identity map covers on every CPU */
 
 extern char pvh_pml4[];
 

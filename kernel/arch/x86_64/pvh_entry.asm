@@ -5,10 +5,10 @@
 ; boot path: it skips the firmware's 4-5 s (70 s under -icount) per QEMU
 ; boot; real PCs boot through the UEFI loader (boot/loader.c).
 ;
-; Here: page tables like the loader's (identity map of the first 4 GiB
-; with 2 MiB pages, enough for guests up to 2 GiB on q35, whose RAM then
-; lies below 3 GiB; the image at its link address), long mode, the boot
-; stack, then pvh_main (pvh.c) builds a boot_info and calls kmain.
+; Here: page tables like the loader's (an identity map of the first
+; 512 GiB with 1 GiB pages, or of 4 GiB with 2 MiB pages on a CPU without
+; them; the image at its link address), long mode, the boot stack, then
+; pvh_main (pvh.c) builds a boot_info and calls kmain.
 
 bits 32
 default abs
@@ -50,7 +50,31 @@ pvh_start32:
 	mov [PHYS(pvh_pml4)], eax
 	mov eax, PHYS(pvh_k_pdpt) + 3
 	mov [PHYS(pvh_pml4) + 511 * 8], eax
-	; Identity: 4 PDs of 2 MiB pages cover 0..4 GiB.
+	; Identity: 1 GiB pages over the first 512 GiB where the CPU has them
+	; (kmem's early allocator takes its page tables from the largest free
+	; range, above 4 GiB on a big guest), else 2 MiB pages over 4 GiB.
+	mov eax, 0x80000000
+	cpuid
+	cmp eax, 0x80000001
+	jb .id_2m
+	mov eax, 0x80000001
+	cpuid
+	bt edx, 26                      ; PDPE1GB
+	jnc .id_2m
+	xor ecx, ecx
+.id_1g:
+	mov eax, ecx
+	shl eax, 30
+	or eax, 0x83                    ; present, writable, 1 GiB
+	mov edx, ecx
+	shr edx, 2                      ; bits 32+ of (ecx << 30)
+	mov [PHYS(pvh_id_pdpt) + ecx * 8], eax
+	mov [PHYS(pvh_id_pdpt) + ecx * 8 + 4], edx
+	inc ecx
+	cmp ecx, 512
+	jb .id_1g
+	jmp .image
+.id_2m:
 	xor ecx, ecx
 .id_pdpt:
 	mov eax, ecx
@@ -73,6 +97,7 @@ pvh_start32:
 	cmp ecx, 2048
 	jb .id_pd
 	; The image: KERNEL_VMA (PML4 511, PDPT 510) -> KERNEL_LMA, 1 GiB of it.
+.image:
 	mov eax, PHYS(pvh_k_pd) + 3
 	mov [PHYS(pvh_k_pdpt) + 510 * 8], eax
 	xor ecx, ecx
