@@ -285,6 +285,7 @@ def test_pagecache_fadvise_dontneed_drops_the_range(ctx):
     expect(pin.get(steps[1], 0) >= 16 << 10, 'bothdrop read %r KiB from the disk, want 16 MiB' % pin.get(steps[1]))
 
 
+@pytest.mark.uefi    # the ESP refusal needs the boot partition the loader names
 def test_pagecache_data_statement_in_a_script(ctx):
     # `data DEV` in a script allows writes from there on; naming the ESP
     # is refused with one line, and the script goes on.
