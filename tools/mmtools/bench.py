@@ -56,7 +56,7 @@ def scratch(name, mib, mkswap=False):
 
 def boot(cmdline, disks, profile, timeout=1800, mem='512M'):
     r = rig.run('build/disk.img', cmdline=cmdline, mem=mem, disks=disks, profile=profile,
-                    timeout=timeout, log_path=os.path.join(OUT, 'last.log'), workdir=OUT)
+                    timeout=timeout, pvh=rig.pvh_beside('build/disk.img'), log_path=os.path.join(OUT, 'last.log'), workdir=OUT)
     if r.status != 'ok':
         sys.exit('bench: run failed (%s), see %s/last.log' % (r.status, OUT))
     return r
@@ -163,7 +163,7 @@ def ra_boot(policy, seed, patterns):
     cmds = [p.format(seed=seed) for _, p in patterns]
     r = rig.run('build/disk.img', cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + cmds),
                 mem='256M', disks=[{'file': img, 'bus': 'nvme'}], profile='none', icount='exact',
-                timeout=7200, log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
+                timeout=7200, pvh=rig.pvh_beside('build/disk.img'), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
         sys.exit('bench: %s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
@@ -227,7 +227,7 @@ def smp_boot(image, name, cmd, cpus, run):
     tag = 'smp-%s-%s-c%d-r%d' % (os.path.splitext(os.path.basename(image))[0], name, cpus, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     r = rig.run(image, cmdline='quiet mem=48M cpus=%d run="%s"' % (cpus, cmd), mem='256M',
-                disks=[{'file': img, 'bus': 'nvme'}], profile='none', smp=4, timeout=3600,
+                disks=[{'file': img, 'bus': 'nvme'}], profile='none', smp=4, timeout=3600, pvh=rig.pvh_beside(image),
                 log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':

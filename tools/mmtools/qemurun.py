@@ -47,6 +47,9 @@ def main():
                     help='-icount shift=0: guest time counts instructions; --icount=exact adds '
                     'sleep=off (idle time jumps to the next timer: exact even when idle)')
     ap.add_argument('--smp', type=int, default=1)
+    ap.add_argument('--pvh', action='store_true',
+                    help='skip the firmware: boot kernel.elf and initrd.cpio from beside the image through the '
+                    'PVH entry (QEMU -kernel; NVMe boot only; no results file)')
     ap.add_argument('--timeout', type=float, default=120)
     ap.add_argument('--log', default=None, help='serial log file (default: next to the image)')
     ap.add_argument('--quiet', action='store_true', help='do not echo the console')
@@ -64,9 +67,17 @@ def main():
             sys.exit('qemu-run: --disk %s: bus %r is not nvme, sata or usb' % (d, bus))
         disks.append({'file': f, 'bus': bus or 'nvme'})
     log = a.log or os.path.join(os.path.dirname(os.path.abspath(a.image)), 'serial.log')
+    pvh = None
+    if a.pvh:
+        pvh = rig.pvh_beside(a.image)
+        if not pvh or a.boot != 'nvme':
+            sys.exit('qemu-run: --pvh needs --boot nvme and BUILD/disk.img with kernel.elf and initrd.cpio beside it '
+                     '(make image), not %s' % a.image)
+        if a.cmdline is None:
+            sys.exit('qemu-run: --pvh needs --cmdline (the image\'s cmdline.txt is on its ESP, which a PVH boot skips)')
     r = rig.run(a.image, cmdline=a.cmdline, boot=a.boot, mem=a.mem, timeout=a.timeout,
                     log_path=log, echo=not a.quiet, disks=disks, profile=a.profile,
-                    icount=a.icount, smp=a.smp, extra=a.qemu_args)
+                    icount=a.icount, smp=a.smp, extra=a.qemu_args, pvh=pvh)
     st = r.status
     if a.summary:
         tables = script_tables(r.log)
