@@ -292,7 +292,7 @@ QEMU_TESTS = $(PYTEST) tests/qemu -n 2 --build $(BUILD) --durations=25
 
 # The host checks and every build the QEMU cases need (the lockdep kernel
 # of test_lockdep.py too), JOBS at a time, then the QEMU cases.  Cases
-# marked `long` (icount duplicates, benchmark-sized runs) are left to
+# marked `long` (benchmark-sized icount runs) are left to
 # make test-long, to keep make test short (its target: 15 minutes on a
 # 2-core host; 19 to 22 in the last two runs, README "Tests").
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

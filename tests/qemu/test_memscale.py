@@ -10,7 +10,6 @@ allocator, never written), then touches more than the limit leaves."""
 import re
 import sys
 
-import pytest
 
 from rig import expect, expect_ok, boot_record, expect_in_log, swap_image, vm_final, \
     expect_clean_exits, task_exits
@@ -84,8 +83,6 @@ def test_memscale_mem_cap_12g_of_16g(ctx):
     report_boot_ms('memscale_mem_cap_12g_of_16g', b)
 
 
-@pytest.mark.long    # make test judges boot_ms at 16 GiB in test_time_oneshot_icount
-@pytest.mark.slow
 def test_memscale_boot_16g_icount(ctx):
     # Under -icount guest time counts instructions, so a busy host cannot
     # move it: entry to boot report stays under 50 ms at 16 GiB, as at

@@ -62,8 +62,6 @@ def test_time_oneshot_icount(ctx):
     expect(cpu['ticks'] > 0 and cpu['ctx_switches'] > 0, 'cpu record %r' % cpu)
 
 
-@pytest.mark.long    # the non-default timer mode: make test judges oneshot under icount
-@pytest.mark.slow
 def test_time_periodic_icount(ctx):
     r = ctx.boot('quiet test=sleep,timer hz=250 timer=periodic', icount='exact', timeout=600)
     check_timing(selftests(r, 'sleep', 'timer'), 250, 'periodic')
