@@ -10,7 +10,6 @@ allocator, never written), then touches more than the limit leaves."""
 import re
 import sys
 
-
 from rig import expect, expect_ok, boot_record, expect_in_log, swap_image, vm_final, \
     expect_clean_exits, task_exits
 
