@@ -49,6 +49,18 @@
  *         mapped pages stay hot while reclaim ages the file lists.  The
  *         mapped words are checked (SEED's pattern must be there).
  *
+ * sharedpos: write and fsync the pattern, drop it from the cache, then
+ *         FC_POS_THREADS threads read the device through ONE descriptor,
+ *         4 KiB per read(2), until end of file.  Each piece names its
+ *         offset (its first word), so every block must arrive exactly
+ *         once: a block read twice (`pos_dups`) or never (`pos_missing`)
+ *         means two reads used the same file position.  The threads
+ *         read to the end of the device, so SIZE_MIB must be its size,
+ *         at most FC_POS_MAX_MIB.  Our kernel keeps
+ *         the position under a per-file lock for devices too; Linux locks
+ *         it (FMODE_ATOMIC_POS) only for regular files and directories,
+ *         so on a Linux block device this mode may report duplicates.
+ *
  * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
  * written at the wrong place or a stale page both show.  The device size
  * comes from ioctl(BLKGETSIZE64), as a Linux tool gets it; SIZE_MIB must
@@ -62,7 +74,7 @@
 #include "rt/rt.h"
 
 #define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
-	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx [SEED [LINGER_S]]"
+	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx|sharedpos [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -102,6 +114,7 @@ struct fc {
 	uint64_t dev_bytes;
 	uint64_t write_ns, fsync_ns, read_ns;
 	uint64_t leaked;                /* mmapp: pattern words found on the device */
+	uint64_t pos_dups, pos_missing; /* sharedpos: blocks read twice, never */
 	bool count_leaks;               /* fc_check counts matches instead of mismatches */
 };
 
@@ -166,6 +179,70 @@ static int fc_verify(struct fc *c, int fd)
 		off += (uint64_t)r;
 	}
 	c->read_ns = rt_now_ns() - t0;
+	return 0;
+}
+
+#define FC_POS_THREADS 4
+#define FC_POS_MAX_MIB 64
+#define FC_BLOCK 4096
+
+static struct fc_pos {
+	struct fc *c;
+	int fd;
+	uint64_t bad;                   /* pieces short, misplaced or wrong */
+	uint16_t seen[(FC_POS_MAX_MIB << 20) / FC_BLOCK];
+	uint64_t pbuf[FC_POS_THREADS][FC_BLOCK / 8];
+} pos;
+
+static int fc_pos_reader(void *arg)
+{
+	uint64_t *b = pos.pbuf[(long)arg];
+	const struct fc *c = pos.c;
+	for (;;) {
+		long r = rt_read(pos.fd, (char *)b, FC_BLOCK);
+		if (r == 0)
+			return 0;
+		if (r != FC_BLOCK) {
+			__atomic_add_fetch(&pos.bad, 1, __ATOMIC_RELAXED);
+			return r < 0 ? 3 : 1;
+		}
+		uint64_t off = b[0] ^ c->tag;
+		bool ok = off % FC_BLOCK == 0 && off < c->bytes;
+		for (uint64_t w = 1; ok && w < FC_BLOCK / 8; w++)
+			ok = b[w] == (c->tag ^ (off + w * 8));
+		if (!ok) {
+			__atomic_add_fetch(&pos.bad, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		__atomic_add_fetch(&pos.seen[off / FC_BLOCK], 1, __ATOMIC_RELAXED);
+	}
+}
+
+static int fc_shared_pos(struct fc *c, int fd)
+{
+	pos.c = c;
+	pos.fd = fd;
+	uint64_t t0 = rt_now_ns();
+	struct rt_thread *t[FC_POS_THREADS];
+	long n = 0, err = 0;
+	for (; n < FC_POS_THREADS && !err; n++)
+		err = rt_thread_create(&t[n], fc_pos_reader, (void *)n, 64 * 1024);
+	if (err)
+		n--;
+	for (long i = 0; i < n; i++)
+		rt_thread_join(t[i], NULL);
+	if (err)
+		return fc_fail(c, "clone", err);
+	c->read_ns = rt_now_ns() - t0;
+	for (uint64_t b = 0; b < c->bytes / FC_BLOCK; b++) {
+		c->pos_dups += pos.seen[b] > 1 ? pos.seen[b] - 1u : 0;
+		c->pos_missing += pos.seen[b] == 0;
+	}
+	c->mismatches += pos.bad + c->pos_dups + c->pos_missing;
+	if (pos.bad + c->pos_dups + c->pos_missing)
+		rt_dprintf(2, "filecheck: sharedpos: %llu blocks read twice, %llu never, %llu pieces wrong\n",
+			   (unsigned long long)c->pos_dups, (unsigned long long)c->pos_missing,
+			   (unsigned long long)pos.bad);
 	return 0;
 }
 
@@ -341,6 +418,8 @@ static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint6
 	rt_json_u64(&j, "errno", (uint64_t)-c->err);
 	rt_json_u64(&j, "mismatches", c->mismatches);
 	rt_json_u64(&j, "leaked", c->leaked);
+	rt_json_u64(&j, "pos_dups", c->pos_dups);
+	rt_json_u64(&j, "pos_missing", c->pos_missing);
 	rt_report_usage(&j, start, end);
 	rt_json_end(&j, 1);
 }
@@ -357,9 +436,10 @@ int main(int argc, char **argv, char **envp)
 	uint64_t linger = argc == 6 ? rt_arg_u64("filecheck", FC_USAGE, "LINGER_S", argv[5], 0, 3600) : 0;
 	c.tag = rt_mix64(seed + 0x13);
 	bool nf = !rt_strcmp(mode, "writenf");
-	bool drop = !rt_strcmp(mode, "bothdrop");
+	bool spos = !rt_strcmp(mode, "sharedpos");
+	bool drop = !rt_strcmp(mode, "bothdrop") || spos;
 	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop;
-	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;
+	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;       /* sharedpos: its own */
 	bool openw = !rt_strcmp(mode, "openw");
 	bool mdn = !rt_strcmp(mode, "mmapdn");
 	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") || mdn ? MAP_SHARED :
@@ -381,6 +461,11 @@ int main(int argc, char **argv, char **envp)
 		rt_usage_error(FC_USAGE, "mode '%s' is not one of those listed", mode);
 	uint64_t start = rt_now_ns();
 	int fd = fc_open(&c, (w || openw || mix || mtype == MAP_SHARED ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0));
+	/* Before anything is written. */
+	if (spos && c.bytes > (uint64_t)FC_POS_MAX_MIB << 20)
+		rt_usage_error(FC_USAGE, "sharedpos: SIZE_MIB is over the mode's limit");
+	if (fd >= 0 && spos && c.bytes != c.dev_bytes)
+		rt_usage_error(FC_USAGE, "sharedpos: the threads read to the end of the device: SIZE_MIB must be its whole size");
 	if (fd >= 0 && mix)
 		fc_mix(&c, fd, seed);
 	if (fd >= 0 && dmis)
@@ -402,7 +487,7 @@ int main(int argc, char **argv, char **envp)
 			fc_fail(&c, "lseek", r);
 	}
 	if (fd >= 0 && v && !c.failed)
-		fc_verify(&c, fd);
+		spos ? fc_shared_pos(&c, fd) : fc_verify(&c, fd);
 	if (linger) {
 		struct rt_timespec ts = { .tv_sec = (long)linger, .tv_nsec = 0 };
 		rt_nanosleep(&ts, 0);
