@@ -7,6 +7,7 @@ import pytest
 
 import rig
 from rig import expect, selftest, boot_record
+from test_lockdep import lockdep_build, lctx, check_inversion  # noqa: F401 (fixtures)
 
 
 @pytest.mark.quick
@@ -16,6 +17,12 @@ def test_rwsem_selftest(ctx):
     expect(data['max_readers_inside'] == 3, 'readers %r' % data)
     expect(data['writer_excludes_reader'] and data['waiting_writer_blocks_readers'], 'exclusion %r' % data)
     expect(data['order'] == 'WR', 'the waiting writer went after the reader: %r' % data)
+
+
+def test_lockdep_rwsem_inversion(ctx, lctx):
+    # An rwsem's classes join the lock-order graph as mutexes' do, its
+    # read holds ordered like its write holds.
+    check_inversion(ctx, lctx, 'lockdep_rwsem', ['rwa', 'mb'], kind='mutex')
 
 
 # Threads of one process on the same pages at once, all from page 0 in
