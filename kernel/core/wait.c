@@ -201,11 +201,6 @@ bool mutex_held(struct mutex *m) { return m->locked && m->owner == current_threa
 
 /* ---------------------------------------------------------------- rwsem */
 
-#define RW_READERS 0xffffffffull
-#define RW_WRITER (1ull << 32)
-#define RW_WWAIT (1ull << 33)           /* one waiting writer */
-#define RW_WAITING (~(RW_READERS | RW_WRITER))
-
 void rwsem_init(struct rwsem *s, const char *name)
 {
 	s->count = 0;
@@ -219,29 +214,25 @@ void rwsem_init(struct rwsem *s, const char *name)
 	s->stat = NULL;
 }
 
-/* A reader gets in while no writer holds or waits. */
+/* The transitions are rwsem_word.h's; a failed compare-and-swap (the
+ * word moved) decides again on the word it found. */
 static bool rw_try_read(struct rwsem *s)
 {
-	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-	while (!(c & (RW_WRITER | RW_WAITING))) {
-		if ((c & RW_READERS) == RW_READERS)
-			panic("rwsem %s: 2^32 readers", s->name);
-		if (__atomic_compare_exchange_n(&s->count, &c, c + 1, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED), n;
+	while (rwsem_word_read(c, &n))
+		if (__atomic_compare_exchange_n(&s->count, &c, n, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return true;
-	}
+	if ((c & RWSEM_READERS) == RWSEM_READERS)
+		panic("rwsem %s: 2^32 readers", s->name);
 	return false;
 }
 
-/* A writer gets in when nobody holds it; `waiting`: it counted itself
- * among the waiting writers, and stops being one. */
 static bool rw_try_write(struct rwsem *s, bool waiting)
 {
-	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-	while (!(c & (RW_READERS | RW_WRITER))) {
-		uint64_t n = c + RW_WRITER - (waiting ? RW_WWAIT : 0);
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED), n;
+	while (rwsem_word_write(c, waiting, &n))
 		if (__atomic_compare_exchange_n(&s->count, &c, n, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return true;
-	}
 	return false;
 }
 
@@ -294,13 +285,13 @@ bool down_read_trylock(struct rwsem *s)
 void up_read(struct rwsem *s)
 {
 	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-	if (!(c & RW_READERS))
+	if (!(c & RWSEM_READERS))
 		panic("rwsem %s: up_read by %s with no reader in", s->name, current_thread()->name);
 	lockdep_rwsem_release(s);
 	c = __atomic_sub_fetch(&s->count, 1, __ATOMIC_RELEASE);
 	/* The last reader out lets a waiting writer in (the readers that
 	 * wait behind it sleep on: they see the writer waiting). */
-	if (!(c & RW_READERS) && (c & RW_WAITING))
+	if (rwsem_word_wake_after_read(c))
 		waitq_wake_all(&s->wq);
 }
 
@@ -320,7 +311,7 @@ void down_write(struct rwsem *s)
 	uint64_t waited = 0;
 	if (contended) {
 		/* Counted as waiting from here on: new readers queue behind. */
-		__atomic_add_fetch(&s->count, RW_WWAIT, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&s->count, RWSEM_WWAIT, __ATOMIC_RELAXED);
 		waited = rw_wait(s, rw_try_write_waiting);
 	}
 	rw_now_writer(s, site);
@@ -346,7 +337,7 @@ void up_write(struct rwsem *s)
 	lockstat_sleep_hold(&s->stat, s->name, rdtsc() - s->write_since, s->write_site);
 	lockdep_rwsem_release(s);
 	__atomic_store_n(&s->owner, NULL, __ATOMIC_RELAXED);
-	__atomic_sub_fetch(&s->count, RW_WRITER, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&s->count, RWSEM_WRITER, __ATOMIC_RELEASE);
 	/* Readers and writers may both wait: all try again (writes are
 	 * rare - mmap, munmap, brk - so the crowd is small). */
 	waitq_wake_all(&s->wq);

@@ -20,6 +20,7 @@
 #include "lib/list.h"
 #include "spinlock.h"
 #include "sched.h"
+#include "rwsem_word.h"
 
 struct thread;
 
@@ -98,13 +99,10 @@ bool mutex_held(struct mutex *m);       /* by the current thread */
  * take it again while it holds it: a writer arriving in between would
  * wait for the first hold and the second would wait for the writer.
  *
- * One word holds the state, so an uncontended down_read/up_read is one
- * atomic operation on it and takes no spinlock (the fault path takes
- * one per fault, from every CPU at once):
- *   bits 0..31   readers holding it
- *   bit 32       a writer holds it
- *   bits 33..63  writers waiting (each blocks new readers)
- * Threads that must wait sleep on wq and try again after each wakeup;
+ * One word holds the state (rwsem_word.h: readers, writer, writers
+ * waiting), so an uncontended down_read/up_read is one atomic operation
+ * on it and takes no spinlock (the fault path takes one per fault, from
+ * every CPU at once).  Threads that must wait sleep on wq and try again after each wakeup;
  * the last reader out wakes them when a writer waits, a writer always.
  * Threads only: may sleep.
  */
@@ -137,7 +135,7 @@ bool rwsem_write_held(struct rwsem *s);
 } while (0)
 /* Panics unless s is held at all (by someone: readers are not named). */
 #define rwsem_assert_held(s) do {                                       \
-	if (!(__atomic_load_n(&(s)->count, __ATOMIC_ACQUIRE) & 0x1ffffffffull)) \
+	if (!(__atomic_load_n(&(s)->count, __ATOMIC_ACQUIRE) & (RWSEM_READERS | RWSEM_WRITER))) \
 		lock_assert_failed((s)->name, __func__);               \
 } while (0)
 

@@ -329,9 +329,9 @@ static void test_rwsem(struct json *r)
 	t.started = 0;
 	down_read(&t.s);
 	thread_create("rw-writer", rw_writer_once, &t, SCHED_NORMAL);
-	for (int i = 0; i < 2000 && !(__atomic_load_n(&t.s.count, __ATOMIC_ACQUIRE) >> 33); i++)
+	for (int i = 0; i < 2000 && !(__atomic_load_n(&t.s.count, __ATOMIC_ACQUIRE) & RWSEM_WAITING); i++)
 		sleep_ms(1);
-	bool writer_waits = __atomic_load_n(&t.s.count, __ATOMIC_ACQUIRE) >> 33;
+	bool writer_waits = __atomic_load_n(&t.s.count, __ATOMIC_ACQUIRE) & RWSEM_WAITING;
 	check(writer_waits, "the writer never waited for the reader");
 	bool blocked = !down_read_trylock(&t.s);
 	thread_create("rw-reader", rw_reader_once, &t, SCHED_NORMAL);
