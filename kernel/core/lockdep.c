@@ -437,13 +437,15 @@ void lockdep_release(struct spinlock *l)
 	irq_restore(on);
 }
 
-/* The mutex's class, found by name once and kept in the mutex. */
-static unsigned mutex_class(struct mutex *m)
+/* A sleeping lock's class (mutexes and rwsems share the name space),
+ * found by name once and kept in the lock (*cache: class + 1). */
+static unsigned sleep_class(const char *name, uint16_t *cache)
 {
-	unsigned c = __atomic_load_n(&m->lockdep_cls, __ATOMIC_ACQUIRE);
+	unsigned c = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
 	if (c)
 		return c - 1;
-	const char *name = m->name ? m->name : "(unnamed)";
+	if (!name)
+		name = "(unnamed)";
 	graph_take();
 	unsigned i = 0;
 	while (i < nmutex && mutex_names[i] != name && strcmp(mutex_names[i], name))
@@ -452,11 +454,14 @@ static unsigned mutex_class(struct mutex *m)
 		mutex_names[nmutex++] = name;
 	graph_drop();
 	c = NSPIN + (i < LOCKDEP_MUTEX_CLASSES ? i : LOCKDEP_MUTEX_CLASSES);
-	__atomic_store_n(&m->lockdep_cls, (uint16_t)(c + 1), __ATOMIC_RELEASE);
+	__atomic_store_n(cache, (uint16_t)(c + 1), __ATOMIC_RELEASE);
 	return c;
 }
 
-void lockdep_mutex_acquire(struct mutex *m, uint64_t site, bool trylock)
+/* Inlined into both callers so that take_site's skip (3: take_site,
+ * lockdep_*_acquire, mutex_lock or down_read...) names the lock's caller. */
+static inline __attribute__((always_inline)) void sleep_acquire(const void *lock, const char *name,
+								  uint16_t *cache, uint64_t site, bool trylock)
 {
 	if (!checking)
 		return;
@@ -466,7 +471,7 @@ void lockdep_mutex_acquire(struct mutex *m, uint64_t site, bool trylock)
 		goto out;
 	struct lockdep_site at;
 	take_site(&at, site, 3);
-	unsigned b = mutex_class(m);
+	unsigned b = sleep_class(name, cache);
 	if (!trylock)
 		add_edges_to(b, &at, my_stack(), t);
 	if (t->n == LOCKDEP_MUTEX_DEPTH) {
@@ -477,7 +482,7 @@ void lockdep_mutex_acquire(struct mutex *m, uint64_t site, bool trylock)
 		}
 		goto out;
 	}
-	t->lock[t->n] = m;
+	t->lock[t->n] = lock;
 	t->cls[t->n] = (uint16_t)b;
 	t->site[t->n] = at;
 	t->n++;
@@ -485,12 +490,22 @@ out:
 	irq_restore(on);
 }
 
-void lockdep_mutex_release(struct mutex *m)
+void lockdep_mutex_acquire(struct mutex *m, uint64_t site, bool trylock)
+{
+	sleep_acquire(m, m->name, &m->lockdep_cls, site, trylock);
+}
+
+void lockdep_rwsem_acquire(struct rwsem *s, uint64_t site, bool trylock)
+{
+	sleep_acquire(s, s->name, &s->lockdep_cls, site, trylock);
+}
+
+void lockdep_sleep_release(const void *lock)
 {
 	bool on = irq_save();
 	struct lockdep_thread *t = my_mutexes();
 	for (unsigned i = t ? t->n : 0; i-- > 0;) {
-		if (t->lock[i] != m)
+		if (t->lock[i] != lock)
 			continue;
 		unsigned k = t->n - i - 1;
 		memmove(&t->lock[i], &t->lock[i + 1], k * sizeof t->lock[0]);

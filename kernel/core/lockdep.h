@@ -6,7 +6,8 @@
  *
  * Model (Linux's lockdep, reduced): spinlocks are grouped in lockstat's
  * classes (every page-table lock is one class), sleeping mutexes in
- * classes of their own by name (every mm's lock is "mm").  When a lock
+ * classes of their own by name, and so are reader/writer sleeping locks
+ * (rwsems: every mm's lock is "mm").  When a lock
  * of class B is taken while one of class A is held, the edge A -> B joins
  * the order graph, with the two acquisition sites of the first time it
  * was seen and LOCKDEP_FRAMES callers of each (frame pointers, named
@@ -47,6 +48,7 @@
 
 struct spinlock;
 struct mutex;
+struct rwsem;
 
 #define LOCKDEP_DEPTH           16      /* spinlocks held at once on one CPU */
 #define LOCKDEP_MUTEX_DEPTH     8       /* mutexes one thread holds at once */
@@ -62,7 +64,7 @@ struct lockdep_site {
 
 /* The mutexes a thread holds (LOCKDEP=1 builds only). */
 struct lockdep_thread {
-	const struct mutex *lock[LOCKDEP_MUTEX_DEPTH];
+	const void *lock[LOCKDEP_MUTEX_DEPTH];   /* a struct mutex or struct rwsem */
 	uint16_t cls[LOCKDEP_MUTEX_DEPTH];
 	struct lockdep_site site[LOCKDEP_MUTEX_DEPTH];
 	unsigned n;
@@ -73,15 +75,24 @@ struct lockdep_thread {
  * spin_trylock (after it succeeded): l is being taken at site. */
 void lockdep_acquire(struct spinlock *l, uint64_t site, bool trylock);
 void lockdep_release(struct spinlock *l);
-/* The same for a mutex (wait.c), site being mutex_lock's caller. */
+/* The same for a mutex or an rwsem (wait.c), site being mutex_lock's
+ * (down_read's, down_write's) caller.  An rwsem's read hold is ordered
+ * like a write hold: readers of one rwsem never wait for each other, but
+ * a reader waits for a writer that waits for another reader, so an
+ * inversion with a read side deadlocks as well. */
 void lockdep_mutex_acquire(struct mutex *m, uint64_t site, bool trylock);
-void lockdep_mutex_release(struct mutex *m);
+void lockdep_rwsem_acquire(struct rwsem *s, uint64_t site, bool trylock);
+void lockdep_sleep_release(const void *lock);
+#define lockdep_mutex_release(m) lockdep_sleep_release(m)
+#define lockdep_rwsem_release(s) lockdep_sleep_release(s)
 #else
 /* Macros, so that not even the site (an asm volatile) is computed. */
 #define lockdep_acquire(l, site, trylock) ((void)0)
 #define lockdep_release(l) ((void)0)
 #define lockdep_mutex_acquire(m, site, trylock) ((void)0)
 #define lockdep_mutex_release(m) ((void)0)
+#define lockdep_rwsem_acquire(s, site, trylock) ((void)0)
+#define lockdep_rwsem_release(s) ((void)0)
 #endif
 
 /* Built in?  Still checking (false after an inversion or a table

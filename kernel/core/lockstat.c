@@ -98,6 +98,33 @@ void lockstat_contended(struct spinlock *l, uint64_t wait)
 	__atomic_add_fetch(&c->wait_cycles, wait, __ATOMIC_RELAXED);
 }
 
+static struct lock_class *sleep_class(struct lock_class **cls, const char *name)
+{
+	struct lock_class *c = __atomic_load_n(cls, __ATOMIC_ACQUIRE);
+	if (!c) {
+		c = find_class(name);
+		__atomic_store_n(cls, c, __ATOMIC_RELEASE);
+	}
+	return c;
+}
+
+void lockstat_sleep_acquired(struct lock_class **cls, const char *name, bool contended, uint64_t wait)
+{
+	struct lock_class *c = sleep_class(cls, name);
+	__atomic_add_fetch(&c->acquired, 1, __ATOMIC_RELAXED);
+	if (contended) {
+		__atomic_add_fetch(&c->contended, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&c->wait_cycles, wait, __ATOMIC_RELAXED);
+	}
+}
+
+void lockstat_sleep_hold(struct lock_class **cls, const char *name, uint64_t hold, uint64_t site)
+{
+	struct lock_class *c = sleep_class(cls, name);
+	__atomic_add_fetch(&c->hold_cycles, hold, __ATOMIC_RELAXED);
+	max_update(&c->max_hold_cycles, &c->max_hold_site, hold, site);
+}
+
 void lockstat_reset(void)
 {
 	unsigned n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE);

@@ -23,6 +23,7 @@
 #define LOCKSTAT_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 #define LOCKSTAT_MAX_CLASSES 96
 
@@ -40,6 +41,16 @@ struct spinlock;
  * wait.  Cheap: the class is looked up once per lock object. */
 void lockstat_release(struct spinlock *l, uint64_t hold_cycles);
 void lockstat_contended(struct spinlock *l, uint64_t wait_cycles);
+
+/* Sleeping reader/writer locks (struct rwsem, wait.h) have classes by
+ * name too: every acquisition counts; contended when the taker had to
+ * sleep, wait being the time until it held the lock.  A write hold is
+ * timed by its release (hold_cycles, the longest and where it was
+ * taken); read holds overlap and are not timed.  Sleeping holds are not
+ * counted in over_100us/over_1ms, which are about preemption being off.
+ * *cls caches the class in the lock. */
+void lockstat_sleep_acquired(struct lock_class **cls, const char *name, bool contended, uint64_t wait_cycles);
+void lockstat_sleep_hold(struct lock_class **cls, const char *name, uint64_t hold_cycles, uint64_t site);
 
 /* The class of l as an index (0 .. LOCKSTAT_MAX_CLASSES; the last is
  * "(other)") and a class's name, for the lock-order checker (lockdep.h). */

@@ -8,7 +8,10 @@
 #include "wait.h"
 #include "sched.h"
 #include "panic.h"
+#include "lockdep.h"
+#include "lockstat.h"
 #include "lib/errno.h"
+#include "arch/x86_64/x86.h"
 
 void waitq_init(struct waitq *wq, const char *name)
 {
@@ -195,3 +198,149 @@ void mutex_unlock(struct mutex *m)
 }
 
 bool mutex_held(struct mutex *m) { return m->locked && m->owner == current_thread(); }
+
+/* ---------------------------------------------------------------- rwsem */
+
+void rwsem_init(struct rwsem *s, const char *name)
+{
+	s->count = 0;
+	s->owner = NULL;
+	s->write_since = s->write_site = 0;
+	/* The wait queue's spinlock is a class of its own: named after s,
+	 * lockstat would merge its spinning into s's sleeping figures. */
+	waitq_init(&s->wq, "rwsem-wait");
+	s->name = name;
+	s->lockdep_cls = 0;
+	s->stat = NULL;
+}
+
+/* The transitions are rwsem_word.h's; a failed compare-and-swap (the
+ * word moved) decides again on the word it found. */
+static bool rw_try_read(struct rwsem *s)
+{
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED), n;
+	while (rwsem_word_read(c, &n))
+		if (__atomic_compare_exchange_n(&s->count, &c, n, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	if ((c & RWSEM_READERS) == RWSEM_READERS)
+		panic("rwsem %s: 2^32 readers", s->name);
+	return false;
+}
+
+static bool rw_try_write(struct rwsem *s, bool waiting)
+{
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED), n;
+	while (rwsem_word_write(c, waiting, &n))
+		if (__atomic_compare_exchange_n(&s->count, &c, n, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+static bool rw_try_write_waiting(struct rwsem *s) { return rw_try_write(s, true); }
+
+/* Sleep until try(s) got it: enqueued before each try, so a release
+ * between the try and the sleep wakes this thread (wait.h's protocol).
+ * Returns the TSC cycles waited. */
+static uint64_t rw_wait(struct rwsem *s, bool (*try)(struct rwsem *s))
+{
+	uint64_t t0 = rdtsc();
+	struct wait_entry w = { 0 };
+	for (;;) {
+		waitq_prepare(&s->wq, &w);
+		current_thread()->wchan = s->name;
+		if (try(s))
+			break;
+		sched_block_until(0);
+	}
+	waitq_finish(&s->wq, &w);
+	return rdtsc() - t0;
+}
+
+static void rw_not_recursive(struct rwsem *s, const char *how)
+{
+	if (__atomic_load_n(&s->owner, __ATOMIC_RELAXED) == current_thread())
+		panic("rwsem %s: %s by %s, which holds it for writing", s->name, how, current_thread()->name);
+}
+
+void down_read(struct rwsem *s)
+{
+	rw_not_recursive(s, "down_read");
+	/* Before it may wait, as for mutexes: a real deadlock still reports. */
+	lockdep_rwsem_acquire(s, (uint64_t)__builtin_return_address(0), false);
+	bool contended = !rw_try_read(s);
+	uint64_t waited = contended ? rw_wait(s, rw_try_read) : 0;
+	lockstat_sleep_acquired(&s->stat, s->name, contended, waited);
+}
+
+bool down_read_trylock(struct rwsem *s)
+{
+	bool got = rw_try_read(s);
+	if (got) {
+		lockdep_rwsem_acquire(s, (uint64_t)__builtin_return_address(0), true);
+		lockstat_sleep_acquired(&s->stat, s->name, false, 0);
+	}
+	return got;
+}
+
+void up_read(struct rwsem *s)
+{
+	uint64_t c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+	if (!(c & RWSEM_READERS))
+		panic("rwsem %s: up_read by %s with no reader in", s->name, current_thread()->name);
+	lockdep_rwsem_release(s);
+	c = __atomic_sub_fetch(&s->count, 1, __ATOMIC_RELEASE);
+	/* The last reader out lets a waiting writer in (the readers that
+	 * wait behind it sleep on: they see the writer waiting). */
+	if (rwsem_word_wake_after_read(c))
+		waitq_wake_all(&s->wq);
+}
+
+static void rw_now_writer(struct rwsem *s, uint64_t site)
+{
+	__atomic_store_n(&s->owner, current_thread(), __ATOMIC_RELAXED);
+	s->write_site = site;
+	s->write_since = rdtsc();
+}
+
+void down_write(struct rwsem *s)
+{
+	rw_not_recursive(s, "down_write");
+	uint64_t site = (uint64_t)__builtin_return_address(0);
+	lockdep_rwsem_acquire(s, site, false);
+	bool contended = !rw_try_write(s, false);
+	uint64_t waited = 0;
+	if (contended) {
+		/* Counted as waiting from here on: new readers queue behind. */
+		__atomic_add_fetch(&s->count, RWSEM_WWAIT, __ATOMIC_RELAXED);
+		waited = rw_wait(s, rw_try_write_waiting);
+	}
+	rw_now_writer(s, site);
+	lockstat_sleep_acquired(&s->stat, s->name, contended, waited);
+}
+
+bool down_write_trylock(struct rwsem *s)
+{
+	bool got = rw_try_write(s, false);
+	if (got) {
+		uint64_t site = (uint64_t)__builtin_return_address(0);
+		lockdep_rwsem_acquire(s, site, true);
+		rw_now_writer(s, site);
+		lockstat_sleep_acquired(&s->stat, s->name, false, 0);
+	}
+	return got;
+}
+
+void up_write(struct rwsem *s)
+{
+	if (__atomic_load_n(&s->owner, __ATOMIC_RELAXED) != current_thread())
+		panic("rwsem %s: up_write by %s, not the writer", s->name, current_thread()->name);
+	lockstat_sleep_hold(&s->stat, s->name, rdtsc() - s->write_since, s->write_site);
+	lockdep_rwsem_release(s);
+	__atomic_store_n(&s->owner, NULL, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&s->count, RWSEM_WRITER, __ATOMIC_RELEASE);
+	/* Readers and writers may both wait: all try again (writes are
+	 * rare - mmap, munmap, brk - so the crowd is small). */
+	waitq_wake_all(&s->wq);
+}
+
+bool rwsem_write_held(struct rwsem *s) { return __atomic_load_n(&s->owner, __ATOMIC_RELAXED) == current_thread(); }

@@ -5,6 +5,9 @@
  *   int r = wait_event_timeout(&wq, pred, arg, ns);   // 0 or -ETIMEDOUT
  *   waitq_wake_all(&wq);             // any context, after making cond true
  *
+ *   down_read(&s); ... up_read(&s);   // many readers, or
+ *   down_write(&s); ... up_write(&s); // one writer
+ *
  * Every waiter re-checks its condition after each wakeup, so spurious
  * wakeups are harmless and a wakeup can never be lost (see sched.h for the
  * blocking protocol).  Only threads may wait; interrupt handlers wake.
@@ -17,6 +20,7 @@
 #include "lib/list.h"
 #include "spinlock.h"
 #include "sched.h"
+#include "rwsem_word.h"
 
 struct thread;
 
@@ -86,5 +90,53 @@ void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 bool mutex_held(struct mutex *m);       /* by the current thread */
+
+/*
+ * A reader/writer sleeping lock (Linux's rw_semaphore, reduced): any
+ * number of readers, or one writer.  Writer-preferring: once a writer
+ * waits, new readers wait behind it, so a stream of readers (page
+ * faults) cannot starve a writer (munmap).  Hence a reader must never
+ * take it again while it holds it: a writer arriving in between would
+ * wait for the first hold and the second would wait for the writer.
+ *
+ * One word holds the state (rwsem_word.h: readers, writer, writers
+ * waiting), so an uncontended down_read/up_read is one atomic operation
+ * on it and takes no spinlock (the fault path takes one per fault, from
+ * every CPU at once).  Threads that must wait sleep on wq and try again after each wakeup;
+ * the last reader out wakes them when a writer waits, a writer always.
+ * Threads only: may sleep.
+ */
+struct lock_class;
+
+struct rwsem {
+	uint64_t count;                 /* the word above; atomic */
+	struct thread *owner;           /* the writer holding it, else NULL; atomic */
+	uint64_t write_since;           /* TSC at down_write (lockstat's hold time) */
+	uint64_t write_site;            /* down_write's caller */
+	struct waitq wq;                /* sleepers ("rwsem-wait" for lockstat) */
+	const char *name;               /* its lockstat and lockdep class */
+	uint16_t lockdep_cls;           /* LOCKDEP=1: its class + 1, found at the first lock */
+	struct lock_class *stat;        /* lockstat's class, found at the first lock */
+};
+
+void rwsem_init(struct rwsem *s, const char *name);
+void down_read(struct rwsem *s);
+bool down_read_trylock(struct rwsem *s);
+void up_read(struct rwsem *s);
+void down_write(struct rwsem *s);
+bool down_write_trylock(struct rwsem *s);
+void up_write(struct rwsem *s);
+/* Held for writing by the current thread. */
+bool rwsem_write_held(struct rwsem *s);
+/* Panics unless the calling thread holds s for writing. */
+#define rwsem_assert_write_held(s) do {                                 \
+	if (__atomic_load_n(&(s)->owner, __ATOMIC_ACQUIRE) != current_thread()) \
+		lock_assert_failed((s)->name, __func__);               \
+} while (0)
+/* Panics unless s is held at all (by someone: readers are not named). */
+#define rwsem_assert_held(s) do {                                       \
+	if (!(__atomic_load_n(&(s)->count, __ATOMIC_ACQUIRE) & (RWSEM_READERS | RWSEM_WRITER))) \
+		lock_assert_failed((s)->name, __func__);               \
+} while (0)
 
 #endif

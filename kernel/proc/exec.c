@@ -36,18 +36,18 @@ static int load_segment(struct mm *mm, const uint8_t *img, const struct elf_seg 
 	if (start < *mapped_end) {
 		/* Shares its first page with the previous segment. */
 		uint64_t shared = *mapped_end;
-		mutex_lock(&mm->lock);
+		down_read(&mm->lock);
 		int i = vma_find(&mm->vmas, start);
 		uint32_t old = i >= 0 ? mm->vmas.v[i].prot : 0;
-		mutex_unlock(&mm->lock);
+		up_read(&mm->lock);
 		/* VM_* and PROT_* share their values (vma.h, vm.h). */
 		err = vm_mprotect(mm, start, shared - start, (int)(old | prot));
 		if (!err && end > shared)
 			err = vm_map_copy(mm, shared, end, prot, VM_IMAGE, NULL, 0, 0);
 		if (!err) {
-			mutex_lock(&mm->lock);
+			down_write(&mm->lock);
 			err = vm_write(mm, va, img + s->offset, s->filesz);
-			mutex_unlock(&mm->lock);
+			up_write(&mm->lock);
 		}
 	} else {
 		err = vm_map_copy(mm, start, end, prot, VM_IMAGE, img + s->offset, s->filesz, va - start);

@@ -382,10 +382,10 @@ static void task_numbers(struct task *k, struct procfs_task *t)
 {
 	struct mm *mm = k->mm;
 	uint64_t vm = 0;
-	mutex_lock(&mm->lock);
+	down_read(&mm->lock);
 	for (uint32_t i = 0; i < mm->vmas.n; i++)
 		vm += (mm->vmas.v[i].end - mm->vmas.v[i].start) / 4096;
-	mutex_unlock(&mm->lock);
+	up_read(&mm->lock);
 	uint64_t u, s;
 	task_cpu_times(k, &u, &s);
 	*t = (struct procfs_task){

@@ -5,8 +5,10 @@
  * the policies.
  *
  * One spinlock guards every policy's state (the global hugh window, the
- * own policy's stream tables); VMA state (vma->ra_state) changes under
- * the owner's mm->lock, which every fault holds.
+ * own policy's stream tables) and the VMA state (vma->ra_state: the
+ * policies change it inside miss/found, under that lock, since faults of
+ * one mm run in parallel); the fault's shared hold of the owner's
+ * mm->lock keeps the VMA, and so that state's address, in place.
  */
 #include <string.h>
 #include "readahead.h"

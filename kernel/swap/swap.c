@@ -120,6 +120,14 @@ static void call(int (*fn)(struct swap_pool *, uint64_t), uint64_t e, const char
 }
 
 void swap_dup(uint64_t e) { call(swapalloc_dup, e, "dup"); }
+
+bool swap_dup_if_data(uint64_t e)
+{
+	bool on = spin_lock_irqsave(&S.lock);
+	bool r = swapalloc_count(&S.pool, e) > 0 && !is_fresh(e) && swapalloc_dup(&S.pool, e) == 0;
+	spin_unlock_irqrestore(&S.lock, on);
+	return r;
+}
 /* A slot whose last count goes (free, or bad once retired) must not keep
  * the workingset shadow of the page that was there: the next page given
  * the slot is another. */

@@ -42,6 +42,12 @@ void swap_alloc_settled(const struct swap_run *runs, int n);
 /* In use and holding data: counted, and not a slot of an unsettled run. */
 bool swap_holds_data(uint64_t entry);
 void swap_dup(uint64_t entry);
+/* swap_holds_data and, if so, a new count, in one step (Linux's
+ * swapcache_prepare): for a read into the swap cache.  Checked apart, the
+ * slot could go in between - its last PTE dropped by a fault of another
+ * thread of the same mm, which runs in parallel - and the cache would
+ * keep a page for a free slot. */
+bool swap_dup_if_data(uint64_t entry);
 void swap_free(uint64_t entry);
 int swap_count(uint64_t entry);
 void swap_retire(uint64_t entry);

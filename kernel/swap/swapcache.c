@@ -218,7 +218,8 @@ static struct node **find(uint64_t entry)
 	return x;
 }
 
-int swapcache_add(struct page *p, uint64_t entry)
+/* Insert p for entry; the caller has or takes the cache's slot count. */
+static int insert(struct page *p, uint64_t entry)
 {
 	struct node *n = kmalloc(sizeof *n);
 	if (!n)
@@ -253,10 +254,27 @@ int swapcache_add(struct page *p, uint64_t entry)
 	spin_unlock_irqrestore(&sc.lock, on);
 	table_free(&done);
 	kfree(spare);
-	swap_dup(entry);
 	vmstat_inc(SWAPCACHE_ADD);
 	maybe_grow();
 	return 0;
+}
+
+int swapcache_add(struct page *p, uint64_t entry)
+{
+	int err = insert(p, entry);
+	if (!err)
+		swap_dup(entry);
+	return err;
+}
+
+int swapcache_add_read(struct page *p, uint64_t entry)
+{
+	if (!swap_dup_if_data(entry))
+		return -ENOENT;
+	int err = insert(p, entry);
+	if (err)
+		swap_free(entry);
+	return err;
 }
 
 void swapcache_del(struct page *p)

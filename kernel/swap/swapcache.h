@@ -23,6 +23,9 @@ void swapcache_init(uint64_t pages);
 /* Insert p (locked by the caller) for entry.  Takes a page reference and
  * a slot count.  -EEXIST if the entry is already cached. */
 int swapcache_add(struct page *p, uint64_t entry);
+/* The same for a read of entry: -ENOENT (nothing inserted) unless the
+ * slot still holds data when its count is taken (swap_dup_if_data). */
+int swapcache_add_read(struct page *p, uint64_t entry);
 /* Remove p from the cache: drops the cache's page reference and slot
  * count.  The page must be locked. */
 void swapcache_del(struct page *p);

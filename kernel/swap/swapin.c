@@ -154,7 +154,7 @@ static struct page *prepare(uint64_t entry, bool readahead, bool gentle, uint32_
 		return NULL;
 	}
 	page_set(p, PG_LOCKED | PG_ANON | (readahead ? PG_READAHEAD : 0));
-	if (swapcache_add(p, entry)) {
+	if (swapcache_add_read(p, entry)) {     /* the slot may have gone meanwhile */
 		page_clear(p, PG_LOCKED | PG_ANON | PG_READAHEAD);
 		put_page(p);
 		return NULL;
@@ -236,7 +236,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 	if (issued) {
 		vmstat_add(SWAP_RA, issued);
 		if (mm)
-			mm->ra_issued += issued;
+			__atomic_add_fetch(&mm->ra_issued, issued, __ATOMIC_RELAXED);   /* faults of mm race */
 	}
 	if (trimmed)
 		vmstat_add(SWAP_RA_TRIMMED, trimmed);
@@ -303,10 +303,13 @@ static struct page *read_window(const struct ra_fault *f, bool *oom)
 
 static void ra_wait_record(uint64_t ns);
 
-/* Wait for an in-flight page without holding mm->lock. */
+/* Wait for an in-flight page without holding mm->lock (the fault's
+ * shared hold: vm_fault_unlock).  Another fault of the same mm on the
+ * same entry may be the one reading it: both wait here, both retry, and
+ * the retry that finds the PTE already mapped is done. */
 static enum vm_fault_result wait_and_retry(struct mm *mm, struct page *p, bool *dropped)
 {
-	mutex_unlock(&mm->lock);
+	vm_fault_unlock(mm);
 	*dropped = true;
 	/* A refault of a page evicted while in use is a memory stall
 	 * (PSI, as Linux's swap_readpage on a workingset page). */
@@ -375,7 +378,7 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 		ra_fill_hit();
 	if (readahead) {
 		vmstat_inc(SWAP_RA_HIT);
-		mm->ra_hits++;
+		__atomic_add_fetch(&mm->ra_hits, 1, __ATOMIC_RELAXED);
 	}
 	*async = ra_found(f, readahead, marker);
 	st->swapflt++;
@@ -662,12 +665,12 @@ static void forget_copy(struct mm *mm, uint64_t va, unsigned area)
 
 long swapin_unuse_mm(struct mm *mm, unsigned area)
 {
-	mutex_lock(&mm->lock);
+	down_read(&mm->lock);
 	uint32_t n = mm->vmas.n;
 	struct vma *v = kmalloc((n ? n : 1) * sizeof *v);
 	if (v)
 		memcpy(v, mm->vmas.v, n * sizeof *v);
-	mutex_unlock(&mm->lock);
+	up_read(&mm->lock);
 	if (!v)
 		return -ENOMEM;
 	long back = 0;

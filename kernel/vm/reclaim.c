@@ -47,7 +47,7 @@
  * swap-in fault that ends in direct reclaim takes them:
  *
  *   lock             scope            held across I/O?
- *   mm->lock         per mm (mutex)   no: swap-in drops it and waits for
+ *   mm->lock         per mm (rwsem)   no: swap-in drops it and waits for
  *                                     the page, then retries the fault
  *   page lock        per page         yes, the page's own read or write
  *   mm->ptl          per mm           no (spinlock)

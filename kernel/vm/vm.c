@@ -26,11 +26,13 @@
  * mapping/index name its mm and address while it is mapped (cleared when
  * the mapping goes, under the ptl), the reverse map reclaim follows.
  *
- * Locking, outermost first: mm->lock (mutex: VMAs, brk, faults) ->
- * page lock -> mm->ptl (spinlock: PTEs, and the VMA array for reclaim's
- * reverse-map readers) -> shmem object lock -> LRU/swap cache/swap pool.
- * Teardown of a whole mm also holds reclaim_lock.  Never copy to or from
- * user memory holding mm->lock: the copy may fault.
+ * Locking, outermost first: mm->lock (rwsem: faults shared; VMA, brk
+ * and zap changes exclusive; vm.h says why that is safe) -> page lock ->
+ * mm->ptl (spinlock: PTEs, and the VMA array for reclaim's reverse-map
+ * readers) -> shmem object lock -> LRU/swap cache/swap pool.  Teardown
+ * of a whole mm also holds reclaim_lock.  Never copy to or from user
+ * memory holding mm->lock: the copy may fault, and a second shared hold
+ * deadlocks behind a waiting writer.
  *
  * TLB: a PTE that gains a page or a permission is flushed here only
  * (another CPU's stale entry faults, and the fault finds the PTE fine);
@@ -91,7 +93,7 @@ struct mm *mm_create(void)
 		kfree(mm);
 		return NULL;
 	}
-	mutex_init(&mm->lock, "mm");
+	rwsem_init(&mm->lock, "mm");
 	spin_init(&mm->ptl, "ptl");
 	vma_set_init(&mm->vmas, kmalloc, kfree);
 	mm->vmas.obj_get = obj_get;
@@ -405,16 +407,32 @@ void vm_fault_counts(uint64_t *done, unsigned *inside)
 	*inside = __atomic_load_n(&faults.inside, __ATOMIC_RELAXED);
 }
 
+/* Shared: faults of one mm run in parallel (vm.h).  faults_in counts the
+ * holders, so that a fault finding another inside is counted
+ * (fault_overlap): never while mm->lock was a mutex. */
+static void fault_lock(struct mm *mm)
+{
+	down_read(&mm->lock);
+	if (__atomic_add_fetch(&mm->faults_in, 1, __ATOMIC_RELAXED) > 1)
+		vmstat_inc(FAULT_OVERLAP);
+}
+
+void vm_fault_unlock(struct mm *mm)
+{
+	__atomic_sub_fetch(&mm->faults_in, 1, __ATOMIC_RELAXED);
+	up_read(&mm->lock);
+}
+
 enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, struct fault_stats *st)
 {
 	uint64_t t0 = time_ns(), majflt = st->majflt, swapflt = st->swapflt;
 	vm_fault_enter();
 	for (int tries = 0;; tries++) {
 		bool dropped = false;
-		mutex_lock(&mm->lock);
+		fault_lock(mm);
 		enum vm_fault_result r = fault_once(mm, addr, write, exec, st, &dropped);
 		if (!dropped)
-			mutex_unlock(&mm->lock);
+			vm_fault_unlock(mm);
 		if (r == VM_FAULT_OK && st->swapflt != swapflt)
 			swapin_latency_record(time_ns() - t0, st->majflt != majflt);
 		if (r != VM_FAULT_RETRY) {
@@ -428,13 +446,13 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 
 /* ---------------------------------------------------------------- unmap */
 
-/* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held.
+/* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held exclusive.
  * TLB_BATCH_VAS pages at a time: unmapped under the ptl, flushed on every
  * CPU with one IPI round, then their pages released (another CPU could
  * write through a stale entry until the flush). */
 static void zap(struct mm *mm, uint64_t start, uint64_t end)
 {
-	mutex_assert_held(&mm->lock);
+	rwsem_assert_write_held(&mm->lock);
 	pte_t old[TLB_BATCH_VAS];
 	struct tlb_batch b;
 	tlb_batch_init(&b);
@@ -496,10 +514,10 @@ static int check_range(uint64_t addr, uint64_t len, uint64_t *end)
 	return 0;
 }
 
-/* Remove [start, end) from the VMA set and its pages.  mm->lock held. */
+/* Remove [start, end) from the VMA set and its pages.  mm->lock held exclusive. */
 static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
 {
-	mutex_assert_held(&mm->lock);
+	rwsem_assert_write_held(&mm->lock);
 	struct removed *r = kmalloc(sizeof *r);
 	if (!r)
 		return -ENOMEM;
@@ -518,9 +536,9 @@ int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len)
 	int err = check_range(addr, len, &end);
 	if (err)
 		return err;
-	mutex_lock(&mm->lock);
+	down_write(&mm->lock);
 	err = remove_range(mm, addr, end);
-	mutex_unlock(&mm->lock);
+	up_write(&mm->lock);
 	return err;
 }
 
@@ -532,10 +550,10 @@ static uint32_t vm_prot(int prot)
 	       ((prot & PROT_EXEC) ? VM_EXEC | VM_READ : 0);
 }
 
-/* Choose the address for a new mapping.  mm->lock held. */
+/* Choose the address for a new mapping.  mm->lock held exclusive. */
 static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 {
-	mutex_assert_held(&mm->lock);
+	rwsem_assert_write_held(&mm->lock);
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & (P - 1))
 			return -EINVAL;
@@ -583,7 +601,7 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 		v.flags = VM_SHARED;
 		v.obj = obj;
 	}
-	mutex_lock(&mm->lock);
+	down_write(&mm->lock);
 	long at = place(mm, addr, len, flags);
 	if (obj)
 		shmem_get(mm, obj);     /* the new area's reference */
@@ -594,7 +612,7 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 		if (err)
 			at = err;
 	}
-	mutex_unlock(&mm->lock);
+	up_write(&mm->lock);
 	if (at < 0 && obj)
 		shmem_put(mm, obj);     /* the last reference: destroys it */
 	return at;
@@ -611,7 +629,7 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 		return -ENOMEM;
 	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | (type == MAP_SHARED ? VM_FSHARED : 0),
 			 .obj = pc, .pgoff = pgoff };
-	mutex_lock(&mm->lock);
+	down_write(&mm->lock);
 	long at = place(mm, addr, len, flags);
 	if (at >= 0) {
 		v.start = (uint64_t)at;
@@ -620,15 +638,17 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 		if (err)
 			at = err;
 	}
-	mutex_unlock(&mm->lock);
+	up_write(&mm->lock);
 	return at;
 }
 
 /* Dirty PTEs of a shared device area in [start, end) to their pages;
- * the page offsets touched in *lo, *hi.  mm->lock held.  A cleared dirty
- * bit is flushed on every CPU that may cache it before its page is marked
- * for write-back: a CPU writing through a stale entry that still says
- * dirty would not set the bit again, and its write could miss the disk. */
+ * the page offsets touched in *lo, *hi.  mm->lock held, shared (only
+ * PTE bits change, under ptl: a fault racing with it maps a page whose
+ * dirty bit a later msync harvests).  A cleared dirty bit is flushed on
+ * every CPU that may cache it before its page is marked for write-back:
+ * a CPU writing through a stale entry that still says dirty would not
+ * set the bit again, and its write could miss the disk. */
 static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end, uint64_t *lo, uint64_t *hi)
 {
 	struct page *cleared[TLB_BATCH_VAS];
@@ -673,13 +693,13 @@ int vm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 	 * to the flusher), MS_SYNC waits and reports a failed write;
 	 * MS_INVALIDATE: the cache is the only copy, nothing to drop. */
 	for (uint64_t a = addr; a < end;) {
-		mutex_lock(&mm->lock);
+		down_read(&mm->lock);
 		int i = vma_find(&mm->vmas, a);
 		struct vma v = i >= 0 ? mm->vmas.v[i] : (struct vma){ 0 };
 		uint64_t e = v.end < end ? v.end : end, lo = ~0ull, hi = 0;
 		if (i >= 0 && (v.flags & VM_FSHARED))
 			harvest_dirty(mm, &v, a, e, &lo, &hi);
-		mutex_unlock(&mm->lock);
+		up_read(&mm->lock);
 		if (i < 0)
 			return -ENOMEM;
 		if (lo < hi && (flags & (MS_SYNC | MS_ASYNC))) {
@@ -721,13 +741,13 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 		return err;
 	struct reprotect r = { .mm = mm, .flags = vm_pt_prot(vm_prot(prot)) };
 	tlb_batch_init(&r.tlb);
-	mutex_lock(&mm->lock);
+	down_write(&mm->lock);
 	bool on = spin_lock_irqsave(&mm->ptl);
 	err = vma_protect(&mm->vmas, addr, end, vm_prot(prot), reprotect_piece, &r);
 	spin_unlock_irqrestore(&mm->ptl, on);
 	/* Before returning: the caller may rely on the new protection. */
 	vm_tlb_flush(&r.tlb);
-	mutex_unlock(&mm->lock);
+	up_write(&mm->lock);
 	return err;
 }
 
@@ -747,10 +767,10 @@ static int set_flags(struct mm *mm, uint64_t start, uint64_t end, uint32_t set, 
 static void file_willneed(struct mm *mm, uint64_t start, uint64_t end)
 {
 	for (uint64_t a = start; a < end;) {
-		mutex_lock(&mm->lock);
+		down_read(&mm->lock);
 		uint32_t i = vma_lower_bound(&mm->vmas, a);
 		struct vma v = i < mm->vmas.n ? mm->vmas.v[i] : (struct vma){ 0 };
-		mutex_unlock(&mm->lock);
+		up_read(&mm->lock);
 		if (!v.end || v.start >= end)
 			break;
 		uint64_t s = v.start > a ? v.start : a, e = v.end < end ? v.end : end;
@@ -770,14 +790,14 @@ static void file_willneed(struct mm *mm, uint64_t start, uint64_t end)
 static void file_pageout(struct mm *mm, uint64_t start, uint64_t end)
 {
 	for (uint64_t a = start; a < end;) {
-		mutex_lock(&mm->lock);
+		down_write(&mm->lock);
 		uint32_t i = vma_lower_bound(&mm->vmas, a);
 		struct vma v = i < mm->vmas.n ? mm->vmas.v[i] : (struct vma){ 0 };
 		uint64_t s = v.start > a ? v.start : a, e = v.end < end ? v.end : end;
 		bool shared = v.end && v.start < end && (v.flags & VM_FSHARED);
 		if (shared)
 			zap(mm, s, e);
-		mutex_unlock(&mm->lock);
+		up_write(&mm->lock);
 		if (!v.end || v.start >= end)
 			break;
 		if (shared)
@@ -794,7 +814,9 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 	int err = check_range(addr, len, &end);
 	if (err)
 		return err;
-	mutex_lock(&mm->lock);
+	/* Exclusive: the flags change the VMA set, and zap wants no fault
+	 * mapping pages into the range meanwhile. */
+	down_write(&mm->lock);
 	switch (advice) {
 	case MADV_DONTNEED:
 		/* Anonymous pages are dropped (next touch: zero); shared pages
@@ -825,7 +847,7 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 		err = set_flags(mm, addr, end, 0, 0);   /* accepted */
 		break;
 	}
-	mutex_unlock(&mm->lock);
+	up_write(&mm->lock);
 	if (!err && advice == MADV_WILLNEED)
 		file_willneed(mm, addr, end);
 	if (!err && advice == MADV_PAGEOUT)
@@ -837,7 +859,7 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 
 uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 {
-	mutex_lock(&mm->lock);
+	down_write(&mm->lock);
 	uint64_t cur = mm->brk;
 	if (newbrk < mm->brk_start || newbrk > USER_MMAP_TOP)
 		goto out;
@@ -851,16 +873,16 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 	}
 	mm->brk = cur = newbrk;
 out:
-	mutex_unlock(&mm->lock);
+	up_write(&mm->lock);
 	return cur;
 }
 
 /* ---------------------------------------------------------------- loader */
 
-/* mm->lock held; mm not yet running. */
+/* mm->lock held exclusive; mm not yet running. */
 int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
 {
-	mutex_assert_held(&mm->lock);
+	rwsem_assert_write_held(&mm->lock);
 	const uint8_t *s = src;
 	while (n) {
 		uint64_t off = va & (P - 1), chunk = P - off < n ? P - off : n;
@@ -883,11 +905,11 @@ int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint
 		const void *data, uint64_t n, uint64_t skip)
 {
 	struct vma v = { start, end, prot, flags, NULL, 0, { 0, 0 } };
-	mutex_lock(&mm->lock);
+	down_write(&mm->lock);
 	int err = insert_vma(mm, &v);
 	if (!err && n)
 		err = vm_write(mm, start + skip, data, n);
-	mutex_unlock(&mm->lock);
+	up_write(&mm->lock);
 	return err;
 }
 

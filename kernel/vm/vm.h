@@ -6,9 +6,27 @@
  * (page->mapping = mm with PG_ANON, page->index = va); a shmem page records
  * its object and slot, and the object lists the mms that map it.
  *
- * Locking: mm->lock (a mutex) guards the VMAs, brk and the user half of
- * the page tables.  Never copy to or from user memory while holding it:
- * the copy may fault, and the fault takes it.
+ * Locking (issue 14: threads of one process fault in parallel):
+ *  - mm->lock is a reader/writer sleeping lock (struct rwsem, core/wait.h).
+ *    Faults take it shared: the VMA set cannot change under them, but
+ *    other faults of the same mm run at once.  Whatever changes the VMA
+ *    set or brk, or zaps PTEs (mmap, munmap, mprotect, brk, madvise, exec's
+ *    loader) takes it exclusive; readers of the VMA set alone (msync,
+ *    /proc, swapoff's copy of the areas) take it shared.
+ *  - A fault therefore never owns a PTE: every PTE change (install, COW,
+ *    write upgrade) re-reads the PTE under mm->ptl and gives up when it
+ *    moved on (the loser of two faults on one page frees what it
+ *    allocated and returns OK; the retry, if any, finds the winner's PTE).
+ *    Page-table pages are allocated by pt_set under mm->ptl, so two faults
+ *    cannot both fill one missing level.  rss is guarded by ptl.
+ *  - Two faults on one swap entry meet in the swap cache: one reads the
+ *    page (locked for the read), the other finds it there and sleeps on
+ *    the page lock with mm->lock dropped, then retries (VM_FAULT_RETRY).
+ *  - Per-mm state a fault updates outside ptl is atomic (ra_issued,
+ *    ra_hits) or the readahead policy's, under its own lock (readahead.c).
+ *  - A reader must never take mm->lock again while holding it (the lock
+ *    is writer-preferring): never copy to or from user memory while
+ *    holding it, since the copy may fault.
  */
 #ifndef VM_H
 #define VM_H
@@ -29,16 +47,17 @@ struct page;
 #define USER_PIE_BASE    0x0000555555554000ul
 
 struct mm {
-	struct mutex lock;
+	struct rwsem lock;              /* shared: faults; exclusive: VMA/brk changes, zaps */
 	struct spinlock ptl;            /* PTEs of the user half; VMA array writes */
 	uint64_t pml4;                  /* physical; immutable */
-	struct vma_set vmas;            /* guarded by lock */
-	uint64_t brk_start, brk;        /* guarded by lock */
+	struct vma_set vmas;            /* written under lock (exclusive) and ptl */
+	uint64_t brk_start, brk;        /* guarded by lock (exclusive) */
 	uint64_t rss;                   /* pages mapped, guarded by ptl */
 	uint64_t table_pages;
 	int refs;                       /* atomic */
-	void *ra;                       /* readahead policy state (readahead.c) */
-	uint64_t ra_issued, ra_hits;    /* pages read ahead by its faults, and used by them */
+	unsigned faults_in;             /* faults holding lock now (atomic): fault_overlap */
+	void *ra;                       /* readahead policy state (readahead.c: its lock) */
+	uint64_t ra_issued, ra_hits;    /* pages read ahead by its faults, and used by them; atomic */
 	struct list_node all;           /* global mm list (vm.c) */
 	struct cpumask cpus;            /* CPUs with pml4 loaded (arch/x86_64/tlb.h; atomic) */
 };
@@ -59,7 +78,7 @@ enum vm_fault_result {
 	VM_FAULT_ACCERR,        /* mapping forbids the access (SIGSEGV, SEGV_ACCERR) */
 	VM_FAULT_OOM,           /* no memory for the page */
 	VM_FAULT_SIGBUS,        /* swapped-out data could not be read */
-	VM_FAULT_RETRY,         /* internal: mm->lock was dropped, try again */
+	VM_FAULT_RETRY,         /* internal: try again (mm->lock may have been dropped) */
 };
 
 struct fault_stats {
@@ -93,6 +112,9 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
  * back (MS_SYNC waits: -EIO for a failed write); -ENOMEM for a hole. */
 int vm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags);
 
+/* Internal to mm/: a fault's shared hold of mm->lock ends (swap-in
+ * drops it to wait for I/O; vm_fault otherwise). */
+void vm_fault_unlock(struct mm *mm);
 /* Internal to mm/: map p at va if the PTE still holds `expect` (the
  * caller's page reference becomes the PTE's); false if it changed. */
 bool vm_install(struct mm *mm, uint64_t va, uint64_t expect, struct page *p, unsigned ptflags);

@@ -27,6 +27,9 @@ enum vmstat_item {
 	 * direct reclaimers that waited for a context; direct reclaim calls
 	 * that found free memory back above min and scanned nothing. */
 	RECLAIM_OVERLAP, RECLAIM_DIRECT_WAITED, RECLAIM_DIRECT_SKIPPED,
+	/* Faults that took mm->lock while another fault of the same mm held
+	 * it (vm.c): 0 while faults of one address space were serialised. */
+	FAULT_OVERLAP,
 	VMSTAT_NITEMS
 };
 

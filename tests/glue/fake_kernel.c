@@ -199,6 +199,43 @@ void mutex_unlock(struct mutex *m)
 	m->owner = NULL;
 }
 
+/* One thread: a reader or writer that would wait is a deadlock. */
+void rwsem_init(struct rwsem *s, const char *name)
+{
+	waitq_init(&s->wq, name);
+	s->count = 0;
+	s->owner = NULL;
+	s->name = name;
+}
+
+void down_read(struct rwsem *s)
+{
+	if (s->owner)
+		panic("fake rwsem '%s': read while written (it would deadlock)", s->name ? s->name : "?");
+	s->count++;
+}
+
+void up_read(struct rwsem *s)
+{
+	if (!s->count || s->owner)
+		panic("fake rwsem '%s': up_read while not read", s->name ? s->name : "?");
+	s->count--;
+}
+
+void down_write(struct rwsem *s)
+{
+	if (s->owner || s->count)
+		panic("fake rwsem '%s': written while held (it would deadlock)", s->name ? s->name : "?");
+	s->owner = current_thread();
+}
+
+void up_write(struct rwsem *s)
+{
+	if (!s->owner)
+		panic("fake rwsem '%s': up_write while not written", s->name ? s->name : "?");
+	s->owner = NULL;
+}
+
 /* ---------------------------------------------------------------- readahead spy */
 
 struct fake_ra_call fake_ra_calls[FAKE_RA_CALLS];

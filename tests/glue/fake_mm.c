@@ -216,23 +216,26 @@ unsigned vm_pt_prot(uint32_t prot)
 bool vm_is_active(struct mm *mm) { (void)mm; return false; }
 
 
+/* vm.c's: a fault's shared hold of mm->lock ends. */
+void vm_fault_unlock(struct mm *mm) { up_read(&mm->lock); }
+
 /* vm_fault for a page of v, as vm.c does it: under mm->lock, retried
  * while the swap-in dropped the lock (it waited for I/O). */
 enum vm_fault_result fake_fault(struct mm *mm, struct vma *v, uint64_t va, bool write, struct fault_stats *st)
 {
 	for (int tries = 0; tries < 16; tries++) {
-		mutex_lock(&mm->lock);
+		down_read(&mm->lock);
 		pte_t e = pt_get(mm->pml4, va);
 		bool shared = !e && (v->flags & VM_SHARED);
 		if (!pt_pte_is_swap(e) && !shared) {
-			mutex_unlock(&mm->lock);
+			up_read(&mm->lock);
 			return pt_pte_present(e) ? VM_FAULT_OK : VM_FAULT_MAPERR;
 		}
 		bool dropped = false;
 		enum vm_fault_result r = shared ? swapin_shmem(mm, v, va, write, st, &dropped)
 						: swapin_anon(mm, v, v->ra_state, va, e, write, st, &dropped);
 		if (!dropped)
-			mutex_unlock(&mm->lock);
+			up_read(&mm->lock);
 		if (r != VM_FAULT_RETRY)
 			return r;
 	}
@@ -257,7 +260,7 @@ static uint64_t next_root = 0x1000;
 struct mm *fake_mm_new(void)
 {
 	struct mm *mm = calloc(1, sizeof *mm);
-	mutex_init(&mm->lock, "mm");
+	rwsem_init(&mm->lock, "mm");
 	spin_init(&mm->ptl, "ptl");
 	mm->pml4 = next_root += 0x1000;
 	mm->refs = 1;

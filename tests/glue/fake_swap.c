@@ -58,6 +58,14 @@ void swap_dup(uint64_t entry)
 
 int swap_count(uint64_t entry) { return slot_of(entry)->count; }
 
+bool swap_dup_if_data(uint64_t entry)
+{
+	if (!swap_holds_data(entry))
+		return false;
+	swap_dup(entry);
+	return true;
+}
+
 void swap_free(uint64_t entry)
 {
 	struct slot *s = slot_of(entry);

@@ -1,7 +1,7 @@
 /*
  * The lock-order checker's own tests (test=lockdep, test=lockdep3,
- * test=lockdep_irq, test=lockdep_mutex), for a LOCKDEP=1 build: locks
- * (spinlocks, or mutexes) of classes no other code uses are nested in a consistent order (nothing may be reported),
+ * test=lockdep_irq, test=lockdep_mutex, test=lockdep_rwsem), for a
+ * LOCKDEP=1 build: locks (spinlocks, mutexes, rwsems) of classes no other code uses are nested in a consistent order (nothing may be reported),
  * then in an inverted one (exactly one report, after which checking is
  * off for the boot); a lock is taken in an interrupt handler (a ktimer's
  * function runs in the tick's) and then with interrupts enabled (one
@@ -94,6 +94,27 @@ static void __attribute__((noinline)) inverted_mutex_b_then_a(void)
 	sleep_ms(2);
 	mutex_lock(&mutex_a);
 	mutex_unlock(&mutex_a);
+	mutex_unlock(&mutex_b);
+}
+
+/* An rwsem read, then a mutex; later the mutex, then the rwsem written:
+ * a reader holding the mutex's order is still a cycle (a writer waiting
+ * between would deadlock the two), so the read side is ordered too. */
+static struct rwsem rwsem_a;
+
+static void __attribute__((noinline)) nest_rwsem_read_then_mutex(void)
+{
+	down_read(&rwsem_a);
+	mutex_lock(&mutex_b);
+	mutex_unlock(&mutex_b);
+	up_read(&rwsem_a);
+}
+
+static void __attribute__((noinline)) inverted_mutex_then_rwsem_write(void)
+{
+	mutex_lock(&mutex_b);
+	down_write(&rwsem_a);
+	up_write(&rwsem_a);
 	mutex_unlock(&mutex_b);
 }
 
@@ -207,11 +228,31 @@ static void test_lockdep_mutex(struct json *r)
 	finish(r, 0);
 }
 
+/* rwsem: read a -> mutex b, trylocks (no edges), then b -> write a. */
+static void test_lockdep_rwsem(struct json *r)
+{
+	if (!ready(r))
+		return;
+	rwsem_init(&rwsem_a, "lockdep_test_rwa");
+	mutex_init(&mutex_b, "lockdep_test_mb");
+	nest_rwsem_read_then_mutex();
+	mutex_lock(&mutex_b);
+	if (down_read_trylock(&rwsem_a))
+		up_read(&rwsem_a);
+	if (down_write_trylock(&rwsem_a))
+		up_write(&rwsem_a);
+	mutex_unlock(&mutex_b);
+	check(lockdep_reports() == 0, "consistent nesting reported");
+	inverted_mutex_then_rwsem_write();
+	finish(r, 0);
+}
+
 static const struct selftest tests[] = {
 	{ "lockdep", test_lockdep },
 	{ "lockdep3", test_lockdep3 },
 	{ "lockdep_irq", test_lockdep_irq },
 	{ "lockdep_mutex", test_lockdep_mutex },
+	{ "lockdep_rwsem", test_lockdep_rwsem },
 };
 
 bool lockdep_selftest(const char *name)

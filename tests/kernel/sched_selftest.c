@@ -1,6 +1,6 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
- * with test=threads|sleep|timer|ctxsw|mutex|rt|hangcheck.  Each prints a selftest
+ * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
 #include <string.h>
@@ -233,6 +233,122 @@ static void test_mutex(struct json *r)
 	check(t.counter == 2000 && t.collisions == 0, "mutex serialises 4 x 500 increments");
 }
 
+/* --- rwsem ------------------------------------------------------------
+ * Three readers hold it at once; a writer keeps a reader out; a writer
+ * waiting behind a reader keeps a later reader out (writer preference),
+ * and gets in before it.  Waits poll with a 2 s bound: a thread that
+ * never got where it should fails its check, however slow the host. */
+
+struct rwtest {
+	struct rwsem s;
+	struct completion done;
+	volatile int inside, max_inside, started;
+	volatile bool release;
+	char order[8];                  /* who got in, in turn: 'R' or 'W' */
+	volatile int norder;
+};
+
+static void rw_note(struct rwtest *t, char who)
+{
+	int n = __atomic_fetch_add(&t->norder, 1, __ATOMIC_RELAXED);
+	if (n < (int)sizeof t->order - 1)
+		t->order[n] = who;
+}
+
+static bool rw_poll(volatile int *v, int want)
+{
+	for (int i = 0; i < 2000 && __atomic_load_n(v, __ATOMIC_ACQUIRE) < want; i++)
+		sleep_ms(1);
+	return __atomic_load_n(v, __ATOMIC_ACQUIRE) >= want;
+}
+
+static void rw_reader_hold(void *arg)
+{
+	struct rwtest *t = arg;
+	down_read(&t->s);
+	int n = __atomic_add_fetch(&t->inside, 1, __ATOMIC_ACQ_REL);
+	int m = __atomic_load_n(&t->max_inside, __ATOMIC_RELAXED);
+	while (n > m && !__atomic_compare_exchange_n(&t->max_inside, &m, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	while (!t->release)
+		sleep_ms(1);
+	__atomic_sub_fetch(&t->inside, 1, __ATOMIC_ACQ_REL);
+	up_read(&t->s);
+	complete(&t->done);
+}
+
+static void rw_reader_once(void *arg)
+{
+	struct rwtest *t = arg;
+	__atomic_add_fetch(&t->started, 1, __ATOMIC_RELEASE);
+	down_read(&t->s);
+	rw_note(t, 'R');
+	up_read(&t->s);
+	complete(&t->done);
+}
+
+static void rw_writer_once(void *arg)
+{
+	struct rwtest *t = arg;
+	down_write(&t->s);
+	rw_note(t, 'W');
+	sleep_ms(20);           /* a reader let in now would note itself before us */
+	up_write(&t->s);
+	complete(&t->done);
+}
+
+static void test_rwsem(struct json *r)
+{
+	static struct rwtest t;
+	rwsem_init(&t.s, "selftest-rwsem");
+	completion_init(&t.done);
+	/* Readers share. */
+	for (int i = 0; i < 3; i++)
+		thread_create("rw-reader", rw_reader_hold, &t, SCHED_NORMAL);
+	rw_poll(&t.max_inside, 3);
+	t.release = true;
+	for (int i = 0; i < 3; i++)
+		completion_wait(&t.done);
+	json_u64(r, "max_readers_inside", (uint64_t)t.max_inside);
+	check(t.max_inside == 3, "three readers did not hold the rwsem at once");
+
+	/* A writer excludes readers. */
+	down_write(&t.s);
+	thread_create("rw-reader", rw_reader_once, &t, SCHED_NORMAL);
+	check(rw_poll(&t.started, 1), "the reader never started");
+	sleep_ms(50);
+	bool reader_out = t.norder == 0 && waitq_has_waiters(&t.s.wq) && !down_read_trylock(&t.s);
+	json_bool(r, "writer_excludes_reader", reader_out);
+	check(reader_out, "a reader got in (or did not wait) while a writer held the rwsem");
+	up_write(&t.s);
+	completion_wait(&t.done);
+	check(t.norder == 1 && t.order[0] == 'R', "the reader did not get in after the writer left");
+
+	/* A waiting writer keeps new readers out and goes first. */
+	t.norder = 0;
+	t.started = 0;
+	down_read(&t.s);
+	thread_create("rw-writer", rw_writer_once, &t, SCHED_NORMAL);
+	for (int i = 0; i < 2000 && !(__atomic_load_n(&t.s.count, __ATOMIC_ACQUIRE) & RWSEM_WAITING); i++)
+		sleep_ms(1);
+	bool writer_waits = __atomic_load_n(&t.s.count, __ATOMIC_ACQUIRE) & RWSEM_WAITING;
+	check(writer_waits, "the writer never waited for the reader");
+	bool blocked = !down_read_trylock(&t.s);
+	thread_create("rw-reader", rw_reader_once, &t, SCHED_NORMAL);
+	check(rw_poll(&t.started, 1), "the second reader never started");
+	sleep_ms(50);
+	blocked = blocked && t.norder == 0;
+	json_bool(r, "waiting_writer_blocks_readers", writer_waits && blocked);
+	check(blocked, "a new reader got in while a writer waited");
+	up_read(&t.s);
+	completion_wait(&t.done);
+	completion_wait(&t.done);
+	t.order[t.norder < 7 ? t.norder : 7] = 0;
+	json_str(r, "order", t.order);
+	check(t.norder == 2 && t.order[0] == 'W' && t.order[1] == 'R', "the waiting writer did not go before the reader");
+	check(t.s.count == 0 && !t.s.owner, "the rwsem is not free at the end");
+}
+
 /* --- RT wakeups under CPU load ----------------------------------------- */
 
 struct rtprobe {
@@ -342,6 +458,7 @@ static const struct selftest tests[] = {
 	{ "timer", test_timer },
 	{ "ctxsw", test_ctxsw },
 	{ "mutex", test_mutex },
+	{ "rwsem", test_rwsem },
 	{ "rt", test_rt },
 	{ "hangcheck", test_hangcheck },
 };
