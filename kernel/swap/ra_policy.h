@@ -160,6 +160,29 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
 #define RA_OWN_CLUSTER 3        /* ... this many of the recent misses: a cluster */
 #define RA_OWN_BLOCK_MAX 16
+/* Ghost windows in the logical space (issue 12: decide per miss against
+ * the logical window, not the slots).  For each miss outside streams:
+ * would a window of RA_OWN_GNEAR pages either side of one of the last
+ * RA_OWN_GHOST such misses have held it?  Misses spread at random over
+ * the space would be held with probability about
+ *     min(1, recent misses * (2 * RA_OWN_GNEAR - 1) / pages of the space)
+ * (the chance baseline; the space's pages: the VMA's, or the object's).
+ * A working set denser than the space - one that shifts, a hot region -
+ * beats chance by far; random access over the space does not, however
+ * its slots lie (the slot-space ghosts of c0379cd's history saw random
+ * misses as near when the swap area had been used before).  While the
+ * decayed rate of held misses is at least RA_OWN_GRATIO times chance's
+ * (and at least 1/RA_OWN_GMIN of the misses), a miss outside streams
+ * reads the aligned block of RA_OWN_SW_PAGES slots around it, as
+ * fixed:4 does: pages evicted together sit together in swap and come
+ * back together when the set returns.  O(RA_OWN_GHOST) per miss. */
+#define RA_OWN_GHOST 32
+#define RA_OWN_GNEAR 32
+#define RA_OWN_GRATIO 3
+#define RA_OWN_GMIN 8
+#define RA_OWN_GLEARN 16        /* misses before the rate counts */
+#define RA_OWN_GFORGET 256      /* past this many misses, the counts halve */
+#define RA_OWN_GSCALE 1024
 
 enum ra_stream_state { RA_S_FREE, RA_S_CANDIDATE, RA_S_STREAM };
 
@@ -200,6 +223,12 @@ struct ra_own {
 	uint32_t sw_read;       /* slot windows: slots in use read over (decaying) */
 	uint32_t sw_used;       /* hits outside streams: slot and block windows' (ra_own_hit says why) */
 	uint32_t sw_probe;      /* misses since the last probe */
+	uint64_t ghost[RA_OWN_GHOST];   /* the last misses outside streams (ring) */
+	uint32_t nghost;        /* misses recorded in ghost */
+	uint32_t g_hit;         /* of g_n misses, how many a ghost window held (decaying) */
+	uint32_t g_n;
+	uint32_t g_chance;      /* what chance alone would have held, 1/RA_OWN_GSCALE units */
+	bool g_dense;           /* the last miss found the misses denser than chance */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
