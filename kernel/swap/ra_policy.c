@@ -368,7 +368,8 @@ static void ghost_note(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi)
 		o->g_chance /= 2;
 	}
 	o->g_dense = o->g_n >= RA_OWN_GLEARN && o->g_hit * RA_OWN_GMIN >= o->g_n &&
-		     (uint64_t)o->g_hit * RA_OWN_GSCALE >= (uint64_t)RA_OWN_GRATIO * o->g_chance;
+		     (uint64_t)o->g_hit * RA_OWN_GSCALE >=
+			     (uint64_t)RA_OWN_GRATIO * o->g_chance + RA_OWN_GSLACK * RA_OWN_GSCALE;
 }
 
 /* Block readahead for a miss outside streams: an aligned block of
@@ -376,6 +377,12 @@ static void ghost_note(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi)
 static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
 {
 	ghost_note(o, idx, lo, hi);
+	if (o->g_dense) {
+		/* The slot window instead (ra_own_slot_pages): on a dense set
+		 * it brings back what left with the page. */
+		o->blast = 0;
+		return;
+	}
 	uint32_t near = 0, n = o->nhist < RA_OWN_HIST ? o->nhist : RA_OWN_HIST;
 	for (uint32_t i = 0; i < n; i++)
 		if (absd((int64_t)(idx - o->hist[i])) < RA_OWN_NEAR)
@@ -633,6 +640,10 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 		o->bhits++;
 	if (o->sw_used < 1u << 30)
 		o->sw_used++;
+	/* A page read ahead outside streams and now used would have been a
+	 * miss: the ghosts count it, or a set that read-ahead serves well
+	 * would stop looking dense and lose its windows. */
+	ghost_note(o, idx, lo, hi);
 	detect(o, idx, lo, hi, budget, w);
 }
 

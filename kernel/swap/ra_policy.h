@@ -46,7 +46,9 @@
  *            a fault on a stream costs no scan of the table.  A miss inside a window the stream already
  *            issued means its pages were reclaimed before use: the window
  *            halves.
- *            Misses outside streams read their own page only, unless the
+ *            Misses outside streams that are denser in the space than
+ *            chance (ghost windows, RA_OWN_GHOST) read a 16-slot window.
+ *            Other misses outside streams read their own page only, unless the
  *            recent ones cluster (RA_OWN_CLUSTER of the last RA_OWN_HIST such misses
  *            within RA_OWN_NEAR pages: a dense working set in random
  *            order): then an aligned block of RA_OWN_BLOCK_MAX logical
@@ -171,15 +173,18 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
  * beats chance by far; random access over the space does not, however
  * its slots lie (the slot-space ghosts of c0379cd's history saw random
  * misses as near when the swap area had been used before).  While the
- * decayed rate of held misses is at least RA_OWN_GRATIO times chance's
- * (and at least 1/RA_OWN_GMIN of the misses), a miss outside streams
- * reads the aligned block of RA_OWN_SW_PAGES slots around it, as
- * fixed:4 does: pages evicted together sit together in swap and come
- * back together when the set returns.  O(RA_OWN_GHOST) per miss. */
+ * decayed count of held misses is at least RA_OWN_GRATIO times chance's
+ * plus RA_OWN_GSLACK (and at least 1/RA_OWN_GMIN of the misses), every
+ * miss outside streams reads the aligned block of RA_OWN_SW_PAGES slots
+ * around it, as fixed:4 does: pages evicted together sit together in
+ * swap and come back together when the set returns.  A used page read ahead outside streams counts as a
+ * miss here, or a set that read-ahead serves well would stop looking
+ * dense.  O(RA_OWN_GHOST) per miss, no memory beyond struct ra_own. */
 #define RA_OWN_GHOST 32
 #define RA_OWN_GNEAR 32
 #define RA_OWN_GRATIO 3
 #define RA_OWN_GMIN 8
+#define RA_OWN_GSLACK 4         /* held misses beyond RA_OWN_GRATIO x chance: a few lucky ones are no set */
 #define RA_OWN_GLEARN 16        /* misses before the rate counts */
 #define RA_OWN_GFORGET 256      /* past this many misses, the counts halve */
 #define RA_OWN_GSCALE 1024
