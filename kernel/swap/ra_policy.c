@@ -589,7 +589,7 @@ uint32_t ra_own_slot_pages(struct ra_own *o)
 {
 	uint32_t pages;
 	if (o->g_dense)
-		pages = RA_OWN_SW_PAGES;        /* misses denser than chance */
+		pages = RA_OWN_GPAGES;          /* misses denser than chance */
 	else if (o->sw_read < RA_OWN_SW_LEARN)
 		pages = 2;                      /* nothing known yet */
 	else if (o->sw_used * RA_OWN_SW_USE >= o->sw_read)

@@ -300,7 +300,7 @@ TEST(ra_own_ghost_windows_tell_dense_from_random)
 		CHECK(dense * 100 >= (MISSES - RA_OWN_GHOST) * 95);
 		/* Its misses read slot windows, not logical blocks. */
 		CHECK_EQ(w.count, 0);
-		CHECK_EQ(ra_own_slot_pages(&o), RA_OWN_SW_PAGES);
+		CHECK_EQ(ra_own_slot_pages(&o), RA_OWN_GPAGES);
 	}
 }
 
