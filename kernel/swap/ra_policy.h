@@ -375,7 +375,7 @@ struct ra_ops {
 	 * the faulting task reclaim: taken only from free memory above the
 	 * low watermark, the window trimmed when there is none (the own
 	 * policy, whose streams read up to 64 pages per window from hits).
-	 * Its small guesses (slot windows, blocks: 16 pages at most) and
+	 * Its guesses (blocks: 16 pages at most, slot windows: RA_OWN_GPAGES) and
 	 * every page of the other policies are allocated like the fault's
 	 * own page, reclaiming if need be, as Linux's swap readahead does (it
 	 * passes the fault's GFP_HIGHUSER_MOVABLE): trimmed, own's slot
