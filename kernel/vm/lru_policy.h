@@ -68,11 +68,15 @@ bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked);
  * not PageAnon when it found it referenced, kept or activated ("the mark
  * is set for activated pages as well so that recently deactivated but
  * used pages are quickly recovered"); shrink_active_list never cleared
- * it; and a shmem fault (shmem_fault, swapped in or new) did not set it.
- * So only a fresh shmem page, new or just swapped back in, needed two
- * trips round the inactive list with a reference on each; once activated
- * it came back at its first reference.  The regression fed on that:
- * every page swapped out came back unmarked and went the long way again.
+ * it; and from 3.1 a shmem fault (swapped in or new) did not set it
+ * (earlier shmem_fault called mark_page_accessed).  So a fresh shmem
+ * page, new or just swapped back in, needed two trips round the inactive
+ * list with a reference on each; once activated it came back at its
+ * first reference.  That is the regression as the fix's changelog tells
+ * it: the inactive anon list full of shmem pages, kept (referenced) on
+ * their first round, so that reclaim found little to take, scanned harder
+ * and swapped the database out; and each page swapped out came back
+ * unmarked to go the long way again.
  *
  * lru_inactive_marks: after an inactive verdict on a page found
  * referenced_ptes times, is PG_REFERENCED set?  Pages used more than once
