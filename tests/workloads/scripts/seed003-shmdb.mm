@@ -23,6 +23,17 @@
 # reference rules.  stream measures the disk for its first second, then
 # reads at 20% of that; the data disk is only read (no `data` line).
 #
+# What the knob changes: only the verdict on a shmem page found referenced
+# on the inactive list (with off, 64574746's PG_referenced life too:
+# kernel/vm/lru_policy.h).  shmdb here is CPU-bound and touches each page
+# of its table several times a second, and this kernel keeps a referenced
+# active shmem page active (Linux deactivates them all), so the table
+# hardly reaches the inactive list and both columns come out alike
+# (pgdeactivate and pgrotated in tools/seed-table say how far).
+# `shmdb 80% SECONDS 0 TPS` caps the rate so that the pages are used more
+# rarely than the lists turn over; docs/seed-benchmarks.md has that run.
+# The parameters here stay the seed's.
+#
 # The seed's 5 x 60 s per column takes about 10 min of guest time; under
 # QEMU's -icount shift=0,sleep=off (guest time independent of host load)
 # that was ~75 min of host time on a shared 2-core box, so the tables in
