@@ -28,7 +28,8 @@
 # kernel/vm/lru_policy.h).  shmdb here is CPU-bound and touches each page
 # of its table several times a second, and this kernel keeps a referenced
 # active shmem page active (Linux deactivates them all), so the table
-# hardly reaches the inactive list and both columns come out alike
+# hardly reaches the inactive list in a quiet run; off swaps more in the
+# runs that do swap, but the columns' transactions/s come out alike
 # (pgdeactivate and pgrotated in tools/seed-table say how far).
 # `shmdb 80% SECONDS 0 TPS` caps the rate so that the pages are used more
 # rarely than the lists turn over; docs/seed-benchmarks.md has that run.
