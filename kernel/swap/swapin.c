@@ -22,6 +22,7 @@
 #include "vm/reclaim.h"
 #include "vm/shmem.h"
 #include "vm/lru.h"
+#include "vm/lru_policy.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
 #include "vm/page_ref.h"
@@ -503,7 +504,8 @@ static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint6
 			continue;
 		}
 		shmem_adopt(s, idx, val, p);
-		page_set(p, PG_REFERENCED);
+		if (lru_shmem_fault_marks(reclaim_knobs.used_once_swapbacked))
+			page_set(p, PG_REFERENCED);
 		*async_out = async;
 		*out = p;
 		return VM_FAULT_OK;
@@ -520,7 +522,8 @@ enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t v
 	enum vm_fault_result r = shmem_page(mm, v, va, idx, st, dropped, &p, &async);
 	if (r != VM_FAULT_OK)
 		return r;
-	page_set(p, PG_REFERENCED);
+	if (lru_shmem_fault_marks(reclaim_knobs.used_once_swapbacked))
+		page_set(p, PG_REFERENCED);
 	bool installed = vm_install(mm, va, 0, p, vm_pt_prot(v->prot));
 	unlock_page(p);
 	if (!installed)

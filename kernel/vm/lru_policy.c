@@ -64,6 +64,21 @@ bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked)
 	return anon || (shmem && used_once_swapbacked);
 }
 
+bool lru_inactive_marks(unsigned referenced_ptes, bool used_more_than_once)
+{
+	return referenced_ptes && !used_more_than_once;
+}
+
+bool lru_deactivate_keeps_mark(bool shmem, bool used_once_swapbacked)
+{
+	return shmem && !used_once_swapbacked;
+}
+
+bool lru_shmem_fault_marks(bool used_once_swapbacked)
+{
+	return used_once_swapbacked;
+}
+
 void lru_scan_balance(uint64_t swapbacked, uint64_t file, unsigned swappiness, struct lru_scan_cost cost,
 		      bool may_swap, uint64_t want, uint64_t *scan_swapbacked, uint64_t *scan_file)
 {

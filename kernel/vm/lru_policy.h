@@ -62,6 +62,35 @@ void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan
  * streaming file I/O push a shmem database out. */
 bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked);
 
+/* The PG_REFERENCED mark's life, which 64574746's verdict on a shmem page
+ * (used_once_swapbacked=off) depends on as much as on the verdict itself.
+ * In 2.6.34..3.3, page_check_references marked every mapped page that was
+ * not PageAnon when it found it referenced, kept or activated ("the mark
+ * is set for activated pages as well so that recently deactivated but
+ * used pages are quickly recovered"); shrink_active_list never cleared
+ * it; and from 3.1 a shmem fault (swapped in or new) did not set it
+ * (earlier shmem_fault called mark_page_accessed).  So a fresh shmem
+ * page, new or just swapped back in, needed two trips round the inactive
+ * list with a reference on each; once activated it came back at its
+ * first reference.  That is the regression as the fix's changelog tells
+ * it: the inactive anon list full of shmem pages, kept (referenced) on
+ * their first round, so that reclaim found little to take, scanned harder
+ * and swapped the database out; and each page swapped out came back
+ * unmarked to go the long way again.
+ *
+ * lru_inactive_marks: after an inactive verdict on a page found
+ * referenced_ptes times, is PG_REFERENCED set?  Pages used more than once
+ * (anonymous; shmem with the fix) are activated unmarked, the others
+ * marked whether kept or activated (file pages only reach it kept).
+ * lru_deactivate_keeps_mark: does an active page sent to the inactive
+ * list keep its mark?  This project clears it (judged afresh down
+ * there), except a shmem page with the knob off, as above.
+ * lru_shmem_fault_marks: does a shmem fault mark the page it maps?  Yes
+ * (the page is in use) except with the knob off, as above. */
+bool lru_inactive_marks(unsigned referenced_ptes, bool used_more_than_once);
+bool lru_deactivate_keeps_mark(bool shmem, bool used_once_swapbacked);
+bool lru_shmem_fault_marks(bool used_once_swapbacked);
+
 /* Anon/file scan balance, Linux 6.1's get_scan_count for the global
  * LRU: swappiness 0..200 weighs the swap-backed side (anon + shmem)
  * against file pages, each side's weight divided by its recent cost

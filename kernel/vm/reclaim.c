@@ -385,7 +385,8 @@ static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 			vmstat_inc(PGROTATED);
 			putback(p, true);
 		} else {
-			page_clear(p, PG_REFERENCED);
+			if (!lru_deactivate_keeps_mark(page_test(p, PG_SHMEM), reclaim_knobs.used_once_swapbacked))
+				page_clear(p, PG_REFERENCED);
 			page_set(p, PG_WORKINGSET);     /* evicted later: a restore if it refaults */
 			vmstat_inc(PGDEACTIVATE);
 			putback(p, false);
@@ -450,9 +451,11 @@ static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 			vmstat_inc(PGACTIVATE);
 			__atomic_add_fetch(&R.cost.anon, 1, __ATOMIC_RELAXED);
 			workingset_activation();
-		} else if (refs) {
-			page_set(p, PG_REFERENCED);     /* second chance; an unused readahead page gets one only */
 		}
+		/* Second chance (an unused readahead page gets one only); a
+		 * shmem page with the knob off keeps it when activated. */
+		if (lru_inactive_marks(refs, more))
+			page_set(p, PG_REFERENCED);
 		free_swap_of_kept(p);
 		unlock_page(p);
 		putback(p, v == LRU_ACTIVATE);

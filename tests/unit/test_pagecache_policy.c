@@ -97,6 +97,72 @@ TEST(lru_used_once_verdicts_by_kind)
 	}
 }
 
+/* A shmem page's mark over its life, with the knob off (64574746) and
+ * on (3.4): the verdicts plus lru_inactive_marks/lru_deactivate_keeps_mark/
+ * lru_shmem_fault_marks, played the way reclaim.c and swapin.c apply them. */
+struct shmem_life {
+	bool knob, mark;
+};
+
+static enum lru_verdict shmem_life_inactive(struct shmem_life *l, unsigned refs)
+{
+	bool more = lru_used_more_than_once(false, true, l->knob);
+	enum lru_verdict v = lru_judge_inactive(refs, l->mark, more, false);
+	l->mark = v != LRU_RECLAIM && lru_inactive_marks(refs, more);
+	return v;
+}
+
+static void shmem_life_fault(struct shmem_life *l)
+{
+	l->mark = lru_shmem_fault_marks(l->knob);
+}
+
+static void shmem_life_deactivate(struct shmem_life *l)
+{
+	l->mark = l->mark && lru_deactivate_keeps_mark(true, l->knob);
+}
+
+TEST(lru_used_once_shmem_mark_life)
+{
+	/* Off: a fresh page (new or swapped back in) needs a reference on
+	 * two trips; unreferenced on the second, it goes. */
+	struct shmem_life off = { false, false };
+	shmem_life_fault(&off);
+	CHECK(!off.mark);
+	CHECK_EQ(shmem_life_inactive(&off, 1), LRU_KEEP);
+	CHECK(off.mark);
+	CHECK_EQ(shmem_life_inactive(&off, 0), LRU_RECLAIM);
+	CHECK(!off.mark);
+	shmem_life_fault(&off);                 /* swapped back in: unmarked again */
+	CHECK_EQ(shmem_life_inactive(&off, 1), LRU_KEEP);
+	CHECK_EQ(shmem_life_inactive(&off, 1), LRU_ACTIVATE);
+	/* Activated, it keeps the mark through deactivation and comes back
+	 * at its first reference. */
+	CHECK(off.mark);
+	shmem_life_deactivate(&off);
+	CHECK(off.mark);
+	CHECK_EQ(shmem_life_inactive(&off, 1), LRU_ACTIVATE);
+	CHECK(off.mark);
+	/* On: activated at its first reference, unmarked; deactivation
+	 * clears whatever mark a fault left. */
+	struct shmem_life on = { true, false };
+	shmem_life_fault(&on);
+	CHECK(on.mark);
+	CHECK_EQ(shmem_life_inactive(&on, 1), LRU_ACTIVATE);
+	CHECK(!on.mark);
+	on.mark = true;
+	shmem_life_deactivate(&on);
+	CHECK(!on.mark);
+	CHECK_EQ(shmem_life_inactive(&on, 0), LRU_RECLAIM);
+	/* Anonymous pages are never marked by the verdict; file pages kept
+	 * once are; neither keeps a mark through deactivation. */
+	CHECK(!lru_inactive_marks(1, true));
+	CHECK(lru_inactive_marks(1, false));
+	CHECK(!lru_inactive_marks(0, false));
+	for (int knob = 0; knob < 2; knob++)
+		CHECK(!lru_deactivate_keeps_mark(false, knob));
+}
+
 TEST(lru_scan_balance_by_swappiness)
 {
 	uint64_t a, f;

@@ -201,6 +201,16 @@ if [ "${n:-0}" -ge 2 ] && [ -n "$(field nr_active_file_avg shmdb 8 2)" ]; then
 else
 	fail "shmdb LRU samples: '${n:-}' in 3 s"
 fi
+# TPS caps the rate: 2 s at 500/s is 1000 transactions, plus at most the
+# batch of 8 started before the sleep that would have held it; ROWS 0 is
+# the default row count.  Unpaced, the host does hundreds of thousands.
+run_ok shmdb "size_mib=8 rows=8192 seconds=2 tps_limit=500" shmdb 8 2 0 500
+n=$(field transactions shmdb 8 2 0 500)
+if [ "${n:-0}" -ge 900 ] && [ "${n:-0}" -le 1016 ]; then
+	pass "shmdb TPS 500 for 2 s: $n transactions"
+else
+	fail "shmdb TPS 500 for 2 s: '${n:-}' transactions, want 900..1016"
+fi
 DEV="$TMP/dev.img"
 truncate -s 8M "$DEV"
 run_ok stream "mode=read bytes_read=8388608 foreign_blocks=2048 stamped_blocks=0" stream "$DEV" 8 read
@@ -282,6 +292,9 @@ run_usage shmdb 1001% 1
 run_usage shmdb 16 0
 run_usage shmdb 16 1 1
 run_usage shmdb 1 1 16385
+run_usage shmdb 16 1 0 x
+run_usage shmdb 16 1 0 1000000001
+run_usage shmdb 16 1 0 10 5
 run_usage stream "$DEV" 1
 run_usage stream "$DEV" 1 sideways
 run_usage stream "$DEV" 1 mmap

@@ -2,14 +2,24 @@
  * shmdb.c - seed 003's shmem-backed database: a table of rows in shared
  * memory, random transactions, transactions/s per second.
  *
- *   shmdb SIZE_MIB|P% SECONDS [ROWS]
+ *   shmdb SIZE_MIB|P% SECONDS [ROWS [TPS]]
  *
  * The table is MAP_SHARED|MAP_ANONYMOUS, which is shmem both on Linux and
  * on our kernel (vm/shmem.c), so under pressure it goes to swap, as the
  * customer's database in Michal Hocko's 2012 mail did ("shmem backed
  * database (80% of RAM)"). SIZE may be a share of RAM, `80%`, read from
  * sysinfo(2) (1%..1000%: above 100% forces swapping). ROWS defaults to one
- * row per KiB; a row is SIZE/ROWS bytes rounded down to 8, at least 64.
+ * row per KiB (also when given as 0); a row is SIZE/ROWS bytes rounded down
+ * to 8, at least 64.
+ *
+ * TPS (default 0: as fast as the CPU goes) caps the transaction rate: after
+ * each batch shmdb sleeps off any lead over TPS transactions a second since
+ * the run began, as stream paces its bytes.  A CPU-bound run touches every
+ * page of the table several times a second, so each page is referenced
+ * again long before reclaim looks at it twice; a capped one makes the
+ * pages used more rarely than the LRU lists turn over, the case where
+ * reclaim's used-once verdict on a shmem page decides whether it stays
+ * (seed 003).  The record says the cap (tps_limit) and the sleeps.
  *
  * Each row is [id, version, balance, checksum, payload] (wlio.h). A
  * transaction reads two random rows and transfers part of one's balance to
@@ -32,10 +42,11 @@
 #include "rt/rt.h"
 #include "wlio.h"
 
-#define SHMDB_USAGE "shmdb SIZE_MIB|P% SECONDS [ROWS]"
+#define SHMDB_USAGE "shmdb SIZE_MIB|P% SECONDS [ROWS [TPS]]"
 #define SHMDB_MAX_MIB (1ULL << 24)
 #define SHMDB_MAX_PCT 1000
 #define SHMDB_MAX_SECONDS 86400ULL
+#define SHMDB_MAX_TPS 1000000000ULL
 #define SHMDB_DEFAULT_ROW 1024ULL
 #define SHMDB_BALANCE 1000ULL		/* every row's starting balance */
 #define SHMDB_BATCH 8			/* transactions per clock read */
@@ -60,6 +71,8 @@ struct shmdb {
 	char *proc_text;		/* SHMDB_PROC_MAX bytes */
 	uint64_t lru_samples;
 	uint64_t lru_sum[SHMDB_NLRU];
+	uint64_t tps_limit;		/* 0: none */
+	uint64_t sleeps, sleep_ns;
 };
 
 /* Adds the LRU sizes now to the sums; on a failure, says so once and
@@ -147,12 +160,27 @@ static void shmdb_transaction(struct shmdb *d)
 		       rb[WLIO_ROW_BALANCE] + amount);
 }
 
+/* Under a TPS cap: sleep off the lead of the transactions done over
+ * those due by `now` (all counted from `start`).  Returns the time after. */
+static uint64_t shmdb_pace(struct shmdb *d, uint64_t start, uint64_t now)
+{
+	uint64_t us = wlio_pace_us(d->transactions, d->tps_limit, (now - start) / 1000);
+
+	if (us == 0)
+		return now;
+	struct rt_timespec ts = { (int64_t)(us / 1000000), (int64_t)(us % 1000000 * 1000) };
+	rt_nanosleep(&ts, NULL);
+	d->sleeps++;
+	d->sleep_ns += us * 1000;
+	return rt_now_ns();
+}
+
 /* Transactions until `seconds` have passed; the per-second series. */
 static void shmdb_run(struct shmdb *d, uint64_t seconds, uint64_t start)
 {
 	uint64_t end = start + seconds * 1000000000ULL, shown = 0;
 
-	for (uint64_t now = start; now < end;) {
+	for (uint64_t now = start; now < end; now = shmdb_pace(d, start, now)) {
 		for (int i = 0; i < SHMDB_BATCH; i++)
 			shmdb_transaction(d);
 		d->transactions += SHMDB_BATCH;
@@ -188,6 +216,7 @@ struct shmdb_args {
 	uint64_t size_mib;
 	uint64_t seconds;
 	uint64_t rows;
+	uint64_t tps_limit;
 };
 
 static void shmdb_series(const struct shmdb *d, uint64_t seconds, char *buf, size_t cap)
@@ -231,6 +260,9 @@ static void shmdb_report(const struct shmdb *d, const struct shmdb_args *a,
 	rt_json_u64(&j, "tps_x100", tps100);
 	rt_json_u64(&j, "tps_min", lo);
 	rt_json_u64(&j, "tps_max", hi);
+	rt_json_u64(&j, "tps_limit", d->tps_limit);
+	rt_json_u64(&j, "sleeps", d->sleeps);
+	rt_json_u64(&j, "sleep_ns", d->sleep_ns);
 	rt_json_str(&j, "tps_series", series);
 	rt_json_u64(&j, "populate_ns", t1 - t0);
 	rt_json_u64(&j, "run_ns", t2 - t1);
@@ -249,8 +281,8 @@ static void shmdb_report(const struct shmdb *d, const struct shmdb_args *a,
 
 static void shmdb_parse(int argc, char **argv, struct shmdb_args *a)
 {
-	if (argc < 3 || argc > 4)
-		rt_usage_error(SHMDB_USAGE, "shmdb: expected 2 or 3 arguments, got %d", argc - 1);
+	if (argc < 3 || argc > 5)
+		rt_usage_error(SHMDB_USAGE, "shmdb: expected 2 to 4 arguments, got %d", argc - 1);
 	wlio_arg_share("shmdb", SHMDB_USAGE, "SIZE_MIB", argv[1], SHMDB_MAX_MIB, SHMDB_MAX_PCT,
 		       &a->size);
 	a->seconds = rt_arg_u64("shmdb", SHMDB_USAGE, "SECONDS", argv[2], 1, SHMDB_MAX_SECONDS);
@@ -268,8 +300,12 @@ static void shmdb_parse(int argc, char **argv, struct shmdb_args *a)
 				       argv[1], ram);
 	}
 	uint64_t max_rows = a->size_mib * RT_MIB / (WLIO_ROW_MIN_WORDS * 8);
-	a->rows = argc > 3 ? rt_arg_u64("shmdb", SHMDB_USAGE, "ROWS", argv[3], 2, max_rows)
-			   : a->size_mib * RT_MIB / SHMDB_DEFAULT_ROW;
+	a->rows = argc > 3 ? rt_arg_u64("shmdb", SHMDB_USAGE, "ROWS", argv[3], 0, max_rows) : 0;
+	if (a->rows == 1)
+		rt_usage_error(SHMDB_USAGE, "shmdb: ROWS 1: need at least 2 (or 0 for one per KiB)");
+	if (a->rows == 0)
+		a->rows = a->size_mib * RT_MIB / SHMDB_DEFAULT_ROW;
+	a->tps_limit = argc > 4 ? rt_arg_u64("shmdb", SHMDB_USAGE, "TPS", argv[4], 0, SHMDB_MAX_TPS) : 0;
 }
 
 int main(int argc, char **argv, char **envp)
@@ -280,6 +316,7 @@ int main(int argc, char **argv, char **envp)
 	(void)envp;
 	shmdb_parse(argc, argv, &a);
 	d.rows = a.rows;
+	d.tps_limit = a.tps_limit;
 	d.row_words = a.size_mib * RT_MIB / a.rows / 8;
 	rt_rng_seed(&d.rng, 3);
 	uint64_t bytes = a.size_mib * RT_MIB;

@@ -23,6 +23,21 @@
 # reference rules.  stream measures the disk for its first second, then
 # reads at 20% of that; the data disk is only read (no `data` line).
 #
+# What the knob changes: only the verdict on a shmem page found referenced
+# on the inactive list (with off, 64574746's PG_referenced life too:
+# kernel/vm/lru_policy.h).  shmdb here is CPU-bound and touches each page
+# of its table several times a second, and this kernel keeps a referenced
+# active shmem page active (Linux deactivates them all), so the table
+# hardly reaches the inactive list in a quiet run (pgdeactivate and
+# pgrotated in tools/seed-table say how far); off swaps more in the runs
+# that do swap.  With `20%` the stream's rate is measured per run, and
+# that noise decides more runs than the knob does: with a fixed rate
+# (`mmap-read 22`, about 20% of this emulated disk) off lost 29% of
+# its transactions and swapped 6.5x as much (docs/seed-benchmarks.md).
+# The parameters here stay the seed's (20% is what Linux peers can share).
+# `shmdb 80% SECONDS 0 TPS` caps the rate so that the pages are used more
+# rarely than the lists turn over; docs/seed-benchmarks.md has that run.
+#
 # The seed's 5 x 60 s per column takes about 10 min of guest time; under
 # QEMU's -icount shift=0,sleep=off (guest time independent of host load)
 # that was ~75 min of host time on a shared 2-core box, so the tables in
