@@ -316,7 +316,10 @@ static void test_rwsem(struct json *r)
 	down_write(&t.s);
 	thread_create("rw-reader", rw_reader_once, &t, SCHED_NORMAL);
 	check(rw_poll(&t.started, 1), "the reader never started");
-	sleep_ms(50);
+	/* Until it sleeps on the lock (a host that descheduled its vCPU
+	 * delays that, not the verdict). */
+	for (int i = 0; i < 2000 && !waitq_has_waiters(&t.s.wq); i++)
+		sleep_ms(1);
 	bool reader_out = t.norder == 0 && waitq_has_waiters(&t.s.wq) && !down_read_trylock(&t.s);
 	json_bool(r, "writer_excludes_reader", reader_out);
 	check(reader_out, "a reader got in (or did not wait) while a writer held the rwsem");
