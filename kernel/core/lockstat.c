@@ -103,6 +103,7 @@ static struct lock_class *sleep_class(struct lock_class **cls, const char *name)
 	struct lock_class *c = __atomic_load_n(cls, __ATOMIC_ACQUIRE);
 	if (!c) {
 		c = find_class(name);
+		c->sleeps = true;
 		__atomic_store_n(cls, c, __ATOMIC_RELEASE);
 	}
 	return c;
@@ -132,8 +133,10 @@ void lockstat_reset(void)
 		struct lock_class *c = i < n ? &classes[i] : &other;
 		bool on = irq_save();
 		const char *name = c->name;
+		bool sleeps = c->sleeps;
 		memset(c, 0, sizeof *c);
 		c->name = name;
+		c->sleeps = sleeps;
 		irq_restore(on);
 	}
 	bool on = irq_save();
@@ -204,6 +207,7 @@ void lockstat_json(struct json *j, const char *key, unsigned top)
 		json_site(j, "max_hold_at", c->max_hold_site);
 		json_u64(j, "over_100us", c->over_100us);
 		json_u64(j, "over_1ms", c->over_1ms);
+		json_bool(j, "sleeps", c->sleeps);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -33,6 +33,8 @@ struct lock_class {
 	uint64_t wait_cycles, hold_cycles, max_hold_cycles;
 	uint64_t over_100us, over_1ms;
 	uint64_t max_hold_site;         /* an address in the function that took it */
+	bool sleeps;                    /* an rwsem's class: its holds may sleep and
+					   do not keep preemption off (record: "sleeps") */
 };
 
 struct spinlock;

@@ -43,8 +43,11 @@ def test_latency_sections_and_probe_icount(ctx):
                'interrupts off for %d ns (%s .. %s)' % (irq['max_ns'], irq['max_from'], irq['max_to']))
         names = [c['name'] for c in L['classes']]
         expect(0 < len(names) <= 5, 'locks %r: expected the top 5 classes' % names)
+        # Spinlocks keep preemption off while held: each under 1 ms.  A
+        # sleeping lock (mm's rwsem: munmap holds it for writing through
+        # its zap) lets the probe run meanwhile; it only has to show up.
         for c in L['classes']:
-            expect(c['acquired'] > 0 and c['over_1ms'] == 0 and c['max_hold_ns'] < MS,
+            expect(c['acquired'] > 0 and c['over_1ms'] == 0 and (c['sleeps'] or c['max_hold_ns'] < MS),
                    'lock %s held %d ns at %s' % (c['name'], c['max_hold_ns'], c['max_hold_at']))
             expect(not c['max_hold_at'].startswith('0x'), 'site %r is not a symbol' % c['max_hold_at'])
         p = x['probe']
