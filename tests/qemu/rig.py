@@ -38,10 +38,16 @@ class Ctx:
         """The PVH boot for this boot, or None for the firmware: the built
         image, or one make_image built around the built kernel, booted
         from NVMe, and the case not marked uefi (the firmware, loader, ESP
-        and results file are what it tests).  Up to 2 GiB of RAM on a CPU
+        and results file are what it tests), one CPU.  Up to 2 GiB of RAM on a CPU
         other than the default max (pvh_entry.asm then maps 4 GiB with
         2 MiB pages; q35 keeps 2 GiB guests below 3 GiB)."""
         if self.uefi or kw.get('boot', 'nvme') != 'nvme' or 'direct' in kw:
+            return None
+        # Several CPUs: through OVMF.  Under SeaBIOS the kernel started on
+        # APIC id 1 in 8 of 32 two-CPU boots, and one of 50 make-stress
+        # boots powered off right after the boot record (no panic); not
+        # understood yet, and OVMF boots never showed either.
+        if int(str(kw.get('smp', 1)).split(',')[0]) > 1:
             return None
         mem = str(kw.get('mem', '256M')).upper()
         mib = int(mem[:-1]) * (1024 if mem.endswith('G') else 1) if mem[-1] in 'MG' else int(mem)
