@@ -29,6 +29,23 @@ section .note.pvh note alloc noexec nowrite align=4
 	db 'Xen', 0
 	dq PHYS(pvh_start32)    ; 8 bytes: QEMU 7.2 reads a size_t here
 
+; LARGE_PAGES table, n, shift: entries 0..n-1 of table map page i at
+; physical i << shift (present, writable, large), identity from 0.
+%macro LARGE_PAGES 3
+	xor ecx, ecx
+%%next:
+	mov eax, ecx
+	shl eax, %3
+	or eax, 0x83
+	mov edx, ecx
+	shr edx, 32 - %3                ; bits 32+ of (ecx << shift)
+	mov [PHYS(%1) + ecx * 8], eax
+	mov [PHYS(%1) + ecx * 8 + 4], edx
+	inc ecx
+	cmp ecx, %2
+	jb %%next
+%endmacro
+
 section .text
 pvh_start32:
 	cli
@@ -61,18 +78,7 @@ pvh_start32:
 	cpuid
 	bt edx, 26                      ; PDPE1GB
 	jnc .id_2m
-	xor ecx, ecx
-.id_1g:
-	mov eax, ecx
-	shl eax, 30
-	or eax, 0x83                    ; present, writable, 1 GiB
-	mov edx, ecx
-	shr edx, 2                      ; bits 32+ of (ecx << 30)
-	mov [PHYS(pvh_id_pdpt) + ecx * 8], eax
-	mov [PHYS(pvh_id_pdpt) + ecx * 8 + 4], edx
-	inc ecx
-	cmp ecx, 512
-	jb .id_1g
+	LARGE_PAGES pvh_id_pdpt, 512, 30        ; 1 GiB each
 	jmp .image
 .id_2m:
 	xor ecx, ecx
@@ -84,18 +90,7 @@ pvh_start32:
 	inc ecx
 	cmp ecx, 4
 	jb .id_pdpt
-	xor ecx, ecx
-.id_pd:
-	mov eax, ecx
-	shl eax, 21
-	or eax, 0x83                    ; present, writable, 2 MiB
-	mov edx, ecx
-	shr edx, 11                     ; bits 32+ of (ecx << 21)
-	mov [PHYS(pvh_id_pd) + ecx * 8], eax
-	mov [PHYS(pvh_id_pd) + ecx * 8 + 4], edx
-	inc ecx
-	cmp ecx, 2048
-	jb .id_pd
+	LARGE_PAGES pvh_id_pd, 2048, 21         ; 2 MiB each
 	; The image: KERNEL_VMA (PML4 511, PDPT 510) -> KERNEL_LMA, 1 GiB of it.
 .image:
 	mov eax, PHYS(pvh_k_pd) + 3
