@@ -54,15 +54,14 @@ class Ctx:
         mib = int(mem[:-1]) * (1024 if mem.endswith('G') else 1) if mem[-1] in 'MG' else int(mem)
         if kw.get('cpu', 'max') != 'max' and mib > 2048:
             return None
-        if image is None and cmdline is not None and os.path.exists(self.initrd):
-            initrd = self.initrd
-        elif image in self.pvh_images:
+        if image is None and cmdline is not None:
+            pvh = qemurig.pvh_beside(self.image)
+            return (pvh, cmdline) if pvh else None
+        if image in self.pvh_images:
             initrd, own = self.pvh_images[image]
-            if cmdline is None:
-                cmdline = own
-        else:
-            return None
-        return {'kernel': os.path.join(self.build, 'kernel.elf'), 'initrd': initrd}, cmdline
+            return {'kernel': os.path.join(self.build, 'kernel.elf'), 'initrd': initrd}, \
+                own if cmdline is None else cmdline
+        return None
 
     @property
     def initrd(self):
