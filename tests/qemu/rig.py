@@ -6,7 +6,10 @@ balance check conftest.py applies to every boot that ran workloads.
 Cases are plain pytest functions taking the ctx fixture (conftest.py);
 they fail by raising AssertionError with a message (expect)."""
 import os
+import socket
 import subprocess
+import threading
+import time
 
 import qemurig
 
@@ -341,3 +344,23 @@ def check_balance(ctx):
     if lines:
         with open(os.path.join(ctx.outdir, 'mem_balance.txt'), 'a') as f:
             f.write(''.join(lines))
+
+
+# ------------------------------------------------------------ monitor
+
+def hmp_after(sock_path, delay, command):
+    """Send one HMP command to QEMU's monitor socket after delay seconds."""
+    def run():
+        time.sleep(delay)
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sock_path)
+            time.sleep(0.3)
+            s.sendall(command.encode() + b'\n')
+            time.sleep(0.5)
+            s.close()
+        except OSError:
+            pass
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t

@@ -2,15 +2,12 @@
 disks, partitions, injected errors (blkdebug), timeouts, the boot disk."""
 import os
 import re
-import socket
 import struct
 import subprocess
-import threading
-import time
 
 import pytest
 
-from rig import expect, expect_ok, expect_in_log, selftest, scratch_disk, nvme_disk, blkdebug_nvme, one_record, disks_by_name, selftest_record, sata_disk
+from rig import expect, expect_ok, expect_in_log, selftest, scratch_disk, nvme_disk, blkdebug_nvme, one_record, disks_by_name, selftest_record, sata_disk, hmp_after
 
 
 def expect_failed_io_line(r, op, block, text):
@@ -139,24 +136,6 @@ def test_nvme_read_error_injected(ctx):
 
 def test_nvme_write_error_injected(ctx):
     nvme_injected_error(ctx, 'write', 5004, 'media error: write fault (sct 2 sc 0x80)')
-
-
-def hmp_after(sock_path, delay, command):
-    """Send one HMP command to QEMU's monitor socket after delay seconds."""
-    def run():
-        time.sleep(delay)
-        try:
-            s = socket.socket(socket.AF_UNIX)
-            s.connect(sock_path)
-            time.sleep(0.3)
-            s.sendall(command.encode() + b'\n')
-            time.sleep(0.5)
-            s.close()
-        except OSError:
-            pass
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    return t
 
 
 @pytest.mark.slow

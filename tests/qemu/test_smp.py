@@ -6,7 +6,7 @@ import os
 import pytest
 
 from rig import (expect, expect_ok, boot_record, expect_in_log, swap_image, run_swapping, vm_final,
-                 expect_clean_exits, task_exits, expect_panic, selftest)
+                 expect_clean_exits, task_exits, expect_panic, selftest, hmp_after)
 
 
 def smp_lines(r):
@@ -223,3 +223,31 @@ def test_smp_swapoff_and_oom(ctx):
     expect(e['touch']['signal'] == 'SIGKILL', 'touch exit %r' % e['touch'])
     expect(e['threads']['exit_code'] == 0 and e['hello']['exit_code'] == 0, 'the others: %r' % e)
     expect(vm_final(r)['swap_crc_mismatch'] == 0, 'CRC mismatches')
+
+
+def test_smp_nmi_shows_every_cpu(ctx):
+    # QEMU's `nmi` (a PC's NMI button) while threads run on 2 CPUs: the
+    # boot CPU prints where it is, sends an NMI to the other, which prints
+    # its place too, then the thread dump; the run carries on to a clean
+    # end.  This is how a hang that leaves no thread able to print shows
+    # where each CPU is stuck.
+    sock = ctx.path('mon.sock')
+    if os.path.exists(sock):
+        os.unlink(sock)
+    sent = []
+
+    def on_line(line):
+        if not sent and line.startswith('task: started threads'):
+            sent.append(hmp_after(sock, 0.5, 'nmi'))
+    r = ctx.boot('quiet mem=48M run="threads 2 32 8"', smp=2, timeout=300,
+                 extra=['-monitor', 'unix:%s,server=on,wait=off' % sock], on_line=on_line)
+    for t in sent:
+        t.join(2)
+    expect_ok(r)
+    expect(sent, 'no "task: started" line to send the NMI at')
+    lines = r.log.splitlines()
+    where = [l for l in lines if l.startswith('NMI: cpu ')]
+    expect(sorted(l.split()[2] for l in where) == ['0', '1'], 'NMI lines: %r' % where)
+    expect('NMI: 1 of 1 other CPU(s) did not answer' not in r.log, 'the AP did not answer')
+    expect('threads:' in lines, 'no thread dump after the NMI')
+    expect_clean_exits(r, 1)

@@ -22,6 +22,8 @@
 #include "irq.h"
 #include "percpu.h"
 #include "smpboot.h"
+#include "apic.h"
+#include "tsc.h"
 #include "core/sched.h"
 
 static const char *const names[32] = {
@@ -105,6 +107,63 @@ static struct trap_user_hooks user;
 
 void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
 
+/* An NMI that is not a panic's stop: QEMU's `nmi` monitor command or a
+ * PC's NMI button reaches the boot CPU (the APs' LINT1 is masked).  It
+ * is how a hang shows where every CPU is: the boot CPU prints its own
+ * place, sends an NMI to the others, which print theirs one at a time,
+ * and then dumps the threads that are not on a CPU.  Everything printed
+ * here is lockless (panic-mode console) and bounded in time, because the
+ * CPU that holds the console or a run-queue lock may be the one stuck. */
+static volatile uint32_t nmi_printing;  /* one CPU prints at a time */
+static volatile uint32_t nmi_answered;  /* APs done with their part */
+
+/* TSC ticks in about `seconds` s (before calibration: as at 4 GHz). */
+static uint64_t nmi_ticks(unsigned seconds)
+{
+	uint64_t hz = tsc_hz();
+	return (hz ? hz : 4000000000ull) * seconds;
+}
+
+static void nmi_print_self(const struct trap_frame *f)
+{
+	uint64_t give_up = rdtsc() + nmi_ticks(1);      /* never wait forever */
+	while (__atomic_exchange_n(&nmi_printing, 1, __ATOMIC_ACQUIRE) && rdtsc() < give_up)
+		__asm__ volatile("pause");
+	struct cpu *c = this_cpu();
+	struct thread *t = c->current;
+	kprintf("NMI: cpu %u (APIC id %u) in %s, thread %s, rip %016lx, interrupts %s\n", c->id, c->apic_id,
+		(f->cs & 3) ? "user mode" : "the kernel", t ? t->name : "?", f->rip,
+		(f->rflags & RFLAGS_IF) ? "on" : "off");
+	if (!(f->cs & 3))
+		trap_backtrace(f->rip, f->rbp, false);
+	__atomic_store_n(&nmi_printing, 0, __ATOMIC_RELEASE);
+}
+
+static void nmi_report(const struct trap_frame *f)
+{
+	console_panic_mode();
+	if (smp_on_ap()) {
+		nmi_print_self(f);
+		__atomic_add_fetch(&nmi_answered, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	kprintf("NMI: where every CPU is, then the threads\n");
+	nmi_print_self(f);
+	int others = smp_cpus_online() - 1;
+	if (others > 0) {
+		uint32_t base = __atomic_load_n(&nmi_answered, __ATOMIC_ACQUIRE);
+		apic_nmi_others();
+		uint64_t give_up = rdtsc() + nmi_ticks(2);
+		while (__atomic_load_n(&nmi_answered, __ATOMIC_ACQUIRE) - base < (uint32_t)others &&
+		       rdtsc() < give_up)
+			__asm__ volatile("pause");
+		uint32_t got = __atomic_load_n(&nmi_answered, __ATOMIC_ACQUIRE) - base;
+		if (got < (uint32_t)others)
+			kprintf("NMI: %u of %d other CPU(s) did not answer\n", (uint32_t)others - got, others);
+	}
+	sched_dump_threads();
+}
+
 static void exception(struct trap_frame *f)
 {
 	if (f->vector == 2 && panic_in_progress()) {
@@ -112,17 +171,8 @@ static void exception(struct trap_frame *f)
 		for (;;)
 			__asm__ volatile("cli; hlt" ::: "memory");
 	}
-	if (f->vector == 2 && smp_on_ap()) {
-		/* An AP (its LINT1 is masked, so only an NMI IPI gets here):
-		 * the boot CPU prints the thread dump.  Back to work. */
-		return;
-	}
 	if (f->vector == 2) {
-		/* An NMI (QEMU's `nmi` monitor command, a PC's NMI button):
-		 * show where every thread is, then carry on. */
-		console_panic_mode();
-		kprintf("NMI at rip %016lx: thread dump\n", f->rip);
-		sched_dump_threads();
+		nmi_report(f);
 		return;
 	}
 	uint64_t cr2 = f->vector == 14 ? read_cr2() : 0;
