@@ -19,6 +19,7 @@
 #include "core/ksyms.h"
 #include "core/panic.h"
 #include "mem/kmem.h"
+#include "mem/layout.h"
 #include "irq.h"
 #include "percpu.h"
 #include "smpboot.h"
@@ -129,11 +130,18 @@ static void nmi_print_self(const struct trap_frame *f)
 	uint64_t give_up = rdtsc() + nmi_ticks(1);      /* never wait forever */
 	while (__atomic_exchange_n(&nmi_printing, 1, __ATOMIC_ACQUIRE) && rdtsc() < give_up)
 		__asm__ volatile("pause");
-	struct cpu *c = this_cpu();
-	struct thread *t = c->current;
-	kprintf("NMI: cpu %u (APIC id %u) in %s, thread %s, rip %016lx, interrupts %s\n", c->id, c->apic_id,
-		(f->cs & 3) ? "user mode" : "the kernel", t ? t->name : "?", f->rip,
-		(f->rflags & RFLAGS_IF) ? "on" : "off");
+	/* GS is the user's if the NMI came between syscall and swapgs: trust
+	 * it only if it points at a struct cpu that points at itself. */
+	struct cpu *c = (struct cpu *)rdmsr(MSR_GS_BASE);
+	if ((uint64_t)c < DIRECT_MAP || !kmem_readable((uint64_t)c) || c->self != c)
+		c = NULL;
+	struct thread *t = c ? c->current : NULL;
+	if (c)
+		kprintf("NMI: cpu %u (APIC id %u) ", c->id, apic_id());
+	else
+		kprintf("NMI: cpu ? (APIC id %u, GS not the kernel's) ", apic_id());
+	kprintf("in %s, thread %s, rip %016lx, interrupts %s\n", (f->cs & 3) ? "user mode" : "the kernel",
+		t ? t->name : "?", f->rip, (f->rflags & RFLAGS_IF) ? "on" : "off");
 	if (!(f->cs & 3))
 		trap_backtrace(f->rip, f->rbp, false);
 	__atomic_store_n(&nmi_printing, 0, __ATOMIC_RELEASE);
