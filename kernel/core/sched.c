@@ -80,6 +80,9 @@ struct sched_cpu {
 	uint64_t wake_ipis;             /* [lock] VEC_RESCHED sent to it */
 	uint64_t pulled;                /* [lock] threads it pulled from others */
 	uint64_t resched_irqs;          /* [this CPU] VEC_RESCHED received */
+	uint32_t held_ticks;            /* [this CPU] ticks in a row that found preemption off */
+	uint64_t seen_ticks;            /* [lockup.checking] its tick count at the last check */
+	bool stuck;                     /* [lockup.checking] reported, not ticked since */
 } __attribute__((aligned(64)));
 
 static struct sched_cpu scpu[SMP_MAX_CPUS];
@@ -626,9 +629,77 @@ void sleep_us(uint64_t us)
 }
 
 /* Interrupt context (the tick), interrupts off. */
+static struct {
+	unsigned seconds;
+	uint64_t (*progress)(void);
+	volatile uint64_t reports;      /* periods found without progress */
+} hc;
+
+/* ------------------------------------------------------------ lockups */
+
+/* hangcheck=N also watches the CPUs themselves, as Linux's hard and soft
+ * lockup detectors do (without a perf-counter NMI):
+ *  - a CPU whose timer has not ticked for N s has had interrupts off all
+ *    that time; whichever CPU's tick notices reports it;
+ *  - a CPU whose ticks found preemption off (a spinlock held, spinning
+ *    for one) for N s in a row reports itself.
+ * A hang where every CPU waits with interrupts off is then not silent:
+ * the report shows where every CPU is (trap_report_all_cpus), once per
+ * stuck spell. */
+static struct {
+	volatile uint32_t checking;     /* one checker at a time: a trylock */
+	uint64_t next_ns;               /* [checking] */
+	volatile uint64_t hard, soft;   /* reports */
+} lockup;
+
+static void lockup_check_others(uint64_t now)
+{
+	if (__atomic_exchange_n(&lockup.checking, 1, __ATOMIC_ACQUIRE))
+		return;
+	if (now >= lockup.next_ns) {
+		bool first = lockup.next_ns == 0;
+		lockup.next_ns = now + hc.seconds * 1000000000ull;
+		unsigned n = sched_cpus();
+		for (unsigned i = 0; i < n && !first; i++) {
+			uint64_t t = __atomic_load_n(&scpu[i].cpu->stats.ticks, __ATOMIC_RELAXED);
+			bool stuck = t == scpu[i].seen_ticks;
+			if (stuck && !scpu[i].stuck) {
+				lockup.hard++;
+				kprintf("hangcheck: cpu %u took no timer tick for %u s (interrupts off)\n", i, hc.seconds);
+				trap_report_all_cpus("hangcheck");
+			}
+			scpu[i].stuck = stuck;
+		}
+		for (unsigned i = 0; i < n; i++)
+			scpu[i].seen_ticks = __atomic_load_n(&scpu[i].cpu->stats.ticks, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&lockup.checking, 0, __ATOMIC_RELEASE);
+}
+
+/* From every CPU's tick, before anything that may lock. */
+static void lockup_tick(struct cpu *c, uint64_t now)
+{
+	if (!hc.seconds || panic_in_progress())
+		return;
+	struct sched_cpu *me = &scpu[c->id];
+	if (c->preempt_count > 0) {
+		if (++me->held_ticks == hc.seconds * time_hz()) {
+			lockup.soft++;
+			kprintf("hangcheck: cpu %u ran %u s with preemption off (a spinlock held or awaited)\n",
+				c->id, hc.seconds);
+			trap_report_all_cpus("hangcheck");
+		}
+	} else {
+		me->held_ticks = 0;
+	}
+	if (sched_cpus() > 1)
+		lockup_check_others(now);
+}
+
 void sched_tick(uint64_t now)
 {
 	struct cpu *c = this_cpu();
+	lockup_tick(c, now);
 	struct sched_cpu *me = &scpu[c->id];
 	struct thread *t = c->current;
 	bool idle = t == c->idle;
@@ -906,12 +977,6 @@ void sched_dump_threads(void)
 	}
 }
 
-static struct {
-	unsigned seconds;
-	uint64_t (*progress)(void);
-	volatile uint64_t reports;      /* periods found without progress */
-} hc;
-
 static void hangcheck(void *arg)
 {
 	(void)arg;
@@ -939,3 +1004,5 @@ void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void))
 unsigned sched_hangcheck_seconds(void) { return hc.seconds; }
 
 uint64_t sched_hangcheck_reports(void) { return hc.reports; }
+
+uint64_t sched_lockup_reports(void) { return lockup.hard + lockup.soft; }

@@ -126,6 +126,9 @@ void sched_hangcheck(unsigned seconds, uint64_t (*progress)(void));
  * progress so far (test=hangcheck). */
 unsigned sched_hangcheck_seconds(void);
 uint64_t sched_hangcheck_reports(void);
+/* Lockups hangcheck reported: CPUs without a tick, or with preemption
+ * off, for its period (sched.c). */
+uint64_t sched_lockup_reports(void);
 
 /* On an AP that just came online, on its boot stack (stack_top): that
  * stack becomes the CPU's idle thread; start its tick and run.  Never

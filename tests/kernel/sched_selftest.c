@@ -1,6 +1,6 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
- * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck.  Each prints a selftest
+ * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
 #include <string.h>
@@ -455,6 +455,50 @@ static void test_hangcheck(struct json *r)
 	check(asleep == 0, "hangcheck stayed quiet while nobody waited for memory");
 }
 
+/* --- hangcheck sees a CPU stuck --------------------------------------- */
+
+/* Spin for ms with preemption off (soft) or interrupts off too (hard). */
+static void spin_stuck(uint64_t ms, bool irqs_off)
+{
+	bool on = irqs_off ? irq_save() : true;
+	preempt_disable();
+	uint64_t end = time_ns() + ms * 1000000ull;
+	while (time_ns() < end)
+		cpu_relax();
+	preempt_enable();
+	if (irqs_off)
+		irq_restore(on);
+}
+
+static void test_lockup(struct json *r)
+{
+	unsigned s = sched_hangcheck_seconds();
+	check(s > 0, "test=lockup needs hangcheck=N");
+	if (!s)
+		return;
+	/* Soft: this CPU's own ticks see it; reported after s seconds. */
+	uint64_t r0 = sched_lockup_reports();
+	spin_stuck(s * 1000ull + 1500, false);
+	uint64_t soft = sched_lockup_reports() - r0;
+	/* Quiet while it sleeps as long (the report is once per spell). */
+	sleep_ms(s * 1000ull + 1500);
+	uint64_t quiet = sched_lockup_reports() - r0 - soft;
+	json_u64(r, "seconds", s);
+	json_u64(r, "reports_soft", soft);
+	json_u64(r, "reports_asleep", quiet);
+	check(soft == 1, "one report for a CPU spinning with preemption off past the period");
+	check(quiet == 0, "no report while the CPU sleeps");
+	if (sched_cpus() < 2)
+		return;
+	/* Hard: no tick here, so another CPU's check sees it within two
+	 * periods. */
+	r0 = sched_lockup_reports();
+	spin_stuck(s * 2000ull + 1500, true);
+	uint64_t hard = sched_lockup_reports() - r0;
+	json_u64(r, "reports_hard", hard);
+	check(hard >= 1, "another CPU reported this one without a tick past the period");
+}
+
 static const struct selftest tests[] = {
 	{ "threads", test_threads },
 	{ "sleep", test_sleep },
@@ -464,6 +508,7 @@ static const struct selftest tests[] = {
 	{ "rwsem", test_rwsem },
 	{ "rt", test_rt },
 	{ "hangcheck", test_hangcheck },
+	{ "lockup", test_lockup },
 };
 
 bool sched_selftest(const char *name)

@@ -2,6 +2,7 @@
 caps them), threads spread over every CPU, a page taken away reaches
 every CPU's TLB, and swap stays intact with several CPUs faulting."""
 import os
+import re
 
 import pytest
 
@@ -251,3 +252,21 @@ def test_smp_nmi_shows_every_cpu(ctx):
     expect('NMI: 1 of 1 other CPU(s) did not answer' not in r.log, 'the AP did not answer')
     expect('threads:' in lines, 'no thread dump after the NMI')
     expect_clean_exits(r, 1)
+
+
+@pytest.mark.parametrize('n', [1, 2])
+def test_hangcheck_sees_stuck_cpu(ctx, n):
+    # test=lockup with hangcheck=1: a CPU spinning with preemption off
+    # reports itself once; with interrupts off too (2 CPUs), the other
+    # CPU's tick reports it; either report shows where every CPU is, the
+    # stuck one inside spin_stuck.  A sleep as long stays quiet.
+    d, r = selftest(ctx, 'lockup', 'hangcheck=1', smp=n, timeout=300)
+    expect(d['reports_soft'] == 1 and d['reports_asleep'] == 0, 'soft: %r' % d)
+    expect(re.search(r'hangcheck: cpu \d+ ran 1 s with preemption off', r.log), 'no soft-lockup line')
+    where = [l for l in r.log.splitlines() if l.startswith('NMI: cpu ')]
+    expect(len(where) >= n, 'CPU places: %r' % where)
+    expect('spin_stuck' in r.log, 'no backtrace through spin_stuck')
+    if n > 1:
+        expect(d['reports_hard'] >= 1, 'hard: %r' % d)
+        expect(re.search(r'hangcheck: cpu \d+ took no timer tick for 1 s', r.log), 'no hard-lockup line')
+        expect(any('interrupts off' in l and 'thread kmain' in l for l in where), 'the stuck CPU: %r' % where)

@@ -32,6 +32,8 @@ struct cpu_stats {
 	uint64_t preemptions;           /* switches forced by the timer or a wakeup */
 };
 
+struct trap_frame;
+
 struct cpu {
 	struct cpu *self;               /* %gs:0 */
 	uint64_t scratch_rsp;           /* %gs:8: user rsp during syscall entry */
@@ -55,6 +57,7 @@ struct cpu {
 	struct cpumask tlb_from;        /* [atomic] CPUs whose tlb_req waits for this one */
 	struct tlb_request tlb_req;     /* what this CPU asks the others to flush */
 	struct cpu_stats stats;
+	struct trap_frame *irq_frame;   /* what the innermost interrupt interrupted */
 };
 
 _Static_assert(offsetof(struct cpu, scratch_rsp) == 8, "used by syscall entry");

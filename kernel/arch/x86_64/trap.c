@@ -108,15 +108,19 @@ static struct trap_user_hooks user;
 
 void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
 
-/* An NMI that is not a panic's stop: QEMU's `nmi` monitor command or a
- * PC's NMI button reaches the boot CPU (the APs' LINT1 is masked).  It
- * is how a hang shows where every CPU is: the boot CPU prints its own
- * place, sends an NMI to the others, which print theirs one at a time,
- * and then dumps the threads that are not on a CPU.  Everything printed
- * here is lockless (panic-mode console) and bounded in time, because the
- * CPU that holds the console or a run-queue lock may be the one stuck. */
+/* Where every CPU is: for a hang that leaves no thread able to print.
+ * Two ways in: an NMI from outside (QEMU's `nmi` monitor command, a PC's
+ * NMI button), which reaches the boot CPU only (the APs' LINT1 is
+ * masked), and trap_report_all_cpus from a CPU that found another stuck
+ * (sched.c's lockup check).  The CPU that starts a report prints its own
+ * place, sends an NMI to the others, each of which prints its own place
+ * and answers, one at a time, and then dumps the threads not on a CPU.
+ * Everything here is lockless (panic-mode console) and every wait is
+ * bounded: the CPU that holds the console or a run-queue lock may be the
+ * one stuck. */
 static volatile uint32_t nmi_printing;  /* one CPU prints at a time */
-static volatile uint32_t nmi_answered;  /* APs done with their part */
+static volatile uint32_t nmi_answered;  /* CPUs done with their part */
+static volatile uint32_t nmi_reporting; /* a report is asking the others */
 
 /* TSC ticks in about `seconds` s (before calibration: as at 4 GHz). */
 static uint64_t nmi_ticks(unsigned seconds)
@@ -125,7 +129,7 @@ static uint64_t nmi_ticks(unsigned seconds)
 	return (hz ? hz : 4000000000ull) * seconds;
 }
 
-static void nmi_print_self(const struct trap_frame *f)
+static void print_place(const char *mode, uint64_t rip, uint64_t rbp, bool irqs_on, bool rip_is_return)
 {
 	uint64_t give_up = rdtsc() + nmi_ticks(1);      /* never wait forever */
 	while (__atomic_exchange_n(&nmi_printing, 1, __ATOMIC_ACQUIRE) && rdtsc() < give_up)
@@ -140,23 +144,23 @@ static void nmi_print_self(const struct trap_frame *f)
 		kprintf("NMI: cpu %u (APIC id %u) ", c->id, apic_id());
 	else
 		kprintf("NMI: cpu ? (APIC id %u, GS not the kernel's) ", apic_id());
-	kprintf("in %s, thread %s, rip %016lx, interrupts %s\n", (f->cs & 3) ? "user mode" : "the kernel",
-		t ? t->name : "?", f->rip, (f->rflags & RFLAGS_IF) ? "on" : "off");
-	if (!(f->cs & 3))
-		trap_backtrace(f->rip, f->rbp, false);
+	kprintf("in %s, thread %s, rip %016lx, interrupts %s\n", mode, t ? t->name : "?", rip,
+		irqs_on ? "on" : "off");
+	if (rbp)
+		trap_backtrace(rip, rbp, rip_is_return);
 	__atomic_store_n(&nmi_printing, 0, __ATOMIC_RELEASE);
 }
 
-static void nmi_report(const struct trap_frame *f)
+static void print_frame_place(const struct trap_frame *f)
 {
-	console_panic_mode();
-	if (smp_on_ap()) {
-		nmi_print_self(f);
-		__atomic_add_fetch(&nmi_answered, 1, __ATOMIC_RELEASE);
-		return;
-	}
-	kprintf("NMI: where every CPU is, then the threads\n");
-	nmi_print_self(f);
+	bool user = (f->cs & 3) != 0;
+	print_place(user ? "user mode" : "the kernel", f->rip, user ? 0 : f->rbp,
+		    (f->rflags & RFLAGS_IF) != 0, false);
+}
+
+/* The others' places and the thread dump, after the caller printed its own. */
+static void ask_others(void)
+{
 	int others = smp_cpus_online() - 1;
 	if (others > 0) {
 		uint32_t base = __atomic_load_n(&nmi_answered, __ATOMIC_ACQUIRE);
@@ -170,6 +174,37 @@ static void nmi_report(const struct trap_frame *f)
 			kprintf("NMI: %u of %d other CPU(s) did not answer\n", (uint32_t)others - got, others);
 	}
 	sched_dump_threads();
+	__atomic_store_n(&nmi_reporting, 0, __ATOMIC_RELEASE);
+}
+
+void trap_report_all_cpus(const char *why)
+{
+	console_panic_mode();
+	if (__atomic_exchange_n(&nmi_reporting, 1, __ATOMIC_ACQUIRE))
+		return;         /* another CPU is reporting: its NMI will reach us */
+	kprintf("%s: where every CPU is, then the threads\n", why);
+	struct cpu *c = this_cpu();
+	if (c->irq_depth && c->irq_frame)
+		print_frame_place(c->irq_frame);        /* what the interrupt found */
+	else
+		print_place("the kernel", (uint64_t)trap_report_all_cpus, (uint64_t)__builtin_frame_address(0),
+			    irqs_enabled(), false);
+	ask_others();
+}
+
+static void nmi_report(const struct trap_frame *f)
+{
+	console_panic_mode();
+	if (__atomic_load_n(&nmi_reporting, __ATOMIC_ACQUIRE) || smp_on_ap()) {
+		/* Asked by a report (an AP's LINT1 is masked: only an IPI gets here). */
+		print_frame_place(f);
+		__atomic_add_fetch(&nmi_answered, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&nmi_reporting, 1, __ATOMIC_RELEASE);
+	kprintf("NMI: where every CPU is, then the threads\n");
+	print_frame_place(f);
+	ask_others();
 }
 
 static void exception(struct trap_frame *f)
@@ -208,8 +243,11 @@ void trap_dispatch(struct trap_frame *f)
 		exception(f);
 	} else {
 		struct cpu *c = this_cpu();
+		struct trap_frame *outer = c->irq_frame;
 		c->irq_depth++;
+		c->irq_frame = f;
 		irq_dispatch(f);
+		c->irq_frame = outer;
 		c->irq_depth--;
 		sched_preempt_point();
 	}

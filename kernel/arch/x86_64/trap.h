@@ -51,5 +51,9 @@ void trap_report(const struct trap_frame *f, uint64_t cr2);
 /* Print a backtrace starting at rip, then the rbp (frame-pointer) chain.
  * rip_is_return: rip is a return address (look up the call before it). */
 void trap_backtrace(uint64_t rip, uint64_t rbp, bool rip_is_return);
+/* Print where every online CPU is (an NMI to the others) and the thread
+ * dump, headed by `why`; then carry on.  Any CPU, any context; a second
+ * report while one runs is dropped. */
+void trap_report_all_cpus(const char *why);
 
 #endif
