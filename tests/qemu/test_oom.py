@@ -26,7 +26,7 @@ def swap_full_boot(ctx, i):
     log = r.log
     at = log.find('oom: out of memory and swap: killing touch')
     expect(0 <= at < log.find('hello from hello'), 'boot %d: no OOM line before hello\'s output' % i)
-    expect('hangcheck: no progress' not in log, 'boot %d: hangcheck saw no progress' % i)
+    expect('hangcheck:' not in log, 'boot %d: hangcheck fired (no progress, or a CPU stuck)' % i)
     return (oom[0]['t_ns'] - e[0]['start_ns']) / 1e9
 
 

@@ -156,7 +156,7 @@ def test_smp_swap_touch_threads(ctx):
     expect(v['pswpout'] > 5000 and v['pswpin'] > 1000, 'not enough swapping: %r' % {k: v[k] for k in ('pswpout', 'pswpin')})
     expect(v['swap_crc_mismatch'] == 0 and v['swap_write_errors'] == 0, 'integrity: %r' % v)
     expect(v['tlb_shootdown_ipis'] > 0, 'reclaim unmapped pages of tasks on the other CPU without a shootdown')
-    expect('hangcheck: no progress' not in r.log, 'hangcheck fired')
+    expect('hangcheck:' not in r.log, 'hangcheck fired (no progress, or a CPU stuck)')
     busy = [x['busy_ns'] for x in cpus_record(r)['cpus']]
     expect(min(busy) > 0, 'a CPU never ran: %r' % busy)
 
@@ -173,7 +173,7 @@ def test_smp_swap_stress_boots(ctx):
         r = c.boot('quiet mem=40M swapcrc=on hangcheck=10 run="hogmem 48 2 & touch 48 15000 random shmem & '
                    'threads 2 32 2"', disks=disks, smp=2, timeout=900)
         expect(r.status == 'ok', 'boot %d: %s; tail:\n%s' % (i, r.status, '\n'.join(r.log.splitlines()[-30:])))
-        expect('hangcheck: no progress' not in r.log, 'boot %d: hangcheck saw no progress' % i)
+        expect('hangcheck:' not in r.log, 'boot %d: hangcheck fired (no progress, or a CPU stuck)' % i)
         expect_clean_exits(r, 3)
         v = vm_final(r)
         expect(v['swap_crc_mismatch'] == 0, 'boot %d: %d CRC mismatches' % (i, v['swap_crc_mismatch']))

@@ -15,7 +15,7 @@ CRC = 'swapcrc=on hangcheck=10'
 def integrity(r):
     v = vm_final(r)
     expect(v['swap_crc_mismatch'] == 0, 'CRC mismatches: %d' % v['swap_crc_mismatch'])
-    expect('hangcheck: no progress' not in r.log, 'hangcheck fired')
+    expect('hangcheck:' not in r.log, 'hangcheck fired (no progress, or a CPU stuck)')
     return v
 
 
