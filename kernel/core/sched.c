@@ -608,6 +608,7 @@ bool sched_block_until(uint64_t at_ns)
 void sleep_ns(uint64_t ns)
 {
 	uint64_t until = time_ns() + ns;
+	current_thread()->wchan = "sleep";      /* not the last wait queue's name */
 	while (time_ns() < until) {
 		sched_set_blocked();
 		sched_block_until(until);

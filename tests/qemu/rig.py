@@ -364,3 +364,59 @@ def hmp_after(sock_path, delay, command):
     t = threading.Thread(target=run, daemon=True)
     t.start()
     return t
+
+
+def qmp_hmp(sock_path, command):
+    """One HMP command through QMP's human-monitor-command (clean text,
+    no line editing); returns what it printed."""
+    import json
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(10)
+    try:
+        s.connect(sock_path)
+        f = s.makefile('rw')
+        f.readline()                    # the greeting
+        for cmd in ({'execute': 'qmp_capabilities'},
+                    {'execute': 'human-monitor-command', 'arguments': {'command-line': command}}):
+            f.write(json.dumps(cmd) + '\n')
+            f.flush()
+            while True:
+                m = json.loads(f.readline())
+                if 'return' in m or 'error' in m:
+                    break
+        return m.get('return', m.get('error', ''))
+    except (OSError, ValueError) as e:
+        return '(monitor: %s)' % e
+    finally:
+        s.close()
+
+
+class HangWatch:
+    """A guest that prints nothing for `quiet` seconds: QEMU's view of
+    every CPU (`info registers -a`, kept in .dump), then an NMI so the
+    kernel prints where each CPU is and the threads, then `quit` 20 s
+    later, so a hang fails in minutes with its evidence.  Pass .kw to
+    ctx.boot; call .stop() after it returns."""
+    def __init__(self, ctx, name='hang', quiet=120):
+        self.sock = ctx.path(name + '.sock')
+        if os.path.exists(self.sock):
+            os.unlink(self.sock)
+        self.quiet, self.last, self.dump = quiet, time.time(), ''
+        self.done = threading.Event()
+        self.kw = {'extra': ['-qmp', 'unix:%s,server=on,wait=off' % self.sock], 'on_line': self.on_line}
+        threading.Thread(target=self.watch, daemon=True).start()
+
+    def on_line(self, line):
+        self.last = time.time()
+
+    def watch(self):
+        while not self.done.wait(2):
+            if time.time() - self.last > self.quiet:
+                self.dump = qmp_hmp(self.sock, 'info registers -a')
+                qmp_hmp(self.sock, 'nmi')
+                if not self.done.wait(20):
+                    qmp_hmp(self.sock, 'quit')
+                return
+
+    def stop(self):
+        self.done.set()

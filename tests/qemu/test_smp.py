@@ -7,7 +7,7 @@ import re
 import pytest
 
 from rig import (expect, expect_ok, boot_record, expect_in_log, swap_image, run_swapping, vm_final,
-                 expect_clean_exits, task_exits, expect_panic, selftest, hmp_after)
+                 expect_clean_exits, task_exits, expect_panic, selftest, hmp_after, HangWatch)
 
 
 def smp_lines(r):
@@ -170,9 +170,12 @@ def test_smp_swap_stress_boots(ctx):
     for i in range(int(os.environ.get('SMP_STRESS_BOOTS', '3'))):
         c = ctx.for_case('%s_%d' % (ctx.name, i))
         disks = [{'file': swap_image(c, 'swapa', 128), 'bus': 'nvme'}]
+        w = HangWatch(c)
         r = c.boot('quiet mem=40M swapcrc=on hangcheck=10 run="hogmem 48 2 & touch 48 15000 random shmem & '
-                   'threads 2 32 2"', disks=disks, smp=2, timeout=900)
-        expect(r.status == 'ok', 'boot %d: %s; tail:\n%s' % (i, r.status, '\n'.join(r.log.splitlines()[-30:])))
+                   'threads 2 32 2"', disks=disks, smp=2, timeout=900, **w.kw)
+        w.stop()
+        expect(r.status == 'ok', 'boot %d: %s (QEMU exit status %r: negative is a signal, QEMU itself died); '
+               'tail:\n%s\n%s' % (i, r.status, r.rc, '\n'.join(r.log.splitlines()[-60:]), w.dump))
         expect('hangcheck:' not in r.log, 'boot %d: hangcheck fired (no progress, or a CPU stuck)' % i)
         expect_clean_exits(r, 3)
         v = vm_final(r)
