@@ -217,8 +217,8 @@ static void setup_swap(void)
 
 static void report_interrupts(void)
 {
-	kprintf("apic: %s, local APIC id %u, %d I/O APIC(s) with %u GSIs, %d CPU(s) in the MADT, %d overrides\n",
-		apic_x2() ? "x2APIC" : "xAPIC", apic_id(), ioapic_count(), ioapic_gsi_count(), madt.ncpus, madt.nisos);
+	kprintf("apic: %s, boot CPU APIC id %u, %d I/O APIC(s) with %u GSIs, %d CPU(s) in the MADT, %d overrides\n",
+		apic_x2() ? "x2APIC" : "xAPIC", smp_boot_apic_id(), ioapic_count(), ioapic_gsi_count(), madt.ncpus, madt.nisos);
 	kprintf("timer: LAPIC timer %lu.%03lu MHz (after /16), tick %u Hz, %s\n", time_lapic_hz() / 1000000,
 		(time_lapic_hz() / 1000) % 1000, time_hz(), time_oneshot() ? "one-shot deadlines" : "periodic");
 }

@@ -49,8 +49,7 @@ class Ctx:
         # Several CPUs: through OVMF, as always.  One of 50 make-stress
         # boots through PVH powered off right after the boot record (no
         # panic) and one of 49 through OVMF hung before its run: an SMP
-        # problem not understood yet.  (The kernel starts on APIC id 1 in
-        # about a third of two-CPU boots under either firmware.)
+        # problem not understood yet.
         if int(str(kw.get('smp', 1)).split(',')[0]) > 1:
             return None
         mem = str(kw.get('mem', '256M')).upper()

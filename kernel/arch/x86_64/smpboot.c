@@ -248,6 +248,8 @@ bool smp_on_ap(void)
 	return smp.nonline > 1 && apic_id() != smp.online[0];
 }
 
+uint32_t smp_boot_apic_id(void) { return smp.nonline ? smp.online[0] : apic_id(); }
+
 void smp_stop_others(void)
 {
 	if (smp.nonline > 1)

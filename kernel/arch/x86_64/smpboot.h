@@ -32,6 +32,8 @@ bool smp_on_ap(void);
  * once a panic is in progress), so only the panicking CPU prints. */
 void smp_stop_others(void);
 
+/* The boot CPU's APIC id (the boot thread may since run on another). */
+uint32_t smp_boot_apic_id(void);
 int smp_cpus_online(void);
 int smp_cpus_found(void);
 /* cpus_online, cpus_found and the APIC ids (found, online) for the boot record. */
