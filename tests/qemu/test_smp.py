@@ -268,7 +268,7 @@ def test_hangcheck_sees_stuck_cpu(ctx, n):
     expect(re.search(r'hangcheck: cpu \d+ ran 1 s with preemption off', r.log), 'no soft-lockup line')
     where = [l for l in r.log.splitlines() if l.startswith('NMI: cpu ')]
     expect(len(where) >= n, 'CPU places: %r' % where)
-    expect('spin_stuck' in r.log, 'no backtrace through spin_stuck')
+    expect('test_lockup+' in r.log, 'no backtrace through test_lockup (spin_stuck itself may be skipped when the NMI lands in a leaf)')
     if n > 1:
         expect(d['reports_hard'] >= 1, 'hard: %r' % d)
         expect(re.search(r'hangcheck: cpu \d+ took no timer tick for 1 s', r.log), 'no hard-lockup line')
