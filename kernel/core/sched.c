@@ -82,7 +82,7 @@ struct sched_cpu {
 	uint64_t resched_irqs;          /* [this CPU] VEC_RESCHED received */
 	uint32_t held_ticks;            /* [this CPU] ticks in a row that found preemption off */
 	uint64_t seen_ticks;            /* [lockup.checking] its tick count at the last check */
-	bool stuck;                     /* [lockup.checking] reported, not ticked since */
+	bool stuck;                     /* [lockup.checking] no tick over the last check's period */
 } __attribute__((aligned(64)));
 
 static struct sched_cpu scpu[SMP_MAX_CPUS];
@@ -629,7 +629,6 @@ void sleep_us(uint64_t us)
 		sleep_ns(us * 1000);
 }
 
-/* Interrupt context (the tick), interrupts off. */
 static struct {
 	unsigned seconds;
 	uint64_t (*progress)(void);
@@ -697,6 +696,7 @@ static void lockup_tick(struct cpu *c, uint64_t now)
 		lockup_check_others(now);
 }
 
+/* Interrupt context (the tick), interrupts off. */
 void sched_tick(uint64_t now)
 {
 	struct cpu *c = this_cpu();
