@@ -458,6 +458,23 @@ static unsigned sleep_class(const char *name, uint16_t *cache)
 	return c;
 }
 
+/* The very lock (not just its class) taken again by the thread that
+ * holds it: a mutex deadlocks at once, an rwsem read twice deadlocks as
+ * soon as a writer waits between the two (writers go first). */
+static void report_recursion(unsigned cls, const struct lockdep_site *first, const struct lockdep_site *again)
+{
+	static char x[256], y[256];     /* one report at a time: checking is off */
+	kprintf("lockdep: recursive acquisition: sleeping lock '%s' taken again by the thread that holds it "
+		"(held since %s, again at %s); checking off\n", class_name(cls), site_text(first, x, sizeof x),
+		site_text(again, y, sizeof y));
+	struct json *j = rec_begin("lockdep");
+	json_str(j, "event", "recursion");
+	json_str(j, "class", class_name(cls));
+	json_site(j, "held_at", "held_stack", first);
+	json_site(j, "again_at", "again_stack", again);
+	rec_end();
+}
+
 /* Inlined into both callers so that take_site's skip (3: take_site,
  * lockdep_*_acquire, mutex_lock or down_read...) names the lock's caller. */
 static inline __attribute__((always_inline)) void sleep_acquire(const void *lock, const char *name,
@@ -472,6 +489,17 @@ static inline __attribute__((always_inline)) void sleep_acquire(const void *lock
 	struct lockdep_site at;
 	take_site(&at, site, 3);
 	unsigned b = sleep_class(name, cache);
+	for (unsigned i = 0; i < t->n && !trylock; i++) {
+		if (t->lock[i] != lock)
+			continue;
+		if (stop_checking()) {
+			__atomic_add_fetch(&reports, 1, __ATOMIC_RELEASE);
+			irq_restore(on);
+			report_recursion(b, &t->site[i], &at);
+			return;
+		}
+		goto out;
+	}
 	if (!trylock)
 		add_edges_to(b, &at, my_stack(), t);
 	if (t->n == LOCKDEP_MUTEX_DEPTH) {

@@ -1,6 +1,6 @@
 /*
  * The lock-order checker's own tests (test=lockdep, test=lockdep3,
- * test=lockdep_irq, test=lockdep_mutex, test=lockdep_rwsem), for a
+ * test=lockdep_irq, test=lockdep_mutex, test=lockdep_rwsem, test=lockdep_recursive), for a
  * LOCKDEP=1 build: locks (spinlocks, mutexes, rwsems) of classes no other code uses are nested in a consistent order (nothing may be reported),
  * then in an inverted one (exactly one report, after which checking is
  * off for the boot); a lock is taken in an interrupt handler (a ktimer's
@@ -247,12 +247,39 @@ static void test_lockdep_rwsem(struct json *r)
 	finish(r, 0);
 }
 
+/* The same rwsem read twice by one thread (no writer waits here, so it
+ * does not deadlock this time). */
+static void __attribute__((noinline)) read_twice(void)
+{
+	down_read(&rwsem_a);
+	down_read(&rwsem_a);
+	up_read(&rwsem_a);
+	up_read(&rwsem_a);
+}
+
+static void test_lockdep_recursive(struct json *r)
+{
+	if (!ready(r))
+		return;
+	rwsem_init(&rwsem_a, "lockdep_test_rwa");
+	down_read(&rwsem_a);
+	if (down_read_trylock(&rwsem_a))        /* a trylock never waits: not reported */
+		up_read(&rwsem_a);
+	up_read(&rwsem_a);
+	check(lockdep_reports() == 0, "a trylock under a read hold reported");
+	read_twice();
+	json_u64(r, "reports", lockdep_reports());
+	check(lockdep_reports() == 1, "the second read of one rwsem was not reported exactly once");
+	check(!lockdep_checking(), "checking still on after a report");
+}
+
 static const struct selftest tests[] = {
 	{ "lockdep", test_lockdep },
 	{ "lockdep3", test_lockdep3 },
 	{ "lockdep_irq", test_lockdep_irq },
 	{ "lockdep_mutex", test_lockdep_mutex },
 	{ "lockdep_rwsem", test_lockdep_rwsem },
+	{ "lockdep_recursive", test_lockdep_recursive },
 };
 
 bool lockdep_selftest(const char *name)

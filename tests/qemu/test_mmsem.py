@@ -25,6 +25,19 @@ def test_lockdep_rwsem_inversion(ctx, lctx):
     check_inversion(ctx, lctx, 'lockdep_rwsem', ['rwa', 'mb'], kind='mutex')
 
 
+def test_lockdep_rwsem_recursive_read(ctx, lctx):
+    # One thread reading the same rwsem twice deadlocks once a writer
+    # waits between the two reads: lockdep names both sites.
+    ctx.lockdep_expected = True
+    data, r = selftest(lctx, 'lockdep_recursive')
+    expect(data['reports'] == 1, 'selftest data %r' % data)
+    rec = rig.one_record(r, 'lockdep')
+    expect(rec['event'] == 'recursion' and rec['class'] == 'lockdep_test_rwa', 'lockdep record %r' % rec)
+    expect(rec['held_at'].startswith('read_twice+') and rec['again_at'].startswith('read_twice+')
+           and rec['held_at'] != rec['again_at'], 'sites %r' % rec)
+    expect('lockdep: recursive acquisition: sleeping lock \'lockdep_test_rwa\'' in r.log, 'no console line')
+
+
 # Threads of one process on the same pages at once, all from page 0 in
 # the same order (vpage_touch_shared reads each page before taking the
 # workload's per-page lock, so the threads fault on it together):
