@@ -80,7 +80,9 @@ struct sched_cpu {
 	uint64_t wake_ipis;             /* [lock] VEC_RESCHED sent to it */
 	uint64_t pulled;                /* [lock] threads it pulled from others */
 	uint64_t resched_irqs;          /* [this CPU] VEC_RESCHED received */
-	uint32_t held_ticks;            /* [this CPU] ticks in a row that found preemption off */
+	uint64_t held_since;            /* [this CPU] time_ns of the first of the ticks in a row that found
+					 * preemption off, 0 if the last tick did not */
+	bool held_reported;             /* [this CPU] that spell was reported */
 	uint64_t seen_ticks;            /* [lockup.checking] its tick count at the last check */
 	bool stuck;                     /* [lockup.checking] no tick over the last check's period */
 } __attribute__((aligned(64)));
@@ -598,10 +600,13 @@ bool sched_block_until(uint64_t at_ns)
 	if (at_ns) {
 		ktimer_init(&t->wake_timer, timer_wake, t);
 		ktimer_arm(&t->wake_timer, at_ns);
+		t->sleep_until = at_ns;
 	}
 	schedule();
-	if (at_ns)
+	if (at_ns) {
+		t->sleep_until = 0;
 		ktimer_cancel(&t->wake_timer);
+	}
 	return t->timed_out;
 }
 
@@ -650,7 +655,36 @@ static struct {
 	volatile uint32_t checking;     /* one checker at a time: a trylock */
 	uint64_t next_ns;               /* [checking] */
 	volatile uint64_t hard, soft;   /* reports */
+	volatile uint64_t lost;         /* lost wakeups reported */
 } lockup;
+
+/* A thread still blocked N s after its timed sleep was due: its timer
+ * never fired, or fired and the wakeup went nowhere.  Nothing else
+ * would notice (no fault is waiting, so hangcheck's progress rule sees
+ * an idle machine).  Skipped when threads_lock is busy: next period. */
+static void lost_wakeup_check(uint64_t now)
+{
+	if (!spin_trylock(&threads_lock))
+		return;
+	struct thread *lost = NULL;
+	uint64_t late = hc.seconds * 1000000000ull;
+	list_for_each(it, &all_threads) {
+		struct thread *t = list_entry(it, struct thread, all);
+		uint64_t until = t->sleep_until;
+		if (t->state == T_BLOCKED && until && now > until + late && t->lost_reported != until) {
+			t->lost_reported = until;
+			lost = t;
+			break;
+		}
+	}
+	spin_unlock_nosched(&threads_lock);
+	if (!lost)
+		return;
+	lockup.lost++;
+	kprintf("hangcheck: thread %s (tid %d) still blocked %lu ms after its wake-up time (a lost wakeup)\n",
+		lost->name, lost->tid, (now - lost->lost_reported) / 1000000);
+	trap_report_all_cpus("hangcheck");
+}
 
 static void lockup_check_others(uint64_t now)
 {
@@ -660,6 +694,7 @@ static void lockup_check_others(uint64_t now)
 		bool first = lockup.next_ns == 0;
 		lockup.next_ns = now + hc.seconds * 1000000000ull;
 		unsigned n = sched_cpus();
+		bool any_stuck = false;
 		for (unsigned i = 0; i < n && !first; i++) {
 			uint64_t t = __atomic_load_n(&scpu[i].cpu->stats.ticks, __ATOMIC_RELAXED);
 			bool stuck = t == scpu[i].seen_ticks;
@@ -669,9 +704,14 @@ static void lockup_check_others(uint64_t now)
 				trap_report_all_cpus("hangcheck");
 			}
 			scpu[i].stuck = stuck;
+			any_stuck |= stuck;
 		}
 		for (unsigned i = 0; i < n; i++)
 			scpu[i].seen_ticks = __atomic_load_n(&scpu[i].cpu->stats.ticks, __ATOMIC_RELAXED);
+		/* A stuck CPU explains late wakeups (ktimers fire on the boot
+		 * CPU; a thread woken onto a stuck one stays runnable). */
+		if (!any_stuck)
+			lost_wakeup_check(now);
 	}
 	__atomic_store_n(&lockup.checking, 0, __ATOMIC_RELEASE);
 }
@@ -682,18 +722,20 @@ static void lockup_tick(struct cpu *c, uint64_t now)
 	if (!hc.seconds || panic_in_progress())
 		return;
 	struct sched_cpu *me = &scpu[c->id];
-	if (c->preempt_count > 0) {
-		if (++me->held_ticks == hc.seconds * time_hz()) {
-			lockup.soft++;
-			kprintf("hangcheck: cpu %u ran %u s with preemption off (a spinlock held or awaited)\n",
-				c->id, hc.seconds);
-			trap_report_all_cpus("hangcheck");
-		}
-	} else {
-		me->held_ticks = 0;
+	/* Time, not a count of ticks: a vCPU the host holds back gets fewer. */
+	if (c->preempt_count == 0) {
+		me->held_since = 0;
+	} else if (!me->held_since) {
+		me->held_since = now;
+		me->held_reported = false;
+	} else if (!me->held_reported && now - me->held_since >= hc.seconds * 1000000000ull) {
+		me->held_reported = true;
+		lockup.soft++;
+		kprintf("hangcheck: cpu %u ran %u s with preemption off (a spinlock held or awaited)\n",
+			c->id, hc.seconds);
+		trap_report_all_cpus("hangcheck");
 	}
-	if (sched_cpus() > 1)
-		lockup_check_others(now);
+	lockup_check_others(now);
 }
 
 /* Interrupt context (the tick), interrupts off. */
@@ -1007,3 +1049,5 @@ unsigned sched_hangcheck_seconds(void) { return hc.seconds; }
 uint64_t sched_hangcheck_reports(void) { return hc.reports; }
 
 uint64_t sched_lockup_reports(void) { return lockup.hard + lockup.soft; }
+
+uint64_t sched_lost_wakeup_reports(void) { return lockup.lost; }

@@ -51,6 +51,8 @@ struct thread {
 	struct ktimer wake_timer;       /* for timed blocking */
 	const char *wchan;              /* what it last blocked on (for dumps) */
 	bool timed_out;
+	uint64_t sleep_until;           /* in sched_block_until with a deadline: it (hangcheck's lost wakeups) */
+	uint64_t lost_reported;         /* the sleep_until hangcheck reported, not again */
 	/* Accounting (the thread's own CPU, under its run-queue lock). */
 	uint64_t run_start_tsc;
 	uint64_t cpu_ns;
@@ -129,6 +131,8 @@ uint64_t sched_hangcheck_reports(void);
 /* Lockups hangcheck reported: CPUs without a tick, or with preemption
  * off, for its period (sched.c). */
 uint64_t sched_lockup_reports(void);
+/* Threads hangcheck found still blocked N s after their wake-up time. */
+uint64_t sched_lost_wakeup_reports(void);
 
 /* On an AP that just came online, on its boot stack (stack_top): that
  * stack becomes the CPU's idle thread; start its tick and run.  Never

@@ -1,6 +1,6 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
- * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup.  Each prints a selftest
+ * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup|lostwakeup.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
 #include <string.h>
@@ -499,6 +499,56 @@ static void test_lockup(struct json *r)
 	check(hard >= 1, "another CPU reported this one without a tick past the period");
 }
 
+/* --- hangcheck sees a lost wakeup -------------------------------------- */
+
+static volatile bool lw_woke;
+
+static void lw_sleeper(void *arg)
+{
+	(void)arg;
+	sched_set_blocked();
+	sched_block_until(time_ns() + 3000000000ull);
+	lw_woke = true;
+}
+
+/* A thread in a timed sleep whose timer is taken away (what a lost
+ * wakeup looks like) is reported, N s after it was due; then it is woken
+ * by hand and goes on.  Judged by the thread's own mark, not the global
+ * count: on a loaded host with N = 1 another sleeper may be reported too
+ * (a vCPU held back a second). */
+static void test_lostwakeup(struct json *r)
+{
+	unsigned s = sched_hangcheck_seconds();
+	check(s > 0, "test=lostwakeup needs hangcheck=N");
+	if (!s)
+		return;
+	lw_woke = false;
+	struct thread *t = thread_create("lostwakeup", lw_sleeper, NULL, SCHED_NORMAL);
+	check(t != NULL, "thread_create");
+	if (!t)
+		return;
+	for (int i = 0; i < 2000 && !(t->state == T_BLOCKED && t->sleep_until && !t->on_cpu); i++)
+		sleep_ms(1);
+	uint64_t due = t->sleep_until;
+	bool lost = ktimer_cancel(&t->wake_timer);
+	json_bool(r, "timer_taken", lost);
+	check(lost, "the sleeper's timer was taken away before it fired");
+	uint64_t give_up = time_ns() + (3ull + 3 * s) * 1000000000ull;
+	while (t->lost_reported != due && time_ns() < give_up)
+		sleep_ms(10);
+	bool reported = t->lost_reported == due;
+	uint64_t late_ms = reported ? (time_ns() - due) / 1000000 : 0;
+	sleep_ms(s * 1000ull + 500);    /* a second period: the console must still have one line */
+	thread_wake(t);
+	for (int i = 0; i < 2000 && !lw_woke; i++)
+		sleep_ms(1);
+	json_bool(r, "reported", reported);
+	json_u64(r, "seen_late_ms", late_ms);
+	json_bool(r, "woke", lw_woke);
+	check(reported, "the lost wakeup was reported");
+	check(lw_woke, "the sleeper went on once woken");
+}
+
 static const struct selftest tests[] = {
 	{ "threads", test_threads },
 	{ "sleep", test_sleep },
@@ -509,6 +559,7 @@ static const struct selftest tests[] = {
 	{ "rt", test_rt },
 	{ "hangcheck", test_hangcheck },
 	{ "lockup", test_lockup },
+	{ "lostwakeup", test_lostwakeup },
 };
 
 bool sched_selftest(const char *name)

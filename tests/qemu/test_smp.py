@@ -273,3 +273,17 @@ def test_hangcheck_sees_stuck_cpu(ctx, n):
         expect(d['reports_hard'] >= 1, 'hard: %r' % d)
         expect(re.search(r'hangcheck: cpu \d+ took no timer tick for 1 s', r.log), 'no hard-lockup line')
         expect(any('interrupts off' in l and 'thread kmain' in l for l in where), 'the stuck CPU: %r' % where)
+
+
+@pytest.mark.parametrize('n', [1, 2])
+def test_hangcheck_sees_lost_wakeup(ctx, n):
+    # test=lostwakeup with hangcheck=1: a thread in a timed sleep whose
+    # timer is taken away is reported once, naming it, with every CPU's
+    # place and the thread dump; woken by hand, it goes on.
+    d, r = selftest(ctx, 'lostwakeup', 'hangcheck=1', smp=n, timeout=300)
+    expect(d['timer_taken'] and d['reported'] and d['woke'], 'data %r' % d)
+    lines = re.findall(r'hangcheck: thread lostwakeup \(tid \d+\) still blocked \d+ ms after its wake-up time',
+                       r.log)
+    expect(len(lines) == 1, 'one lost-wakeup line for the sleeper, over two periods: %r' % lines)
+    expect(len([l for l in r.log.splitlines() if l.startswith('NMI: cpu ')]) >= n, 'no place per CPU')
+    expect(re.search(r'lostwakeup +tid \d+ +blocked +on sleep|lostwakeup +tid \d+ +blocked', r.log), 'not in the dump')
