@@ -243,7 +243,7 @@ def test_smp_nmi_shows_every_cpu(ctx):
     def on_line(line):
         if not sent and line.startswith('task: started threads'):
             sent.append(hmp_after(sock, 0.5, 'nmi'))
-    r = ctx.boot('quiet mem=48M run="threads 2 32 8"', smp=2, timeout=300,
+    r = ctx.boot('quiet mem=48M run="threads 2 16 3"', smp=2, timeout=300,
                  extra=['-monitor', 'unix:%s,server=on,wait=off' % sock], on_line=on_line)
     for t in sent:
         t.join(2)
