@@ -523,8 +523,13 @@ static bool page_fault(struct trap_frame *f, uint64_t addr)
 	count_fault(k, current_thread(), &st);
 	irq_disable();
 	if (r == VM_FAULT_OK) {
-		if (k->mm->rss > k->maxrss_pages)
-			k->maxrss_pages = k->mm->rss;
+		/* Threads of one task fault at once on several CPUs: a
+		 * compare-and-swap maximum, so a smaller value never wins. */
+		uint64_t rss = __atomic_load_n(&k->mm->rss, __ATOMIC_RELAXED);
+		uint64_t seen = __atomic_load_n(&k->maxrss_pages, __ATOMIC_RELAXED);
+		while (rss > seen && !__atomic_compare_exchange_n(&k->maxrss_pages, &seen, rss, true,
+								   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
 		return true;
 	}
 	if (!user)

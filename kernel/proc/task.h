@@ -50,7 +50,7 @@ struct task {
 	uint64_t utime_ns, stime_ns;    /* of exited threads */
 	uint64_t nvcsw, nivcsw;
 	struct fault_stats faults;      /* atomic adds */
-	uint64_t maxrss_pages;
+	uint64_t maxrss_pages;          /* [atomic] a maximum, raised by compare-and-swap (task.c) */
 	struct completion done;         /* completed when the task has ended */
 	char line[2][TASK_LINE_MAX];    /* stdout, stderr partial lines */
 	uint32_t linelen[2];
