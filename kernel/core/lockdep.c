@@ -74,6 +74,7 @@ struct edge {
 /* A spinlock class's uses for the interrupt check. */
 struct irq_use {
 	bool in_irq, irqs_on, reported;
+	bool chain_reported;            /* as the unsafe end of an interrupt-safe chain */
 	struct lockdep_site irq_site, on_site;
 };
 
@@ -266,6 +267,40 @@ static void report_irq(unsigned cls, const struct irq_use *u)
 	__atomic_store_n(&printing, 0, __ATOMIC_RELEASE);
 }
 
+/* An interrupt-safe class held, through recorded edges, while a class
+ * taken with interrupts enabled is taken: CPU 0 holds `unsafe` with
+ * interrupts on, CPU 1 holds `safe` and waits for `unsafe`, and an
+ * interrupt on CPU 0 that takes `safe` waits for CPU 1.  path[0] = safe,
+ * path[n-1] = unsafe; su and uu are copies taken under graph_lock. */
+static void report_irq_chain(const struct cycle *path, const struct irq_use *su, const struct irq_use *uu)
+{
+	static char x[256];
+	static char chain[256];
+	unsigned safe = path->cls[0], unsafe = path->cls[path->n - 1], n = 0;
+	for (unsigned i = 0; i < path->n && n < sizeof chain; i++)
+		n += (unsigned)ksnprintf(chain + n, sizeof chain - n, "%s'%s'", i ? " -> " : "",
+					 class_name(path->cls[i]));
+	kprintf("lockdep: interrupt-safe lock '%s' is held while '%s' is taken (%s), and '%s' is taken with "
+		"interrupts enabled: an interrupt taking '%s' while '%s' is held can deadlock two CPUs\n",
+		class_name(safe), class_name(unsafe), chain, class_name(unsafe), class_name(safe),
+		class_name(unsafe));
+	kprintf("lockdep:   '%s' taken in an interrupt handler at %s\n", class_name(safe),
+		site_text(&su->irq_site, x, sizeof x));
+	kprintf("lockdep:   '%s' taken with interrupts enabled at %s\n", class_name(unsafe),
+		site_text(&uu->on_site, x, sizeof x));
+	struct json *j = rec_begin("lockdep");
+	json_str(j, "event", "irq-chain");
+	json_str(j, "safe", class_name(safe));
+	json_str(j, "unsafe", class_name(unsafe));
+	json_arr_begin(j, "path");
+	for (unsigned i = 0; i < path->n; i++)
+		json_str(j, NULL, class_name(path->cls[i]));
+	json_arr_end(j);
+	json_site(j, "irq_at", "irq_stack", &su->irq_site);
+	json_site(j, "enabled_at", "enabled_stack", &uu->on_site);
+	rec_end();
+}
+
 /* ------------------------------------------------------------ the graph */
 
 /* Is there a path from -> ... -> to?  Breadth first; c gets it. */
@@ -305,6 +340,99 @@ static bool find_path(unsigned from, unsigned to, struct cycle *c)
 	return true;
 }
 
+/* Breadth first from `start` along edges (forward) or against them, to
+ * the nearest spinlock class other than start with irqs_on (forward) or
+ * in_irq (backward) whose chain was not reported yet; c gets the path in
+ * edge order.  graph_lock held.  Returns false if there is none. */
+static bool find_irq_end(unsigned start, bool forward, struct cycle *c)
+{
+	static uint16_t prev[NCLS];     /* guarded by graph_lock */
+	static uint16_t queue[NCLS];
+	memset(prev, 0xff, sizeof prev);
+	unsigned head = 0, tail = 0, found = NCLS;
+	queue[tail++] = (uint16_t)start;
+	prev[start] = (uint16_t)start;
+	while (head < tail && found == NCLS) {
+		unsigned x = queue[head++];
+		for (unsigned y = 0; y < NCLS; y++) {
+			if (prev[y] != 0xffff || !(forward ? edge_ix[x][y] : edge_ix[y][x]))
+				continue;
+			prev[y] = (uint16_t)x;
+			queue[tail++] = (uint16_t)y;
+			if (y < NSPIN && (forward ? irq_uses[y].irqs_on && !irq_uses[y].chain_reported
+						  : irq_uses[y].in_irq)) {
+				found = y;
+				break;
+			}
+		}
+	}
+	if (found == NCLS)
+		return false;
+	unsigned n = 0;
+	for (unsigned x = found; ; x = prev[x]) {
+		c->cls[n++] = x;
+		if (x == start)
+			break;
+	}
+	if (forward)                    /* walked back found .. start: reverse */
+		for (unsigned i = 0; i < n / 2; i++) {
+			unsigned t = c->cls[i];
+			c->cls[i] = c->cls[n - 1 - i];
+			c->cls[n - 1 - i] = t;
+		}
+	c->n = n;
+	return true;
+}
+
+/* After an edge a -> b or a class's new use: is an interrupt-safe class
+ * now ordered before one taken with interrupts enabled?  safe_from: a
+ * class known to reach the new edge or use from the safe side, unsafe_from
+ * one on the unsafe side (the same class for a new use).  graph_lock held
+ * on entry, dropped on return. */
+static void check_irq_chain(unsigned safe_from, unsigned unsafe_from)
+{
+	static struct cycle back, fwd, path;    /* guarded by graph_lock */
+	bool found = false;
+	struct irq_use su, uu;
+	if (safe_from < NSPIN && irq_uses[safe_from].in_irq) {
+		back.cls[0] = safe_from;
+		back.n = 1;
+	} else if (!find_irq_end(safe_from, false, &back)) {
+		back.n = 0;             /* else back: an in_irq class .. safe_from */
+	}
+	if (back.n) {
+		if (unsafe_from != back.cls[0] && unsafe_from < NSPIN && irq_uses[unsafe_from].irqs_on &&
+		    !irq_uses[unsafe_from].chain_reported) {
+			fwd.cls[0] = unsafe_from;
+			fwd.n = 1;
+			found = true;
+		} else {
+			found = find_irq_end(unsafe_from, true, &fwd);
+		}
+	}
+	if (found) {
+		/* back ends at safe_from, fwd starts at unsafe_from (the same
+		 * class for a use, the edge's head for an edge). */
+		path.n = 0;
+		for (unsigned i = 0; i < back.n; i++)
+			path.cls[path.n++] = back.cls[i];
+		for (unsigned i = fwd.cls[0] == back.cls[back.n - 1] ? 1 : 0; i < fwd.n; i++)
+			path.cls[path.n++] = fwd.cls[i];
+		unsigned safe = path.cls[0], unsafe = path.cls[path.n - 1];
+		found = safe != unsafe;         /* the same class is report_irq's case */
+		if (found) {
+			irq_uses[unsafe].chain_reported = true;
+			su = irq_uses[safe];
+			uu = irq_uses[unsafe];
+		}
+	}
+	graph_drop();
+	if (found) {
+		__atomic_add_fetch(&reports, 1, __ATOMIC_RELEASE);
+		report_irq_chain(&path, &su, &uu);
+	}
+}
+
 /* Holding class a (taken at sa), class b is being taken at sb. */
 static void add_edge(unsigned a, unsigned b, const struct lockdep_site *sa, const struct lockdep_site *sb)
 {
@@ -334,7 +462,7 @@ static void add_edge(unsigned a, unsigned b, const struct lockdep_site *sa, cons
 	}
 	edges[++nedges] = (struct edge){ *sa, *sb };
 	__atomic_store_n(&edge_ix[a][b], (uint16_t)nedges, __ATOMIC_RELEASE);
-	graph_drop();
+	check_irq_chain(a, b);          /* drops graph_lock */
 }
 
 /* Spinlock class b taken (not a trylock): in an interrupt handler, or
@@ -353,16 +481,15 @@ static void note_irq_use(unsigned b, bool in_irq, bool irqs_on, const struct loc
 		u->irqs_on = true;
 	}
 	bool report = u->in_irq && u->irqs_on && !u->reported;
-	struct irq_use mine;
-	if (report) {
-		u->reported = true;
-		mine = *u;
+	if (!report) {
+		check_irq_chain(b, b);  /* a new use may close a chain; drops graph_lock */
+		return;
 	}
+	u->reported = true;
+	struct irq_use mine = *u;
 	graph_drop();
-	if (report) {
-		__atomic_add_fetch(&reports, 1, __ATOMIC_RELEASE);
-		report_irq(b, &mine);
-	}
+	__atomic_add_fetch(&reports, 1, __ATOMIC_RELEASE);
+	report_irq(b, &mine);
 }
 
 /* ------------------------------------------------------------ hooks */

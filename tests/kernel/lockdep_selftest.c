@@ -1,6 +1,6 @@
 /*
  * The lock-order checker's own tests (test=lockdep, test=lockdep3,
- * test=lockdep_irq, test=lockdep_mutex, test=lockdep_rwsem, test=lockdep_recursive), for a
+ * test=lockdep_irq, test=lockdep_irq_chain, test=lockdep_mutex, test=lockdep_rwsem, test=lockdep_recursive), for a
  * LOCKDEP=1 build: locks (spinlocks, mutexes, rwsems) of classes no other code uses are nested in a consistent order (nothing may be reported),
  * then in an inverted one (exactly one report, after which checking is
  * off for the boot); a lock is taken in an interrupt handler (a ktimer's
@@ -140,6 +140,46 @@ static void __attribute__((noinline)) take_with_irqs_off(void)
 	spin_unlock_irqrestore(&lock_irqsafe, on);
 }
 
+/* The chain case: chain_safe is taken in the interrupt handler (only
+ * with interrupts off elsewhere), chain_unsafe only in threads with
+ * interrupts on - each fine alone - and then chain_unsafe is taken while
+ * chain_safe is held. */
+static struct spinlock lock_chain_safe = SPINLOCK_INIT("lockdep_test_chain_safe");
+static struct spinlock lock_chain_mid = SPINLOCK_INIT("lockdep_test_chain_mid");
+static struct spinlock lock_chain_unsafe = SPINLOCK_INIT("lockdep_test_chain_unsafe");
+
+static void __attribute__((noinline)) take_chain_safe_in_irq(void *arg)
+{
+	(void)arg;
+	spin_lock(&lock_chain_safe);
+	spin_unlock_nosched(&lock_chain_safe);
+	irq_ran = true;
+}
+
+static void __attribute__((noinline)) take_chain_unsafe_irqs_on(void)
+{
+	spin_lock(&lock_chain_unsafe);
+	spin_unlock(&lock_chain_unsafe);
+}
+
+/* safe -> mid here, mid -> unsafe there, interrupts off all along: no
+ * single place holds safe while taking unsafe; the graph does. */
+static void __attribute__((noinline)) nest_safe_then_mid(void)
+{
+	bool on = spin_lock_irqsave(&lock_chain_safe);
+	spin_lock(&lock_chain_mid);
+	spin_unlock_nosched(&lock_chain_mid);
+	spin_unlock_irqrestore(&lock_chain_safe, on);
+}
+
+static void __attribute__((noinline)) nest_mid_then_unsafe(void)
+{
+	bool on = spin_lock_irqsave(&lock_chain_mid);
+	spin_lock(&lock_chain_unsafe);
+	spin_unlock_nosched(&lock_chain_unsafe);
+	spin_unlock_irqrestore(&lock_chain_mid, on);
+}
+
 /* The deliberate mistake: an interrupt on this CPU while lock_irq is
  * held here would spin for ever in take_in_irq. */
 static void __attribute__((noinline)) take_with_irqs_on(void)
@@ -211,6 +251,31 @@ static void test_lockdep_irq(struct json *r)
 	check(lockdep_checking(), "checking stopped after an interrupt-safety report");
 }
 
+/* An interrupt-safe lock ordered, through a third, before one taken
+ * with interrupts on: one report, checking stays on. */
+static void test_lockdep_irq_chain(struct json *r)
+{
+	if (!ready(r))
+		return;
+	irq_ran = false;
+	ktimer_init(&irq_timer, take_chain_safe_in_irq, NULL);
+	ktimer_arm(&irq_timer, time_ns() + 2000000);
+	for (int i = 0; i < 2000 && !irq_ran; i++)
+		sleep_ms(1);
+	ktimer_cancel(&irq_timer);
+	json_bool(r, "irq_ran", irq_ran);
+	check(irq_ran, "the timer's function never ran");
+	take_chain_unsafe_irqs_on();
+	check(lockdep_reports() == 0, "a lock used in one way only was reported");
+	nest_safe_then_mid();
+	check(lockdep_reports() == 0, "safe -> mid alone was reported");
+	nest_mid_then_unsafe();
+	nest_mid_then_unsafe();
+	json_u64(r, "reports", lockdep_reports());
+	check(lockdep_reports() == 1, "the chain was not reported exactly once");
+	check(lockdep_checking(), "checking stopped after an interrupt-safety report");
+}
+
 /* Mutexes: a -> b, a trylock under b (no edge), then b -> a. */
 static void test_lockdep_mutex(struct json *r)
 {
@@ -277,6 +342,7 @@ static const struct selftest tests[] = {
 	{ "lockdep", test_lockdep },
 	{ "lockdep3", test_lockdep3 },
 	{ "lockdep_irq", test_lockdep_irq },
+	{ "lockdep_irq_chain", test_lockdep_irq_chain },
 	{ "lockdep_mutex", test_lockdep_mutex },
 	{ "lockdep_rwsem", test_lockdep_rwsem },
 	{ "lockdep_recursive", test_lockdep_recursive },

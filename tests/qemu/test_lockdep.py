@@ -96,6 +96,23 @@ def test_lockdep_irq_unsafe(ctx, lctx):
            and 'interrupts enabled at take_with_irqs_on+' in lines[1], 'one line per site expected: %r' % lines)
 
 
+def test_lockdep_irq_chain(ctx, lctx):
+    # lockdep_test_chain_safe taken in an interrupt handler, _unsafe with
+    # interrupts on, each fine alone; then safe -> mid -> unsafe with
+    # interrupts off: an interrupt taking safe while unsafe is held can
+    # deadlock two CPUs.  One report naming the path; checking stays on.
+    ctx.lockdep_expected = True
+    data, r = selftest(lctx, 'lockdep_irq_chain')
+    expect_lockdep_build(r)
+    expect(data['irq_ran'] and data['reports'] == 1, 'selftest data %r' % data)
+    rec = rig.one_record(r, 'lockdep')
+    expect(rec['event'] == 'irq-chain' and rec['safe'] == 'lockdep_test_chain_safe'
+           and rec['unsafe'] == 'lockdep_test_chain_unsafe', 'lockdep record %r' % rec)
+    expect(rec['path'] == ['lockdep_test_chain_' + c for c in ('safe', 'mid', 'unsafe')], 'path %r' % rec['path'])
+    expect(rec['irq_at'].startswith('take_chain_safe_in_irq+')
+           and rec['enabled_at'].startswith('take_chain_unsafe_irqs_on+'), 'sites %r' % rec)
+
+
 def test_lockdep_plain_build_says_so(ctx):
     # Without LOCKDEP=1 the self-test fails, naming why.
     r = ctx.boot('test=lockdep quiet')
