@@ -46,7 +46,9 @@
  *            a fault on a stream costs no scan of the table.  A miss inside a window the stream already
  *            issued means its pages were reclaimed before use: the window
  *            halves.
- *            Misses outside streams read their own page only, unless the
+ *            Misses outside streams that are denser in the space than
+ *            chance (ghost windows, RA_OWN_GHOST) read a 32-slot window.
+ *            Other misses outside streams read their own page only, unless the
  *            recent ones cluster (RA_OWN_CLUSTER of the last RA_OWN_HIST such misses
  *            within RA_OWN_NEAR pages: a dense working set in random
  *            order): then an aligned block of RA_OWN_BLOCK_MAX logical
@@ -160,6 +162,35 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
 #define RA_OWN_CLUSTER 3        /* ... this many of the recent misses: a cluster */
 #define RA_OWN_BLOCK_MAX 16
+/* Ghost windows in the logical space (issue 12: decide per miss against
+ * the logical window, not the slots).  For each miss outside streams:
+ * would a window of RA_OWN_GNEAR pages either side of one of the last
+ * RA_OWN_GHOST such misses have held it?  Misses spread at random over
+ * the space would be held with probability about
+ *     min(1, recent misses * (2 * RA_OWN_GNEAR - 1) / pages of the space)
+ * (the chance baseline; the space's pages: the VMA's, or the object's).
+ * A working set denser than the space - one that shifts, a hot region -
+ * beats chance by far; random access over the space does not, however
+ * its slots lie (the slot-space ghosts of c0379cd's history saw random
+ * misses as near when the swap area had been used before).  While the
+ * decayed count of held misses is at least RA_OWN_GRATIO times chance's
+ * plus RA_OWN_GSLACK (and at least 1/RA_OWN_GMIN of the misses), every
+ * miss outside streams reads the aligned block of RA_OWN_GPAGES slots
+ * around it, as fixed:5 would: pages evicted together sit together in
+ * swap and come back together when the set returns.  A used page read ahead outside streams counts as a
+ * miss here, or a set that read-ahead serves well would stop looking
+ * dense.  O(RA_OWN_GHOST) per miss, no memory beyond struct ra_own. */
+#define RA_OWN_GHOST 32
+#define RA_OWN_GNEAR 32
+#define RA_OWN_GRATIO 3
+#define RA_OWN_GMIN 8
+#define RA_OWN_GSLACK 4         /* held misses beyond RA_OWN_GRATIO x chance: a few lucky ones are no set */
+#define RA_OWN_GLEARN 16        /* misses before the rate counts */
+#define RA_OWN_GFORGET 256      /* past this many misses, the counts halve */
+#define RA_OWN_GSCALE 1024
+/* The slot window while the misses are dense: tuned on bench ra seed 1
+ * (16: shift 741-755 major faults, hot 1174-1181; 32: 467 and 1146). */
+#define RA_OWN_GPAGES 32
 
 enum ra_stream_state { RA_S_FREE, RA_S_CANDIDATE, RA_S_STREAM };
 
@@ -200,6 +231,12 @@ struct ra_own {
 	uint32_t sw_read;       /* slot windows: slots in use read over (decaying) */
 	uint32_t sw_used;       /* hits outside streams: slot and block windows' (ra_own_hit says why) */
 	uint32_t sw_probe;      /* misses since the last probe */
+	uint64_t ghost[RA_OWN_GHOST];   /* the last misses outside streams (ring) */
+	uint32_t nghost;        /* misses recorded in ghost */
+	uint32_t g_hit;         /* of g_n misses, how many a ghost window held (decaying) */
+	uint32_t g_n;
+	uint32_t g_chance;      /* what chance alone would have held, 1/RA_OWN_GSCALE units */
+	bool g_dense;           /* the last miss found the misses denser than chance */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
@@ -338,7 +375,7 @@ struct ra_ops {
 	 * the faulting task reclaim: taken only from free memory above the
 	 * low watermark, the window trimmed when there is none (the own
 	 * policy, whose streams read up to 64 pages per window from hits).
-	 * Its small guesses (slot windows, blocks: 16 pages at most) and
+	 * Its guesses (blocks: 16 pages at most, slot windows: RA_OWN_GPAGES) and
 	 * every page of the other policies are allocated like the fault's
 	 * own page, reclaiming if need be, as Linux's swap readahead does (it
 	 * passes the fault's GFP_HIGHUSER_MOVABLE): trimmed, own's slot

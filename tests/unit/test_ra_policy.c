@@ -262,6 +262,48 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.count, 0);
 }
 
+static uint64_t ghost_rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+TEST(ra_own_ghost_windows_tell_dense_from_random)
+{
+	/* 72 MiB of pages, as bench ra's touch.  Misses at random over the
+	 * whole space: a ghost window holds them about as often as chance,
+	 * so slot windows never open on the ghosts' word. */
+	enum { SPACE = 18432, MISSES = 4000 };
+	struct ra_own o;
+	struct ra_lwin w;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		uint64_t x = seed * 0x9e3779b97f4a7c15ull, dense = 0;
+		memset(&o, 0, sizeof o);
+		for (int i = 0; i < MISSES; i++) {
+			ra_own_miss(&o, ghost_rnd(&x) % SPACE, 0, SPACE, 64, &w);
+			dense += o.g_dense;
+		}
+		CHECK_EQ(dense, 0);
+		/* A working set of 2048 pages that moves every 200 misses:
+		 * dense nearly all the time once learnt, moves included. */
+		memset(&o, 0, sizeof o);
+		uint64_t base = 0;
+		dense = 0;
+		for (int i = 0; i < MISSES; i++) {
+			if (i % 200 == 0)
+				base = ghost_rnd(&x) % (SPACE - 2048);
+			ra_own_miss(&o, base + ghost_rnd(&x) % 2048, 0, SPACE, 64, &w);
+			dense += i >= RA_OWN_GHOST && o.g_dense;
+		}
+		CHECK(dense * 100 >= (MISSES - RA_OWN_GHOST) * 95);
+		/* Its misses read slot windows, not logical blocks. */
+		CHECK_EQ(w.count, 0);
+		CHECK_EQ(ra_own_slot_pages(&o), RA_OWN_GPAGES);
+	}
+}
+
 TEST(ra_fill_gaps_between_slot_runs)
 {
 	uint64_t out[16];
