@@ -641,9 +641,11 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 	if (o->sw_used < 1u << 30)
 		o->sw_used++;
 	/* A page read ahead outside streams and now used would have been a
-	 * miss: the ghosts count it, or a set that read-ahead serves well
-	 * would stop looking dense and lose its windows. */
-	ghost_note(o, idx, lo, hi);
+	 * miss: while the misses are dense the ghosts count it, or a set that
+	 * read-ahead serves well would stop looking dense and lose its
+	 * windows.  Not before: it lies near the miss that read it. */
+	if (o->g_dense)
+		ghost_note(o, idx, lo, hi);
 	detect(o, idx, lo, hi, budget, w);
 }
 

@@ -177,15 +177,28 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
  * plus RA_OWN_GSLACK (and at least 1/RA_OWN_GMIN of the misses), every
  * miss outside streams reads the aligned block of RA_OWN_GPAGES slots
  * around it, as fixed:5 would: pages evicted together sit together in
- * swap and come back together when the set returns.  A used page read ahead outside streams counts as a
- * miss here, or a set that read-ahead serves well would stop looking
- * dense.  O(RA_OWN_GHOST) per miss, no memory beyond struct ra_own. */
+ * swap and come back together when the set returns.  While the misses
+ * are dense, a used page read ahead outside streams counts as a miss
+ * here, or a set that read-ahead serves well would stop looking dense;
+ * before, it does not: such a page lies near the miss that read it by
+ * construction (a block), so it would vouch for itself.  No verdict
+ * before RA_OWN_GLEARN misses: a process's first misses are its own few
+ * pages, close together (bench ra's random touch: 8 misses within the
+ * area's first 18 pages).  Counted from its 16th miss, with that block's
+ * hits, that burst made random look dense for about a dozen misses,
+ * each reading 32 slots: 2 of 3 runs of test_swap_readahead_policies on
+ * main went over its read-ahead bound (majflt / 5).  Used pages per page
+ * read cannot tell the cases apart (bench ra seed 1, ra_hits / ra_issued: hot 0.29, random
+ * 0.32, shift 0.37), since what matters is what the page read pushes out
+ * (a cold page on hot, one as likely to be used on random), so only the
+ * density decides.  O(RA_OWN_GHOST) per miss, no memory beyond struct
+ * ra_own. */
 #define RA_OWN_GHOST 32
 #define RA_OWN_GNEAR 32
 #define RA_OWN_GRATIO 3
 #define RA_OWN_GMIN 8
 #define RA_OWN_GSLACK 4         /* held misses beyond RA_OWN_GRATIO x chance: a few lucky ones are no set */
-#define RA_OWN_GLEARN 16        /* misses before the rate counts */
+#define RA_OWN_GLEARN 64        /* misses before the rate counts (16 let the startup burst through) */
 #define RA_OWN_GFORGET 256      /* past this many misses, the counts halve */
 #define RA_OWN_GSCALE 1024
 /* The slot window while the misses are dense: tuned on bench ra seed 1
