@@ -345,10 +345,44 @@ static uint32_t clamp_size(uint32_t size, uint32_t budget)
 	return size > budget ? budget : size;
 }
 
+/* The ghost windows' verdict for a miss at idx outside streams in the
+ * space [lo, hi) (ra_policy.h, RA_OWN_GHOST): o->g_dense. */
+static void ghost_note(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi)
+{
+	uint32_t n = o->nghost < RA_OWN_GHOST ? o->nghost : RA_OWN_GHOST;
+	bool held = false;
+	for (uint32_t i = 0; i < n && !held; i++)
+		held = absd((int64_t)(idx - o->ghost[i])) < RA_OWN_GNEAR;
+	o->ghost[o->nghost++ % RA_OWN_GHOST] = idx;
+	if (o->nghost >= 2 * RA_OWN_GHOST)
+		o->nghost -= RA_OWN_GHOST;      /* keeps the ring's place, never wraps */
+	uint64_t span = hi > lo ? hi - lo : 1;
+	uint64_t cover = (uint64_t)n * (2 * RA_OWN_GNEAR - 1);
+	uint32_t chance = cover >= span ? RA_OWN_GSCALE : (uint32_t)(cover * RA_OWN_GSCALE / span);
+	o->g_hit += held;
+	o->g_n++;
+	o->g_chance += chance;
+	if (o->g_n > RA_OWN_GFORGET) {
+		o->g_hit /= 2;
+		o->g_n /= 2;
+		o->g_chance /= 2;
+	}
+	o->g_dense = o->g_n >= RA_OWN_GLEARN && o->g_hit * RA_OWN_GMIN >= o->g_n &&
+		     (uint64_t)o->g_hit * RA_OWN_GSCALE >=
+			     (uint64_t)RA_OWN_GRATIO * o->g_chance + RA_OWN_GSLACK * RA_OWN_GSCALE;
+}
+
 /* Block readahead for a miss outside streams: an aligned block of
  * logical pages when recent misses cluster or blocks have been hit. */
 static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
 {
+	ghost_note(o, idx, lo, hi);
+	if (o->g_dense) {
+		/* The slot window instead (ra_own_slot_pages): on a dense set
+		 * it brings back what left with the page. */
+		o->blast = 0;
+		return;
+	}
 	uint32_t near = 0, n = o->nhist < RA_OWN_HIST ? o->nhist : RA_OWN_HIST;
 	for (uint32_t i = 0; i < n; i++)
 		if (absd((int64_t)(idx - o->hist[i])) < RA_OWN_NEAR)
@@ -554,7 +588,9 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 uint32_t ra_own_slot_pages(struct ra_own *o)
 {
 	uint32_t pages;
-	if (o->sw_read < RA_OWN_SW_LEARN)
+	if (o->g_dense)
+		pages = RA_OWN_GPAGES;          /* misses denser than chance */
+	else if (o->sw_read < RA_OWN_SW_LEARN)
 		pages = 2;                      /* nothing known yet */
 	else if (o->sw_used * RA_OWN_SW_USE >= o->sw_read)
 		pages = RA_OWN_SW_PAGES;
@@ -604,6 +640,12 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 		o->bhits++;
 	if (o->sw_used < 1u << 30)
 		o->sw_used++;
+	/* A page read ahead outside streams and now used would have been a
+	 * miss: while the misses are dense the ghosts count it, or a set that
+	 * read-ahead serves well would stop looking dense and lose its
+	 * windows.  Not before: it lies near the miss that read it. */
+	if (o->g_dense)
+		ghost_note(o, idx, lo, hi);
 	detect(o, idx, lo, hi, budget, w);
 }
 

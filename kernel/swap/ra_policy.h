@@ -46,7 +46,9 @@
  *            a fault on a stream costs no scan of the table.  A miss inside a window the stream already
  *            issued means its pages were reclaimed before use: the window
  *            halves.
- *            Misses outside streams read their own page only, unless the
+ *            Misses outside streams that are denser in the space than
+ *            chance (ghost windows, RA_OWN_GHOST) read a 32-slot window.
+ *            Other misses outside streams read their own page only, unless the
  *            recent ones cluster (RA_OWN_CLUSTER of the last RA_OWN_HIST such misses
  *            within RA_OWN_NEAR pages: a dense working set in random
  *            order): then an aligned block of RA_OWN_BLOCK_MAX logical
@@ -160,6 +162,48 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
 #define RA_OWN_CLUSTER 3        /* ... this many of the recent misses: a cluster */
 #define RA_OWN_BLOCK_MAX 16
+/* Ghost windows in the logical space (issue 12: decide per miss against
+ * the logical window, not the slots).  For each miss outside streams:
+ * would a window of RA_OWN_GNEAR pages either side of one of the last
+ * RA_OWN_GHOST such misses have held it?  Misses spread at random over
+ * the space would be held with probability about
+ *     min(1, recent misses * (2 * RA_OWN_GNEAR - 1) / pages of the space)
+ * (the chance baseline; the space's pages: the VMA's, or the object's).
+ * A working set denser than the space - one that shifts, a hot region -
+ * beats chance by far; random access over the space does not, however
+ * its slots lie (the slot-space ghosts of c0379cd's history saw random
+ * misses as near when the swap area had been used before).  While the
+ * decayed count of held misses is at least RA_OWN_GRATIO times chance's
+ * plus RA_OWN_GSLACK (and at least 1/RA_OWN_GMIN of the misses), every
+ * miss outside streams reads the aligned block of RA_OWN_GPAGES slots
+ * around it, as fixed:5 would: pages evicted together sit together in
+ * swap and come back together when the set returns.  While the misses
+ * are dense, a used page read ahead outside streams counts as a miss
+ * here, or a set that read-ahead serves well would stop looking dense;
+ * before, it does not: such a page lies near the miss that read it by
+ * construction (a block), so it would vouch for itself.  No verdict
+ * before RA_OWN_GLEARN misses: a process's first misses are its own few
+ * pages, close together (bench ra's random touch: 8 misses within the
+ * area's first 18 pages).  Counted from its 16th miss, with that block's
+ * hits, that burst made random look dense for about a dozen misses,
+ * each reading 32 slots: 2 of 3 runs of test_swap_readahead_policies on
+ * main went over its read-ahead bound (majflt / 5).  Used pages per page
+ * read cannot tell the cases apart (bench ra seed 1, ra_hits / ra_issued: hot 0.29, random
+ * 0.32, shift 0.37), since what matters is what the page read pushes out
+ * (a cold page on hot, one as likely to be used on random), so only the
+ * density decides.  O(RA_OWN_GHOST) per miss, no memory beyond struct
+ * ra_own. */
+#define RA_OWN_GHOST 32
+#define RA_OWN_GNEAR 32
+#define RA_OWN_GRATIO 3
+#define RA_OWN_GMIN 8
+#define RA_OWN_GSLACK 4         /* held misses beyond RA_OWN_GRATIO x chance: a few lucky ones are no set */
+#define RA_OWN_GLEARN 64        /* misses before the rate counts (16 let the startup burst through) */
+#define RA_OWN_GFORGET 256      /* past this many misses, the counts halve */
+#define RA_OWN_GSCALE 1024
+/* The slot window while the misses are dense: tuned on bench ra seed 1
+ * (16: shift 741-755 major faults, hot 1174-1181; 32: 467 and 1146). */
+#define RA_OWN_GPAGES 32
 
 enum ra_stream_state { RA_S_FREE, RA_S_CANDIDATE, RA_S_STREAM };
 
@@ -200,6 +244,12 @@ struct ra_own {
 	uint32_t sw_read;       /* slot windows: slots in use read over (decaying) */
 	uint32_t sw_used;       /* hits outside streams: slot and block windows' (ra_own_hit says why) */
 	uint32_t sw_probe;      /* misses since the last probe */
+	uint64_t ghost[RA_OWN_GHOST];   /* the last misses outside streams (ring) */
+	uint32_t nghost;        /* misses recorded in ghost */
+	uint32_t g_hit;         /* of g_n misses, how many a ghost window held (decaying) */
+	uint32_t g_n;
+	uint32_t g_chance;      /* what chance alone would have held, 1/RA_OWN_GSCALE units */
+	bool g_dense;           /* the last miss found the misses denser than chance */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
@@ -248,10 +298,9 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
  * evicted together sit together in swap, so a working set that comes back
  * (one that shifts, say, or a build's threads' scattered pages) is found
  * there even when it is too sparse in the address space for streams or
- * blocks.  16 while a third of the slot-window pages read get used (a set
- * that shifts round 72 MiB uses about 40%, a 16-thread build nearly all);
- * below that one page, with a two-page probe every RA_OWN_PROBE misses to
- * notice a change.  Random access over a large area uses under a quarter,
+ * blocks.  16 while half the slot-window pages read get used (a
+ * 16-thread build uses nearly all); below that one page, with a two-page probe every RA_OWN_PROBE misses to
+ * notice a change.  Random access over a large area uses about a third,
  * and there a page read ahead is used about as often as the page it
  * pushed out would have been: no faults saved, only I/O spent. */
 #define RA_OWN_PROBE 64
@@ -260,9 +309,17 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
  * on build16.mm: one large window while a third (RA_OWN_SW_USE) of the pages
  * read get used took the shifting set from 2152 to about 1430 major faults,
  * where 16/8/4-slot steps at 1/2, 3/8 and 1/3 took 1932 (commits bceed8b,
- * d9c7608); the shifting set uses about 40% of them, the build nearly all. */
+ * d9c7608); the shifting set uses about 40% of them, the build nearly all.
+ * Since ghost windows (RA_OWN_GHOST) read for a set that shifts, the mark
+ * is a half: random touches use about 0.32 of what these windows read
+ * (bench ra seed 1), and at a third they crossed the mark now and then,
+ * each crossing 16-slot windows for nothing (up to 14 of them in a
+ * random touch, and the unit simulator's KNOWN FAIL of ra_own_random:
+ * 884 pages for 36907 faults).  bench ra seed 1 at a half: random read
+ * 58 pages ahead instead of 242, task stime 1.00x off's; hot and shift
+ * unchanged within run-to-run spread (1093 and 498 major faults). */
 #define RA_OWN_SW_PAGES 16      /* the window while they get used */
-#define RA_OWN_SW_USE 3         /* "used": at least 1/RA_OWN_SW_USE of the pages read */
+#define RA_OWN_SW_USE 2         /* "used": at least 1/RA_OWN_SW_USE of the pages read */
 #define RA_OWN_SW_LEARN 8       /* until this many pages were read: 2-page windows */
 #define RA_OWN_SW_FORGET 1024   /* past this many pages read, both counts halve */
 uint32_t ra_own_slot_pages(struct ra_own *o);
@@ -338,7 +395,7 @@ struct ra_ops {
 	 * the faulting task reclaim: taken only from free memory above the
 	 * low watermark, the window trimmed when there is none (the own
 	 * policy, whose streams read up to 64 pages per window from hits).
-	 * Its small guesses (slot windows, blocks: 16 pages at most) and
+	 * Its guesses (blocks: 16 pages at most, slot windows: RA_OWN_GPAGES) and
 	 * every page of the other policies are allocated like the fault's
 	 * own page, reclaiming if need be, as Linux's swap readahead does (it
 	 * passes the fault's GFP_HIGHUSER_MOVABLE): trimmed, own's slot

@@ -262,6 +262,106 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.count, 0);
 }
 
+static uint64_t ghost_rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+TEST(ra_own_ghost_windows_tell_dense_from_random)
+{
+	/* 72 MiB of pages, as bench ra's touch.  Misses at random over the
+	 * whole space: a ghost window holds them about as often as chance,
+	 * so slot windows never open on the ghosts' word. */
+	enum { SPACE = 18432, MISSES = 4000 };
+	struct ra_own o;
+	struct ra_lwin w;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		uint64_t x = seed * 0x9e3779b97f4a7c15ull, dense = 0;
+		memset(&o, 0, sizeof o);
+		for (int i = 0; i < MISSES; i++) {
+			ra_own_miss(&o, ghost_rnd(&x) % SPACE, 0, SPACE, 64, &w);
+			dense += o.g_dense;
+		}
+		CHECK_EQ(dense, 0);
+		/* A working set of 2048 pages that moves every 200 misses:
+		 * dense nearly all the time once learnt, moves included. */
+		memset(&o, 0, sizeof o);
+		uint64_t base = 0;
+		dense = 0;
+		for (int i = 0; i < MISSES; i++) {
+			if (i % 200 == 0)
+				base = ghost_rnd(&x) % (SPACE - 2048);
+			ra_own_miss(&o, base + ghost_rnd(&x) % 2048, 0, SPACE, 64, &w);
+			dense += i >= RA_OWN_GLEARN && o.g_dense;
+		}
+		CHECK(dense * 100 >= (MISSES - RA_OWN_GLEARN) * 95);
+		/* Its misses read slot windows, not logical blocks. */
+		CHECK_EQ(w.count, 0);
+		CHECK_EQ(ra_own_slot_pages(&o), RA_OWN_GPAGES);
+	}
+}
+
+/* A process's first misses and the read-ahead they bring, as bench ra's
+ * random touch (seed 1) began in test_swap_readahead_policies: eight
+ * misses within the area's first 18 pages, a block read there and used. */
+static void ghost_startup(struct ra_own *o, uint64_t space)
+{
+	static const uint64_t burst[] = { 7, 11, 10, 5, 4, 1, 17, 0 };
+	struct ra_lwin w, next;
+	for (size_t i = 0; i < sizeof burst / sizeof burst[0]; i++) {
+		ra_own_miss(o, burst[i], 0, space, 64, &w);
+		for (uint32_t k = 0; !w.marker && k < w.count; k++)
+			if (w.start + k != burst[i])
+				ra_own_hit(o, w.start + k, false, 0, space, 64, &next);
+	}
+}
+
+TEST(ra_own_ghost_windows_ignore_a_startup_burst)
+{
+	/* Then misses at random over the area.  Counted from the start, the
+	 * burst and its block's hits looked denser than chance for about a
+	 * dozen misses, each of which read a 32-slot window: 2 of 3 runs of
+	 * test_swap_readahead_policies went over its read-ahead bound on
+	 * random.  Neither the burst nor the hits may open ghost windows. */
+	enum { SPACE = 18450, MISSES = 2000 };
+	struct ra_own o;
+	struct ra_lwin w;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		uint64_t x = seed * 0x9e3779b97f4a7c15ull, dense = 0;
+		memset(&o, 0, sizeof o);
+		ghost_startup(&o, SPACE);
+		for (int i = 0; i < MISSES; i++) {
+			ra_own_miss(&o, ghost_rnd(&x) % SPACE, 0, SPACE, 64, &w);
+			dense += o.g_dense;
+		}
+		CHECK_EQ(dense, 0);
+	}
+}
+
+TEST(ra_own_ghost_windows_stay_open_on_hits)
+{
+	/* A dense set that its ghost windows serve: half its accesses hit
+	 * pages read ahead instead of missing.  The hits count as the misses
+	 * they would have been, so the windows stay open. */
+	enum { SPACE = 18432, SET = 2048, MISSES = 2000 };
+	struct ra_own o;
+	struct ra_lwin w;
+	uint64_t x = 5, dense = 0;
+	memset(&o, 0, sizeof o);
+	for (int i = 0; i < MISSES; i++) {
+		uint64_t idx = 4096 + ghost_rnd(&x) % SET;
+		if (i >= RA_OWN_GLEARN && i % 2)
+			ra_own_hit(&o, idx, false, 0, SPACE, 64, &w);
+		else
+			ra_own_miss(&o, idx, 0, SPACE, 64, &w);
+		dense += i >= RA_OWN_GLEARN && o.g_dense;
+	}
+	CHECK(dense * 100 >= (MISSES - RA_OWN_GLEARN) * 95);
+}
+
 TEST(ra_fill_gaps_between_slot_runs)
 {
 	uint64_t out[16];
