@@ -11,7 +11,6 @@ uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c)
 
 uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz) { return hz ? muldiv64(ticks, 1000000000ull, hz) : 0; }
 uint64_t ns_to_ticks(uint64_t ns, uint64_t hz) { return muldiv64(ns, hz, 1000000000ull); }
-uint64_t ticks_elapsed(uint64_t now, uint64_t mark) { return now >= mark ? now - mark : 0; }
 
 static uint32_t sat_ppm(uint64_t diff, uint64_t base)
 {

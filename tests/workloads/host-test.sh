@@ -164,6 +164,15 @@ run_usage hold 2 0 anon paging
 run_usage hold 2 0 heap
 run_usage hold 2 0 anon pageout extra
 
+# uperf verifies no data (no mismatches field): its record's shape only.
+for a in "100" "1000 syscalls"; do
+	# shellcheck disable=SC2086
+	if [ -n "$(field getpid_ns uperf $a)" ]; then pass "uperf $a"; else fail "uperf $a: no getpid_ns"; fi
+done
+if [ "$(field mode uperf 1000 syscalls)" = syscalls ]; then pass "uperf syscalls: mode"; else fail "uperf syscalls: mode"; fi
+run_usage uperf 100 sys
+run_usage uperf 100 syscalls more
+
 # touch threads=N on Linux: RUSAGE_THREAD counts each thread's own faults,
 # so the per-thread lists add up to no more than the process's, and each
 # thread (4 x 512 pages of its own slice, all touched) faulted.
