@@ -1,5 +1,5 @@
 """CPU time accounting at the user/kernel boundary (kernel/proc/task.c
-uacct_enter/uacct_exit against the scheduler's account_switch): two
+uacct_enter/uacct_exit against the scheduler's account_switch): eight
 tasks that do nothing but system calls share one CPU, so the scheduler
 often switches one out right at a boundary.  Under -icount an interrupt
 can land on any instruction (rdtsc even ends a translation block), also
