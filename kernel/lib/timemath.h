@@ -15,6 +15,11 @@ uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c);
 uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz);
 /* ns -> ticks of a hz counter. */
 uint64_t ns_to_ticks(uint64_t ns, uint64_t hz);
+/* Ticks from mark to now; 0 when now is behind mark.  A raw now - mark
+ * would wrap to nearly 2^64, and ticks_to_ns of that (beyond its range)
+ * to any value at all: about 110700 s at 999.994 MHz.  Inline: every
+ * user/kernel boundary takes it twice. */
+static inline uint64_t ticks_elapsed(uint64_t now, uint64_t mark) { return now >= mark ? now - mark : 0; }
 
 /*
  * Several measurements of one rate (a clock calibrated over several

@@ -53,22 +53,57 @@ static uint64_t tsc_ns(uint64_t ticks) { return ticks_to_ns(ticks, tsc_hz()); }
 
 /* User time of every task ever run, for hangcheck's progress count. */
 static uint64_t user_ns_all;
+static bool warned_tsc_backwards;
+
+/* TSC ticks since the thread's last user/kernel boundary, and the new
+ * mark.  Callers turn interrupts off around it (a brief, untimed
+ * section: x86.h), so the read of the TSC and of the mark and the new
+ * mark are one step for the scheduler's account_switch, which moves the
+ * mark when it switches this thread out and in: preempted between the
+ * rdtsc and the read of the mark, the delta was negative, and
+ * ticks_to_ns of its two's complement at a calibration just below 1 GHz
+ * added about 110700 s (a seed 003 record's 110708 s; under -icount an
+ * interrupt can land on any instruction, and test_cputime.py caught
+ * 110681 s at 999.994 MHz).  A mark ahead of the TSC cannot happen now;
+ * if it does, the interval counts 0 (*behind says by how much, for the
+ * caller's one console line). */
+static uint64_t acct_ticks(struct thread *t, uint64_t now, uint64_t *behind)
+{
+	uint64_t mark = t->acct_mark;
+	*behind = ticks_elapsed(mark, now);
+	t->acct_mark = now;
+	return ticks_elapsed(now, mark);
+}
+
+static void acct_warn(struct thread *t, uint64_t behind)
+{
+	if (!__atomic_exchange_n(&warned_tsc_backwards, true, __ATOMIC_RELAXED))
+		kprintf("task: thread %s: TSC %lu ticks behind its accounting mark: interval counted as 0\n",
+			t->name, behind);
+}
 
 void uacct_enter(struct thread *t)
 {
-	uint64_t now = rdtsc(), ns = tsc_ns(now - t->acct_mark);
+	uint64_t behind;
+	bool on = irq_save_brief();
+	uint64_t ns = tsc_ns(acct_ticks(t, rdtsc(), &behind));
 	t->utime_ns += ns;
-	t->acct_mark = now;
+	irq_restore_brief(on);
 	__atomic_add_fetch(&user_ns_all, ns, __ATOMIC_RELAXED);
+	if (behind)
+		acct_warn(t, behind);
 }
 
 uint64_t task_user_ns_all(void) { return __atomic_load_n(&user_ns_all, __ATOMIC_RELAXED); }
 
 void uacct_exit(struct thread *t)
 {
-	uint64_t now = rdtsc();
-	t->stime_ns += tsc_ns(now - t->acct_mark);
-	t->acct_mark = now;
+	uint64_t behind;
+	bool on = irq_save_brief();
+	t->stime_ns += tsc_ns(acct_ticks(t, rdtsc(), &behind));
+	irq_restore_brief(on);
+	if (behind)
+		acct_warn(t, behind);
 }
 
 void task_cpu_times(struct task *k, uint64_t *utime, uint64_t *stime)

@@ -72,6 +72,31 @@ void lru_activate(struct page *p)
 	spin_unlock_irqrestore(&L.lock, on);
 }
 
+bool lru_deactivate(struct page *p)
+{
+	bool moved = false;
+	bool on = spin_lock_irqsave(&L.lock);
+	if (page_test(p, PG_LRU) && page_test(p, PG_ACTIVE)) {
+		enum lru_kind k = p->kind;
+		unlink_page(p);
+		link_page(p, k, false);
+		vmstat_inc(PGDEACTIVATE);
+		moved = true;
+	}
+	spin_unlock_irqrestore(&L.lock, on);
+	return moved;
+}
+
+bool lru_isolate_page(struct page *p)
+{
+	bool on = spin_lock_irqsave(&L.lock);
+	bool listed = page_test(p, PG_LRU);
+	if (listed)
+		unlink_page(p);
+	spin_unlock_irqrestore(&L.lock, on);
+	return listed;
+}
+
 int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint64_t *scanned)
 {
 	int got = 0;

@@ -23,6 +23,16 @@ void lru_del(struct page *p);
 /* Move a listed page to the active list (a fault found it hot). */
 void lru_activate(struct page *p);
 
+/* MADV_COLD: a page on an active list moves to the head of its kind's
+ * inactive list (Linux's lru_deactivate_fn; counted as pgdeactivate);
+ * true if it moved.  Any context. */
+bool lru_deactivate(struct page *p);
+/* MADV_PAGEOUT: take one page off its list (Linux's isolate_lru_page).
+ * The caller holds a reference, which becomes the isolation's; false
+ * (nothing changed) when the page is on no list: another reclaimer has
+ * it, or it is on its way out or in. */
+bool lru_isolate_page(struct page *p);
+
 /* Take up to n pages from the tail of one list.  Each comes with an extra
  * reference and off the list.  *scanned counts the pages looked at
  * (pages being freed are skipped). */

@@ -428,6 +428,8 @@ static void free_swap_of_kept(struct page *p)
 	}
 }
 
+static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb);
+
 /* Judge one isolated page.  Returns pages freed now; queues a page that
  * needs writing in batch[*nb]. */
 static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
@@ -461,6 +463,15 @@ static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 		putback(p, v == LRU_ACTIVATE);
 		return 0;
 	}
+	return queue_victim(c, p, nb);
+}
+
+/* A locked, isolated swap-backed page that is to go: freed now (its disk
+ * copy is valid and nobody maps it, or it is garbage), queued in
+ * batch[*nb] for slots and a write, or put back (in use, no swap).
+ * Returns pages freed now. */
+static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb)
+{
 	if (page_test(p, PG_SWAPCACHE) && !p->mapcount && !page_test(p, PG_SHMEM)) {
 		/* References: ours (isolation) and the cache's; any other is
 		 * a fault or swapoff about to map it. */
@@ -939,6 +950,42 @@ uint64_t reclaim_pages(uint64_t pages)
 		idle = got ? 0 : idle + 1;
 	}
 	return total;
+}
+
+/* One page advised out: locked and queued whatever its references (the
+ * caller cleared them), or put back when busy.  Returns pages freed now. */
+static uint64_t pageout_one(struct reclaim_ctx *c, struct page *p, int *nb)
+{
+	if (!trylock_page(p)) {
+		putback(p, false);
+		return 0;
+	}
+	if (page_test(p, PG_WRITEBACK)) {
+		unlock_page(p);
+		putback(p, false);
+		return 0;
+	}
+	page_clear(p, PG_REFERENCED);
+	return queue_victim(c, p, nb);
+}
+
+uint64_t reclaim_pageout(struct page **pages, int n)
+{
+	bool nested = shared_lock();    /* before the context: shrink_direct says why */
+	struct reclaim_ctx *c = ctx_get_any();
+	c->direct = false;
+	uint64_t freed = 0;
+	for (int i = 0; i < n;) {
+		int nb = 0;
+		for (; i < n && nb < MAX_BATCH; i++)
+			freed += pageout_one(c, pages[i], &nb);
+		vm_tlb_flush(&c->tlb);
+		if (nb)
+			freed += evict(c, nb);
+	}
+	ctx_put(c);
+	shared_unlock(nested);
+	return freed;
 }
 
 /* ---------------------------------------------------------------- kswapd */

@@ -68,6 +68,15 @@ bool reclaim_swap_full(void);
  * leans away from it (Linux's lru_note_cost_refault).  Any context. */
 void reclaim_note_refault_cost(bool file);
 
+/* MADV_PAGEOUT (vm.c): swap out pages[0..n) now, whatever their
+ * references (Linux's reclaim_pages, which ignores them): each is
+ * written to swap and freed, or put back when it is busy (locked, under
+ * writeback), still mapped somewhere after the unmap, or swap is full or
+ * off.  Each page comes isolated (lru_isolate_page) and its reference is
+ * consumed.  Counts pswpout, not pgscan/pgsteal (Linux neither).  Thread
+ * context; sleeps for the writes. */
+uint64_t reclaim_pageout(struct page **pages, int n);
+
 /* Reclaim until `pages` are free (a test and swapoff helper). */
 uint64_t reclaim_pages(uint64_t pages);
 

@@ -761,6 +761,12 @@ static int set_flags(struct mm *mm, uint64_t start, uint64_t end, uint32_t set, 
 	return err;
 }
 
+/* Linux 6.1's madvise_behavior_valid, less the values handled by name. */
+static bool madvise_known(int advice)
+{
+	return (advice >= 8 && advice <= 25) || advice == 100 || advice == 101;
+}
+
 /* MADV_WILLNEED on the device areas in [start, end): each area's pages
  * read ahead without waiting (Linux's madvise_willneed -> vfs_fadvise,
  * one call per area), with mm->lock dropped for the I/O as Linux does. */
@@ -785,8 +791,9 @@ static void file_willneed(struct mm *mm, uint64_t start, uint64_t end)
  * cache drops the clean pages nobody else holds (Linux's
  * madvise_pageout -> reclaim_pages: clean file pages mapped only here
  * are freed, dirty ones stay; Linux leaves those mapped, here they are
- * unmapped and stay cached).  Private device areas and anonymous memory
- * are left alone (their pages would need swap-out from here: not done). */
+ * unmapped and stay cached).  A private device area's cache pages are
+ * left alone (Linux pages file pages out only for the file's owner or
+ * a writer); its copied pages are anonymous, lru_advise's. */
 static void file_pageout(struct mm *mm, uint64_t start, uint64_t end)
 {
 	for (uint64_t a = start; a < end;) {
@@ -804,6 +811,98 @@ static void file_pageout(struct mm *mm, uint64_t start, uint64_t end)
 			pagecache_pageout(v.obj, v.pgoff + (s - v.start) / P, v.pgoff + (e - v.start) / P);
 		a = e;
 	}
+}
+
+/* MADV_COLD and MADV_PAGEOUT on the pages mapped in [start, end) (Linux
+ * 5.4's madvise_cold_or_pageout_pte_range): a page mapped by more than
+ * this one PTE is skipped (another mapping may still want it); the
+ * others lose their accessed bit and PG_REFERENCED.  COLD then moves
+ * the active ones to the inactive list (lru_deactivate: pgdeactivate),
+ * anonymous, shmem and device pages alike, with no I/O.  PAGEOUT
+ * isolates the anonymous and shmem ones and has reclaim swap them out
+ * now (reclaim_pageout: pswpout); device pages are file_pageout's.
+ * mm->lock held shared throughout, across the writes too, as Linux holds
+ * mmap_lock: the area cannot go, faults of other threads go on. */
+#define ADVISE_BATCH 256        /* pages handed to reclaim at once: one reclaim batch */
+
+struct lru_advice {
+	struct page *pages[ADVISE_BATCH];
+	int n;
+	bool pageout;
+};
+
+/* Pages at [va, end) (up to TLB_BATCH_VAS PTEs) taken into a->pages
+ * with a reference each; their accessed bits cleared and flushed. */
+static uint64_t advise_collect(struct mm *mm, uint64_t va, uint64_t end, struct lru_advice *a)
+{
+	struct tlb_batch tlb;
+	tlb_batch_init(&tlb);
+	bool on = spin_lock_irqsave(&mm->ptl);
+	for (unsigned k = 0; va < end && k < TLB_BATCH_VAS && a->n < ADVISE_BATCH; va += P, k++) {
+		pte_t e = pt_get(mm->pml4, va);
+		if (!pt_pte_present(e))
+			continue;
+		struct page *p = phys_to_page(pt_pte_phys(e));
+		if (p->mapcount != 1 || (a->pageout && !page_test(p, PG_ANON | PG_SHMEM)))
+			continue;
+		if (pt_test_clear_young(mm->pml4, va))
+			tlb_batch_add(&tlb, &mm->cpus, va);
+		get_page(p);
+		a->pages[a->n++] = p;
+	}
+	spin_unlock_irqrestore(&mm->ptl, on);
+	/* A CPU writing through a stale young entry would not set the bit
+	 * again: the page would look unused to reclaim. */
+	vm_tlb_flush(&tlb);
+	return va;
+}
+
+/* The collected pages: COLD deactivates them, PAGEOUT sends them out. */
+static void advise_apply(struct lru_advice *a)
+{
+	int out = 0;
+	for (int i = 0; i < a->n; i++) {
+		struct page *p = a->pages[i];
+		page_clear(p, PG_REFERENCED);
+		if (!a->pageout) {
+			lru_deactivate(p);
+			put_page(p);
+		} else if (lru_isolate_page(p)) {
+			a->pages[out++] = p;    /* our reference is the isolation's now */
+		} else {
+			put_page(p);            /* another reclaimer has it */
+		}
+	}
+	if (out)
+		reclaim_pageout(a->pages, out);
+	a->n = 0;
+}
+
+static int lru_advise(struct mm *mm, uint64_t start, uint64_t end, bool pageout)
+{
+	struct lru_advice *a = kmalloc(sizeof *a);
+	if (!a)
+		return -ENOMEM;
+	a->n = 0;
+	a->pageout = pageout;
+	down_read(&mm->lock);
+	for (uint64_t va = start; va < end;) {
+		uint32_t i = vma_lower_bound(&mm->vmas, va);
+		if (i >= mm->vmas.n || mm->vmas.v[i].start >= end)
+			break;
+		uint64_t s = mm->vmas.v[i].start > va ? mm->vmas.v[i].start : va;
+		uint64_t e = mm->vmas.v[i].end < end ? mm->vmas.v[i].end : end;
+		while (s < e) {
+			s = advise_collect(mm, s, e, a);
+			if (a->n == ADVISE_BATCH)
+				advise_apply(a);
+		}
+		va = e;
+	}
+	advise_apply(a);
+	up_read(&mm->lock);
+	kfree(a);
+	return 0;
 }
 
 int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
@@ -843,13 +942,22 @@ int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 		if (!err)
 			swapin_willneed(mm, addr, end);
 		break;
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+		err = set_flags(mm, addr, end, 0, 0);   /* the range must be mapped */
+		break;
 	default:
-		err = set_flags(mm, addr, end, 0, 0);   /* accepted */
+		/* Linux's other advice (FREE, fork and dump flags, huge pages,
+		 * merging, populate...): accepted as hints that change nothing
+		 * here; any other value is EINVAL, as in Linux. */
+		err = madvise_known(advice) ? set_flags(mm, addr, end, 0, 0) : -EINVAL;
 		break;
 	}
 	up_write(&mm->lock);
 	if (!err && advice == MADV_WILLNEED)
 		file_willneed(mm, addr, end);
+	if (!err && (advice == MADV_COLD || advice == MADV_PAGEOUT))
+		err = lru_advise(mm, addr, end, advice == MADV_PAGEOUT);
 	if (!err && advice == MADV_PAGEOUT)
 		file_pageout(mm, addr, end);
 	return err;

@@ -148,6 +148,7 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n);
 #define MADV_SEQUENTIAL 2
 #define MADV_WILLNEED 3
 #define MADV_DONTNEED 4
+#define MADV_COLD 20
 #define MADV_PAGEOUT 21
 
 #endif

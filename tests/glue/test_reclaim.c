@@ -427,3 +427,75 @@ TEST(reclaim_oom_policy_only_when_nothing_can_be_reclaimed)
 	free_page(b);
 	teardown();
 }
+
+/* MADV_PAGEOUT (reclaim_pageout): active, PG_referenced pages whose
+ * accessed bits the caller cleared go out now, in one write, with no
+ * memory pressure at all (free frames plenty); a page isolated twice is
+ * refused the second time; what is written is the data. */
+TEST(reclaim_pageout_writes_advised_pages_whatever_their_references)
+{
+	setup(8, 1000, 256, 4);
+	struct page *iso[8];
+	for (int i = 0; i < 8; i++) {
+		lru_del(pg[i]);
+		lru_add(pg[i], LRU_ANON, true);
+		page_set(pg[i], PG_REFERENCED);
+		get_page(pg[i]);
+		CHECK(lru_isolate_page(pg[i]));
+		iso[i] = pg[i];
+	}
+	get_page(pg[0]);
+	CHECK(!lru_isolate_page(pg[0]));        /* off its list already: the caller keeps its reference */
+	put_page(pg[0]);
+	CHECK_EQ(lru_size(LRU_ANON, true), 0);
+	reclaim_pageout(iso, 8);
+	for (int i = 0; i < 8; i++) {
+		uint64_t e = swapped_to(i);
+		CHECK(e != 0);
+		CHECK_EQ(fake_swap_data(e), 1000 + (uint64_t)i);
+	}
+	CHECK_EQ(fake.vmstat[PSWPOUT], 8);
+	CHECK_EQ(fake.write_reqs, 1);           /* a batch of 4 is kswapd's; the advice's is its own */
+	CHECK_EQ(fake_pmm_used(), 0);
+	CHECK_EQ(fake.vmstat[PGSTEAL_KSWAPD] + fake.vmstat[PGSTEAL_DIRECT], 0);
+	teardown();
+}
+
+/* A page touched after the caller cleared its accessed bit stays: the
+ * unmap refuses a PTE accessed meanwhile, and the page goes back on a
+ * list, mapped, its slot given back. */
+TEST(reclaim_pageout_keeps_a_page_used_meanwhile)
+{
+	setup(2, 1000, 256, 4);
+	struct page *iso[2] = { pg[0], pg[1] };
+	for (int i = 0; i < 2; i++) {
+		get_page(pg[i]);
+		CHECK(lru_isolate_page(pg[i]));
+	}
+	fake_touch(mm, VA0 + P, false);
+	reclaim_pageout(iso, 2);
+	CHECK(swapped_to(0) != 0);
+	CHECK(present(1) && page_test(pg[1], PG_LRU));
+	CHECK_EQ(fake.vmstat[PSWPOUT], 1);
+	CHECK_EQ(swap_used_slots(), 1);
+	teardown();
+}
+
+/* MADV_COLD (lru_deactivate): an active page moves to the inactive list
+ * and counts as pgdeactivate; an inactive one stays put, uncounted. */
+TEST(lru_deactivate_moves_active_pages_only)
+{
+	setup(4, 1000, 256, 4);
+	for (int i = 0; i < 2; i++) {
+		lru_del(pg[i]);
+		lru_add(pg[i], LRU_ANON, true);
+	}
+	CHECK(lru_deactivate(pg[0]));
+	CHECK(!lru_deactivate(pg[2]));
+	CHECK(!lru_deactivate(pg[0]));
+	CHECK_EQ(lru_size(LRU_ANON, true), 1);
+	CHECK_EQ(lru_size(LRU_ANON, false), 3);
+	CHECK(page_test(pg[0], PG_LRU) && !page_test(pg[0], PG_ACTIVE));
+	CHECK_EQ(fake.vmstat[PGDEACTIVATE], 1);
+	teardown();
+}

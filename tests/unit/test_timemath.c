@@ -26,6 +26,20 @@ TEST(timemath_no_overflow_at_4ghz_over_days)
 	CHECK(ticks_to_ns(UINT64_MAX, hz) > ticks_to_ns(UINT64_MAX - hz, hz));
 }
 
+TEST(timemath_elapsed_never_wraps)
+{
+	CHECK_EQ(ticks_elapsed(1005, 1000), 5);
+	CHECK_EQ(ticks_elapsed(1000, 1000), 0);
+	CHECK_EQ(ticks_elapsed(1000, 1005), 0);
+	CHECK_EQ(ticks_elapsed(UINT64_MAX, 0), UINT64_MAX);
+	/* What the raw difference did: a mark 5 ticks ahead of the TSC at a
+	 * 999.994 MHz calibration became 110681 s of user time (a seed 003
+	 * record showed 110708 s). */
+	uint64_t raw = ticks_to_ns(1000 - 1005ull, 999994000ull);
+	CHECK(raw > 110000ull * 1000000000ull && raw < 111000ull * 1000000000ull);
+	CHECK_EQ(ticks_to_ns(ticks_elapsed(1000, 1005), 999994000ull), 0);
+}
+
 TEST(rate_median_ignores_a_stretched_window)
 {
 	/* Seven 1 ms windows at 2 GHz, one stretched to twice the rate by a

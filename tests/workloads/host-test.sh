@@ -142,6 +142,37 @@ run_ok vmstat "samples=3 interval_ms=10" vmstat 10 3
 run_ok threads "threads=3 pages_per_thread=85 tls_errors=0" threads 3 1 1
 run_ok threads "threads=2 rounds=50 tls_errors=0" threads 2 4 60 50
 
+# hold and its madvise modes (MADV_PAGEOUT, MADV_COLD and the control):
+# on this host (maybe without swap) only the data and the record's shape
+# are judged; tests/qemu/test_madvise.py judges what they move.
+run_ok hold "size_mib=2" hold 2 0
+run_ok hold "size_mib=2" hold 2 0 shmem
+run_ok hold "mode=pageout mapping=anon" hold 8 0 anon pageout
+run_ok hold "mode=pageout mapping=shmem" hold 8 0 shmem pageout
+run_ok hold "mode=cold mapping=anon pressure_mib=4" hold 8 0 anon cold:4
+run_ok hold "mode=nocold mapping=shmem pressure_mib=4" hold 8 0 shmem nocold:4
+for f in verify_majflt pageout_pswpout; do
+	if [ -n "$(field $f hold 2 0 anon pageout)" ]; then pass "hold pageout reports $f"; else fail "hold pageout: no $f"; fi
+done
+for f in hot_majflt cold_majflt cold_pgdeactivate; do
+	if [ -n "$(field $f hold 2 0 anon cold:1)" ]; then pass "hold cold reports $f"; else fail "hold cold: no $f"; fi
+done
+run_usage hold 2 0 anon cold
+run_usage hold 2 0 anon nocold:0
+run_usage hold 2 0 anon cold:x
+run_usage hold 2 0 anon paging
+run_usage hold 2 0 heap
+run_usage hold 2 0 anon pageout extra
+
+# uperf verifies no data (no mismatches field): its record's shape only.
+for a in "100" "1000 syscalls"; do
+	# shellcheck disable=SC2086
+	if [ -n "$(field getpid_ns uperf $a)" ]; then pass "uperf $a"; else fail "uperf $a: no getpid_ns"; fi
+done
+if [ "$(field mode uperf 1000 syscalls)" = syscalls ]; then pass "uperf syscalls: mode"; else fail "uperf syscalls: mode"; fi
+run_usage uperf 100 sys
+run_usage uperf 100 syscalls more
+
 # touch threads=N on Linux: RUSAGE_THREAD counts each thread's own faults,
 # so the per-thread lists add up to no more than the process's, and each
 # thread (4 x 512 pages of its own slice, all touched) faulted.

@@ -115,6 +115,13 @@ static void test_madvise_shared(void)
 	EXPECT(rt_madvise(a, RT_PAGE_SIZE, 3), == 0);                 /* WILLNEED */
 	EXPECT(rt_madvise(a, RT_PAGE_SIZE, 1), == 0);                 /* RANDOM */
 	EXPECT(rt_madvise(a + 1, RT_PAGE_SIZE, 4), == -RT_EINVAL);
+	a[0] = 9;
+	EXPECT(rt_madvise(a, 2 * RT_PAGE_SIZE, 20), == 0);             /* COLD */
+	EXPECT(rt_madvise(s, 2 * RT_PAGE_SIZE, 21), == 0);             /* PAGEOUT */
+	check(a[0] == 9, "MADV_COLD keeps the data", a[0]);
+	check(s[0] == 6, "MADV_PAGEOUT keeps the data", s[0]);
+	EXPECT(rt_madvise(a, RT_PAGE_SIZE, 7), == -RT_EINVAL);          /* no such advice */
+	EXPECT(rt_madvise(a, RT_PAGE_SIZE, 1000), == -RT_EINVAL);
 	rt_munmap(a, 2 * RT_PAGE_SIZE);
 	EXPECT(rt_madvise(a, RT_PAGE_SIZE, 4), == -RT_ENOMEM);
 	rt_munmap(s, 2 * RT_PAGE_SIZE);

@@ -5,6 +5,9 @@
  *   fault_ns:    first touch of an anonymous page (zero-fill fault)
  *   retouch_ns:  touching the same pages again (no fault)
  *   loop_ns:     an empty user loop iteration (the emulator's speed)
+ * uperf N syscalls: only the N getpid round trips (mode "syscalls"): a
+ * task that crosses the user/kernel boundary as often as it can, for
+ * the CPU-time accounting checks (tests/qemu/test_cputime.py).
  * Runs unchanged on Linux for comparison.
  */
 #include "rt/rt.h"
@@ -13,11 +16,23 @@ static uint64_t per(uint64_t t0, uint64_t t1, uint64_t n) { return n ? (t1 - t0)
 
 int main(int argc, char **argv)
 {
-	uint64_t n = argc > 1 ? rt_arg_u64("uperf", "uperf [N]", "N", argv[1], 1, 1000000) : 2000;
+	static const char usage[] = "uperf [N [syscalls]]";
+	if (argc > 3 || (argc == 3 && rt_strcmp(argv[2], "syscalls")))
+		rt_usage_error(usage, "uperf: expected at most N and the word syscalls");
+	uint64_t n = argc > 1 ? rt_arg_u64("uperf", usage, "N", argv[1], 1, 1000000) : 2000;
 	uint64_t t0 = rt_now_ns();
 	for (uint64_t i = 0; i < n; i++)
 		rt_getpid();
 	uint64_t t1 = rt_now_ns();
+	if (argc == 3) {
+		struct rt_json j;
+		rt_report_begin(&j, "uperf");
+		rt_json_str(&j, "mode", "syscalls");
+		rt_json_u64(&j, "n", n);
+		rt_json_u64(&j, "getpid_ns", per(t0, t1, n));
+		rt_report_usage(&j, t0, t1);
+		return rt_json_end(&j, 1) < 0 ? 3 : 0;
+	}
 	volatile uint64_t sink = 0;
 	for (uint64_t i = 0; i < n * 100; i++)
 		sink += i;

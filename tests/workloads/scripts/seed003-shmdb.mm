@@ -40,8 +40,9 @@
 #
 # The seed's 5 x 60 s per column takes about 10 min of guest time; under
 # QEMU's -icount shift=0,sleep=off (guest time independent of host load)
-# that was ~75 min of host time on a shared 2-core box, so the tables in
-# docs/seed-benchmarks.md were measured with shorter runs (how, there).
+# that took 24.8 min of host time through the PVH entry on a shared
+# 2-core box (docs/seed-benchmarks.md has that command, the table, and
+# the shorter runs measured before).
 #
 #   make script-image SCRIPT=tests/workloads/scripts/seed003-shmdb.mm
 #   truncate -s 512M build/swap.img && mkswap build/swap.img
