@@ -85,6 +85,7 @@ struct sched_cpu {
 	bool held_reported;             /* [this CPU] that spell was reported */
 	uint64_t seen_ticks;            /* [lockup.checking] its tick count at the last check */
 	bool stuck;                     /* [lockup.checking] no tick over the last check's period */
+	bool nudged;                    /* [lockup.checking] sent a timer IPI after reporting it */
 } __attribute__((aligned(64)));
 
 static struct sched_cpu scpu[SMP_MAX_CPUS];
@@ -645,7 +646,9 @@ static struct {
 /* hangcheck=N also watches the CPUs themselves, as Linux's hard and soft
  * lockup detectors do (without a perf-counter NMI):
  *  - a CPU whose timer has not ticked for N s has had interrupts off all
- *    that time; whichever CPU's tick notices reports it;
+ *    that time, or its timer stopped; whichever CPU's tick notices
+ *    reports it and sends it a timer IPI, and the next check says
+ *    whether it ticks again (a stopped timer) or not;
  *  - a CPU whose ticks found preemption off (a spinlock held, spinning
  *    for one) for N s in a row reports itself.
  * A hang where every CPU waits with interrupts off is then not silent:
@@ -698,10 +701,21 @@ static void lockup_check_others(uint64_t now)
 		for (unsigned i = 0; i < n && !first; i++) {
 			uint64_t t = __atomic_load_n(&scpu[i].cpu->stats.ticks, __ATOMIC_RELAXED);
 			bool stuck = t == scpu[i].seen_ticks;
+			if (scpu[i].nudged) {
+				/* Which it was: a timer that had stopped (the boot
+				 * CPU's one-shot not re-armed: the IPI runs its tick,
+				 * which re-arms it), or a CPU that cannot take one. */
+				kprintf(stuck ? "hangcheck: cpu %u: still no tick after a timer IPI\n"
+					      : "hangcheck: cpu %u ticks again after a timer IPI: its timer had stopped\n", i);
+				scpu[i].nudged = false;
+			}
 			if (stuck && !scpu[i].stuck) {
 				lockup.hard++;
-				kprintf("hangcheck: cpu %u took no timer tick for %u s (interrupts off)\n", i, hc.seconds);
+				kprintf("hangcheck: cpu %u took no timer tick for %u s (interrupts off, or its timer "
+					"stopped)\n", i, hc.seconds);
 				trap_report_all_cpus("hangcheck");
+				apic_send_ipi(scpu[i].cpu->apic_id, VEC_TIMER);
+				scpu[i].nudged = true;
 			}
 			scpu[i].stuck = stuck;
 			any_stuck |= stuck;

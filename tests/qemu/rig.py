@@ -365,9 +365,9 @@ def hmp_after(sock_path, delay, command):
     return t
 
 
-def qmp_hmp(sock_path, command):
+def qmp_hmp(sock_path, command, cpu=None):
     """One HMP command through QMP's human-monitor-command (clean text,
-    no line editing); returns what it printed."""
+    no line editing), on vCPU `cpu` if given; returns what it printed."""
     import json
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(10)
@@ -376,7 +376,8 @@ def qmp_hmp(sock_path, command):
         f = s.makefile('rw')
         f.readline()                    # the greeting
         for cmd in ({'execute': 'qmp_capabilities'},
-                    {'execute': 'human-monitor-command', 'arguments': {'command-line': command}}):
+                    {'execute': 'human-monitor-command',
+                     'arguments': dict({'command-line': command}, **({} if cpu is None else {'cpu-index': cpu}))}):
             f.write(json.dumps(cmd) + '\n')
             f.flush()
             while True:
@@ -392,15 +393,16 @@ def qmp_hmp(sock_path, command):
 
 class HangWatch:
     """A guest that prints nothing for `quiet` seconds: QEMU's view of
-    every CPU (`info registers -a`, kept in .dump), then an NMI so the
+    every CPU (`info registers -a` and each of `cpus` local APICs, kept
+    in .dump), then an NMI so the
     kernel prints where each CPU is and the threads, then `quit` 20 s
     later, so a hang fails in minutes with its evidence.  Pass .kw to
     ctx.boot; call .stop() after it returns."""
-    def __init__(self, ctx, name='hang', quiet=120):
+    def __init__(self, ctx, name='hang', quiet=120, cpus=1):
         self.sock = ctx.path(name + '.sock')
         if os.path.exists(self.sock):
             os.unlink(self.sock)
-        self.quiet, self.last, self.dump = quiet, time.time(), ''
+        self.quiet, self.last, self.dump, self.cpus = quiet, time.time(), '', cpus
         self.done = threading.Event()
         self.kw = {'extra': ['-qmp', 'unix:%s,server=on,wait=off' % self.sock], 'on_line': self.on_line}
         threading.Thread(target=self.watch, daemon=True).start()
@@ -412,6 +414,8 @@ class HangWatch:
         while not self.done.wait(2):
             if time.time() - self.last > self.quiet:
                 self.dump = qmp_hmp(self.sock, 'info registers -a')
+                for cpu in range(self.cpus):    # ISR, IRR, TPR and the timer of each local APIC
+                    self.dump += '\n(local APIC of CPU %d)\n' % cpu + qmp_hmp(self.sock, 'info lapic', cpu)
                 qmp_hmp(self.sock, 'nmi')
                 if not self.done.wait(20):
                     qmp_hmp(self.sock, 'quit')

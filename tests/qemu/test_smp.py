@@ -170,7 +170,7 @@ def test_smp_swap_stress_boots(ctx):
     for i in range(int(os.environ.get('SMP_STRESS_BOOTS', '3'))):
         c = ctx.for_case('%s_%d' % (ctx.name, i))
         disks = [{'file': swap_image(c, 'swapa', 128), 'bus': 'nvme'}]
-        w = HangWatch(c)
+        w = HangWatch(c, cpus=2)
         r = c.boot('quiet mem=40M swapcrc=on hangcheck=10 run="hogmem 48 2 & touch 48 15000 random shmem & '
                    'threads 2 32 2"', disks=disks, smp=2, timeout=900, **w.kw)
         w.stop()
