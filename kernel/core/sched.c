@@ -910,6 +910,7 @@ static void cpus_record(void)
 	/* Every shootdown round's IPIs: vmstat's tlb_shootdown_ipis plus
 	 * kernel-stack flushes and address spaces dropped at exit. */
 	json_u64(j, "tlb_ipis", tlb_ipis_sent());
+	json_u64(j, "timer_rescues", time_rescues());
 	/* Batch flushes that skipped a lazy CPU instead of an IPI (tlb.h). */
 	json_u64(j, "tlb_lazy_skips", tlb_lazy_skips());
 	json_arr_begin(j, "cpus");

@@ -46,6 +46,8 @@ static struct {
 	uint64_t next_tick_ns;          /* oneshot: when the next tick is due */
 	uint64_t programmed_ns;         /* oneshot: when the timer will fire */
 	uint32_t bsp_apic;              /* the CPU whose timer fires ktimers */
+	volatile uint64_t rescues;      /* timer IPIs an AP sent it for an overdue tick */
+	uint64_t last_rescue_ns;        /* [racy: APs] */
 	struct spinlock lock;
 	struct list_node pending;       /* sorted by expires_ns; guarded by lock */
 } tm = { .lock = SPINLOCK_INIT("timer"), .pending = LIST_INIT(tm.pending) };
@@ -168,14 +170,43 @@ static void run_expired(uint64_t now)
 	spin_unlock_nosched(&tm.lock);
 }
 
+/* The boot CPU's one-shot timer fires every ktimer, so if it ever stops
+ * being re-armed, every timed sleep in the machine waits for ever (seen:
+ * 1 stress boot in about 40 on 2 CPUs under QEMU TCG hung with every
+ * thread asleep, both CPUs idle with interrupts on, and the boot CPU
+ * without a tick; a timer IPI brought it back; cause not found).  An AP's
+ * tick that finds the programmed firing RESCUE_NS overdue sends the boot
+ * CPU a timer IPI: its on_tick runs and re-arms.  Harmless when the boot
+ * CPU merely has interrupts off for that long: the IPI waits.  Counted
+ * (`timer_rescues` in the irq record), the first one said on the console. */
+#define RESCUE_NS 50000000ull     /* irq-off sections reach 17 ms; a stopped timer is forever */
+
+static void rescue_boot_cpu_timer(uint64_t now)
+{
+	uint64_t due = __atomic_load_n(&tm.programmed_ns, __ATOMIC_RELAXED);
+	uint64_t last = __atomic_load_n(&tm.last_rescue_ns, __ATOMIC_RELAXED);
+	if (!tm.oneshot || now < due + RESCUE_NS || now < last + RESCUE_NS)
+		return;
+	if (!__atomic_compare_exchange_n(&tm.last_rescue_ns, &last, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;                 /* another AP is at it */
+	if (__atomic_add_fetch(&tm.rescues, 1, __ATOMIC_RELAXED) == 1)
+		kprintf("time: the boot CPU's timer was %lu us overdue; sent it a timer IPI (counted in timer_rescues)\n",
+			(now - due) / 1000);
+	apic_send_ipi(tm.bsp_apic, VEC_TIMER);
+}
+
+uint64_t time_rescues(void) { return tm.rescues; }
+
 static void on_tick(struct trap_frame *f, void *arg)
 {
 	(void)f;
 	(void)arg;
 	uint64_t now = time_ns();
 	if (this_cpu()->id != 0) {
-		/* An AP's periodic tick: its scheduler only. */
+		/* An AP's periodic tick: its scheduler, and the boot CPU's
+		 * timer looked after. */
 		this_cpu()->stats.ticks++;
+		rescue_boot_cpu_timer(now);
 		sched_tick(now);
 		return;
 	}

@@ -27,6 +27,7 @@ const char *time_tsc_source(void);
 unsigned time_hz(void);
 uint64_t time_ticks(void);
 uint64_t time_lapic_hz(void);           /* LAPIC timer input clock / 16 */
+uint64_t time_rescues(void);            /* timer IPIs APs sent the boot CPU for an overdue tick */
 
 /* Busy-wait; for short device delays and before the scheduler runs. */
 void udelay(uint64_t us);
