@@ -93,6 +93,10 @@ void halt_register_shutdown_hook(halt_hook_fn fn)
 
 bool panic_in_progress(void) { return panicking != 0; }
 
+static volatile bool halting;   /* halt_ok's hooks have started */
+
+bool halt_in_progress(void) { return halting || panicking; }
+
 static __attribute__((noreturn)) void power_off(bool ok)
 {
 	irq_disable();
@@ -164,6 +168,7 @@ static void halt_record(const char *status, const char *reason)
 
 void halt_ok(void)
 {
+	halting = true;
 	for (int i = 0; i < nhooks; i++)
 		hooks[i]();
 	for (int i = 0; i < nshutdown; i++)

@@ -31,6 +31,9 @@ __attribute__((noreturn)) void halt_ok(void);
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 __attribute__((noreturn)) void panic_exception(const struct trap_frame *f, uint64_t cr2);
 bool panic_in_progress(void);
+/* halt_ok's reports and shutdown hooks have started, or a panic has
+ * (the boot CPU may then keep interrupts off for long: no alarms). */
+bool halt_in_progress(void);
 
 #define ASSERT(c) do { if (!(c)) panic("assertion failed: %s (%s:%d)", #c, __FILE__, __LINE__); } while (0)
 

@@ -733,7 +733,7 @@ static void lockup_check_others(uint64_t now)
 /* From every CPU's tick, before anything that may lock. */
 static void lockup_tick(struct cpu *c, uint64_t now)
 {
-	if (!hc.seconds || panic_in_progress())
+	if (!hc.seconds || halt_in_progress())
 		return;
 	struct sched_cpu *me = &scpu[c->id];
 	/* Time, not a count of ticks: a vCPU the host holds back gets fewer. */

@@ -34,6 +34,7 @@
 #include "mem/pgtable.h"
 #include "spinlock.h"
 #include "sched.h"
+#include "panic.h"
 
 static struct {
 	uint64_t tsc0, tsc_hz;
@@ -185,7 +186,7 @@ static void rescue_boot_cpu_timer(uint64_t now)
 {
 	uint64_t due = __atomic_load_n(&tm.programmed_ns, __ATOMIC_RELAXED);
 	uint64_t last = __atomic_load_n(&tm.last_rescue_ns, __ATOMIC_RELAXED);
-	if (!tm.oneshot || now < due + RESCUE_NS || now < last + RESCUE_NS)
+	if (!tm.oneshot || now < due + RESCUE_NS || now < last + RESCUE_NS || halt_in_progress())
 		return;
 	if (!__atomic_compare_exchange_n(&tm.last_rescue_ns, &last, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;                 /* another AP is at it */
