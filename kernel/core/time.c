@@ -179,7 +179,8 @@ static void run_expired(uint64_t now)
  * tick that finds the programmed firing RESCUE_NS overdue sends the boot
  * CPU a timer IPI: its on_tick runs and re-arms.  Harmless when the boot
  * CPU merely has interrupts off for that long: the IPI waits.  Counted
- * (`timer_rescues` in the irq record), the first one said on the console. */
+ * (`timer_rescues` in the cpus record), the first one said on the console;
+ * not once halt has begun (its hooks may keep interrupts off for long). */
 #define RESCUE_NS 50000000ull     /* irq-off sections reach 17 ms; a stopped timer is forever */
 
 static void rescue_boot_cpu_timer(uint64_t now)
