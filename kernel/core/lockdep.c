@@ -244,27 +244,44 @@ static void report_full(const char *what, unsigned limit)
 	rec_end();
 }
 
+/* Interrupt-safety reports go on while checking stays on, so two CPUs
+ * may report at once (two classes): one after the other, which also
+ * keeps the static text buffers below to one user. */
+static volatile uint32_t irq_printing;
+
+static void irq_report_begin(void)
+{
+	while (__atomic_exchange_n(&irq_printing, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void irq_report_end(void) { __atomic_store_n(&irq_printing, 0, __ATOMIC_RELEASE); }
+
+/* The two sites of an interrupt-safety report, a line each. */
+static void print_irq_sites(unsigned safe, const struct irq_use *su, unsigned unsafe, const struct irq_use *uu)
+{
+	static char x[256];
+	kprintf("lockdep:   '%s' taken in an interrupt handler at %s\n", class_name(safe),
+		site_text(&su->irq_site, x, sizeof x));
+	kprintf("lockdep:   '%s' taken with interrupts enabled at %s\n", class_name(unsafe),
+		site_text(&uu->on_site, x, sizeof x));
+}
+
 /* u is a copy taken under graph_lock; the class is marked reported, so
  * the console's locks taken from here find nothing new to say. */
 static void report_irq(unsigned cls, const struct irq_use *u)
 {
-	static char x[256];
-	static volatile uint32_t printing;      /* two classes at once: one after the other */
-	while (__atomic_exchange_n(&printing, 1, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	irq_report_begin();
 	kprintf("lockdep: interrupt-unsafe lock '%s': taken in an interrupt handler and with interrupts enabled;"
 		" an interrupt while it is held deadlocks its CPU\n", class_name(cls));
-	kprintf("lockdep:   '%s' taken in an interrupt handler at %s\n", class_name(cls),
-		site_text(&u->irq_site, x, sizeof x));
-	kprintf("lockdep:   '%s' taken with interrupts enabled at %s\n", class_name(cls),
-		site_text(&u->on_site, x, sizeof x));
+	print_irq_sites(cls, u, cls, u);
 	struct json *j = rec_begin("lockdep");
 	json_str(j, "event", "irq-unsafe");
 	json_str(j, "class", class_name(cls));
 	json_site(j, "irq_at", "irq_stack", &u->irq_site);
 	json_site(j, "enabled_at", "enabled_stack", &u->on_site);
 	rec_end();
-	__atomic_store_n(&printing, 0, __ATOMIC_RELEASE);
+	irq_report_end();
 }
 
 /* An interrupt-safe class held, through recorded edges, while a class
@@ -274,8 +291,8 @@ static void report_irq(unsigned cls, const struct irq_use *u)
  * path[n-1] = unsafe; su and uu are copies taken under graph_lock. */
 static void report_irq_chain(const struct cycle *path, const struct irq_use *su, const struct irq_use *uu)
 {
-	static char x[256];
 	static char chain[256];
+	irq_report_begin();
 	unsigned safe = path->cls[0], unsafe = path->cls[path->n - 1], n = 0;
 	for (unsigned i = 0; i < path->n && n < sizeof chain; i++)
 		n += (unsigned)ksnprintf(chain + n, sizeof chain - n, "%s'%s'", i ? " -> " : "",
@@ -284,10 +301,7 @@ static void report_irq_chain(const struct cycle *path, const struct irq_use *su,
 		"interrupts enabled: an interrupt taking '%s' while '%s' is held can deadlock two CPUs\n",
 		class_name(safe), class_name(unsafe), chain, class_name(unsafe), class_name(safe),
 		class_name(unsafe));
-	kprintf("lockdep:   '%s' taken in an interrupt handler at %s\n", class_name(safe),
-		site_text(&su->irq_site, x, sizeof x));
-	kprintf("lockdep:   '%s' taken with interrupts enabled at %s\n", class_name(unsafe),
-		site_text(&uu->on_site, x, sizeof x));
+	print_irq_sites(safe, su, unsafe, uu);
 	struct json *j = rec_begin("lockdep");
 	json_str(j, "event", "irq-chain");
 	json_str(j, "safe", class_name(safe));
@@ -299,6 +313,7 @@ static void report_irq_chain(const struct cycle *path, const struct irq_use *su,
 	json_site(j, "irq_at", "irq_stack", &su->irq_site);
 	json_site(j, "enabled_at", "enabled_stack", &uu->on_site);
 	rec_end();
+	irq_report_end();
 }
 
 /* ------------------------------------------------------------ the graph */
