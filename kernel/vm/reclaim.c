@@ -430,19 +430,28 @@ static void free_swap_of_kept(struct page *p)
 
 static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb);
 
-/* Judge one isolated page.  Returns pages freed now; queues a page that
- * needs writing in batch[*nb]. */
-static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
+/* Lock an isolated page that is not under writeback, or put it back
+ * on its list (someone holds it, or its write is still in flight). */
+static bool lock_idle_or_putback(struct page *p)
 {
 	if (!trylock_page(p)) {
 		putback(p, false);
-		return 0;
+		return false;
 	}
 	if (page_test(p, PG_WRITEBACK)) {
 		unlock_page(p);
 		putback(p, false);
-		return 0;
+		return false;
 	}
+	return true;
+}
+
+/* Judge one isolated page.  Returns pages freed now; queues a page that
+ * needs writing in batch[*nb]. */
+static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
+{
+	if (!lock_idle_or_putback(p))
+		return 0;
 	unsigned refs = rmap_referenced(p, &c->tlb);
 	bool shmem = page_test(p, PG_SHMEM);
 	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked);
@@ -956,15 +965,8 @@ uint64_t reclaim_pages(uint64_t pages)
  * caller cleared them), or put back when busy.  Returns pages freed now. */
 static uint64_t pageout_one(struct reclaim_ctx *c, struct page *p, int *nb)
 {
-	if (!trylock_page(p)) {
-		putback(p, false);
+	if (!lock_idle_or_putback(p))
 		return 0;
-	}
-	if (page_test(p, PG_WRITEBACK)) {
-		unlock_page(p);
-		putback(p, false);
-		return 0;
-	}
 	page_clear(p, PG_REFERENCED);
 	return queue_victim(c, p, nb);
 }
