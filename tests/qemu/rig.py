@@ -347,17 +347,23 @@ def check_balance(ctx):
 
 # ------------------------------------------------------------ monitor
 
+def hmp_send(sock_path, command):
+    """Send one HMP command to QEMU's monitor socket (its output unread)."""
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sock_path)
+    time.sleep(0.3)
+    s.sendall(command.encode() + b'\n')
+    time.sleep(0.5)
+    s.close()
+
+
 def hmp_after(sock_path, delay, command):
-    """Send one HMP command to QEMU's monitor socket after delay seconds."""
+    """Send one HMP command to QEMU's monitor socket after delay seconds,
+    from a thread; a monitor already gone is ignored."""
     def run():
         time.sleep(delay)
         try:
-            s = socket.socket(socket.AF_UNIX)
-            s.connect(sock_path)
-            time.sleep(0.3)
-            s.sendall(command.encode() + b'\n')
-            time.sleep(0.5)
-            s.close()
+            hmp_send(sock_path, command)
         except OSError:
             pass
     t = threading.Thread(target=run, daemon=True)

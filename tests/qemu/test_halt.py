@@ -10,18 +10,9 @@ import threading
 import time
 
 import qemurig
-from rig import expect, expect_ok, expect_in_log, boot_record, expect_panic
+from rig import expect, expect_ok, expect_in_log, boot_record, expect_panic, hmp_send
 
 PROMPT = 'halt: press any key to power off'
-
-
-def monitor_cmd(sock_path, command):
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(sock_path)
-    time.sleep(0.3)
-    s.sendall(command.encode() + b'\n')
-    time.sleep(0.5)
-    s.close()
 
 
 class Qmp(threading.Thread):
@@ -96,7 +87,7 @@ def wait_then_key(ctx, cmdline, serial=False, extra=()):
             proc.stdin.write(b'x')
             proc.stdin.flush()
         else:
-            monitor_cmd(sock, 'sendkey a')
+            hmp_send(sock, 'sendkey a')
 
     def on_line(line, proc):
         if PROMPT in line and state['still_up'] is None:
