@@ -30,11 +30,14 @@
 #include "arch/x86_64/percpu.h"
 #include "platform/acpi.h"
 #include "lib/timemath.h"
+#include "lib/string.h"
 #include "mem/kmem.h"
 #include "mem/pgtable.h"
 #include "spinlock.h"
 #include "sched.h"
 #include "panic.h"
+
+#define TRACE_EVENTS 12
 
 static struct {
 	uint64_t tsc0, tsc_hz;
@@ -49,9 +52,29 @@ static struct {
 	uint32_t bsp_apic;              /* the CPU whose timer fires ktimers */
 	volatile uint64_t rescues;      /* timer IPIs an AP sent it for an overdue tick */
 	uint64_t last_rescue_ns;        /* [racy: APs] */
+	volatile uint64_t rescue_reports;       /* rescue IPIs the boot CPU took */
 	struct spinlock lock;
 	struct list_node pending;       /* sorted by expires_ns; guarded by lock */
+	/* The last few things done to the boot CPU's timer, for the report a
+	 * rescue prints (guarded by lock). */
+	struct timer_event {
+		uint64_t tsc, a, b;
+		const char *what;
+		uint32_t cpu;
+	} trace[TRACE_EVENTS];
+	unsigned trace_next;
 } tm = { .lock = SPINLOCK_INIT("timer"), .pending = LIST_INIT(tm.pending) };
+
+/* timer_lock held. */
+static void trace(const char *what, uint64_t a, uint64_t b)
+{
+	struct timer_event *e = &tm.trace[tm.trace_next++ % TRACE_EVENTS];
+	e->tsc = rdtsc();
+	e->what = what;
+	e->a = a;
+	e->b = b;
+	e->cpu = this_cpu()->id;
+}
 
 uint64_t time_ns(void) { return ticks_to_ns(rdtsc() - tm.tsc0, tm.tsc_hz); }
 uint64_t time_tsc_hz(void) { return tm.tsc_hz; }
@@ -92,7 +115,7 @@ void ktimer_init(struct ktimer *t, void (*fn)(void *), void *arg)
 
 /* Oneshot mode: fire at the next tick or the earliest ktimer, whichever
  * comes first.  timer_lock held. */
-static void program_next(uint64_t now)
+static void program_next(uint64_t now, const char *why)
 {
 	spin_assert_held(&tm.lock);
 	uint64_t next = tm.next_tick_ns;
@@ -104,6 +127,7 @@ static void program_next(uint64_t now)
 	uint64_t delta = next > now + 2000 ? next - now : 2000;
 	uint64_t count = ns_to_ticks(delta, tm.lapic_hz);
 	tm.programmed_ns = now + delta;
+	trace(why, now, delta);
 	apic_timer_start(count ? (uint32_t)(count > 0xffffffffull ? 0xffffffffull : count) : 1, false);
 }
 
@@ -126,10 +150,12 @@ void ktimer_arm(struct ktimer *t, uint64_t at)
 	 * re-arm by sending it a tick (on_tick does program_next). */
 	bool remote = false;
 	if (tm.oneshot && at < tm.programmed_ns) {
-		if (this_cpu()->id == 0)
-			program_next(time_ns());
-		else
+		if (this_cpu()->id == 0) {
+			program_next(time_ns(), "program (arm)");
+		} else {
 			remote = true;
+			trace("remote arm: at, programmed", at, tm.programmed_ns);
+		}
 	}
 	spin_unlock_irqrestore(&tm.lock, on);
 	if (remote)
@@ -153,8 +179,9 @@ bool ktimer_cancel(struct ktimer *t)
 static void run_expired(uint64_t now)
 {
 	spin_lock(&tm.lock);
+	trace("tick: now, programmed", now, tm.programmed_ns);
 	if (tm.oneshot)
-		program_next(now);
+		program_next(now, "program (tick)");
 	for (;;) {
 		struct ktimer *t = list_empty(&tm.pending) ? NULL : list_first(&tm.pending, struct ktimer, link);
 		if (!t || t->expires_ns > now)
@@ -194,10 +221,41 @@ static void rescue_boot_cpu_timer(uint64_t now)
 	if (__atomic_add_fetch(&tm.rescues, 1, __ATOMIC_RELAXED) == 1)
 		kprintf("time: the boot CPU's timer was %lu us overdue; sent it a timer IPI (counted in timer_rescues)\n",
 			(now - due) / 1000);
-	apic_send_ipi(tm.bsp_apic, VEC_TIMER);
+	apic_send_ipi(tm.bsp_apic, VEC_TIMER_RESCUE);
 }
 
 uint64_t time_rescues(void) { return tm.rescues; }
+
+static void on_tick(struct trap_frame *f, void *arg);
+
+/* The boot CPU takes an AP's rescue: the first time, it says what its
+ * timer looked like (a stopped count or an undelivered expiry are
+ * different bugs) and what was last done to it; then it ticks. */
+static void on_rescue(struct trap_frame *f, void *arg)
+{
+	struct apic_timer_regs r;
+	apic_timer_regs(VEC_TIMER, &r);
+	uint64_t now = time_ns(), tsc = rdtsc();
+	if (__atomic_add_fetch(&tm.rescue_reports, 1, __ATOMIC_RELAXED) == 1) {
+		struct timer_event ev[TRACE_EVENTS];
+		spin_lock(&tm.lock);
+		unsigned next = tm.trace_next;
+		uint64_t due = tm.programmed_ns;
+		memcpy(ev, tm.trace, sizeof ev);
+		spin_unlock_nosched(&tm.lock);
+		kprintf("time: boot CPU timer at the rescue: lvt %x initial %u current %u divide %x tpr %x ppr %x; "
+			"vector 0x%x in service %d, requested %d; due %ld us ago\n",
+			r.lvt, r.initial, r.current, r.divide, r.tpr, r.ppr, VEC_TIMER, r.isr, r.irr,
+			(int64_t)(now - due) / 1000);
+		for (unsigned i = 0; i < TRACE_EVENTS; i++) {
+			const struct timer_event *e = &ev[(next + i) % TRACE_EVENTS];
+			if (e->what)
+				kprintf("time:   %lu us ago, cpu %u: %s %lu %lu\n",
+					ticks_to_ns(tsc - e->tsc, tm.tsc_hz) / 1000, e->cpu, e->what, e->a, e->b);
+		}
+	}
+	on_tick(f, arg);
+}
 
 static void on_tick(struct trap_frame *f, void *arg)
 {
@@ -244,10 +302,11 @@ void time_start_tick(unsigned hz, bool oneshot)
 	apic_timer_stop();
 	tm.lapic_hz = muldiv64(0xffffffffull - left, tm.tsc_hz, t1 - t0);
 	irq_set_fixed(VEC_TIMER, "timer", on_tick, NULL);
+	irq_set_fixed(VEC_TIMER_RESCUE, "timer-rescue", on_rescue, NULL);
 	if (oneshot) {
 		bool on = spin_lock_irqsave(&tm.lock);
 		tm.next_tick_ns = time_ns() + tm.period_ns;
-		program_next(time_ns());
+		program_next(time_ns(), "program (start)");
 		spin_unlock_irqrestore(&tm.lock, on);
 	} else {
 		apic_timer_start((uint32_t)(tm.lapic_hz / hz), true);

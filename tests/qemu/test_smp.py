@@ -285,6 +285,24 @@ def test_hangcheck_sees_stuck_cpu(ctx, n):
         expect(any('interrupts off' in l and 'thread kmain' in l for l in where), 'the stuck CPU: %r' % where)
 
 
+def test_ap_rescues_stopped_boot_cpu_timer(ctx):
+    # test=timerstall on 2 CPUs: the boot CPU's timer stopped by hand is
+    # noticed by the AP, poked, and the boot CPU says what its timer looked
+    # like (here: masked, count 0) and what was last done to it.
+    d, r = selftest(ctx, 'timerstall', '', smp=2, timeout=300)
+    expect(d['rescues'] >= 1, 'data %r' % d)
+    expect('time: the boot CPU\'s timer was' in r.log, 'no rescue line')
+    m = re.search(r'time: boot CPU timer at the rescue: lvt (\w+) initial (\d+) current (\d+) .*'
+                  r'in service (\d), requested (\d); due (-?\d+) us ago', r.log)
+    expect(m, 'no register line')
+    expect(int(m.group(1), 16) & 0x10000 and m.group(2) == '0' and m.group(3) == '0',
+           'the report shows the stopped timer: %r' % m.group(0))
+    expect(int(m.group(6)) >= 50000, 'due at least 50 ms before: %r' % m.group(0))
+    expect(re.search(r'time:   \d+ us ago, cpu 0: program \(', r.log), 'no event list')
+    cpus = r.find('cpus')
+    expect(cpus and cpus[-1].get('timer_rescues', 0) >= 1, 'cpus record: %r' % cpus)
+
+
 @pytest.mark.parametrize('n', [1, 2])
 def test_hangcheck_sees_lost_wakeup(ctx, n):
     # test=lostwakeup with hangcheck=1: a thread in a timed sleep whose

@@ -22,7 +22,11 @@
 #include "core/time.h"
 
 #define LAPIC_ID       0x020
+#define LAPIC_TPR      0x080
+#define LAPIC_PPR      0x0a0
 #define LAPIC_EOI      0x0b0
+#define LAPIC_ISR      0x100            /* 8 words, 0x10 apart */
+#define LAPIC_IRR      0x200
 #define LAPIC_SVR      0x0f0
 #define LAPIC_ESR      0x280
 #define LAPIC_ICR_LO   0x300
@@ -202,6 +206,19 @@ void apic_timer_stop(void)
 }
 
 uint32_t apic_timer_count(void) { return lapic_read(LAPIC_TIMER_CUR); }
+
+void apic_timer_regs(uint8_t vector, struct apic_timer_regs *r)
+{
+	uint32_t word = (uint32_t)(vector / 32) * 0x10, bit = 1u << (vector % 32);
+	r->lvt = lapic_read(LAPIC_LVT_TIMER);
+	r->initial = lapic_read(LAPIC_TIMER_INIT);
+	r->current = lapic_read(LAPIC_TIMER_CUR);
+	r->divide = lapic_read(LAPIC_TIMER_DIV);
+	r->tpr = lapic_read(LAPIC_TPR);
+	r->ppr = lapic_read(LAPIC_PPR);
+	r->isr = (lapic_read(LAPIC_ISR + word) & bit) != 0;
+	r->irr = (lapic_read(LAPIC_IRR + word) & bit) != 0;
+}
 
 void apic_self_ipi(uint8_t vector)
 {

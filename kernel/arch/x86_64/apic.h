@@ -16,6 +16,7 @@
 #define VEC_TIMER 0xef
 #define VEC_RESCHED 0xfd        /* another CPU queued a thread for this one */
 #define VEC_TLB 0xfc            /* a TLB shootdown request (tlb.c) */
+#define VEC_TIMER_RESCUE 0xfb   /* an AP pokes the boot CPU's stalled timer (time.c) */
 
 /* Returns 0, or -ENODEV when there is no usable local APIC. */
 int apic_init(const struct acpi_madt *madt);
@@ -34,6 +35,14 @@ uint32_t ioapic_gsi_count(void);
 void apic_timer_start(uint32_t initial, bool periodic);
 void apic_timer_stop(void);
 uint32_t apic_timer_count(void);
+
+/* This CPU's timer registers and the in-service / requested bits of one
+ * vector, read at once (for the stalled-timer report in time.c). */
+struct apic_timer_regs {
+	uint32_t lvt, initial, current, divide, tpr, ppr;
+	bool isr, irr;                  /* of the vector asked about */
+};
+void apic_timer_regs(uint8_t vector, struct apic_timer_regs *r);
 
 /* Application processors: set up an AP's own local APIC (on the AP; all
  * LVTs masked), and INIT / STARTUP IPIs to a physical APIC id (page: the
