@@ -911,6 +911,10 @@ static void cpus_record(void)
 	 * kernel-stack flushes and address spaces dropped at exit. */
 	json_u64(j, "tlb_ipis", tlb_ipis_sent());
 	json_u64(j, "timer_rescues", time_rescues());
+	json_u64(j, "timer_rescues_held_off", time_rescues_of("held_off"));
+	json_u64(j, "timer_rescues_all_late", time_rescues_of("all_late"));
+	json_u64(j, "timer_rescues_not_taken", time_rescues_of("not_taken"));
+	json_u64(j, "timer_rescues_not_fired", time_rescues_of("not_fired"));
 	/* Batch flushes that skipped a lazy CPU instead of an IPI (tlb.h). */
 	json_u64(j, "tlb_lazy_skips", tlb_lazy_skips());
 	json_arr_begin(j, "cpus");

@@ -28,6 +28,8 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/irqtrace.h"
+#include "ksyms.h"
 #include "platform/acpi.h"
 #include "lib/timemath.h"
 #include "lib/string.h"
@@ -38,6 +40,10 @@
 #include "panic.h"
 
 #define TRACE_EVENTS 12
+
+/* What a rescue found (on_rescue). */
+enum { RESCUE_HELD_OFF, RESCUE_ALL_LATE, RESCUE_NOT_TAKEN, RESCUE_NOT_FIRED, RESCUE_KINDS };
+static const char *const rescue_kind_name[RESCUE_KINDS] = { "held_off", "all_late", "not_taken", "not_fired" };
 
 static struct {
 	uint64_t tsc0, tsc_hz;
@@ -52,7 +58,10 @@ static struct {
 	uint32_t bsp_apic;              /* the CPU whose timer fires ktimers */
 	volatile uint64_t rescues;      /* timer IPIs an AP sent it for an overdue tick */
 	uint64_t last_rescue_ns;        /* [racy: APs] */
-	volatile uint64_t rescue_reports;       /* rescue IPIs the boot CPU took */
+	uint64_t rescue_gap_ns;         /* the rescuing AP's own time since its previous tick */
+	uint64_t prog_off;              /* the boot CPU's irq-off total at the last program_next */
+	volatile bool bsp_ticked;       /* the boot CPU took its first timer interrupt */
+	uint64_t rescue_kinds[RESCUE_KINDS];    /* [boot CPU] rescues taken, by what the timer looked like */
 	struct spinlock lock;
 	struct list_node pending;       /* sorted by expires_ns; guarded by lock */
 	/* The last few things done to the boot CPU's timer, for the report a
@@ -127,6 +136,7 @@ static void program_next(uint64_t now, const char *why)
 	uint64_t delta = next > now + 2000 ? next - now : 2000;
 	uint64_t count = ns_to_ticks(delta, tm.lapic_hz);
 	tm.programmed_ns = now + delta;
+	tm.prog_off = irqtrace_here()->off_cycles;
 	trace(why, now, delta);
 	apic_timer_start(count ? (uint32_t)(count > 0xffffffffull ? 0xffffffffull : count) : 1, false);
 }
@@ -202,58 +212,100 @@ static void run_expired(uint64_t now)
  * being re-armed, every timed sleep in the machine waits for ever (seen:
  * 1 stress boot in about 40 on 2 CPUs under QEMU TCG hung with every
  * thread asleep, both CPUs idle with interrupts on, and the boot CPU
- * without a tick; a timer IPI brought it back; cause not found).  An AP's
- * tick that finds the programmed firing RESCUE_NS overdue sends the boot
- * CPU a timer IPI: its on_tick runs and re-arms.  Harmless when the boot
- * CPU merely has interrupts off for that long: the IPI waits.  Counted
- * (`timer_rescues` in the cpus record), the first one said on the console;
- * not once halt has begun (its hooks may keep interrupts off for long). */
+ * without a tick; a timer IPI brought it back).  An AP's tick that finds
+ * the programmed firing RESCUE_NS overdue sends the boot CPU a rescue IPI
+ * (its own vector, so the timer vector's bits can be read): on_rescue
+ * sorts what it finds and ticks, which re-arms.  Not before the boot CPU's
+ * first tick (it boots with interrupts off after starting the APs), not
+ * once halt has begun (its hooks may keep interrupts off for long). */
 #define RESCUE_NS 50000000ull     /* irq-off sections reach 17 ms; a stopped timer is forever */
 
-static void rescue_boot_cpu_timer(uint64_t now)
+static void rescue_boot_cpu_timer(uint64_t now, uint64_t gap)
 {
 	uint64_t due = __atomic_load_n(&tm.programmed_ns, __ATOMIC_RELAXED);
 	uint64_t last = __atomic_load_n(&tm.last_rescue_ns, __ATOMIC_RELAXED);
-	if (!tm.oneshot || now < due + RESCUE_NS || now < last + RESCUE_NS || halt_in_progress())
+	if (!tm.oneshot || !tm.bsp_ticked || now < due + RESCUE_NS || now < last + RESCUE_NS ||
+	    halt_in_progress())
 		return;
 	if (!__atomic_compare_exchange_n(&tm.last_rescue_ns, &last, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;                 /* another AP is at it */
-	if (__atomic_add_fetch(&tm.rescues, 1, __ATOMIC_RELAXED) == 1)
-		kprintf("time: the boot CPU's timer was %lu us overdue; sent it a timer IPI (counted in timer_rescues)\n",
-			(now - due) / 1000);
+	__atomic_add_fetch(&tm.rescues, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tm.rescue_gap_ns, gap, __ATOMIC_RELAXED);
 	apic_send_ipi(tm.bsp_apic, VEC_TIMER_RESCUE);
 }
 
 uint64_t time_rescues(void) { return tm.rescues; }
 
+uint64_t time_rescues_of(const char *kind)
+{
+	for (int k = 0; k < RESCUE_KINDS; k++)
+		if (!strcmp(kind, rescue_kind_name[k]))
+			return __atomic_load_n(&tm.rescue_kinds[k], __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void rescue_report(int kind, const struct apic_timer_regs *r, const struct trap_frame *f,
+			  uint64_t tsc, uint64_t overdue_ns, uint64_t off_ns)
+{
+	static const char *const says[RESCUE_KINDS] = {
+		"held off: interrupts were off (or this vCPU not run) most of that time",
+		"all late: the rescuing CPU's own tick was as late (under a hypervisor: the host did not run it)",
+		"not taken: interrupts on, the timer's interrupt requested but never taken",
+		"not fired: interrupts on, and the timer never fired",
+	};
+	struct timer_event ev[TRACE_EVENTS];
+	spin_lock(&tm.lock);
+	unsigned next = tm.trace_next;
+	memcpy(ev, tm.trace, sizeof ev);
+	spin_unlock_nosched(&tm.lock);
+	kprintf("time: the boot CPU's timer was %lu us overdue, %lu us of it with interrupts off, the rescuer's tick %lu us apart; "
+		"rescued (%s)\n", overdue_ns / 1000, off_ns / 1000, tm.rescue_gap_ns / 1000, says[kind]);
+	uint64_t off_at, off_from, off_to;
+	const struct irqtrace *it = irqtrace_here();
+	const char *at = ksym_lookup(f->rip, &off_at);
+	const char *from = ksym_lookup(it->last_from, &off_from), *to = ksym_lookup(it->last_to, &off_to);
+	kprintf("time:   lvt %x initial %u current %u divide %x tpr %x ppr %x; vector 0x%x in service %d, "
+		"requested %d; came at %s+0x%lx; the last irq-off section %lu us, %s+0x%lx to %s+0x%lx, ended %lu us before\n",
+		r->lvt, r->initial, r->current, r->divide, r->tpr, r->ppr, VEC_TIMER, r->isr, r->irr,
+		at ? at : "?", off_at, ticks_to_ns(it->last_cycles, tm.tsc_hz) / 1000,
+		from ? from : "?", off_from, to ? to : "?", off_to,
+		it->last_end ? ticks_to_ns(tsc - it->last_end, tm.tsc_hz) / 1000 : 0);
+	for (unsigned i = 0; i < TRACE_EVENTS; i++) {
+		const struct timer_event *e = &ev[(next + i) % TRACE_EVENTS];
+		if (e->what)
+			kprintf("time:   %lu us ago, cpu %u: %s %lu %lu\n",
+				ticks_to_ns(tsc - e->tsc, tm.tsc_hz) / 1000, e->cpu, e->what, e->a, e->b);
+	}
+}
+
 static void on_tick(struct trap_frame *f, void *arg);
 
-/* The boot CPU takes an AP's rescue: the first time, it says what its
- * timer looked like (a stopped count or an undelivered expiry are
- * different bugs) and what was last done to it; then it ticks. */
+/* The boot CPU takes an AP's rescue.  Which of four things happened
+ * decides what to look for next: interrupts off for most of the overdue
+ * time (a late tick, not a stall; under TCG also a vCPU the host did not
+ * run); the rescuer's own tick as late (the whole machine was not run:
+ * under QEMU TCG a loaded host delays every emulated timer alike); or
+ * interrupts on with the timer's interrupt requested but not taken
+ * (delivery lost), or on with no request (the timer never fired).
+ * The first of each kind is said with the timer's registers and the last
+ * things done to it; all are counted (the cpus record). */
 static void on_rescue(struct trap_frame *f, void *arg)
 {
 	struct apic_timer_regs r;
 	apic_timer_regs(VEC_TIMER, &r);
-	uint64_t now = time_ns(), tsc = rdtsc();
-	if (__atomic_add_fetch(&tm.rescue_reports, 1, __ATOMIC_RELAXED) == 1) {
-		struct timer_event ev[TRACE_EVENTS];
-		spin_lock(&tm.lock);
-		unsigned next = tm.trace_next;
-		uint64_t due = tm.programmed_ns;
-		memcpy(ev, tm.trace, sizeof ev);
-		spin_unlock_nosched(&tm.lock);
-		kprintf("time: boot CPU timer at the rescue: lvt %x initial %u current %u divide %x tpr %x ppr %x; "
-			"vector 0x%x in service %d, requested %d; due %ld us ago\n",
-			r.lvt, r.initial, r.current, r.divide, r.tpr, r.ppr, VEC_TIMER, r.isr, r.irr,
-			(int64_t)(now - due) / 1000);
-		for (unsigned i = 0; i < TRACE_EVENTS; i++) {
-			const struct timer_event *e = &ev[(next + i) % TRACE_EVENTS];
-			if (e->what)
-				kprintf("time:   %lu us ago, cpu %u: %s %lu %lu\n",
-					ticks_to_ns(tsc - e->tsc, tm.tsc_hz) / 1000, e->cpu, e->what, e->a, e->b);
-		}
-	}
+	uint64_t tsc = rdtsc();
+	spin_lock(&tm.lock);
+	uint64_t off = irqtrace_here()->off_cycles - tm.prog_off;
+	uint64_t overdue_ns = time_ns() - tm.programmed_ns;
+	spin_unlock_nosched(&tm.lock);
+	/* Interrupts off for half the overdue time or more (counted from
+	 * the programming, at most a tick earlier): the tick was held off. */
+	uint64_t late = ns_to_ticks(overdue_ns, tm.tsc_hz);
+	uint64_t gap = __atomic_load_n(&tm.rescue_gap_ns, __ATOMIC_RELAXED);
+	int kind = off * 2 >= late ? RESCUE_HELD_OFF : gap * 2 >= overdue_ns ? RESCUE_ALL_LATE :
+		   r.irr ? RESCUE_NOT_TAKEN : RESCUE_NOT_FIRED;
+	if (__atomic_add_fetch(&tm.rescue_kinds[kind], 1, __ATOMIC_RELAXED) == 1)
+		rescue_report(kind, &r, f, tsc, overdue_ns, ticks_to_ns(off, tm.tsc_hz));
 	on_tick(f, arg);
 }
 
@@ -265,11 +317,15 @@ static void on_tick(struct trap_frame *f, void *arg)
 	if (this_cpu()->id != 0) {
 		/* An AP's periodic tick: its scheduler, and the boot CPU's
 		 * timer looked after. */
-		this_cpu()->stats.ticks++;
-		rescue_boot_cpu_timer(now);
+		struct cpu_stats *st = &this_cpu()->stats;
+		uint64_t gap = st->last_tick_ns ? now - st->last_tick_ns : 0;
+		st->last_tick_ns = now;
+		st->ticks++;
+		rescue_boot_cpu_timer(now, gap);
 		sched_tick(now);
 		return;
 	}
+	tm.bsp_ticked = true;
 	bool tick = !tm.oneshot || now >= tm.next_tick_ns;
 	if (tick && tm.oneshot) {
 		tm.next_tick_ns += tm.period_ns;

@@ -557,7 +557,8 @@ static void test_lostwakeup(struct json *r)
  * sleep would wait for ever.  Stop it by hand (masked, count 0) and sleep:
  * an AP's tick must notice it 50 ms overdue, poke it (time.c's rescue),
  * and the sleep end on time.  Anything else that re-arms the timer first
- * (an AP's earlier ktimer) also ends the sleep, without a rescue, so try
+ * (an AP's earlier ktimer) also ends the sleep, without a rescue, and a
+ * loaded host may make the rescue look like everybody's lateness, so try
  * a few times. */
 static void test_timerstall(struct json *r)
 {
@@ -572,9 +573,9 @@ static void test_timerstall(struct json *r)
 	for (int i = 0; i < 1000 && this_cpu()->id != 0; i++)
 		sched_yield();
 	check(this_cpu()->id == 0, "on the boot CPU");
-	uint64_t r0 = time_rescues(), worst_late = 0;
+	uint64_t r0 = time_rescues(), n0 = time_rescues_of("not_fired"), worst_late = 0;
 	unsigned tries = 0;
-	while (tries < 5 && time_rescues() == r0) {
+	while (tries < 5 && time_rescues_of("not_fired") == n0) {
 		tries++;
 		bool on = irq_save();
 		apic_timer_stop();
@@ -588,8 +589,9 @@ static void test_timerstall(struct json *r)
 	sched_setaffinity(current_thread()->tid, &all);
 	json_u64(r, "tries", tries);
 	json_u64(r, "rescues", time_rescues() - r0);
+	json_u64(r, "not_fired", time_rescues_of("not_fired") - n0);
 	json_u64(r, "worst_late_us", worst_late / 1000);
-	check(time_rescues() > r0, "an AP rescued the stopped timer");
+	check(time_rescues_of("not_fired") > n0, "an AP rescued the stopped timer, sorted as not fired");
 	check(worst_late < 1000000000ull, "every sleep ended within 1 s of its time");
 }
 

@@ -185,12 +185,14 @@ def test_smp_swap_stress_boots(ctx):
         expect(v['pswpout'] > 1000, 'boot %d: little swapping (%d pages out)' % (i, v['pswpout']))
         cpus = r.find('cpus')
         if cpus and cpus[-1].get('timer_rescues'):
-            rescued.append((i, cpus[-1]['timer_rescues']))
+            rescued.append((i, {k[len('timer_rescues_'):]: v for k, v in cpus[-1].items()
+                                if k.startswith('timer_rescues_') and v}))
         os.unlink(disks[0]['file'])     # 50 boots' swap images filled this host's disk once
     if rescued:
         # Not a failure (the kernel recovered, time.c), but in view:
-        # the boot CPU's timer stopped or was held off 50 ms or more.
-        warnings.warn('boot CPU timer rescued by an AP in boots (boot, rescues): %r' % rescued)
+        # the boot CPU's timer was 50 ms overdue, by kind (held off: its
+        # interrupts were off; not taken / not fired: a stall).
+        warnings.warn('boot CPU timer rescued by an AP in boots (boot, rescues by kind): %r' % rescued)
 
 
 @pytest.mark.parametrize('n', [2, 4])
@@ -287,20 +289,22 @@ def test_hangcheck_sees_stuck_cpu(ctx, n):
 
 def test_ap_rescues_stopped_boot_cpu_timer(ctx):
     # test=timerstall on 2 CPUs: the boot CPU's timer stopped by hand is
-    # noticed by the AP, poked, and the boot CPU says what its timer looked
-    # like (here: masked, count 0) and what was last done to it.
+    # noticed by the AP and poked; the boot CPU sorts it as "not fired"
+    # (interrupts on, no request) and says what its timer looked like
+    # (masked, count 0) and what was last done to it.
     d, r = selftest(ctx, 'timerstall', '', smp=2, timeout=300)
     expect(d['rescues'] >= 1, 'data %r' % d)
-    expect('time: the boot CPU\'s timer was' in r.log, 'no rescue line')
-    m = re.search(r'time: boot CPU timer at the rescue: lvt (\w+) initial (\d+) current (\d+) .*'
-                  r'in service (\d), requested (\d); due (-?\d+) us ago', r.log)
+    m = re.search(r"time: the boot CPU's timer was (\d+) us overdue, (\d+) us of it with interrupts off, "
+                  r"the rescuer's tick \d+ us apart; rescued \(not fired: ", r.log)
+    expect(m, 'no not-fired rescue line')
+    expect(int(m.group(1)) >= 50000 and int(m.group(2)) * 2 < int(m.group(1)), 'times: %r' % m.group(0))
+    m = re.search(r'time:   lvt (\w+) initial (\d+) current (\d+) .* requested (\d); came at ', r.log)
     expect(m, 'no register line')
-    expect(int(m.group(1), 16) & 0x10000 and m.group(2) == '0' and m.group(3) == '0',
+    expect(int(m.group(1), 16) & 0x10000 and m.group(2) == '0' and m.group(3) == '0' and m.group(4) == '0',
            'the report shows the stopped timer: %r' % m.group(0))
-    expect(int(m.group(6)) >= 50000, 'due at least 50 ms before: %r' % m.group(0))
     expect(re.search(r'time:   \d+ us ago, cpu 0: program \(', r.log), 'no event list')
     cpus = r.find('cpus')
-    expect(cpus and cpus[-1].get('timer_rescues', 0) >= 1, 'cpus record: %r' % cpus)
+    expect(cpus and cpus[-1].get('timer_rescues_not_fired', 0) >= 1, 'cpus record: %r' % cpus)
 
 
 @pytest.mark.parametrize('n', [1, 2])

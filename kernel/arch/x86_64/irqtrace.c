@@ -26,6 +26,11 @@ void irqtrace_end_slow(struct irqtrace *t, uint64_t site, uint64_t now)
 	uint64_t d = now - t->since;
 	t->since = 0;
 	t->sections++;
+	t->last_end = now;
+	t->last_cycles = d;
+	t->last_from = t->since_site;
+	t->last_to = site;
+	t->off_cycles += d;
 	unsigned over = irqtrace_long(d);
 	t->over_100us += over >= 1;
 	t->over_1ms += over == 2;
@@ -36,14 +41,16 @@ void irqtrace_end_slow(struct irqtrace *t, uint64_t site, uint64_t now)
 	}
 }
 
-/* Each CPU's open section goes on.  Another CPU may be updating its slot
- * meanwhile: a figure may be off by one section (statistics). */
+/* Each CPU's open section, latest section and total off time go on.
+ * Another CPU may be updating its slot meanwhile: a figure may be off by
+ * one section (statistics). */
 void irqtrace_reset(void)
 {
 	for (int i = 0; i < IRQTRACE_CPUS; i++) {
 		struct irqtrace *t = &irqtrace[i];
-		uint64_t since = t->since, site = t->since_site;
-		*t = (struct irqtrace){ .since = since, .since_site = site };
+		*t = (struct irqtrace){ .since = t->since, .since_site = t->since_site,
+			.last_end = t->last_end, .last_cycles = t->last_cycles, .last_from = t->last_from,
+			.last_to = t->last_to, .off_cycles = t->off_cycles };
 	}
 }
 

@@ -23,6 +23,8 @@ struct irqtrace {
 	uint64_t since_site;            /* where it began */
 	uint64_t max_cycles, max_from, max_to;
 	uint64_t sections, over_100us, over_1ms;
+	uint64_t last_end, last_cycles, last_from, last_to;     /* the latest closed section */
+	uint64_t off_cycles;            /* every closed section's length, summed (never reset) */
 };
 
 #define IRQTRACE_CPUS 256

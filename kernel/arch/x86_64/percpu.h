@@ -30,6 +30,7 @@ struct cpu_stats {
 	uint64_t ticks;
 	uint64_t irqs;                  /* all device/timer interrupts */
 	uint64_t preemptions;           /* switches forced by the timer or a wakeup */
+	uint64_t last_tick_ns;          /* an AP's latest tick (time.c) */
 };
 
 struct trap_frame;
