@@ -913,6 +913,7 @@ static void cpus_record(void)
 	json_u64(j, "timer_rescues", time_rescues());
 	json_u64(j, "timer_rescues_held_off", time_rescues_of("held_off"));
 	json_u64(j, "timer_rescues_all_late", time_rescues_of("all_late"));
+	json_u64(j, "timer_rescues_not_run", time_rescues_of("not_run"));
 	json_u64(j, "timer_rescues_not_taken", time_rescues_of("not_taken"));
 	json_u64(j, "timer_rescues_not_fired", time_rescues_of("not_fired"));
 	/* Batch flushes that skipped a lazy CPU instead of an IPI (tlb.h). */

@@ -42,8 +42,10 @@
 #define TRACE_EVENTS 12
 
 /* What a rescue found (on_rescue). */
-enum { RESCUE_HELD_OFF, RESCUE_ALL_LATE, RESCUE_NOT_TAKEN, RESCUE_NOT_FIRED, RESCUE_KINDS };
-static const char *const rescue_kind_name[RESCUE_KINDS] = { "held_off", "all_late", "not_taken", "not_fired" };
+enum { RESCUE_HELD_OFF, RESCUE_ALL_LATE, RESCUE_NOT_RUN, RESCUE_NOT_TAKEN, RESCUE_NOT_FIRED, RESCUE_KINDS };
+static const char *const rescue_kind_name[RESCUE_KINDS] = {
+	"held_off", "all_late", "not_run", "not_taken", "not_fired"
+};
 
 static struct {
 	uint64_t tsc0, tsc_hz;
@@ -60,6 +62,7 @@ static struct {
 	uint64_t last_rescue_ns;        /* [racy: APs] */
 	uint64_t rescue_gap_ns;         /* the rescuing AP's own time since its previous tick */
 	uint64_t prog_off;              /* the boot CPU's irq-off total at the last program_next */
+	bool timer_set_up;              /* its LVT and divide written; re-arming writes the count only */
 	volatile bool bsp_ticked;       /* the boot CPU took its first timer interrupt */
 	uint64_t rescue_kinds[RESCUE_KINDS];    /* [boot CPU] rescues taken, by what the timer looked like */
 	struct spinlock lock;
@@ -138,7 +141,13 @@ static void program_next(uint64_t now, const char *why)
 	tm.programmed_ns = now + delta;
 	tm.prog_off = irqtrace_here()->off_cycles;
 	trace(why, now, delta);
-	apic_timer_start(count ? (uint32_t)(count > 0xffffffffull ? 0xffffffffull : count) : 1, false);
+	uint32_t init = count ? (uint32_t)(count > 0xffffffffull ? 0xffffffffull : count) : 1;
+	if (tm.timer_set_up) {
+		apic_timer_rearm(init);
+	} else {
+		apic_timer_start(init, false);
+		tm.timer_set_up = true;
+	}
 }
 
 void ktimer_arm(struct ktimer *t, uint64_t at)
@@ -219,6 +228,7 @@ static void run_expired(uint64_t now)
  * first tick (it boots with interrupts off after starting the APs), not
  * once halt has begun (its hooks may keep interrupts off for long). */
 #define RESCUE_NS 50000000ull     /* irq-off sections reach 17 ms; a stopped timer is forever */
+#define RESCUE_TRANSIT_NS 1000000ull    /* an IPI to a running CPU takes microseconds */
 
 static void rescue_boot_cpu_timer(uint64_t now, uint64_t gap)
 {
@@ -245,11 +255,12 @@ uint64_t time_rescues_of(const char *kind)
 }
 
 static void rescue_report(int kind, const struct apic_timer_regs *r, const struct trap_frame *f,
-			  uint64_t tsc, uint64_t overdue_ns, uint64_t off_ns)
+			  uint64_t tsc, uint64_t overdue_ns, uint64_t off_ns, uint64_t transit_ns)
 {
 	static const char *const says[RESCUE_KINDS] = {
 		"held off: interrupts were off (or this vCPU not run) most of that time",
 		"all late: the rescuing CPU's own tick was as late (under a hypervisor: the host did not run it)",
+		"not run: the rescue itself took over 1 ms to be taken (under a hypervisor: the host did not run this CPU)",
 		"not taken: interrupts on, the timer's interrupt requested but never taken",
 		"not fired: interrupts on, and the timer never fired",
 	};
@@ -258,8 +269,9 @@ static void rescue_report(int kind, const struct apic_timer_regs *r, const struc
 	unsigned next = tm.trace_next;
 	memcpy(ev, tm.trace, sizeof ev);
 	spin_unlock_nosched(&tm.lock);
-	kprintf("time: the boot CPU's timer was %lu us overdue, %lu us of it with interrupts off, the rescuer's tick %lu us apart; "
-		"rescued (%s)\n", overdue_ns / 1000, off_ns / 1000, tm.rescue_gap_ns / 1000, says[kind]);
+	kprintf("time: the boot CPU's timer was %ld us overdue, %lu us of it with interrupts off, the rescuer's tick %lu us apart, "
+		"the rescue %lu us on its way; rescued (%s)\n", (int64_t)overdue_ns / 1000, off_ns / 1000,
+		tm.rescue_gap_ns / 1000, transit_ns / 1000, says[kind]);
 	uint64_t off_at, off_from, off_to;
 	const struct irqtrace *it = irqtrace_here();
 	const char *at = ksym_lookup(f->rip, &off_at);
@@ -280,13 +292,14 @@ static void rescue_report(int kind, const struct apic_timer_regs *r, const struc
 
 static void on_tick(struct trap_frame *f, void *arg);
 
-/* The boot CPU takes an AP's rescue.  Which of four things happened
+/* The boot CPU takes an AP's rescue.  Which of five things happened
  * decides what to look for next: interrupts off for most of the overdue
  * time (a late tick, not a stall; under TCG also a vCPU the host did not
  * run); the rescuer's own tick as late (the whole machine was not run:
- * under QEMU TCG a loaded host delays every emulated timer alike); or
- * interrupts on with the timer's interrupt requested but not taken
- * (delivery lost), or on with no request (the timer never fired).
+ * under QEMU TCG a loaded host delays every emulated timer alike); the
+ * rescue itself slow to arrive (this CPU was not run); or, with the
+ * rescue taken at once, interrupts on and the timer's interrupt requested
+ * but not taken (delivery lost), or not requested (it never fired).
  * The first of each kind is said with the timer's registers and the last
  * things done to it; all are counted (the cpus record). */
 static void on_rescue(struct trap_frame *f, void *arg)
@@ -302,10 +315,18 @@ static void on_rescue(struct trap_frame *f, void *arg)
 	 * the programming, at most a tick earlier): the tick was held off. */
 	uint64_t late = ns_to_ticks(overdue_ns, tm.tsc_hz);
 	uint64_t gap = __atomic_load_n(&tm.rescue_gap_ns, __ATOMIC_RELAXED);
-	int kind = off * 2 >= late ? RESCUE_HELD_OFF : gap * 2 >= overdue_ns ? RESCUE_ALL_LATE :
-		   r.irr ? RESCUE_NOT_TAKEN : RESCUE_NOT_FIRED;
+	uint64_t sent = __atomic_load_n(&tm.last_rescue_ns, __ATOMIC_RELAXED), now = time_ns();
+	uint64_t transit = now > sent ? now - sent : 0;
+	/* Re-armed since the AP looked (overdue small or negative): the tick
+	 * came meanwhile, late; the rescue arrived later still.  A rescue
+	 * that took long to arrive found a CPU that was not running at all;
+	 * only one taken at once says the timer's interrupt itself was lost. */
+	bool ticked = (int64_t)overdue_ns < (int64_t)(RESCUE_NS / 2);
+	int kind = ticked || off * 2 >= late ? RESCUE_HELD_OFF : gap * 2 >= overdue_ns ? RESCUE_ALL_LATE :
+		   transit >= RESCUE_TRANSIT_NS ? RESCUE_NOT_RUN : r.irr ? RESCUE_NOT_TAKEN : RESCUE_NOT_FIRED;
 	if (__atomic_add_fetch(&tm.rescue_kinds[kind], 1, __ATOMIC_RELAXED) == 1)
-		rescue_report(kind, &r, f, tsc, overdue_ns, ticks_to_ns(off, tm.tsc_hz));
+		rescue_report(kind, &r, f, tsc, overdue_ns, ticks_to_ns(off, tm.tsc_hz), transit);
+	tm.timer_set_up = false;        /* the tick below sets the whole timer up again */
 	on_tick(f, arg);
 }
 

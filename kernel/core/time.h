@@ -30,8 +30,9 @@ uint64_t time_lapic_hz(void);           /* LAPIC timer input clock / 16 */
 uint64_t time_rescues(void);            /* timer IPIs APs sent the boot CPU for an overdue tick */
 /* Rescues the boot CPU took, by what they found: "held_off" (interrupts
  * off most of the time), "all_late" (the rescuer's own tick as late),
- * "not_taken" (requested, never taken), "not_fired" (the timer never
- * fired); 0 for another name. */
+ * "not_run" (the rescue slow to arrive: the CPU was not run), "not_taken"
+ * (requested, never taken), "not_fired" (the timer never fired); 0 for
+ * another name. */
 uint64_t time_rescues_of(const char *kind);
 
 /* Busy-wait; for short device delays and before the scheduler runs. */

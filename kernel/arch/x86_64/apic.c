@@ -199,6 +199,11 @@ void apic_timer_start(uint32_t initial, bool periodic)
 	lapic_write(LAPIC_TIMER_INIT, initial);
 }
 
+void apic_timer_rearm(uint32_t initial)
+{
+	lapic_write(LAPIC_TIMER_INIT, initial);
+}
+
 void apic_timer_stop(void)
 {
 	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);

@@ -33,6 +33,9 @@ uint32_t ioapic_gsi_count(void);
 
 /* Local APIC timer.  divide is fixed at 16. */
 void apic_timer_start(uint32_t initial, bool periodic);
+/* A new count for a timer apic_timer_start set up (mode, vector and
+ * divide unchanged): one register write. */
+void apic_timer_rearm(uint32_t initial);
 void apic_timer_stop(void);
 uint32_t apic_timer_count(void);
 
