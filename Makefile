@@ -40,7 +40,7 @@ KCFLAGS  := -std=c11 -O2 -g -ffreestanding -nostdinc -isystem $(shell $(KCC) -pr
 	    -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-asynchronous-unwind-tables \
 	    -fcf-protection=none -fno-strict-aliasing -Wall -Wextra -Werror -MD -MP \
 	    -I. -Ikernel -Ikernel/lib -I$(BUILD)/gen \
-	    -DGIT_REV='"$(GIT_REV)"' -DBUILD_OPTS='"gcc -O2$(if $(filter 1,$(LOCKDEP)), lockdep)"'
+	    -DBUILD_OPTS='"gcc -O2$(if $(filter 1,$(LOCKDEP)), lockdep)"'
 ifeq ($(LOCKDEP),1)
 KCFLAGS  += -DLOCKDEP
 endif
@@ -59,6 +59,15 @@ $(BUILD)/gen/font8x16.h: tools/psf2c.py
 	python3 tools/psf2c.py $(FONT) $@
 
 $(BUILD)/k/kernel/platform/fbcon.o: $(BUILD)/gen/font8x16.h
+
+# The commit the boot record names: rewritten when it changes (a commit,
+# or a tree that became dirty or clean), so main.o is rebuilt then and
+# only then.
+$(BUILD)/gen/gitrev.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define GIT_REV "$(GIT_REV)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/k/kernel/main.o: $(BUILD)/gen/gitrev.h
 
 $(BUILD)/k/%.o: %.c
 	@mkdir -p $(dir $@)

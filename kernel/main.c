@@ -54,9 +54,7 @@
 #include "drivers/ahci.h"
 #include "drivers/xhci.h"
 
-#ifndef GIT_REV
-#define GIT_REV "unknown"
-#endif
+#include "gitrev.h"               /* GIT_REV, generated (Makefile) */
 #ifndef BUILD_OPTS
 #define BUILD_OPTS ""
 #endif

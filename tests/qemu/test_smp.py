@@ -168,11 +168,17 @@ def test_smp_swap_stress_boots(ctx):
     # dumps the threads if one does), lose data or leak.  3 in make test
     # (about a minute each under TCG); `make stress` runs 50
     # (SMP_STRESS_BOOTS).
+    # SMP_STRESS_ACCEL=single runs both vCPUs in one host thread
+    # (round-robin TCG) instead of one thread each, to tell the emulator's
+    # cross-thread wake-ups apart from the kernel's own doing.
     rescued = []
+    accel = os.environ.get('SMP_STRESS_ACCEL')
     for i in range(int(os.environ.get('SMP_STRESS_BOOTS', '3'))):
         c = ctx.for_case('%s_%d' % (ctx.name, i))
         disks = [{'file': swap_image(c, 'swapa', 128), 'bus': 'nvme'}]
         w = HangWatch(c, cpus=2)
+        if accel:
+            w.kw['extra'] = w.kw['extra'] + ['-accel', 'tcg,thread=' + accel]
         r = c.boot('quiet mem=40M swapcrc=on hangcheck=10 run="hogmem 48 2 & touch 48 15000 random shmem & '
                    'threads 2 32 2"', disks=disks, smp=2, timeout=900, **w.kw)
         w.stop()
