@@ -41,8 +41,7 @@
 
 #define TRACE_EVENTS 12
 
-/* What a rescue found (on_rescue). */
-enum { RESCUE_HELD_OFF, RESCUE_ALL_LATE, RESCUE_NOT_RUN, RESCUE_NOT_TAKEN, RESCUE_NOT_FIRED, RESCUE_KINDS };
+/* What a rescue found (on_rescue, timer_rescue_kind). */
 static const char *const rescue_kind_name[RESCUE_KINDS] = {
 	"held_off", "all_late", "not_run", "not_taken", "not_fired"
 };
@@ -311,19 +310,11 @@ static void on_rescue(struct trap_frame *f, void *arg)
 	uint64_t off = irqtrace_here()->off_cycles - tm.prog_off;
 	uint64_t overdue_ns = time_ns() - tm.programmed_ns;
 	spin_unlock_nosched(&tm.lock);
-	/* Interrupts off for half the overdue time or more (counted from
-	 * the programming, at most a tick earlier): the tick was held off. */
-	uint64_t late = ns_to_ticks(overdue_ns, tm.tsc_hz);
 	uint64_t gap = __atomic_load_n(&tm.rescue_gap_ns, __ATOMIC_RELAXED);
 	uint64_t sent = __atomic_load_n(&tm.last_rescue_ns, __ATOMIC_RELAXED), now = time_ns();
 	uint64_t transit = now > sent ? now - sent : 0;
-	/* Re-armed since the AP looked (overdue small or negative): the tick
-	 * came meanwhile, late; the rescue arrived later still.  A rescue
-	 * that took long to arrive found a CPU that was not running at all;
-	 * only one taken at once says the timer's interrupt itself was lost. */
-	bool ticked = (int64_t)overdue_ns < (int64_t)(RESCUE_NS / 2);
-	int kind = ticked || off * 2 >= late ? RESCUE_HELD_OFF : gap * 2 >= overdue_ns ? RESCUE_ALL_LATE :
-		   transit >= RESCUE_TRANSIT_NS ? RESCUE_NOT_RUN : r.irr ? RESCUE_NOT_TAKEN : RESCUE_NOT_FIRED;
+	int kind = timer_rescue_kind((int64_t)overdue_ns, RESCUE_NS, ticks_to_ns(off, tm.tsc_hz), gap, transit,
+				     RESCUE_TRANSIT_NS, r.irr);
 	if (__atomic_add_fetch(&tm.rescue_kinds[kind], 1, __ATOMIC_RELAXED) == 1)
 		rescue_report(kind, &r, f, tsc, overdue_ns, ticks_to_ns(off, tm.tsc_hz), transit);
 	tm.timer_set_up = false;        /* the tick below sets the whole timer up again */

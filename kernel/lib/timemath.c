@@ -42,3 +42,17 @@ void rate_summarise(uint64_t *v, unsigned n, struct rate_summary *out)
 	for (unsigned i = 0; i < n; i++)
 		out->outliers += rate_diff_ppm(v[i], out->median) > RATE_OUTLIER_PPM;
 }
+
+enum timer_rescue_kind timer_rescue_kind(int64_t overdue, uint64_t rescue_after, uint64_t irq_off,
+					 uint64_t rescuer_gap, uint64_t transit, uint64_t transit_max,
+					 int requested)
+{
+	uint64_t half = (uint64_t)overdue / 2 + (uint64_t)overdue % 2;      /* rounded up: no doubling to wrap */
+	if (overdue < (int64_t)(rescue_after / 2) || irq_off >= half)
+		return RESCUE_HELD_OFF;
+	if (rescuer_gap >= half)
+		return RESCUE_ALL_LATE;
+	if (transit >= transit_max)
+		return RESCUE_NOT_RUN;
+	return requested ? RESCUE_NOT_TAKEN : RESCUE_NOT_FIRED;
+}

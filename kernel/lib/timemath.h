@@ -42,4 +42,22 @@ void rate_summarise(uint64_t *v, unsigned n, struct rate_summary *out);
  * unless a == 0 too. */
 uint32_t rate_diff_ppm(uint64_t a, uint64_t b);
 
+/*
+ * What an overdue one-shot timer that another CPU poked (a rescue) had
+ * met, all times in ns: overdue (now minus the programmed firing; below
+ * half the rescue threshold, or negative, when the CPU ticked meanwhile),
+ * irq_off (the CPU's interrupt-off time since programming), rescuer_gap
+ * (the rescuing CPU's own time since its previous tick), transit (from
+ * the rescue's sending to its taking), and whether the timer's vector was
+ * requested.  In that order of precedence: a tick held off by interrupts
+ * (or just late), every CPU late alike, a CPU not run, and only then an
+ * interrupt lost or a timer that never fired.
+ */
+enum timer_rescue_kind {
+	RESCUE_HELD_OFF, RESCUE_ALL_LATE, RESCUE_NOT_RUN, RESCUE_NOT_TAKEN, RESCUE_NOT_FIRED, RESCUE_KINDS
+};
+enum timer_rescue_kind timer_rescue_kind(int64_t overdue, uint64_t rescue_after, uint64_t irq_off,
+					 uint64_t rescuer_gap, uint64_t transit, uint64_t transit_max,
+					 int requested);
+
 #endif

@@ -87,3 +87,30 @@ TEST(rate_diff_ppm_saturates)
 	CHECK_EQ(rate_diff_ppm(UINT64_MAX, 1), UINT32_MAX);
 	CHECK_EQ(rate_diff_ppm(UINT64_MAX, UINT64_MAX - 1), 0);
 }
+
+TEST(timemath_timer_rescue_kinds)
+{
+	const uint64_t after = 50000000, tmax = 1000000;       /* 50 ms, 1 ms */
+	/* Ticked meanwhile (overdue small or negative): a late tick. */
+	CHECK_EQ(timer_rescue_kind(-577000, after, 0, 1000000, 10000, tmax, 0), RESCUE_HELD_OFF);
+	CHECK_EQ(timer_rescue_kind(24999999, after, 0, 1000000, 10000, tmax, 1), RESCUE_HELD_OFF);
+	/* Interrupts off half the time or more. */
+	CHECK_EQ(timer_rescue_kind(60000000, after, 30000000, 1000000, 10000, tmax, 1), RESCUE_HELD_OFF);
+	CHECK_EQ(timer_rescue_kind(60000000, after, 29999999, 1000000, 10000, tmax, 1), RESCUE_NOT_TAKEN);
+	/* The rescuer's own tick as late: the whole machine was held back. */
+	CHECK_EQ(timer_rescue_kind(60000000, after, 0, 30000000, 10000, tmax, 1), RESCUE_ALL_LATE);
+	/* The rescue itself slow: this CPU was not run. */
+	CHECK_EQ(timer_rescue_kind(60000000, after, 0, 1000000, 1000000, tmax, 1), RESCUE_NOT_RUN);
+	CHECK_EQ(timer_rescue_kind(60000000, after, 0, 1000000, 999999, tmax, 1), RESCUE_NOT_TAKEN);
+	/* Taken at once, interrupts on: lost interrupt, or a timer that never fired. */
+	CHECK_EQ(timer_rescue_kind(60000000, after, 0, 1000000, 50000, tmax, 1), RESCUE_NOT_TAKEN);
+	CHECK_EQ(timer_rescue_kind(60000000, after, 0, 1000000, 50000, tmax, 0), RESCUE_NOT_FIRED);
+	/* Held off wins over the rest; all late over not run. */
+	CHECK_EQ(timer_rescue_kind(60000000, after, 59000000, 59000000, 5000000, tmax, 0), RESCUE_HELD_OFF);
+	CHECK_EQ(timer_rescue_kind(60000000, after, 0, 59000000, 5000000, tmax, 0), RESCUE_ALL_LATE);
+	/* Extremes do not wrap. */
+	CHECK_EQ(timer_rescue_kind(INT64_MAX, after, 0, 0, 0, tmax, 0), RESCUE_NOT_FIRED);
+	CHECK_EQ(timer_rescue_kind(INT64_MIN, after, UINT64_MAX, UINT64_MAX, UINT64_MAX, tmax, 1), RESCUE_HELD_OFF);
+	CHECK_EQ(timer_rescue_kind(60000000, after, UINT64_MAX, 0, 0, tmax, 1), RESCUE_HELD_OFF);
+	CHECK_EQ(timer_rescue_kind(60000001, after, 30000000, 0, 0, tmax, 1), RESCUE_NOT_TAKEN);
+}
