@@ -28,7 +28,8 @@ unsigned time_hz(void);
 uint64_t time_ticks(void);
 uint64_t time_lapic_hz(void);           /* LAPIC timer input clock / 16 */
 uint64_t time_rescues(void);            /* timer IPIs APs sent the boot CPU for an overdue tick */
-/* Rescues the boot CPU took, by what they found: "held_off" (interrupts
+/* Rescues the boot CPU took (fewer than sent: IPIs sent while it is not
+ * running coalesce into one), by what they found: "held_off" (interrupts
  * off most of the time), "all_late" (the rescuer's own tick as late),
  * "not_run" (the rescue slow to arrive: the CPU was not run), "not_taken"
  * (requested, never taken), "not_fired" (the timer never fired); 0 for
