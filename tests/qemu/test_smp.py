@@ -25,6 +25,7 @@ def smp_boot(ctx, smp, cmdline=''):
 
 
 @pytest.mark.quick
+@pytest.mark.uefi               # the firmware's MADT and memory map, as on a PC
 @pytest.mark.parametrize('n', [2, 4])
 def test_smp_all_online(ctx, n):
     r, b = smp_boot(ctx, n)
@@ -163,6 +164,7 @@ def test_smp_swap_touch_threads(ctx):
 
 
 @pytest.mark.slow
+@pytest.mark.uefi               # make stress soaks the path a PC boots by
 def test_smp_swap_stress_boots(ctx):
     # Boots of concurrent swapping on 2 CPUs: none may hang (hangcheck
     # dumps the threads if one does), lose data or leak.  3 in make test
