@@ -33,3 +33,20 @@ def test_per_run_rows_and_comparison(tmp_path):
     # p 2/20); t = -14000 / sqrt(1000^2/3 + 1000^2/3).
     assert 'tps: Welch t -17.15 (df 4.0); Mann-Whitney U 0 of 9, p 0.100' in out
     assert 'pswpout: Welch t' in out and 'U 9 of 9, p 0.100' in out
+
+
+def test_boot_facts(tmp_path):
+    log = tmp_path / 'seed.log'
+    hist = [0] * 24
+    hist[0], hist[20], hist[21] = 10, 1, 2
+    lines = [record('off', 30000, 0, 40000, 7698000000),
+             json.dumps({'type': 'cpus', 'cpus': [{'idle_ns': 23000000000, 'busy_ns': 44000000000}]},
+                        separators=(',', ':')),
+             json.dumps({'type': 'blk', 'name': 'nvme0n1', 'read_cmds': 0, 'write_cmds': 0}, separators=(',', ':')),
+             json.dumps({'type': 'blk', 'name': 'nvme1n1', 'read_cmds': 9, 'write_cmds': 4, 'max_inflight': 3,
+                         'max_latency_us': 3357000, 'latency_hist_log2_us': hist}, separators=(',', ':'))]
+    log.write_text('\n'.join(lines) + '\n')
+    out = subprocess.run([sys.executable, TOOL, str(log)], capture_output=True, text=True, check=True).stdout
+    # An idle disk is left out; the busy one shows its depth and its tail.
+    assert ('seed.log, the whole boot: guest CPU idle 23.0 s, busy 44.0 s; nvme1n1: 13 commands, '
+            'at most 3 on the device, slowest 3.357 s, 3 of 1.05 s or more') in out
