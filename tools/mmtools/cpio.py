@@ -32,6 +32,33 @@ class Cpio:
     def chardev(self, name, major, minor, mode=0o600):
         self._entry(name, 0o020000 | mode, rdev=(major, minor))
 
+    def copy(self, entries):
+        """Add the entries read_newc returned, as they were."""
+        for name, mode, nlink, rdev, data in entries:
+            self._entry(name, mode, data, nlink, rdev)
+
     def finish(self):
         self._entry('TRAILER!!!', 0)
         return bytes(self.buf)
+
+
+def read_newc(data):
+    """The entries of a newc archive as (name, mode, nlink, rdev, data)
+    tuples, in order, without the trailer: to copy one archive into a
+    Cpio and add files (tools/seed-table --boot adds its script to the
+    PVH boot's initrd).  ValueError on anything that is not newc."""
+    out, off = [], 0
+    while True:
+        if data[off:off + 6] != b'070701':
+            raise ValueError('cpio: no newc header at offset %d' % off)
+        f = [int(data[off + 6 + 8 * i:off + 14 + 8 * i], 16) for i in range(13)]
+        mode, nlink, size, rmaj, rmin, namesize = f[1], f[4], f[6], f[9], f[10], f[11]
+        name = data[off + 110:off + 110 + namesize - 1].decode()
+        off += 110 + namesize
+        off += -off % 4
+        body = bytes(data[off:off + size])
+        off += size
+        off += -off % 4
+        if name == 'TRAILER!!!':
+            return out
+        out.append((name, mode, nlink, (rmaj, rmin), body))

@@ -30,7 +30,8 @@ and on ours, in the same QEMU machine, compared metric by metric.
   --runs N            boots per configuration and kernel; mean±sd shown
   --icount[=exact]    -icount shift=0 on both sides (rig.qemu_command): guest
                       time counts instructions, not host time; boots slower;
-                      exact: shift=0,sleep=off, idle time too (the tables)
+                      exact: shift=0,sleep=off, idle time too (inflates
+                      waits for the disk: docs/seed-benchmarks.md)
   --kernel-package PKG[=VERSION]
                       the Debian package to boot, e.g. the one a table's
                       header names: linux-image-6.1.0-57-amd64=6.1.192-3
@@ -128,7 +129,8 @@ hence the ours@free column; its heuristic overcommit refuses an mmap
 larger than RAM + swap (the workload exits 3 with ENOMEM) where ours
 maps it and OOM-kills later; its reclaim runs in kswapd and differs run
 to run (use --runs); timing under TCG is noisy (other jobs on the host;
---icount takes host load out of guest time on both sides).
+--icount takes host load out of the guests' CPU time on both sides;
+waits for the disk stay host time, and =exact inflates them).
 Each kernel is fetched once (about 70 MB .deb, 470 MB unpacked under
 build/linux-peer/trees/; delete what you no longer compare against);
 when apt fails, the default run boots the kernel kernel.json names.
@@ -937,8 +939,8 @@ def main():
                     help="--kernel's lib/modules/<release> directory; none: the swap disk's drivers are built in")
     ap.add_argument('--icount', nargs='?', const=True, default=False, choices=['exact'],
                     help='-icount shift=0 on both sides: guest time counts instructions (slower boots); '
-                         '--icount=exact adds sleep=off (idle time jumps to the next timer, so guest time '
-                         'does not depend on host load even when the guest waits for I/O)')
+                         '--icount=exact adds sleep=off (idle time jumps to the next timer; a wait for the '
+                         'disk, which runs in host time, is inflated by that warping: docs/seed-benchmarks.md)')
     a = ap.parse_args()
     global OURS_POLICY
     OURS_POLICY = a.ours_policy

@@ -45,7 +45,8 @@ def main():
     ap.add_argument('--profile', default='none', choices=sorted(rig.PROFILES))
     ap.add_argument('--icount', nargs='?', const=True, default=False, choices=['exact'],
                     help='-icount shift=0: guest time counts instructions; --icount=exact adds '
-                    'sleep=off (idle time jumps to the next timer: exact even when idle)')
+                    'sleep=off (idle time jumps to the next timer: exact even when idle, but waits for the disk '
+                    'are inflated, since the disk runs in host time)')
     ap.add_argument('--smp', type=int, default=1)
     ap.add_argument('--pvh', action='store_true',
                     help='skip the firmware: boot kernel.elf and initrd.cpio from beside the image through the '

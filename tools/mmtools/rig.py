@@ -121,8 +121,11 @@ def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icoun
     an idle spell is delivered up to about a millisecond late (a 1000 Hz
     tick measured 535 Hz).  'exact' adds sleep=off: idle time jumps straight
     to the next timer, so guest time is exact even when idle (and idle
-    waits cost no host time); use it to judge timing logic.  Throttled disks
-    still run on host time either way."""
+    waits cost no host time); use it to judge timing logic.  Not for I/O
+    waits: disks run on host time either way, and under sleep=off an idle
+    guest warps through its timers while the host's read is under way
+    (about 24 guest ms per host ms on the shared 2-core host), so a wait
+    for the disk is inflated by that factor (docs/seed-benchmarks.md)."""
     cmd = ['qemu-system-x86_64', '-machine', 'q35', '-cpu', cpu, '-m', str(mem), '-smp', str(smp),
            '-nodefaults', '-display', 'none', '-no-reboot']
     if direct:

@@ -38,17 +38,15 @@
 # `shmdb 80% SECONDS 0 TPS` caps the rate so that the pages are used more
 # rarely than the lists turn over; docs/seed-benchmarks.md has that run.
 #
-# The seed's 5 x 60 s per column takes about 10 min of guest time; under
-# QEMU's -icount shift=0,sleep=off (guest time independent of host load)
-# that took 24.8 min of host time through the PVH entry on a shared
-# 2-core box (docs/seed-benchmarks.md has that command, the table, and
-# the shorter runs measured before).
+# The seed's 5 x 60 s per column takes about 10 min of guest time.  Run
+# it under QEMU's -icount shift=0 with sleep on (CPU time counts
+# instructions, a wait for the disk lasts as long as the host's I/O did):
+# under sleep=off an idle guest warps through its timers while the host
+# reads, which made single swap-ins wait seconds and decided the runs
+# (docs/seed-benchmarks.md has the evidence, the tables and the shorter
+# runs measured before).
 #
-#   make script-image SCRIPT=tests/workloads/scripts/seed003-shmdb.mm
-#   truncate -s 512M build/swap.img && mkswap build/swap.img
-#   truncate -s 1G build/data.img
-#   tools/qemu-run --image build/scripts/seed003-shmdb.img --disk build/swap.img \
-#                  --disk build/data.img --icount=exact --timeout 14400 --summary
+#   make -j2 && tools/seed-table --boot --dir build/seed003
 mem 128M
 swap nvme1n1
 row shmdb.tps
