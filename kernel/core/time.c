@@ -217,10 +217,12 @@ static void run_expired(uint64_t now)
 }
 
 /* The boot CPU's one-shot timer fires every ktimer, so if it ever stops
- * being re-armed, every timed sleep in the machine waits for ever (seen:
- * 1 stress boot in about 40 on 2 CPUs under QEMU TCG hung with every
- * thread asleep, both CPUs idle with interrupts on, and the boot CPU
- * without a tick; a timer IPI brought it back).  An AP's tick that finds
+ * being re-armed, every timed sleep in the machine waits for ever.  Under
+ * QEMU TCG on 2 CPUs it happens (1 stress boot in about 40 hung so): QEMU's
+ * own trace shows the timer firing on time while the boot CPU's vCPU
+ * thread waits for QEMU's global lock or for a host CPU, for tens of ms
+ * up to seconds, and an IPI from the other vCPU gets it going (issue 14's
+ * note; on a PC a LAPIC interrupt wakes a halted CPU).  An AP's tick that finds
  * the programmed firing RESCUE_NS overdue sends the boot CPU a rescue IPI
  * (its own vector, so the timer vector's bits can be read): on_rescue
  * sorts what it finds and ticks, which re-arms.  Not before the boot CPU's
@@ -257,7 +259,7 @@ static void rescue_report(int kind, const struct apic_timer_regs *r, const struc
 			  uint64_t tsc, uint64_t overdue_ns, uint64_t off_ns, uint64_t transit_ns)
 {
 	static const char *const says[RESCUE_KINDS] = {
-		"held off: interrupts were off (or this vCPU not run) most of that time",
+		"held off: interrupts were off most of that time, or it ticked meanwhile (under a hypervisor: or was not run)",
 		"all late: the rescuing CPU's own tick was as late (under a hypervisor: the host did not run it)",
 		"not run: the rescue itself took over 1 ms to be taken (under a hypervisor: the host did not run this CPU)",
 		"not taken: interrupts on, the timer's interrupt requested but never taken",
