@@ -220,9 +220,9 @@ static void run_expired(uint64_t now)
  * being re-armed, every timed sleep in the machine waits for ever.  Under
  * QEMU TCG on 2 CPUs it happens (1 stress boot in about 40 hung so): QEMU's
  * own trace shows the timer firing on time while the boot CPU's vCPU
- * thread waits for QEMU's global lock or for a host CPU (seen: up to 0.3 s),
- * and an IPI from the other vCPU gets it going (issue 14's
- * note; on a PC a LAPIC interrupt wakes a halted CPU).  An AP's tick that finds
+ * thread waits for QEMU's global lock or for a host CPU (seen: up to 0.3
+ * s; one hang of 10 s ended when the other vCPU sent it an IPI; issue 14's
+ * note).  On a PC a LAPIC interrupt wakes a halted CPU.  An AP's tick that finds
  * the programmed firing RESCUE_NS overdue sends the boot CPU a rescue IPI
  * (its own vector, so the timer vector's bits can be read): on_rescue
  * sorts what it finds and ticks, which re-arms.  Not before the boot CPU's
