@@ -60,6 +60,7 @@
 #include "mem/kmalloc.h"
 #include "mem/kmem.h"
 #include "lib/errno.h"
+#include "lib/printf.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/tlb.h"
@@ -911,11 +912,11 @@ static void cpus_record(void)
 	 * kernel-stack flushes and address spaces dropped at exit. */
 	json_u64(j, "tlb_ipis", tlb_ipis_sent());
 	json_u64(j, "timer_rescues", time_rescues());
-	json_u64(j, "timer_rescues_held_off", time_rescues_of("held_off"));
-	json_u64(j, "timer_rescues_all_late", time_rescues_of("all_late"));
-	json_u64(j, "timer_rescues_not_run", time_rescues_of("not_run"));
-	json_u64(j, "timer_rescues_not_taken", time_rescues_of("not_taken"));
-	json_u64(j, "timer_rescues_not_fired", time_rescues_of("not_fired"));
+	for (int k = 0; k < RESCUE_KINDS; k++) {
+		char key[40];
+		ksnprintf(key, sizeof key, "timer_rescues_%s", time_rescue_kind_name(k));
+		json_u64(j, key, time_rescues_of(k));
+	}
 	/* Batch flushes that skipped a lazy CPU instead of an IPI (tlb.h). */
 	json_u64(j, "tlb_lazy_skips", tlb_lazy_skips());
 	json_arr_begin(j, "cpus");

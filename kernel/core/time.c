@@ -41,9 +41,19 @@
 
 #define TRACE_EVENTS 12
 
-/* What a rescue found (on_rescue, timer_rescue_kind). */
-static const char *const rescue_kind_name[RESCUE_KINDS] = {
-	"held_off", "all_late", "not_run", "not_taken", "not_fired"
+/* What a rescue found (on_rescue, timer_rescue_kind): its name in
+ * records, and what the console says of it. */
+static const struct {
+	const char *name, *says;
+} rescue_kinds[RESCUE_KINDS] = {
+	[RESCUE_HELD_OFF] = { "held_off", "held off: interrupts were off most of that time, or it ticked meanwhile "
+			      "(under a hypervisor: or was not run)" },
+	[RESCUE_ALL_LATE] = { "all_late", "all late: the rescuing CPU's own tick was as late "
+			      "(under a hypervisor: the host did not run it)" },
+	[RESCUE_NOT_RUN] = { "not_run", "not run: the rescue itself took over 1 ms to be taken "
+			     "(under a hypervisor: the host did not run this CPU)" },
+	[RESCUE_NOT_TAKEN] = { "not_taken", "not taken: interrupts on, the timer's interrupt requested but never taken" },
+	[RESCUE_NOT_FIRED] = { "not_fired", "not fired: interrupts on, and the timer never fired" },
 };
 
 static struct {
@@ -63,7 +73,7 @@ static struct {
 	uint64_t prog_off;              /* the boot CPU's irq-off total at the last program_next */
 	bool timer_set_up;              /* its LVT and divide written; re-arming writes the count only */
 	volatile bool bsp_ticked;       /* the boot CPU took its first timer interrupt */
-	uint64_t rescue_kinds[RESCUE_KINDS];    /* [boot CPU] rescues taken, by what the timer looked like */
+	uint64_t rescue_counts[RESCUE_KINDS];   /* [boot CPU] rescues taken, by what the timer looked like */
 	struct spinlock lock;
 	struct list_node pending;       /* sorted by expires_ns; guarded by lock */
 	/* The last few things done to the boot CPU's timer, for the report a
@@ -247,24 +257,19 @@ static void rescue_boot_cpu_timer(uint64_t now, uint64_t gap)
 
 uint64_t time_rescues(void) { return tm.rescues; }
 
-uint64_t time_rescues_of(const char *kind)
+uint64_t time_rescues_of(enum timer_rescue_kind kind)
 {
-	for (int k = 0; k < RESCUE_KINDS; k++)
-		if (!strcmp(kind, rescue_kind_name[k]))
-			return __atomic_load_n(&tm.rescue_kinds[k], __ATOMIC_RELAXED);
-	return 0;
+	return kind < RESCUE_KINDS ? __atomic_load_n(&tm.rescue_counts[kind], __ATOMIC_RELAXED) : 0;
 }
 
-static void rescue_report(int kind, const struct apic_timer_regs *r, const struct trap_frame *f,
+const char *time_rescue_kind_name(enum timer_rescue_kind kind)
+{
+	return kind < RESCUE_KINDS ? rescue_kinds[kind].name : "?";
+}
+
+static void rescue_report(enum timer_rescue_kind kind, const struct apic_timer_regs *r, const struct trap_frame *f,
 			  uint64_t tsc, uint64_t overdue_ns, uint64_t off_ns, uint64_t transit_ns)
 {
-	static const char *const says[RESCUE_KINDS] = {
-		"held off: interrupts were off most of that time, or it ticked meanwhile (under a hypervisor: or was not run)",
-		"all late: the rescuing CPU's own tick was as late (under a hypervisor: the host did not run it)",
-		"not run: the rescue itself took over 1 ms to be taken (under a hypervisor: the host did not run this CPU)",
-		"not taken: interrupts on, the timer's interrupt requested but never taken",
-		"not fired: interrupts on, and the timer never fired",
-	};
 	struct timer_event ev[TRACE_EVENTS];
 	spin_lock(&tm.lock);
 	unsigned next = tm.trace_next;
@@ -272,7 +277,7 @@ static void rescue_report(int kind, const struct apic_timer_regs *r, const struc
 	spin_unlock_nosched(&tm.lock);
 	kprintf("time: the boot CPU's timer was %ld us overdue, %lu us of it with interrupts off, the rescuer's tick %lu us apart, "
 		"the rescue %lu us on its way; rescued (%s)\n", (int64_t)overdue_ns / 1000, off_ns / 1000,
-		tm.rescue_gap_ns / 1000, transit_ns / 1000, says[kind]);
+		tm.rescue_gap_ns / 1000, transit_ns / 1000, rescue_kinds[kind].says);
 	uint64_t off_at, off_from, off_to;
 	const struct irqtrace *it = irqtrace_here();
 	const char *at = ksym_lookup(f->rip, &off_at);
@@ -307,18 +312,18 @@ static void on_rescue(struct trap_frame *f, void *arg)
 {
 	struct apic_timer_regs r;
 	apic_timer_regs(VEC_TIMER, &r);
-	uint64_t tsc = rdtsc();
+	uint64_t tsc = rdtsc(), now = time_ns();
 	spin_lock(&tm.lock);
-	uint64_t off = irqtrace_here()->off_cycles - tm.prog_off;
-	uint64_t overdue_ns = time_ns() - tm.programmed_ns;
+	uint64_t off_ns = ticks_to_ns(irqtrace_here()->off_cycles - tm.prog_off, tm.tsc_hz);
+	uint64_t overdue_ns = now - tm.programmed_ns;
 	spin_unlock_nosched(&tm.lock);
 	uint64_t gap = __atomic_load_n(&tm.rescue_gap_ns, __ATOMIC_RELAXED);
-	uint64_t sent = __atomic_load_n(&tm.last_rescue_ns, __ATOMIC_RELAXED), now = time_ns();
+	uint64_t sent = __atomic_load_n(&tm.last_rescue_ns, __ATOMIC_RELAXED);
 	uint64_t transit = now > sent ? now - sent : 0;
-	int kind = timer_rescue_kind((int64_t)overdue_ns, RESCUE_NS, ticks_to_ns(off, tm.tsc_hz), gap, transit,
-				     RESCUE_TRANSIT_NS, r.irr);
-	if (__atomic_add_fetch(&tm.rescue_kinds[kind], 1, __ATOMIC_RELAXED) == 1)
-		rescue_report(kind, &r, f, tsc, overdue_ns, ticks_to_ns(off, tm.tsc_hz), transit);
+	enum timer_rescue_kind kind = timer_rescue_kind((int64_t)overdue_ns, RESCUE_NS, off_ns, gap, transit,
+							RESCUE_TRANSIT_NS, r.irr);
+	if (__atomic_add_fetch(&tm.rescue_counts[kind], 1, __ATOMIC_RELAXED) == 1)
+		rescue_report(kind, &r, f, tsc, overdue_ns, off_ns, transit);
 	tm.timer_set_up = false;        /* the tick below sets the whole timer up again */
 	on_tick(f, arg);
 }

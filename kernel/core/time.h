@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "lib/list.h"
+#include "lib/timemath.h"
 
 /* Calibrate the TSC (HPET, else ACPI PM timer, else PIT) and start the
  * clock at 0.  Runs before interrupts are on. */
@@ -29,12 +30,10 @@ uint64_t time_ticks(void);
 uint64_t time_lapic_hz(void);           /* LAPIC timer input clock / 16 */
 uint64_t time_rescues(void);            /* timer IPIs APs sent the boot CPU for an overdue tick */
 /* Rescues the boot CPU took (fewer than sent: IPIs sent while it is not
- * running coalesce into one), by what they found: "held_off" (interrupts
- * off most of the time), "all_late" (the rescuer's own tick as late),
- * "not_run" (the rescue slow to arrive: the CPU was not run), "not_taken"
- * (requested, never taken), "not_fired" (the timer never fired); 0 for
- * another name. */
-uint64_t time_rescues_of(const char *kind);
+ * running coalesce into one), by what they found (timer_rescue_kind in
+ * lib/timemath.h), and each kind's name for records ("held_off", ...). */
+uint64_t time_rescues_of(enum timer_rescue_kind kind);
+const char *time_rescue_kind_name(enum timer_rescue_kind kind);
 
 /* Busy-wait; for short device delays and before the scheduler runs. */
 void udelay(uint64_t us);

@@ -573,9 +573,9 @@ static void test_timerstall(struct json *r)
 	for (int i = 0; i < 1000 && this_cpu()->id != 0; i++)
 		sched_yield();
 	check(this_cpu()->id == 0, "on the boot CPU");
-	uint64_t r0 = time_rescues(), n0 = time_rescues_of("not_fired"), worst_late = 0;
+	uint64_t r0 = time_rescues(), n0 = time_rescues_of(RESCUE_NOT_FIRED), worst_late = 0;
 	unsigned tries = 0;
-	while (tries < 5 && time_rescues_of("not_fired") == n0) {
+	while (tries < 5 && time_rescues_of(RESCUE_NOT_FIRED) == n0) {
 		tries++;
 		bool on = irq_save();
 		apic_timer_stop();
@@ -589,9 +589,9 @@ static void test_timerstall(struct json *r)
 	sched_setaffinity(current_thread()->tid, &all);
 	json_u64(r, "tries", tries);
 	json_u64(r, "rescues", time_rescues() - r0);
-	json_u64(r, "not_fired", time_rescues_of("not_fired") - n0);
+	json_u64(r, "not_fired", time_rescues_of(RESCUE_NOT_FIRED) - n0);
 	json_u64(r, "worst_late_us", worst_late / 1000);
-	check(time_rescues_of("not_fired") > n0, "an AP rescued the stopped timer, sorted as not fired");
+	check(time_rescues_of(RESCUE_NOT_FIRED) > n0, "an AP rescued the stopped timer, sorted as not fired");
 	check(worst_late < 1000000000ull, "every sleep ended within 1 s of its time");
 }
 
