@@ -154,7 +154,7 @@ $(BUILD)/host/%.o: %.c
 	@echo '  HOSTCC $<'
 	$(Q)$(HCC) $(HCFLAGS) -c $< -o $@
 $(BUILD)/unit-tests: $(UNIT_OBJ)
-	$(HCC) $(HCFLAGS) -o $@ $^
+	$(HCC) $(HCFLAGS) -pthread -o $@ $^
 
 # Glue tests: the kernel's stateful glue (state, locks, references) built
 # from the real files against small fakes of what lies around it

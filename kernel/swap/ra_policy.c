@@ -787,12 +787,13 @@ static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)
 static void own_cut(void *space, uint64_t start, uint32_t steps) { ra_own_cut(space, start, steps); }
 
 static const struct ra_ops ops[] = {
-	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false, NULL },
-	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false, NULL },
-	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false, NULL },
-	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false, NULL },
-	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false, NULL },
-	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true, own_cut },
+	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false, NULL, RA_SCOPE_NONE },
+	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false, NULL, RA_SCOPE_NONE },
+	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false, NULL, RA_SCOPE_GLOBAL },
+	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false, NULL, RA_SCOPE_SPACE },
+	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false, NULL, RA_SCOPE_VSTATE_OR_GLOBAL },
+	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true, own_cut,
+		     RA_SCOPE_SPACE },
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind) { return &ops[kind]; }

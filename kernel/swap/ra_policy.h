@@ -375,6 +375,16 @@ struct ra_window {
 	struct ra_lwin lwin;    /* count 0: no logical readahead */
 };
 
+/* Which state a policy's calls read and write (struct ra_ctx): the
+ * caller guards each kind with its own lock, so faults on different
+ * address spaces share none unless the policy's state is global. */
+enum ra_scope {
+	RA_SCOPE_NONE,                  /* none: no lock */
+	RA_SCOPE_GLOBAL,                /* global: one window for the machine */
+	RA_SCOPE_SPACE,                 /* space and vstate: the address space's or object's */
+	RA_SCOPE_VSTATE_OR_GLOBAL,      /* vstate when the fault has one, else global */
+};
+
 struct ra_ops {
 	/* Bytes of state per address space or shmem object (0: none), and
 	 * its initial value. */
@@ -407,6 +417,7 @@ struct ra_ops {
 	 * window's first page) was read only up to step `steps`: no memory
 	 * for the rest (no_reclaim).  NULL: not wanted. */
 	void (*window_cut)(void *space, uint64_t start, uint32_t steps);
+	enum ra_scope scope;
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind);

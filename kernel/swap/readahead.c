@@ -4,11 +4,18 @@
  * the same code the unit simulator runs; this file holds no switch over
  * the policies.
  *
- * One spinlock guards every policy's state (the global hugh window, the
- * own policy's stream tables) and the VMA state (vma->ra_state: the
- * policies change it inside miss/found, under that lock, since faults of
- * one mm run in parallel); the fault's shared hold of the owner's
- * mm->lock keeps the VMA, and so that state's address, in place.
+ * Locking follows the state a policy keeps (ra_ops.scope): the own
+ * policy's stream tables and the VMA state (vma->ra_state, changed
+ * inside miss/found since faults of one mm run in parallel) are the
+ * address space's, under its mm->ra_lock (a shmem object's ra_lock for
+ * its own table); only a policy whose state is one window for the
+ * machine (hugh's, and vma's for shmem as in Linux) takes the global
+ * "readahead" lock; off and fixed take none.  So faults on different
+ * address spaces do not meet here.  The fault's shared hold of the
+ * owner's mm->lock keeps the VMA, and so that state's address, in place.
+ * Gap filling's feedback (shared by every task: a fill page is used by
+ * whichever task owns it) is one word changed by compare-and-swap, and
+ * plans come from a pool taken the same way.
  */
 #include <string.h>
 #include "readahead.h"
@@ -28,8 +35,8 @@
 static struct spinlock lock = SPINLOCK_INIT("readahead");
 static struct ra_spec spec = { RA_FIXED, 3 };
 static unsigned page_cluster = 3;
-static struct ra_hugh hugh;
-static struct ra_fill fill;             /* gap filling's feedback (ra_fill_room) */
+static struct ra_hugh hugh;             /* guarded by lock */
+static uint64_t fill_word;              /* gap filling's feedback: struct ra_fill packed (fill_apply) */
 static char name[16] = "fixed:3";
 
 bool ra_set_policy(const char *s)
@@ -42,7 +49,7 @@ bool ra_set_policy(const char *s)
 	if (sp.kind == RA_FIXED)
 		page_cluster = sp.order;
 	hugh = (struct ra_hugh){ 0, 0, 0 };
-	fill = (struct ra_fill){ 0, 0, 0 };
+	__atomic_store_n(&fill_word, 0, __ATOMIC_RELAXED);
 	ra_format(&spec, name, sizeof name);
 	spin_unlock_irqrestore(&lock, on);
 	return true;
@@ -66,6 +73,40 @@ void ra_set_page_cluster(unsigned n)
 unsigned ra_page_cluster(void) { return page_cluster; }
 
 void ra_state_free(void *state) { kfree(state); }
+
+/* Gap filling's feedback, lock-free: struct ra_fill in one word (21 bits
+ * per field: read stays under RA_FILL_FORGET plus a window, used under
+ * read, and windows matters only modulo RA_FILL_PROBE, a power of two
+ * that divides 2^21), updated by op on a copy and put back by
+ * compare-and-swap.  Returns op's result. */
+#define FILL_BITS 21
+#define FILL_MASK ((1ull << FILL_BITS) - 1)
+static uint32_t fill_apply(uint32_t (*op)(struct ra_fill *f, uint32_t n), uint32_t n)
+{
+	uint64_t old = __atomic_load_n(&fill_word, __ATOMIC_RELAXED), new;
+	uint32_t r;
+	do {
+		struct ra_fill f = { (uint32_t)(old & FILL_MASK), (uint32_t)(old >> FILL_BITS & FILL_MASK),
+				     (uint32_t)(old >> 2 * FILL_BITS & FILL_MASK) };
+		r = op(&f, n);
+		new = (f.read & FILL_MASK) | (uint64_t)(f.used & FILL_MASK) << FILL_BITS |
+		      (uint64_t)(f.windows & FILL_MASK) << 2 * FILL_BITS;
+	} while (!__atomic_compare_exchange_n(&fill_word, &old, new, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return r;
+}
+
+static uint32_t fill_room(struct ra_fill *f, uint32_t n) { return ra_fill_room(f, n); }
+static uint32_t fill_read(struct ra_fill *f, uint32_t n)
+{
+	ra_fill_read(f, n);
+	return 0;
+}
+static uint32_t fill_used(struct ra_fill *f, uint32_t n)
+{
+	(void)n;
+	ra_fill_used(f);
+	return 0;
+}
 
 /* The own policy's largest window: 1/64 of memory, 8..64 pages.  Memory
  * does not change size: computed on first use (a racing first use
@@ -93,21 +134,21 @@ static struct {
 	struct ra_plan head;
 	struct ra_item v[RA_PLAN_MAX];
 } pool[POOL];
-static uint32_t pool_busy;              /* bit i: pool[i] handed out; under plock */
-static struct spinlock plock = SPINLOCK_INIT("ra-plans");
+static uint32_t pool_busy;              /* bit i: pool[i] handed out (atomic) */
 
 /* A plan for up to cap (<= RA_PLAN_MAX) entries. */
 static struct ra_plan *plan_new(uint32_t cap)
 {
 	struct ra_plan *p = NULL;
-	bool on = spin_lock_irqsave(&plock);
-	for (uint32_t i = 0; i < POOL; i++)
-		if (!(pool_busy & (1u << i))) {
-			pool_busy |= 1u << i;
+	uint32_t busy = __atomic_load_n(&pool_busy, __ATOMIC_RELAXED);
+	while (busy != (1u << POOL) - 1) {
+		uint32_t i = (uint32_t)__builtin_ctz(~busy);
+		if (__atomic_compare_exchange_n(&pool_busy, &busy, busy | 1u << i, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
 			p = &pool[i].head;
 			break;
 		}
-	spin_unlock_irqrestore(&plock, on);
+	}
 	if (!p)
 		p = kmalloc(sizeof *p + cap * sizeof p->v[0]);
 	if (p) {
@@ -118,6 +159,7 @@ static struct ra_plan *plan_new(uint32_t cap)
 		p->nfill = 0;
 		p->no_reclaim = false;
 		p->space = NULL;
+		p->space_lock = NULL;
 		p->wstart = 0;
 	}
 	return p;
@@ -129,9 +171,7 @@ void ra_plan_free(struct ra_plan *p)
 		return;
 	for (uint32_t i = 0; i < POOL; i++)
 		if (p == &pool[i].head) {
-			bool on = spin_lock_irqsave(&plock);
-			pool_busy &= ~(1u << i);
-			spin_unlock_irqrestore(&plock, on);
+			__atomic_and_fetch(&pool_busy, ~(1u << i), __ATOMIC_RELEASE);
 			return;
 		}
 	kfree(p);
@@ -193,11 +233,8 @@ static void fill_gaps(struct ra_plan *p)
 	}
 	uint32_t room = p->cap - n < n ? p->cap - n : n;
 	uint32_t m = ra_fill_gaps(off, n, room, gap);
-	if (m) {
-		bool on = spin_lock_irqsave(&lock);
-		m = ra_fill_room(&fill, m);
-		spin_unlock_irqrestore(&lock, on);
-	}
+	if (m)
+		m = fill_apply(fill_room, m);
 	for (uint32_t i = 0; i < m; i++)
 		add(p, swp_entry(area, gap[i]));
 	p->nfill = m;
@@ -269,10 +306,9 @@ static void event_of(const struct ra_fault *f, struct ra_event *e)
 	}
 }
 
-/* The state ops decide from, but for the fields the lock guards
- * (ctx_locked).  want_space: a miss, or a hit on a readahead page (the
- * only events that start per-space state).  Called without the lock:
- * may allocate. */
+/* The state ops decide from.  want_space: a miss, or a hit on a
+ * readahead page (the only events that start per-space state).  Called
+ * without any lock: may allocate. */
 static void ctx_of(const struct ra_fault *f, const struct ra_ops *ops, bool want_space, struct ra_ctx *c)
 {
 	bool logical = f->mm && (f->obj || f->vstate);
@@ -280,12 +316,36 @@ static void ctx_of(const struct ra_fault *f, const struct ra_ops *ops, bool want
 	c->vstate = f->obj ? NULL : f->vstate;
 	c->space = ops->space_size && logical && want_space ? space_state(f, ops) : NULL;
 	c->budget = c->space ? own_budget() : 0;
+	/* Set under the global lock by a policy switch; a switch racing
+	 * with a fault applies from the next one. */
+	c->order = __atomic_load_n(&spec.order, __ATOMIC_RELAXED);
+	c->max_pages = 1u << __atomic_load_n(&page_cluster, __ATOMIC_RELAXED);
 }
 
-static void ctx_locked(struct ra_ctx *c)
+/* The lock guarding the state ops change for this fault (ra_ops.scope),
+ * or NULL: none.  Not a fault (no mm): the global one. */
+static struct spinlock *state_lock(const struct ra_fault *f, const struct ra_ops *ops, const struct ra_ctx *c)
 {
-	c->order = spec.order;
-	c->max_pages = 1u << page_cluster;
+	switch (ops->scope) {
+	case RA_SCOPE_NONE:
+		return NULL;
+	case RA_SCOPE_VSTATE_OR_GLOBAL:
+		if (!c->vstate)
+			return &lock;
+		/* fall through */
+	case RA_SCOPE_SPACE:
+		return f->obj ? &f->obj->ra_lock : f->mm ? &f->mm->ra_lock : &lock;
+	case RA_SCOPE_GLOBAL:
+	default:
+		return &lock;
+	}
+}
+
+static bool state_enter(struct spinlock *l) { return l ? spin_lock_irqsave(l) : false; }
+static void state_exit(struct spinlock *l, bool on)
+{
+	if (l)
+		spin_unlock_irqrestore(l, on);
 }
 
 /* Slots of the plan's slot window besides the fault's that hold data. */
@@ -309,10 +369,10 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 	struct ra_window w;
 	ctx_of(f, ops, true, &c);
 	event_of(f, &e);
-	bool on = spin_lock_irqsave(&lock);
-	ctx_locked(&c);
+	struct spinlock *l = state_lock(f, ops, &c);
+	bool on = state_enter(l);
 	ops->miss(&c, &e, &w);
-	spin_unlock_irqrestore(&lock, on);
+	state_exit(l, on);
 	/* The fault's page alone needs no plan. */
 	if (w.slots.count <= 1 && w.lwin.count == 0)
 		return NULL;
@@ -327,15 +387,16 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 	p->has_fault = true;
 	if (w.slots.count <= 1) {
 		p->space = c.space;
+		p->space_lock = l;
 		add_logical(p, f, &w.lwin);
 		return p;
 	}
 	add_slots(p, f->entry, &w.slots);
 	if (ops->slot_read) {
 		uint32_t used = slots_in_use(p);
-		on = spin_lock_irqsave(&lock);
+		on = state_enter(l);
 		ops->slot_read(&c, used);
-		spin_unlock_irqrestore(&lock, on);
+		state_exit(l, on);
 	}
 	return p;
 }
@@ -348,10 +409,10 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	struct ra_lwin w;
 	ctx_of(f, ops, readahead, &c);
 	event_of(f, &e);
-	bool on = spin_lock_irqsave(&lock);
-	ctx_locked(&c);
+	struct spinlock *l = state_lock(f, ops, &c);
+	bool on = state_enter(l);
 	ops->found(&c, &e, readahead, marker, &w);
-	spin_unlock_irqrestore(&lock, on);
+	state_exit(l, on);
 	if (!w.count)
 		return NULL;
 	uint32_t cap = w.marker ? 2 * w.count : w.count;
@@ -359,6 +420,7 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	if (p) {
 		p->no_reclaim = ops->no_reclaim && w.marker;
 		p->space = c.space;
+		p->space_lock = l;
 		add_logical(p, f, &w);
 	}
 	if (p && !p->n) {
@@ -373,25 +435,21 @@ void ra_window_cut(const struct ra_plan *p, uint32_t steps)
 	const struct ra_ops *ops = cur_ops();
 	if (!p->space || !ops->window_cut)
 		return;
-	bool on = spin_lock_irqsave(&lock);
+	bool on = state_enter(p->space_lock);
 	ops->window_cut(p->space, p->wstart, steps);
-	spin_unlock_irqrestore(&lock, on);
+	state_exit(p->space_lock, on);
 }
 
 void ra_filled(uint32_t n)
 {
 	vmstat_add(SWAP_RA_FILL, n);
-	bool on = spin_lock_irqsave(&lock);
-	ra_fill_read(&fill, n);
-	spin_unlock_irqrestore(&lock, on);
+	fill_apply(fill_read, n);
 }
 
 void ra_fill_hit(void)
 {
 	vmstat_inc(SWAP_RA_FILL_HIT);
-	bool on = spin_lock_irqsave(&lock);
-	ra_fill_used(&fill);
-	spin_unlock_irqrestore(&lock, on);
+	fill_apply(fill_used, 0);
 }
 
 void ra_waste(uint64_t entry)

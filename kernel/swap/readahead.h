@@ -61,6 +61,7 @@ struct ra_plan {
 	bool no_reclaim;        /* read-ahead pages from free memory only (ra_ops.no_reclaim:
 				 * a confirmed stream's window) */
 	void *space;            /* the policy state that chose a logical window, or NULL */
+	struct spinlock *space_lock;    /* ... and the lock guarding it */
 	uint64_t wstart;        /* ... and the window's first page (ra_window_cut) */
 	struct ra_item v[];     /* cap <= RA_PLAN_MAX */
 };

@@ -55,101 +55,163 @@ uint32_t swap_max_run(unsigned a) { return a < SWAP_MAX_AREAS && S.dev[a] ? blk_
 
 /* ------------------------------------------------------------ slots */
 
-/* [S.lock] Runs handed out by swap_alloc whose pages are not yet in the
- * swap cache: their slots count as in use but hold no data.  Read-ahead
- * on another CPU must not read them (it would cache what the disk held
- * there before, and take the slot from the page that was given it).
- * Linux marks such slots SWAP_HAS_CACHE at allocation for this reason. */
-/* Room for every reclaim context's runs at once (reclaim.c: kswapd's and
- * up to 64 direct reclaimers', 16 runs each); a swap_alloc that would not
- * fit gets no slots, which reclaim takes for swap full. */
-#define SWAP_FRESH_MAX (16 * 66)
-static struct swap_run fresh[SWAP_FRESH_MAX];
-static int nfresh;
+/* Slots handed out by swap_alloc whose pages are not yet in the swap
+ * cache count as in use but hold no data: read-ahead on another CPU must
+ * not read them (it would cache what the disk held there before, and
+ * take the slot from the page that was given it).  The allocator marks
+ * them FRESH (Linux marks them SWAP_HAS_CACHE at allocation for this
+ * reason) until swapcache_add settles them.
+ *
+ * Freed slots: the last count of a slot, dropped on the fault path (a
+ * write fault freeing its swap copy, an exit), leaves the slot PENDING in
+ * this CPU's return buffer; a full buffer goes back to the allocator in
+ * one hold of S.lock (Linux's swap slots cache returned freed slots 64 at
+ * a time the same way).  So the fault path's count changes (dup, free,
+ * count, holds_data) take no global lock.  Pending slots count as free in
+ * swap_used_slots, and swap_alloc flushes every buffer before it reports
+ * swap short. */
+#define RET_MAX 64
+struct ret_buf {
+	struct spinlock lock;           /* "swap-ret": its CPU, and flushes */
+	int n;
+	uint64_t e[RET_MAX];
+};
+static struct ret_buf *ret[SWAP_MAX_CPUS];      /* a CPU's, made at its first deferred free */
+static uint64_t npending;                       /* slots in return buffers (atomic) */
 
-static bool is_fresh(uint64_t e)
+/* Give the slots back to the allocator.  Any context; no lock held. */
+static void release(const uint64_t *e, int n)
 {
-	for (int i = 0; i < nfresh; i++)
-		if (fresh[i].area == swp_area(e) && swp_offset(e) - fresh[i].off < fresh[i].count)
-			return true;
-	return false;
+	if (!n)
+		return;
+	bool on = spin_lock_irqsave(&S.lock);
+	for (int i = 0; i < n; i++)
+		if (swapalloc_release(&S.pool, e[i]) < 0)
+			kprintf("swap: release of entry area %u slot %lu: not pending\n", swp_area(e[i]), swp_offset(e[i]));
+	spin_unlock_irqrestore(&S.lock, on);
+	__atomic_sub_fetch(&npending, (uint64_t)n, __ATOMIC_RELAXED);
+}
+
+/* Empty buffer b into out (RET_MAX entries); returns how many. */
+static int ret_take(struct ret_buf *b, uint64_t *out)
+{
+	bool on = spin_lock_irqsave(&b->lock);
+	int n = b->n;
+	memcpy(out, b->e, (size_t)n * sizeof out[0]);
+	b->n = 0;
+	spin_unlock_irqrestore(&b->lock, on);
+	return n;
+}
+
+/* Every CPU's buffer back to the allocator. */
+static void flush_pending(void)
+{
+	if (!__atomic_load_n(&npending, __ATOMIC_RELAXED))
+		return;
+	uint64_t e[RET_MAX];
+	for (uint32_t c = 0; c < SWAP_MAX_CPUS; c++) {
+		struct ret_buf *b = __atomic_load_n(&ret[c], __ATOMIC_ACQUIRE);
+		if (b)
+			release(e, ret_take(b, e));
+	}
+}
+
+/* A slot swapalloc_put left PENDING: into this CPU's buffer. */
+static void defer(uint64_t e)
+{
+	__atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
+	bool on = irq_save();           /* stay on this CPU */
+	uint32_t cpu = this_cpu()->id % SWAP_MAX_CPUS;
+	struct ret_buf *b = ret[cpu];
+	if (!b && (b = kmalloc(sizeof *b))) {
+		spin_init(&b->lock, "swap-ret");
+		b->n = 0;
+		__atomic_store_n(&ret[cpu], b, __ATOMIC_RELEASE);
+	}
+	if (!b) {
+		irq_restore(on);
+		release(&e, 1);
+		return;
+	}
+	uint64_t out[RET_MAX];
+	int n = 0;
+	spin_lock(&b->lock);
+	if (b->n == RET_MAX) {
+		n = b->n;
+		memcpy(out, b->e, sizeof out);
+		b->n = 0;
+	}
+	b->e[b->n++] = e;
+	spin_unlock(&b->lock);
+	irq_restore(on);
+	release(out, n);
 }
 
 int swap_alloc(int want, struct swap_run *runs, int maxruns)
 {
+	/* This CPU's own clusters (swapalloc.h). */
+	uint32_t cpu = this_cpu()->id % S.pool.ncpus;
 	bool on = spin_lock_irqsave(&S.lock);
-	int n = 0;
-	if (nfresh + maxruns <= SWAP_FRESH_MAX) {
-		/* This CPU's own clusters (swapalloc.h). */
-		uint32_t cpu = this_cpu()->id % S.pool.ncpus;
-		n = swapalloc_get_cpu(&S.pool, cpu, want, runs, maxruns);
-		for (int i = 0; i < n; i++)
-			fresh[nfresh++] = runs[i];
-	}
+	int n = swapalloc_get_cpu(&S.pool, cpu, want, runs, maxruns);
 	spin_unlock_irqrestore(&S.lock, on);
-	return n < 0 ? 0 : n;
-}
-
-void swap_alloc_settled(const struct swap_run *runs, int n)
-{
-	bool on = spin_lock_irqsave(&S.lock);
+	if (n < 0)
+		n = 0;
+	int got = 0;
 	for (int i = 0; i < n; i++)
-		for (int j = 0; j < nfresh; j++)
-			if (fresh[j].area == runs[i].area && fresh[j].off == runs[i].off) {
-				fresh[j] = fresh[--nfresh];
-				break;
-			}
-	spin_unlock_irqrestore(&S.lock, on);
+		got += (int)runs[i].count;
+	if (got < want && n < maxruns && __atomic_load_n(&npending, __ATOMIC_RELAXED)) {
+		/* Short: the slots waiting in return buffers first. */
+		flush_pending();
+		on = spin_lock_irqsave(&S.lock);
+		int m = swapalloc_get_cpu(&S.pool, cpu, want - got, runs + n, maxruns - n);
+		spin_unlock_irqrestore(&S.lock, on);
+		n += m > 0 ? m : 0;
+	}
+	return n;
 }
 
-bool swap_holds_data(uint64_t e)
-{
-	bool on = spin_lock_irqsave(&S.lock);
-	bool r = swapalloc_count(&S.pool, e) > 0 && !is_fresh(e);
-	spin_unlock_irqrestore(&S.lock, on);
-	return r;
-}
+bool swap_holds_data(uint64_t e) { return swapalloc_has_data(&S.pool, e); }
 
-static void call(int (*fn)(struct swap_pool *, uint64_t), uint64_t e, const char *what)
+static void report(int r, uint64_t e, const char *what)
 {
-	bool on = spin_lock_irqsave(&S.lock);
-	int r = fn(&S.pool, e);
-	spin_unlock_irqrestore(&S.lock, on);
 	if (r < 0)
 		kprintf("swap: %s of entry area %u slot %lu failed (%d)\n", what, swp_area(e), swp_offset(e), r);
 }
 
-void swap_dup(uint64_t e) { call(swapalloc_dup, e, "dup"); }
+void swap_dup(uint64_t e) { report(swapalloc_dup(&S.pool, e), e, "dup"); }
+bool swap_dup_if_data(uint64_t e) { return swapalloc_dup_if_data(&S.pool, e); }
+void swap_settle(uint64_t e) { swapalloc_settle(&S.pool, e); }
 
-bool swap_dup_if_data(uint64_t e)
-{
-	bool on = spin_lock_irqsave(&S.lock);
-	bool r = swapalloc_count(&S.pool, e) > 0 && !is_fresh(e) && swapalloc_dup(&S.pool, e) == 0;
-	spin_unlock_irqrestore(&S.lock, on);
-	return r;
-}
 /* A slot whose last count goes (free, or bad once retired) must not keep
  * the workingset shadow of the page that was there: the next page given
- * the slot is another. */
+ * the slot is another.  The shadow goes before the slot can be reused. */
 void swap_free(uint64_t e)
 {
-	bool on = spin_lock_irqsave(&S.lock);
-	int r = swapalloc_free(&S.pool, e);
-	spin_unlock_irqrestore(&S.lock, on);
-	if (r < 0)
-		kprintf("swap: free of entry area %u slot %lu failed (%d)\n", swp_area(e), swp_offset(e), r);
-	else if (r == 0)
+	int r = swapalloc_put(&S.pool, e);
+	if (r == 0) {
 		swapcache_forget_shadow(e);
+		defer(e);
+		return;
+	}
+	if (r == SWAPALLOC_EAGAIN) {    /* the last count of a retired slot */
+		bool on = spin_lock_irqsave(&S.lock);
+		r = swapalloc_free(&S.pool, e);
+		spin_unlock_irqrestore(&S.lock, on);
+		if (r == 0)
+			swapcache_forget_shadow(e);
+	}
+	report(r, e, "free");
 }
-void swap_retire(uint64_t e) { call(swapalloc_retire, e, "retire"); }
 
-int swap_count(uint64_t e)
+void swap_retire(uint64_t e)
 {
 	bool on = spin_lock_irqsave(&S.lock);
-	int r = swapalloc_count(&S.pool, e);
+	int r = swapalloc_retire(&S.pool, e);
 	spin_unlock_irqrestore(&S.lock, on);
-	return r;
+	report(r, e, "retire");
 }
+
+int swap_count(uint64_t e) { return swapalloc_count(&S.pool, e); }
 
 /* The area's shape under the lock; false when it is not present. */
 static bool area_shape(unsigned a, struct swap_area_shape *sh)
@@ -187,7 +249,13 @@ static uint64_t sum_slots(bool used)
 }
 
 uint64_t swap_total_slots(void) { return sum_slots(false); }
-uint64_t swap_used_slots(void) { return sum_slots(true); }
+
+/* Slots waiting in return buffers are as good as free. */
+uint64_t swap_used_slots(void)
+{
+	uint64_t used = sum_slots(true), pending = __atomic_load_n(&npending, __ATOMIC_RELAXED);
+	return used > pending ? used - pending : 0;
+}
 
 /* ------------------------------------------------------------ I/O */
 
@@ -465,7 +533,7 @@ void swap_init(void)
 	swapalloc_set_cpus(&S.pool, (uint32_t)cpus);    /* no area yet: cannot fail */
 	struct pmm_stats st;
 	pmm_get_stats(&st);
-	swapcache_init(st.total_pages);
+	swapcache_init(st.total_pages, (uint32_t)cpus);
 	if (kcfg.swapformat[0])
 		for_each_item(kcfg.swapformat, format_item);
 	if (!strcmp(kcfg.swap, "none"))
@@ -578,6 +646,7 @@ int swapoff(int a)
 		long r = swapin_unuse_shmem((unsigned)a);
 		back += r > 0 ? r : 0;
 		drop_orphans((unsigned)a);
+		flush_pending();        /* slots freed on the way, waiting in return buffers */
 		on = spin_lock_irqsave(&S.lock);
 		int64_t used = swapalloc_area_used(&S.pool, a);
 		if (!used) {
@@ -617,6 +686,7 @@ bool swap_area_info(unsigned a, struct swap_area_info *out)
 	struct swap_area_shape sh;
 	if (a >= SWAP_MAX_AREAS)
 		return false;
+	flush_pending();                /* exact counts for the report */
 	bool on = spin_lock_irqsave(&S.lock);
 	bool present = swapalloc_area_shape(&S.pool, (int)a, &sh) && !swapalloc_area_stats(&S.pool, (int)a, &st);
 	spin_unlock_irqrestore(&S.lock, on);
@@ -631,6 +701,7 @@ bool swap_area_info(unsigned a, struct swap_area_info *out)
 
 void swap_json(struct json *j)
 {
+	flush_pending();                /* exact counts for the record */
 	json_arr_begin(j, "swap_areas");
 	for (int a = 0; a < SWAP_MAX_AREAS; a++) {
 		struct swap_area_stats st;

@@ -34,12 +34,13 @@ void swap_drop_unused_cache(void);
 int swap_area_of(const char *devname);
 bool swap_enabled(void);
 
-/* Slot allocation and reference counts (locked wrappers of swapalloc). */
+/* Slot allocation and reference counts (swapalloc's, on the pool: the
+ * count changes and reads take no global lock; swap.c says how). */
 int swap_alloc(int want, struct swap_run *runs, int maxruns);
-/* The runs of a swap_alloc are settled: every page given one of their
- * slots is in the swap cache now, or the slot was freed. */
-void swap_alloc_settled(const struct swap_run *runs, int n);
-/* In use and holding data: counted, and not a slot of an unsettled run. */
+/* A slot swap_alloc gave out holds its page now (the page is in the swap
+ * cache): read-ahead may read it from here on. */
+void swap_settle(uint64_t entry);
+/* In use and holding data: counted, and settled. */
 bool swap_holds_data(uint64_t entry);
 void swap_dup(uint64_t entry);
 /* swap_holds_data and, if so, a new count, in one step (Linux's

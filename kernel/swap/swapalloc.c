@@ -20,8 +20,10 @@
  * get whole clusters in turn.
  *
  * Invariants (swapalloc_check verifies all of them):
- *  - swap_map[off] is 0 (free), 1..SWAP_MAP_MAX (in use), RETIRED|count
- *    (in use, BAD when count reaches 0) or BAD.  Slot 0 is BAD.
+ *  - swap_map[off] is 0 (free), 1..SWAP_MAP_MAX (in use), FRESH|count
+ *    (in use, no data yet), PENDING (in use: its last count went, it
+ *    waits for swapalloc_release), RETIRED|any of these (BAD once it
+ *    would be free) or BAD.  Slot 0 is BAD.
  *  - cluster c covers slots [c << shift, min((c + 1) << shift, nslots));
  *    c.free counts its 0 entries, c.cap its non-BAD ones; so cap - free is
  *    the slots in use.
@@ -41,12 +43,24 @@
  *    every get step but one per current cluster of the calling CPU makes
  *    progress: swapalloc_get never spins.
  *
- * The caller serialises all calls (the kernel's swap lock); nothing here
- * blocks.  Only area add / set_cluster / remove / destroy call the
+ * The caller serialises all calls (the kernel's swap lock) but the ones
+ * swapalloc.h marks LOCK-FREE: those change one map word by atomic
+ * compare-and-swap, never between 0 and non-zero, so the counts and lists
+ * above stay the lock's alone.  Nothing here blocks.  Only area add / set_cluster / remove / destroy call the
  * allocator hooks.
  */
 #include <string.h>
 #include "swapalloc.h"
+
+/* A map word, read once: lock-free callers may change in-use words under
+ * a lock holder's feet (never to or from 0). */
+static uint16_t mapv(const struct swap_area *a, uint64_t off) { return __atomic_load_n(&a->map[off], __ATOMIC_RELAXED); }
+
+/* Replace the map word old by new; false if it changed meanwhile. */
+static bool map_cas(struct swap_area *a, uint64_t off, uint16_t *old, uint16_t new)
+{
+	return __atomic_compare_exchange_n(&a->map[off], old, new, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
 
 static uint64_t cl_start(const struct swap_area *a, uint32_t c)
 {
@@ -129,8 +143,8 @@ static void build_clusters(struct swap_area *a, uint32_t ncpus)
 		struct swap_cluster *x = &a->cl[c];
 		*x = (struct swap_cluster){ 0, 0, SWAP_CL_NONE, SWAP_CL_NONE, SWAP_CL_OFF };
 		for (uint64_t off = cl_start(a, c); off < cl_end(a, c); off++) {
-			x->cap += a->map[off] != SWAP_MAP_BAD;
-			x->free += a->map[off] == 0;
+			x->cap += mapv(a, off) != SWAP_MAP_BAD;
+			x->free += mapv(a, off) == 0;
 		}
 		a->nfree += x->free;
 		a->nused += x->cap - x->free;
@@ -244,7 +258,7 @@ static bool take(struct swap_area *a, unsigned ai, uint64_t off, struct batch *b
 	uint32_t c = (uint32_t)(off >> a->shift);
 	if (!run_add(b, ai, off))
 		return false;
-	a->map[off] = 1;
+	__atomic_store_n(&a->map[off], 1 | SWAP_MAP_FRESH, __ATOMIC_RELAXED);
 	a->cl[c].free--;
 	a->nfree--;
 	a->nused++;
@@ -288,7 +302,7 @@ static uint64_t fill_current(struct swap_pool *p, unsigned ai, struct swap_cpu_c
 	uint32_t c = k->cur;
 	uint64_t off = k->next, end = cl_end(a, c), n = 0;
 	for (; off < end && b->left; off++) {
-		if (a->map[off])
+		if (mapv(a, off))
 			continue;
 		if (!take(a, ai, off, b))
 			break;
@@ -318,7 +332,7 @@ static uint64_t fallback(struct swap_pool *p, unsigned ai, struct batch *b)
 			off = cl_end(a, c);
 			continue;
 		}
-		if (!a->map[off]) {
+		if (!mapv(a, off)) {
 			if (!take(a, ai, off, b))
 				break;
 			n++;
@@ -339,7 +353,7 @@ static bool next_cluster_extends(const struct swap_area *a, unsigned ai, const s
 	if (c == SWAP_CL_NONE)
 		return false;
 	for (uint64_t off = cl_start(a, c); off < cl_end(a, c); off++)
-		if (!a->map[off])
+		if (!mapv(a, off))
 			return run_extends(b, ai, off);
 	return false;
 }
@@ -407,38 +421,77 @@ int swapalloc_count(const struct swap_pool *p, uint64_t entry)
 {
 	uint64_t off;
 	const struct swap_area *a = entry_area(p, entry, &off);
-	if (!a || a->map[off] == SWAP_MAP_BAD)
+	uint16_t v = a ? mapv(a, off) : SWAP_MAP_BAD;
+	if (v == SWAP_MAP_BAD)
 		return SWAPALLOC_EINVAL;
-	return a->map[off] & SWAP_MAP_COUNT;
+	return v & SWAP_MAP_COUNT;
+}
+
+bool swapalloc_has_data(const struct swap_pool *p, uint64_t entry)
+{
+	uint64_t off;
+	const struct swap_area *a = entry_area(p, entry, &off);
+	uint16_t v = a ? mapv(a, off) : SWAP_MAP_BAD;
+	return v != SWAP_MAP_BAD && (v & SWAP_MAP_COUNT) && !(v & SWAP_MAP_FRESH);
 }
 
 int swapalloc_dup(struct swap_pool *p, uint64_t entry)
 {
 	uint64_t off;
 	struct swap_area *a = entry_area(p, entry, &off);
-	if (!a || a->map[off] == SWAP_MAP_BAD)
+	if (!a)
 		return SWAPALLOC_EINVAL;
-	uint16_t cnt = a->map[off] & SWAP_MAP_COUNT;
-	if (!cnt)
-		return SWAPALLOC_ENOENT;
-	if (cnt == SWAP_MAP_MAX)
-		return SWAPALLOC_EOVERFLOW;
-	a->map[off]++;
+	uint16_t v = mapv(a, off);
+	do {
+		if (v == SWAP_MAP_BAD)
+			return SWAPALLOC_EINVAL;
+		if (!(v & SWAP_MAP_COUNT))
+			return SWAPALLOC_ENOENT;
+		if ((v & SWAP_MAP_COUNT) == SWAP_MAP_MAX)
+			return SWAPALLOC_EOVERFLOW;
+	} while (!map_cas(a, off, &v, v + 1));
 	return 0;
 }
 
-/* The last reference to off went: the slot is free again, or BAD. */
-static void slot_release(struct swap_area *a, uint64_t off)
+bool swapalloc_dup_if_data(struct swap_pool *p, uint64_t entry)
+{
+	uint64_t off;
+	struct swap_area *a = entry_area(p, entry, &off);
+	if (!a)
+		return false;
+	uint16_t v = mapv(a, off);
+	do {
+		if (v == SWAP_MAP_BAD || !(v & SWAP_MAP_COUNT) || (v & SWAP_MAP_FRESH) ||
+		    (v & SWAP_MAP_COUNT) == SWAP_MAP_MAX)
+			return false;
+	} while (!map_cas(a, off, &v, v + 1));
+	return true;
+}
+
+void swapalloc_settle(struct swap_pool *p, uint64_t entry)
+{
+	uint64_t off;
+	struct swap_area *a = entry_area(p, entry, &off);
+	uint16_t v = a ? mapv(a, off) : SWAP_MAP_BAD;
+	while (v != SWAP_MAP_BAD && (v & SWAP_MAP_COUNT) && (v & SWAP_MAP_FRESH))
+		if (map_cas(a, off, &v, v & ~SWAP_MAP_FRESH))
+			break;
+}
+
+/* The last reference to off went (its map word now reads v, count 0:
+ * PENDING or RETIRED|PENDING, or about to be cleared by the caller): the
+ * slot is free again, or BAD. */
+static void slot_release(struct swap_area *a, uint64_t off, uint16_t v)
 {
 	uint32_t c = (uint32_t)(off >> a->shift);
 	a->nused--;
 	a->st.slots_freed++;
-	if (a->map[off] & SWAP_MAP_RETIRED) {
-		a->map[off] = SWAP_MAP_BAD;
+	if (v & SWAP_MAP_RETIRED) {
+		__atomic_store_n(&a->map[off], SWAP_MAP_BAD, __ATOMIC_RELAXED);
 		a->cl[c].cap--;
 		a->nbad++;
 	} else {
-		a->map[off] = 0;
+		__atomic_store_n(&a->map[off], 0, __ATOMIC_RELAXED);
 		a->cl[c].free++;
 		a->nfree++;
 	}
@@ -449,11 +502,60 @@ int swapalloc_free(struct swap_pool *p, uint64_t entry)
 {
 	uint64_t off;
 	struct swap_area *a = entry_area(p, entry, &off);
-	if (!a || a->map[off] == SWAP_MAP_BAD || !(a->map[off] & SWAP_MAP_COUNT))
+	if (!a)
 		return SWAPALLOC_EINVAL;
-	if ((a->map[off] & SWAP_MAP_COUNT) > 1)
-		return --a->map[off] & SWAP_MAP_COUNT;
-	slot_release(a, off);
+	uint16_t v = mapv(a, off);
+	for (;;) {
+		if (v == SWAP_MAP_BAD || !(v & SWAP_MAP_COUNT))
+			return SWAPALLOC_EINVAL;
+		if ((v & SWAP_MAP_COUNT) > 1) {
+			if (map_cas(a, off, &v, v - 1))
+				return (v - 1) & SWAP_MAP_COUNT;
+			continue;
+		}
+		/* The last count: claim the word first, so a lock-free dup
+		 * racing with us either came before (and we see count 2) or
+		 * finds a count of 0. */
+		uint16_t gone = (v & SWAP_MAP_RETIRED) | SWAP_MAP_PENDING;
+		if (map_cas(a, off, &v, gone)) {
+			slot_release(a, off, gone);
+			return 0;
+		}
+	}
+}
+
+int swapalloc_put(struct swap_pool *p, uint64_t entry)
+{
+	uint64_t off;
+	struct swap_area *a = entry_area(p, entry, &off);
+	if (!a)
+		return SWAPALLOC_EINVAL;
+	uint16_t v = mapv(a, off);
+	for (;;) {
+		if (v == SWAP_MAP_BAD || !(v & SWAP_MAP_COUNT))
+			return SWAPALLOC_EINVAL;
+		if ((v & SWAP_MAP_COUNT) > 1) {
+			if (map_cas(a, off, &v, v - 1))
+				return (v - 1) & SWAP_MAP_COUNT;
+			continue;
+		}
+		if (v & SWAP_MAP_RETIRED)
+			return SWAPALLOC_EAGAIN;
+		if (map_cas(a, off, &v, SWAP_MAP_PENDING))
+			return 0;
+	}
+}
+
+int swapalloc_release(struct swap_pool *p, uint64_t entry)
+{
+	uint64_t off;
+	struct swap_area *a = entry_area(p, entry, &off);
+	uint16_t v = a ? mapv(a, off) : SWAP_MAP_BAD;
+	/* Nothing lock-free changes a word whose count is 0; retire (locked,
+	 * like us) may have added RETIRED. */
+	if (v == SWAP_MAP_BAD || (v & ~SWAP_MAP_RETIRED) != SWAP_MAP_PENDING)
+		return SWAPALLOC_EINVAL;
+	slot_release(a, off, v);
 	return 0;
 }
 
@@ -461,17 +563,21 @@ int swapalloc_retire(struct swap_pool *p, uint64_t entry)
 {
 	uint64_t off;
 	struct swap_area *a = entry_area(p, entry, &off);
-	if (!a || a->map[off] == SWAP_MAP_BAD)
+	if (!a)
 		return SWAPALLOC_EINVAL;
-	if (a->map[off] & SWAP_MAP_RETIRED)
+	uint16_t v = mapv(a, off);
+	if (v == SWAP_MAP_BAD)
+		return SWAPALLOC_EINVAL;
+	if (v & SWAP_MAP_RETIRED)
 		return 0;
 	a->st.retired++;
-	if (a->map[off]) {
-		a->map[off] |= SWAP_MAP_RETIRED;
+	if (v) {
+		while (!map_cas(a, off, &v, v | SWAP_MAP_RETIRED))
+			;
 		return 0;
 	}
 	uint32_t c = (uint32_t)(off >> a->shift);
-	a->map[off] = SWAP_MAP_BAD;
+	__atomic_store_n(&a->map[off], SWAP_MAP_BAD, __ATOMIC_RELAXED);
 	a->cl[c].free--;
 	a->cl[c].cap--;
 	a->nfree--;
@@ -718,7 +824,7 @@ static const char *check_cluster(const struct swap_area *a, uint32_t c, struct t
 			free++;
 			continue;
 		}
-		if (!(v & SWAP_MAP_COUNT))
+		if (!(v & SWAP_MAP_COUNT) && !(v & SWAP_MAP_PENDING))
 			return "retired flag on a free slot";
 		t->used++;
 		t->pending += !!(v & SWAP_MAP_RETIRED);

@@ -52,8 +52,14 @@
 /* swap_map values */
 #define SWAP_MAP_BAD            0xffffu /* header, mkswap bad page or retired */
 #define SWAP_MAP_RETIRED        0x8000u /* flag: becomes BAD when the count drops to 0 */
-#define SWAP_MAP_COUNT          0x7fffu /* mask of the reference count */
-#define SWAP_MAP_MAX            0x7ffeu /* highest count (RETIRED|0x7fff is BAD) */
+/* flag: with a count, allocated but holding no data yet (swapalloc_settle
+ * clears it: Linux's SWAP_HAS_CACHE at allocation); alone (count 0),
+ * PENDING: the last count went (swapalloc_put) and the slot waits for
+ * swapalloc_release to be free again. */
+#define SWAP_MAP_FRESH          0x4000u
+#define SWAP_MAP_PENDING        SWAP_MAP_FRESH
+#define SWAP_MAP_COUNT          0x3fffu /* mask of the reference count */
+#define SWAP_MAP_MAX            0x3ffeu /* highest count (all bits set is BAD) */
 
 #define SWP_TAG                 1ull
 #define SWP_AREA_SHIFT          1
@@ -84,6 +90,7 @@ static inline bool swp_is_entry(uint64_t v)
  * callers can pass them on. */
 enum swapalloc_err {
 	SWAPALLOC_ENOENT = -2,          /* dup of a free slot */
+	SWAPALLOC_EAGAIN = -11,         /* swapalloc_put: take the lock (swapalloc_free) */
 	SWAPALLOC_ENOMEM = -12,         /* the allocator callback failed */
 	SWAPALLOC_EBUSY = -16,          /* area still has slots in use */
 	SWAPALLOC_EINVAL = -22,         /* bad argument, bad entry, double free */
@@ -196,7 +203,7 @@ int swapalloc_area_add(struct swap_pool *p, const struct swap_area_conf *conf);
 int swapalloc_area_set_cluster(struct swap_pool *p, int area, uint32_t cluster, uint32_t frag_min);
 
 /*
- * Allocate up to want slots, each with count 1, as runs[0..return) of
+ * Allocate up to want slots, each with count 1 and FRESH, as runs[0..return) of
  * contiguous slots, at most maxruns of them.  Returns the number of runs
  * (their counts add up to at most want; fewer when swap is short or runs
  * ran out; 0 when swap is full) or SWAPALLOC_EINVAL.  Never blocks.
@@ -206,16 +213,46 @@ int swapalloc_get(struct swap_pool *p, int want, struct swap_run *runs, int maxr
  * clusters.  swapalloc_get is CPU 0's. */
 int swapalloc_get_cpu(struct swap_pool *p, uint32_t cpu, int want, struct swap_run *runs, int maxruns);
 
-/* One more reference to an allocated slot.  0 or a negative error. */
+/*
+ * Slot counts.  The calls marked LOCK-FREE change one slot's map word
+ * with an atomic compare-and-swap and touch nothing else, so the caller
+ * need not hold its swap lock for them - as long as the area stays
+ * present meanwhile (the caller holds a count of a slot of that area, or
+ * otherwise keeps swapoff out).  They never change cluster or area
+ * counts: only the calls that move a slot between free and in use do,
+ * and those need the lock.  This keeps the fault path's count changes
+ * off the pool's lock (Linux takes a per-cluster lock for them).
+ */
+/* One more reference to an allocated slot.  0 or a negative error.
+ * LOCK-FREE. */
 int swapalloc_dup(struct swap_pool *p, uint64_t entry);
+/* One more reference only if the slot holds data (a count and not
+ * FRESH): true when taken.  LOCK-FREE. */
+bool swapalloc_dup_if_data(struct swap_pool *p, uint64_t entry);
+/* The slot's data is in place (or at least findable: its page is in the
+ * swap cache): clear FRESH.  LOCK-FREE. */
+void swapalloc_settle(struct swap_pool *p, uint64_t entry);
 /* Drop a reference; returns the count left (0: the slot is free, or BAD if
  * it was retired) or a negative error (free slot, bad entry). */
 int swapalloc_free(struct swap_pool *p, uint64_t entry);
+/* swapalloc_free without the lock: returns the count left; 0 when it was
+ * the last, and the slot is now PENDING (count 0, not reusable) until the
+ * caller hands it to swapalloc_release under its lock, in a batch with
+ * others (Linux's swap slots cache returned freed slots 64 at a time);
+ * SWAPALLOC_EAGAIN, nothing done, for the last count of a retired slot
+ * (take the lock and swapalloc_free); or a negative error.  LOCK-FREE. */
+int swapalloc_put(struct swap_pool *p, uint64_t entry);
+/* A PENDING slot (swapalloc_put returned 0) is free again (or BAD, if
+ * retired meanwhile).  SWAPALLOC_EINVAL when it is not pending. */
+int swapalloc_release(struct swap_pool *p, uint64_t entry);
 /* Never hand this slot out again (its write failed).  A slot in use keeps
  * its references and turns BAD when the last is dropped.  0 or error. */
 int swapalloc_retire(struct swap_pool *p, uint64_t entry);
-/* Reference count of the slot (0: free), or a negative error. */
+/* Reference count of the slot (0: free or pending), or a negative error.
+ * LOCK-FREE (a snapshot). */
 int swapalloc_count(const struct swap_pool *p, uint64_t entry);
+/* The slot holds data: a count, not FRESH.  LOCK-FREE (a snapshot). */
+bool swapalloc_has_data(const struct swap_pool *p, uint64_t entry);
 
 /* swapoff: stop new allocations, wait for the users to go, remove. */
 int swapalloc_area_disable(struct swap_pool *p, int area);

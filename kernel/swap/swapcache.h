@@ -16,10 +16,11 @@
 struct page;
 
 /* pages: the most pages the cache could ever hold (RAM pages); it only
- * caps how far the hash table may grow.  The table starts at one page of
- * buckets and doubles as entries arrive, so boot cost does not depend on
- * RAM.  Panics when not even that page is available. */
-void swapcache_init(uint64_t pages);
+ * caps how far the hash tables may grow.  cpus: how many CPUs may come
+ * online (two shards per CPU, at most 64).  Each shard's table starts at
+ * 64 buckets and doubles as entries arrive, so boot cost does not depend
+ * on RAM.  Panics when not even those are available. */
+void swapcache_init(uint64_t pages, uint32_t cpus);
 /* Insert p (locked by the caller) for entry.  Takes a page reference and
  * a slot count.  -EEXIST if the entry is already cached. */
 int swapcache_add(struct page *p, uint64_t entry);
@@ -60,9 +61,10 @@ void swapcache_forget_shadow(uint64_t entry);
 int swapcache_trim_shadows(bool (*stale)(uint64_t shadow, void *arg), void *arg, int max);
 /* Shadows kept now (at most RAM pages). */
 uint64_t swapcache_shadows(void);
-/* Up to max cached pages whose entry lies on `area`, oldest first, each
- * with a new reference (for swapoff and dropping unused cache).  Costs
- * O(max), whatever the cache's size.  Returns how many. */
+/* Up to max cached pages whose entry lies on `area`, each with a new
+ * reference (for swapoff and dropping unused cache): shard by shard,
+ * oldest first within each.  Costs O(max + shards), whatever the cache's
+ * size.  Returns how many. */
 int swapcache_collect(unsigned area, struct page **out, int max);
 
 #endif

@@ -180,10 +180,9 @@ struct reclaim_ctx {
 	 * CPU that may cache them before the pages are judged again, written
 	 * out or freed (one IPI round per batch: vm_tlb_flush). */
 	struct tlb_batch tlb;
-	/* The slot runs of the batch being evicted, settled (swap.h) once
-	 * every fresh page is in the swap cache or gave its slot back. */
+	/* The slot runs swap_alloc gave the batch being evicted (room for
+	 * them off the stack). */
 	struct swap_run fresh_runs[MAX_FRESH_RUNS];
-	int nfresh_runs;
 	volatile int wb_pending;        /* [A] */
 	struct waitq wb_wq;
 	struct wb wbs[MAX_BATCH];
@@ -516,7 +515,6 @@ static int assign_slots(struct reclaim_ctx *c, int nb)
 		need += !batch[i].entry;
 	struct swap_run *runs = c->fresh_runs;
 	int nr = need ? swap_alloc(need, runs, MAX_FRESH_RUNS) : 0;
-	c->nfresh_runs = nr;
 	int r = 0;
 	uint32_t used = 0;
 	for (int i = 0; i < nb; i++) {
@@ -721,8 +719,6 @@ static uint64_t evict(struct reclaim_ctx *c, int nb)
 	for (int i = 0; i < ok; i++)
 		if (unmap_victim(c, &batch[i], &c->victim_dirty[i]))
 			batch[i].p = NULL;      /* given back */
-	swap_alloc_settled(c->fresh_runs, c->nfresh_runs);
-	c->nfresh_runs = 0;
 	vm_tlb_flush(&c->tlb);
 	for (int i = 0; i < ok; i++) {
 		bool dirty = c->victim_dirty[i];

@@ -69,6 +69,7 @@ struct shmem *shmem_create(uint64_t npages)
 		return NULL;
 	}
 	spin_init(&s->lock, "shmem");
+	spin_init(&s->ra_lock, "readahead-space");
 	list_init(&s->mappers);
 	bool on = spin_lock_irqsave(&all_lock);
 	list_add_tail(&s->all, &all_objects);

@@ -31,6 +31,7 @@ struct shmem {
 	uint64_t resident;
 	struct list_node all;           /* every live object */
 	void *ra;                       /* readahead policy state (readahead.c) */
+	struct spinlock ra_lock;        /* guards *ra (readahead.c) */
 };
 
 struct shmem *shmem_create(uint64_t npages);

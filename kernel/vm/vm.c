@@ -95,6 +95,7 @@ struct mm *mm_create(void)
 	}
 	rwsem_init(&mm->lock, "mm");
 	spin_init(&mm->ptl, "ptl");
+	spin_init(&mm->ra_lock, "readahead-space");
 	vma_set_init(&mm->vmas, kmalloc, kfree);
 	mm->vmas.obj_get = obj_get;
 	mm->vmas.obj_put = obj_put;

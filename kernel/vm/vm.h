@@ -56,7 +56,8 @@ struct mm {
 	uint64_t table_pages;
 	int refs;                       /* atomic */
 	unsigned faults_in;             /* faults holding lock now (atomic): fault_overlap */
-	void *ra;                       /* readahead policy state (readahead.c: its lock) */
+	void *ra;                       /* readahead policy state (readahead.c) */
+	struct spinlock ra_lock;        /* guards *ra and the VMAs' ra_state (readahead.c) */
 	uint64_t ra_issued, ra_hits;    /* pages read ahead by its faults, and used by them; atomic */
 	struct list_node all;           /* global mm list (vm.c) */
 	struct cpumask cpus;            /* CPUs with pml4 loaded (arch/x86_64/tlb.h; atomic) */

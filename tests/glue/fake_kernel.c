@@ -290,7 +290,7 @@ const struct ra_ops *__wrap_ra_ops_of(enum ra_kind kind);
 
 const struct ra_ops *__wrap_ra_ops_of(enum ra_kind kind)
 {
-	static struct ra_ops spy = { 0, spy_init, spy_miss, spy_found, spy_slot_read, false, spy_cut };
+	static struct ra_ops spy = { 0, spy_init, spy_miss, spy_found, spy_slot_read, false, spy_cut, RA_SCOPE_SPACE };
 	spy.space_size = fake_ra_space_size;
 	spy.no_reclaim = fake_ra_no_reclaim;
 	return fake.ra_spy ? &spy : __real_ra_ops_of(kind);
@@ -320,7 +320,7 @@ void fake_reset(void)
 {
 	static bool once;
 	if (!once) {
-		swapcache_init(1ull << 20);
+		swapcache_init(1ull << 20, 4);
 		once = true;
 	}
 	fake_io_complete_all();

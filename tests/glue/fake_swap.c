@@ -147,12 +147,7 @@ int swap_alloc(int want, struct swap_run *runs, int maxruns)
 	return nr;
 }
 
-void swap_alloc_settled(const struct swap_run *runs, int n)
-{
-	for (int i = 0; i < n; i++)
-		for (uint32_t k = 0; k < runs[i].count; k++)
-			slot_of(swp_entry(runs[i].area, runs[i].off + k))->fresh = false;
-}
+void swap_settle(uint64_t entry) { slot_of(entry)->fresh = false; }
 
 bool swap_holds_data(uint64_t entry)
 {

@@ -849,3 +849,202 @@ TEST(swapalloc_cpus_random)
 				free_slot(ai ? a1 : a0, off);
 	CHECK_EQ(stats(a0).used_slots + stats(a1).used_slots, 0);
 }
+
+/* A slot swapalloc_get hands out is FRESH (in use, no data) until it is
+ * settled: read-ahead's dup_if_data must not take it before. */
+TEST(swapalloc_fresh_until_settled)
+{
+	fresh();
+	int a = add(64, 0, 16);
+	CHECK_EQ(get(1, 1), 1);
+	uint64_t e = swp_entry(a, R[0].off);
+	CHECK_EQ(swapalloc_count(&P, e), 1);
+	CHECK(!swapalloc_has_data(&P, e));
+	CHECK(!swapalloc_dup_if_data(&P, e));
+	CHECK_EQ(swapalloc_dup(&P, e), 0);              /* the owner may take counts */
+	CHECK(!swapalloc_has_data(&P, e));
+	swapalloc_settle(&P, e);
+	CHECK(swapalloc_has_data(&P, e));
+	CHECK(swapalloc_dup_if_data(&P, e));
+	CHECK_EQ(swapalloc_count(&P, e), 3);
+	swapalloc_settle(&P, e);                        /* twice: nothing changes */
+	CHECK_EQ(swapalloc_count(&P, e), 3);
+	CHECK_POOL();
+	CHECK(!swapalloc_dup_if_data(&P, swp_entry(a, 40)));   /* a free slot */
+	CHECK(!swapalloc_dup_if_data(&P, swp_entry(a, 0)));    /* the header */
+	CHECK(!swapalloc_has_data(&P, swp_entry(a, 40)));
+	for (int i = 2; i >= 0; i--)
+		CHECK_EQ(swapalloc_free(&P, e), i);
+	CHECK_POOL();
+	/* Given out again, it is fresh again. */
+	CHECK_EQ(get(1, 1), 1);
+	CHECK(!swapalloc_has_data(&P, swp_entry(a, R[0].off)));
+}
+
+/* The lock-free free: counts above one drop in place; the last leaves
+ * the slot PENDING - counted in use, never handed out, no count to take -
+ * until swapalloc_release frees it (or makes it BAD when retired). */
+TEST(swapalloc_put_pending_release)
+{
+	fresh();
+	int a = add(17, 0, 8);                          /* 16 usable slots */
+	CHECK_EQ(total(R, get(16, 4)), 16u);
+	uint64_t e = swp_entry(a, 1), r = swp_entry(a, 2), x = swp_entry(a, 3);
+	swapalloc_settle(&P, e);
+	CHECK_EQ(swapalloc_dup(&P, e), 0);
+	CHECK_EQ(swapalloc_put(&P, e), 1);
+	CHECK_EQ(swapalloc_put(&P, e), 0);              /* the last: pending */
+	CHECK_EQ(swapalloc_count(&P, e), 0);
+	CHECK(!swapalloc_has_data(&P, e));
+	CHECK_EQ(swapalloc_dup(&P, e), SWAPALLOC_ENOENT);
+	CHECK(!swapalloc_dup_if_data(&P, e));
+	CHECK_EQ(swapalloc_put(&P, e), SWAPALLOC_EINVAL);
+	CHECK_EQ(swapalloc_free(&P, e), SWAPALLOC_EINVAL);
+	CHECK_EQ(stats(a).used_slots, 16);              /* still in use */
+	CHECK_POOL();
+	CHECK_EQ(get(1, 1), 0);                         /* and not handed out */
+	CHECK_EQ(swapalloc_release(&P, e), 0);
+	CHECK_EQ(swapalloc_release(&P, e), SWAPALLOC_EINVAL);
+	CHECK_EQ(stats(a).used_slots, 15);
+	CHECK_EQ(stats(a).slots_freed, 1);
+	CHECK_POOL();
+	CHECK_EQ(get(1, 1), 1);
+	CHECK_EQ(R[0].off, 1u);
+	/* Retired while pending: BAD on release. */
+	CHECK_EQ(swapalloc_put(&P, r), 0);
+	CHECK_EQ(swapalloc_retire(&P, r), 0);
+	CHECK_POOL();
+	CHECK_EQ(swapalloc_release(&P, r), 0);
+	CHECK_EQ(swapalloc_count(&P, r), SWAPALLOC_EINVAL);
+	CHECK_EQ(stats(a).bad_slots, 2);
+	CHECK_POOL();
+	/* Retired in use: put leaves the last count to the locked free. */
+	CHECK_EQ(swapalloc_retire(&P, x), 0);
+	CHECK_EQ(swapalloc_put(&P, x), SWAPALLOC_EAGAIN);
+	CHECK_EQ(swapalloc_count(&P, x), 1);
+	CHECK_EQ(swapalloc_free(&P, x), 0);
+	CHECK_EQ(swapalloc_count(&P, x), SWAPALLOC_EINVAL);
+	CHECK_EQ(swapalloc_release(&P, swp_entry(a, 4)), SWAPALLOC_EINVAL);    /* in use, not pending */
+	CHECK_EQ(swapalloc_release(&P, swp_entry(a, 0)), SWAPALLOC_EINVAL);    /* the header */
+	CHECK_POOL();
+}
+
+/* The lock-free calls race with each other and with the locked ones.
+ * Four threads take and drop counts (dup_if_data / dup / put) on 256
+ * settled slots on which the test holds one count each, so no count of
+ * theirs is ever the last; meanwhile the main thread, under the "swap
+ * lock", gets, settles, frees, puts and releases other slots of the same
+ * clusters, whose counts and lists the lock-free calls must not disturb.
+ * At the end every shared slot is back at one count and the invariants
+ * hold. */
+#include <pthread.h>
+static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t shared_e[256];
+static volatile int racing;
+static int bad_race;
+
+static unsigned xs(unsigned *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static void *racer(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg * 2654435761u;
+	uint64_t held[8];
+	int nheld = 0;
+	for (int it = 0; it < 200000 || nheld; it++) {
+		if (nheld && (it >= 200000 || xs(&seed) % 2)) {
+			int r = swapalloc_put(&P, held[--nheld]);
+			if (r < 1)
+				__atomic_store_n(&bad_race, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		uint64_t e = shared_e[xs(&seed) % 256];
+		bool ok = xs(&seed) % 2 ? swapalloc_dup_if_data(&P, e) : swapalloc_dup(&P, e) == 0;
+		if (!ok)
+			__atomic_store_n(&bad_race, 1, __ATOMIC_RELAXED);
+		else if (nheld < 8)
+			held[nheld++] = e;
+		else if (swapalloc_put(&P, e) < 1)
+			__atomic_store_n(&bad_race, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+TEST(swapalloc_lockfree_races)
+{
+	fresh();
+	int a = add(4096, 0, 64);
+	/* Every other slot of the first 512 is shared; the rest of them is
+	 * the main thread's to churn. */
+	CHECK_EQ(get(512, 64) > 0, true);
+	CHECK_EQ(stats(a).used_slots, 512);
+	int ns = 0;
+	for (uint64_t off = 1; off <= 512; off++) {
+		uint64_t e = swp_entry(a, off);
+		if (off % 2 && ns < 256) {
+			swapalloc_settle(&P, e);
+			shared_e[ns++] = e;
+		} else {
+			CHECK_EQ(swapalloc_free(&P, e), 0);
+		}
+	}
+	CHECK_EQ(ns, 256);
+	bad_race = 0;
+	pthread_t t[4];
+	for (uintptr_t i = 0; i < 4; i++)
+		CHECK_EQ(pthread_create(&t[i], NULL, racer, (void *)(i + 1)), 0);
+	srand(77);
+	uint64_t mine[64];
+	int nmine = 0, pend = 0;
+	uint64_t pending[64];
+	for (int it = 0; it < 20000; it++) {
+		pthread_mutex_lock(&plock);
+		int op = rand() % 3;
+		if (op == 0 && nmine < 48) {
+			int nr = swapalloc_get(&P, 1 + rand() % 8, R, 4);
+			for (int i = 0; i < nr; i++)
+				for (uint32_t k = 0; k < R[i].count && nmine < 64; k++) {
+					mine[nmine] = swp_entry(R[i].area, R[i].off + k);
+					swapalloc_settle(&P, mine[nmine++]);
+				}
+		} else if (op == 1 && nmine) {
+			int i = rand() % nmine;
+			uint64_t e = mine[i];
+			mine[i] = mine[--nmine];
+			if (rand() % 2 && pend < 64) {
+				pthread_mutex_unlock(&plock);
+				int r = swapalloc_put(&P, e);           /* without the lock */
+				pthread_mutex_lock(&plock);
+				CHECK_EQ(r, 0);
+				pending[pend++] = e;
+			} else {
+				CHECK_EQ(swapalloc_free(&P, e), 0);
+			}
+		} else if (pend) {
+			for (int i = 0; i < pend; i++)
+				CHECK_EQ(swapalloc_release(&P, pending[i]), 0);
+			pend = 0;
+		}
+		pthread_mutex_unlock(&plock);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ(bad_race, 0);
+	for (int i = 0; i < pend; i++)
+		CHECK_EQ(swapalloc_release(&P, pending[i]), 0);
+	for (int i = 0; i < nmine; i++)
+		CHECK_EQ(swapalloc_free(&P, mine[i]), 0);
+	for (int i = 0; i < 256; i++)
+		CHECK_EQ(swapalloc_count(&P, shared_e[i]), 1);
+	CHECK_POOL();
+	CHECK_EQ(stats(a).used_slots, 256);
+	for (int i = 0; i < 256; i++)
+		CHECK_EQ(swapalloc_free(&P, shared_e[i]), 0);
+	CHECK_EQ(stats(a).used_slots, 0);
+	CHECK_POOL();
+}
