@@ -1,9 +1,11 @@
 /* libFuzzer target: the swap slot allocator driven by the input bytes as a
- * sequence of operations - get n slots, free / dup / retire the k-th held
- * reference, add an area, disable / enable / remove one, swapoff it,
- * re-cluster it, poke it with garbage entries.  Oracles: swapalloc_check
- * after every operation, and a shadow copy of every slot's state (count,
- * bad, retired) that each result must agree with; at the end every
+ * sequence of operations - get n slots, free / dup / retire / settle the
+ * k-th held reference or drop it lock-free (put: the last leaves the slot
+ * pending until a release), add an area, disable / enable / remove one,
+ * swapoff it, re-cluster it, poke it with garbage entries.  Oracles:
+ * swapalloc_check after every operation, and a shadow copy of every
+ * slot's state (count, pending, bad, retired, fresh) that each result must
+ * agree with; at the end every
  * reference is dropped and all slots must be free again, with no block of
  * the allocator left live. */
 #include <stdint.h>
@@ -17,12 +19,16 @@
 #define FZ_HELD 4096
 #define FZ_RUNS 16
 #define SH_BAD 0xffffu
+#define SH_PEND 0xfffeu                 /* put its last count; not yet released */
 
 static struct swap_pool pool;
 static uint16_t shadow[SWAP_MAX_AREAS][FZ_SLOTS];       /* count, or SH_BAD */
 static uint8_t retired[SWAP_MAX_AREAS][FZ_SLOTS];
+static uint8_t fresh_[SWAP_MAX_AREAS][FZ_SLOTS];        /* handed out, not settled */
 static uint64_t held[FZ_HELD];
 static uint32_t nheld;
+static uint64_t pend[FZ_HELD];                          /* pending slots */
+static uint32_t npend;
 static const uint8_t *in;
 static size_t in_left;
 static int live, fail_at;
@@ -125,6 +131,7 @@ static void op_get(void)
 		for (uint64_t off = runs[r].off; off < runs[r].off + runs[r].count; off++) {
 			ORACLE(shadow[a][off] == 0);
 			shadow[a][off] = 1;
+			fresh_[a][off] = 1;
 			hold(swp_entry(a, off));
 		}
 		got += runs[r].count;
@@ -150,9 +157,68 @@ static void drop(uint32_t k)
 	int left = swapalloc_free(&pool, e);
 	ORACLE(left == shadow[a][off] - 1);
 	shadow[a][off]--;
+	if (!shadow[a][off])
+		fresh_[a][off] = 0;
 	if (!shadow[a][off] && retired[a][off])
 		shadow[a][off] = SH_BAD;
 	held[k] = held[--nheld];
+}
+
+/* The lock-free drop of the k-th held reference. */
+static void op_put(void)
+{
+	if (!nheld)
+		return;
+	uint32_t k = next16() % nheld;
+	uint64_t e = held[k];
+	unsigned a = swp_area(e);
+	uint64_t off = swp_offset(e);
+	int r = swapalloc_put(&pool, e);
+	if (shadow[a][off] > 1) {
+		ORACLE(r == shadow[a][off] - 1);
+		shadow[a][off]--;
+		held[k] = held[--nheld];
+		return;
+	}
+	if (retired[a][off]) {
+		ORACLE(r == SWAPALLOC_EAGAIN);
+		drop(k);                /* the locked free, as swap.c does */
+		return;
+	}
+	ORACLE(r == 0);
+	shadow[a][off] = SH_PEND;
+	fresh_[a][off] = 0;
+	pend[npend++] = e;
+	held[k] = held[--nheld];
+	ORACLE(swapalloc_count(&pool, e) == 0 && !swapalloc_has_data(&pool, e));
+	ORACLE(swapalloc_dup(&pool, e) == SWAPALLOC_ENOENT && !swapalloc_dup_if_data(&pool, e));
+}
+
+static void release_k(uint32_t k)
+{
+	uint64_t e = pend[k];
+	unsigned a = swp_area(e);
+	uint64_t off = swp_offset(e);
+	ORACLE(swapalloc_release(&pool, e) == 0);
+	shadow[a][off] = retired[a][off] ? SH_BAD : 0;
+	pend[k] = pend[--npend];
+}
+
+/* Give pending slots back, as a full return buffer does. */
+static void op_release(void)
+{
+	uint32_t n = next() % 65;
+	while (n-- && npend)
+		release_k(npend - 1);
+}
+
+static void op_settle(void)
+{
+	if (!nheld)
+		return;
+	uint64_t e = held[next16() % nheld];
+	swapalloc_settle(&pool, e);
+	fresh_[swp_area(e)][swp_offset(e)] = 0;
 }
 
 static void op_free(void)
@@ -185,9 +251,22 @@ static void op_poke(void)
 		return;
 	uint64_t off = next16() % area(a)->nslots, e = swp_entry(a, off);
 	uint16_t s = shadow[a][off];
+	if (s == SH_PEND)
+		s = 0;                  /* pending: no count to take */
 	ORACLE(swapalloc_count(&pool, e) == (s == SH_BAD ? SWAPALLOC_EINVAL : s));
+	bool data = s && s != SH_BAD && !fresh_[a][off];
+	ORACLE(swapalloc_has_data(&pool, e) == data);
 	if (nheld == FZ_HELD)
 		return;
+	if (next() & 1) {
+		bool took = swapalloc_dup_if_data(&pool, e);
+		ORACLE(took == (data && s != SWAP_MAP_MAX));
+		if (took) {
+			shadow[a][off]++;
+			hold(e);
+		}
+		return;
+	}
 	int err = swapalloc_dup(&pool, e);
 	if (s == SH_BAD || s == 0 || s == SWAP_MAP_MAX) {
 		ORACLE(err == (s == SH_BAD ? SWAPALLOC_EINVAL : s ? SWAPALLOC_EOVERFLOW : SWAPALLOC_ENOENT));
@@ -229,6 +308,7 @@ static void clear_area(unsigned a)
 {
 	memset(shadow[a], 0, sizeof shadow[a]);
 	memset(retired[a], 0, sizeof retired[a]);
+	memset(fresh_[a], 0, sizeof fresh_[a]);
 }
 
 static void op_add(void)
@@ -325,6 +405,9 @@ static void op_swapoff(void)
 	for (uint32_t k = nheld; k-- > 0;)
 		if (swp_area(held[k]) == a)
 			drop(k);
+	for (uint32_t k = npend; k-- > 0;)
+		if (swp_area(pend[k]) == a)
+			release_k(k);
 	ORACLE(swapalloc_area_used(&pool, (int)a) == 0);
 	ORACLE(swapalloc_area_remove(&pool, (int)a) == 0);
 	clear_area(a);
@@ -363,6 +446,10 @@ static void op_garbage(void)
 	ORACLE(swapalloc_dup(&pool, e) == SWAPALLOC_EINVAL);
 	ORACLE(swapalloc_retire(&pool, e) == SWAPALLOC_EINVAL);
 	ORACLE(swapalloc_count(&pool, e) == SWAPALLOC_EINVAL);
+	ORACLE(swapalloc_put(&pool, e) == SWAPALLOC_EINVAL);
+	ORACLE(swapalloc_release(&pool, e) == SWAPALLOC_EINVAL);
+	ORACLE(!swapalloc_has_data(&pool, e) && !swapalloc_dup_if_data(&pool, e));
+	swapalloc_settle(&pool, e);     /* nothing to settle: must not crash */
 }
 
 static void final_checks(void)
@@ -370,10 +457,13 @@ static void final_checks(void)
 	for (unsigned a = 0; a < SWAP_MAX_AREAS; a++)
 		for (uint64_t off = 0; area(a)->present && off < area(a)->nslots; off++) {
 			int c = swapalloc_count(&pool, swp_entry(a, off));
-			ORACLE(shadow[a][off] == SH_BAD ? c == SWAPALLOC_EINVAL : c == shadow[a][off]);
+			uint16_t s = shadow[a][off] == SH_PEND ? 0 : shadow[a][off];
+			ORACLE(s == SH_BAD ? c == SWAPALLOC_EINVAL : c == s);
 		}
 	while (nheld)
 		drop(nheld - 1);
+	while (npend)
+		release_k(npend - 1);
 	check_all();
 	for (unsigned a = 0; a < SWAP_MAX_AREAS; a++) {
 		struct swap_area_stats st;
@@ -391,13 +481,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static void (*const ops[])(void) = {
 		op_get, op_get, op_get, op_free, op_free, op_free, op_dup, op_retire,
 		op_add, op_add, op_toggle, op_remove, op_swapoff, op_recluster, op_garbage, op_poke,
+		op_put, op_put, op_release, op_settle,
 	};
 	in = data;
 	in_left = size;
 	nheld = 0;
+	npend = 0;
 	fail_at = 0;
 	memset(shadow, 0, sizeof shadow);
 	memset(retired, 0, sizeof retired);
+	memset(fresh_, 0, sizeof fresh_);
 	swapalloc_init(&pool, fz_alloc, fz_free);
 	ORACLE(swapalloc_set_cpus(&pool, 1 + next() % 4) == 0);
 	while (in_left) {
