@@ -53,6 +53,7 @@ enum page_flag {
 	PG_PCP        = 1u << 21,  /* free, on a CPU's free-page list (mem/pcp.h) */
 	PG_RA_FILL    = 1u << 22,  /* read ahead only to fill a gap in a stream's window's slots
 				    * (readahead.c): its first use feeds gap filling's feedback */
+	PG_LRU_BATCH  = 1u << 23,  /* waiting in a CPU's LRU add batch (vm/lru_batch.c) to go on a list */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

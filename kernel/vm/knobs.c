@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "knobs.h"
+#include "lru.h"
 #include "reclaim.h"
 #include "workingset.h"
 #include "pagecache.h"
@@ -181,6 +182,7 @@ void vm_knobs_json(struct json *j)
 
 void vm_drop_caches(void)
 {
+	lru_drain_all();                /* pages waiting in add batches hold references */
 	swap_drop_unused_cache();
 	pagecache_drop_clean();
 }

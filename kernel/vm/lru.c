@@ -6,7 +6,8 @@
  * Locking: lru_lock (irqsave) guards the lists, the counts and the PG_LRU
  * and PG_ACTIVE bits of listed pages.  It is the innermost mm lock: no
  * other lock is taken while holding it (put_page may run under other
- * locks and takes it).
+ * locks and takes it).  New pages reach it in batches (lru_batch.c), so a
+ * fault does not take it.
  */
 #include "lru.h"
 #include "mem/pmm.h"
@@ -43,17 +44,41 @@ static void unlink_page(struct page *p)
 	page_clear(p, PG_LRU);
 }
 
-void lru_add(struct page *p, enum lru_kind kind, bool active)
+/* Lock held.  A refault inside the working set (PG_ACTIVATE_*) goes on
+ * the active list whatever `active` says. */
+static void link_new(struct page *p, enum lru_kind kind, bool active)
 {
-	bool on = spin_lock_irqsave(&L.lock);
 	if (!page_test(p, PG_LRU))
 		link_page(p, kind, (kind != LRU_FILE &&
 				    page_test_clear(p, kind == LRU_SHMEM ? PG_ACTIVATE_SHMEM : PG_ACTIVATE_ANON)) || active);
+}
+
+void lru_link(struct page *p, enum lru_kind kind, bool active)
+{
+	bool on = spin_lock_irqsave(&L.lock);
+	link_new(p, kind, active);
 	spin_unlock_irqrestore(&L.lock, on);
+}
+
+enum lru_kind lru_kind_of(const struct page *p)
+{
+	return page_test(p, PG_FILE) ? LRU_FILE : page_test(p, PG_SHMEM) ? LRU_SHMEM : LRU_ANON;
+}
+
+void lru_link_batch(struct page *const *v, uint32_t active, uint32_t n)
+{
+	bool on = spin_lock_irqsave(&L.lock);
+	for (uint32_t i = 0; i < n; i++)
+		if (page_test_clear(v[i], PG_LRU_BATCH))
+			link_new(v[i], lru_kind_of(v[i]), active >> i & 1);
+	spin_unlock_irqrestore(&L.lock, on);
+	for (uint32_t i = 0; i < n; i++)
+		put_page(v[i]);                 /* the batch's reference */
 }
 
 void lru_del(struct page *p)
 {
+	page_clear(p, PG_LRU_BATCH);            /* waiting in a batch: it stays off the lists */
 	bool on = spin_lock_irqsave(&L.lock);
 	if (page_test(p, PG_LRU))
 		unlink_page(p);
@@ -119,7 +144,7 @@ int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint6
 
 void lru_putback(struct page *p, enum lru_kind kind, bool active)
 {
-	lru_add(p, kind, active);
+	lru_link(p, kind, active);              /* reclaim's own: it holds no other lock */
 	put_page(p);
 }
 

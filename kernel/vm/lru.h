@@ -16,9 +16,25 @@ enum lru_kind { LRU_ANON = 0, LRU_SHMEM = 1, LRU_FILE = 2, LRU_KINDS = 3 };
 
 /* New or returning page (not on a list).  Any context.  A page marked
  * PG_ACTIVATE_ANON/SHMEM (a refault inside the working set) goes on the
- * active list of that kind whatever `active` says, once. */
+ * active list of that kind whatever `active` says, once.  It waits in
+ * this CPU's add batch (lru_batch.c: Linux's lru_add folio batch) with a
+ * reference until the batch fills or is drained, so it is on no list
+ * meanwhile: reclaim drains before it scans. */
 void lru_add(struct page *p, enum lru_kind kind, bool active);
-/* Off its list, if on one.  Any context. */
+/* Every page waiting in this CPU's batch (all CPUs': lru_drain_all) onto
+ * its list.  Returns how many waited.  Any context. */
+uint32_t lru_drain_local(void);
+uint32_t lru_drain_all(void);
+/* lru_add at once, under the LRU lock. */
+void lru_link(struct page *p, enum lru_kind kind, bool active);
+/* A drained batch: each of v[0..n) still PG_LRU_BATCH goes on the list of
+ * its kind (lru_kind_of), active per bit i of `active`; then the batch's
+ * reference to each is dropped. */
+void lru_link_batch(struct page *const *v, uint32_t active, uint32_t n);
+/* The list kind a page's flags name (file, shmem, else anonymous). */
+enum lru_kind lru_kind_of(const struct page *p);
+/* Off its list, if on one, or out of its wait in a batch (it goes on no
+ * list when the batch drains).  Any context. */
 void lru_del(struct page *p);
 /* Move a listed page to the active list (a fault found it hot). */
 void lru_activate(struct page *p);

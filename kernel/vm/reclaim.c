@@ -908,6 +908,7 @@ static uint64_t shrink(struct reclaim_ctx *c, uint64_t want)
  * then find the pool's contexts free, not held by rounds waiting for it. */
 static uint64_t shrink_direct(void)
 {
+	lru_drain_local();              /* this CPU's new pages onto the lists first */
 	bool nested = shared_lock();
 	struct reclaim_ctx *c = ctx_get_direct();
 	if (c && pmm_free_pages() > reclaim_knobs.wm_min) {
@@ -944,6 +945,7 @@ static struct reclaim_ctx *ctx_get_any(void)
 uint64_t reclaim_pages(uint64_t pages)
 {
 	uint64_t total = 0;
+	lru_drain_all();
 	for (int idle = 0; pmm_free_pages() < pages && idle < 8;) {
 		bool nested = shared_lock();    /* before the context: shrink_direct says why */
 		struct reclaim_ctx *c = ctx_get_any();
@@ -1010,6 +1012,7 @@ static void kswapd(void *arg)
 		 * sit out of the buddy: give them back before reclaiming for
 		 * more (Linux's drain_all_pages on the reclaim path). */
 		pmm_drain_all();
+		lru_drain_all();        /* and pages waiting to go on the lists */
 		for (int idle = 0; pmm_free_pages() < reclaim_knobs.wm_high + ra_ahead && idle < 3;) {
 			/* Scanning is CPU work: with a direct reclaimer on every
 			 * CPU, kswapd's round would only slow theirs down.  At
@@ -1048,6 +1051,7 @@ void reclaim_set_oom_policy(const struct reclaim_oom_policy *p) { oom = *p; }
 struct page *alloc_user_page(bool zero)
 {
 	unsigned flags = zero ? PMM_ZERO : 0;
+	bool drained = false;
 	for (int tries = 0;; tries++) {
 		uint64_t free = pmm_free_pages();
 		if (free < reclaim_knobs.wm_low)
@@ -1066,6 +1070,11 @@ struct page *alloc_user_page(bool zero)
 		psi_memstall_leave(true);
 		if (freed || tries < 8)
 			continue;
+		if (!drained) {
+			drained = true;         /* pages waiting in add batches are reclaimable too */
+			if (lru_drain_all())
+				continue;
+		}
 		if (oom.kill()) {
 			tries = 0;
 			sleep_ms(10);           /* let the victim go */

@@ -862,6 +862,7 @@ static uint64_t advise_collect(struct mm *mm, uint64_t va, uint64_t end, struct 
 static void advise_apply(struct lru_advice *a)
 {
 	int out = 0;
+	lru_drain_all();                /* a page waiting in an add batch is on no list yet */
 	for (int i = 0; i < a->n; i++) {
 		struct page *p = a->pages[i];
 		page_clear(p, PG_REFERENCED);

@@ -142,6 +142,12 @@ void psi_memstall_leave(bool running) { (void)running; }
 /* One CPU: reclaim's context pool stays at kswapd's and one direct. */
 int smp_cpus_online(void) { return 1; }
 
+/* kernel/vm/lru_batch.c's per-CPU batches are the kernel's: here a page
+ * goes on its list at once. */
+void lru_add(struct page *p, enum lru_kind kind, bool active) { lru_link(p, kind, active); }
+uint32_t lru_drain_local(void) { return 0; }
+uint32_t lru_drain_all(void) { return 0; }
+
 void sleep_ms(uint64_t ms)
 {
 	(void)ms;
