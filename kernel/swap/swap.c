@@ -234,18 +234,13 @@ uint64_t swap_area_slots(unsigned a)
 	return area_shape(a, &sh) ? sh.nslots : 0;
 }
 
-/* Usable (used) slots over every present area. */
+/* Usable (used) slots over every present area: O(areas) and no lock,
+ * since the fault path asks (reclaim_swap_full, the workingset size). */
 static uint64_t sum_slots(bool used)
 {
-	uint64_t n = 0;
-	bool on = spin_lock_irqsave(&S.lock);
-	for (int a = 0; a < SWAP_MAX_AREAS; a++) {
-		struct swap_area_stats st;
-		if (!swapalloc_area_stats(&S.pool, a, &st))
-			n += used ? st.used_slots : st.free_slots + st.used_slots;
-	}
-	spin_unlock_irqrestore(&S.lock, on);
-	return n;
+	uint64_t usable, inuse;
+	swapalloc_slots(&S.pool, &usable, &inuse);
+	return used ? inuse : usable;
 }
 
 uint64_t swap_total_slots(void) { return sum_slots(false); }

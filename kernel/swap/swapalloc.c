@@ -793,6 +793,19 @@ int swapalloc_area_stats(const struct swap_pool *p, int area, struct swap_area_s
 	return 0;
 }
 
+void swapalloc_slots(const struct swap_pool *p, uint64_t *usable, uint64_t *used)
+{
+	*usable = *used = 0;
+	for (unsigned i = 0; i < SWAP_MAX_AREAS; i++) {
+		const struct swap_area *a = &p->area[i];
+		if (!__atomic_load_n(&a->present, __ATOMIC_ACQUIRE))
+			continue;
+		uint64_t f = __atomic_load_n(&a->nfree, __ATOMIC_RELAXED), u = __atomic_load_n(&a->nused, __ATOMIC_RELAXED);
+		*usable += f + u;
+		*used += u;
+	}
+}
+
 uint64_t swapalloc_free_slots(const struct swap_pool *p)
 {
 	uint64_t n = 0;

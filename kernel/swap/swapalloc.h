@@ -272,6 +272,10 @@ struct swap_area_shape {
 	uint32_t cluster;
 };
 bool swapalloc_area_shape(const struct swap_pool *p, int area, struct swap_area_shape *out);
+/* Usable (free + in use) and in-use slots over every present area, in
+ * O(areas).  LOCK-FREE: a snapshot, each area's counts read apart (a call
+ * racing with a get or free may see one without the other). */
+void swapalloc_slots(const struct swap_pool *p, uint64_t *usable, uint64_t *used);
 /* Free slots in enabled areas: 0 means reclaim cannot swap anything out. */
 uint64_t swapalloc_free_slots(const struct swap_pool *p);
 

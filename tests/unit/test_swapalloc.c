@@ -1048,3 +1048,30 @@ TEST(swapalloc_lockfree_races)
 	CHECK_EQ(stats(a).used_slots, 0);
 	CHECK_POOL();
 }
+
+/* The lock-free totals follow every change, over several areas. */
+TEST(swapalloc_slots_totals)
+{
+	fresh();
+	uint64_t usable, used;
+	swapalloc_slots(&P, &usable, &used);
+	CHECK(usable == 0 && used == 0);
+	int a = add(100, 0, 16), b = add(50, 1, 16);
+	swapalloc_slots(&P, &usable, &used);
+	CHECK_EQ(usable, 99u + 49u);
+	CHECK_EQ(used, 0u);
+	int nr = get(60, 8);
+	swapalloc_slots(&P, &usable, &used);
+	CHECK_EQ(used, total(R, nr));
+	CHECK_EQ(usable, stats(a).free_slots + stats(a).used_slots + stats(b).free_slots + stats(b).used_slots);
+	uint64_t e = swp_entry(R[0].area, R[0].off);
+	CHECK_EQ(swapalloc_put(&P, e), 0);              /* pending: still in use */
+	swapalloc_slots(&P, &usable, &used);
+	CHECK_EQ(used, total(R, nr));
+	CHECK_EQ(swapalloc_release(&P, e), 0);
+	swapalloc_slots(&P, &usable, &used);
+	CHECK_EQ(used, total(R, nr) - 1);
+	CHECK_EQ(swapalloc_retire(&P, swp_entry(a, 99)), 0);   /* a free slot turns BAD */
+	swapalloc_slots(&P, &usable, &used);
+	CHECK_EQ(usable, 99u + 49u - 1);
+}

@@ -210,14 +210,14 @@ def bench_ra(a):
             print(line)
 
 
-# The SMP benchmark's workloads (48 MiB of RAM, 72 MiB touched).
+# The SMP benchmark's workloads (48 MiB of RAM, 72 to 80 MiB touched).
 SMP_WORKLOADS = [
     ('build16', 'threads 16 72 600 300'),
     ('threads4', 'threads 4 72 600 300'),
     ('touch4', 'touch 72 30000 random anon threads=4'),
     # Four address spaces faulting at once: no lock of the fault path is
     # theirs to share (issue 14), so contention here is reclaim's.
-    ('procs4', ' & '.join(['touch 18 7500 random anon'] * 4)),
+    ('procs4', ' & '.join(['touch 20 30000 random anon'] * 4)),
 ]
 SMP_METRICS = ['elapsed_ms', 'pgmajfault', 'pswpout', 'swapout_mb_per_s', 'allocstall', 'direct_pages_per_call',
                'reclaim_overlap', 'reclaim_direct_waited', 'reclaim_direct_skipped', 'tlb_ipis_per_1000_reclaimed']
@@ -255,7 +255,8 @@ def smp_boot(image, name, cmd, cpus, run):
            'reclaim_direct_skipped': v.get('reclaim_direct_skipped'),
            'tlb_ipis_per_1000_reclaimed': 1000.0 * v['tlb_shootdown_ipis'] / max(1, reclaimed)}
     locks = r.find('locks')[0]['since_reset']['classes']
-    row['locks'] = {c['name']: {'contended': c['contended'], 'wait_ms': c['wait_ns'] / 1e6} for c in locks}
+    row['locks'] = {c['name']: {'acquired': c['acquired'], 'contended': c['contended'], 'wait_ms': c['wait_ns'] / 1e6}
+                    for c in locks}
     return row
 
 
