@@ -228,11 +228,8 @@ bool swap_entry_valid(uint64_t e)
 	return swp_is_entry(e) && area_shape(swp_area(e), &sh) && swp_offset(e) && swp_offset(e) < sh.nslots;
 }
 
-uint64_t swap_area_slots(unsigned a)
-{
-	struct swap_area_shape sh;
-	return area_shape(a, &sh) ? sh.nslots : 0;
-}
+/* Read-ahead asks at every fault: no lock. */
+uint64_t swap_area_slots(unsigned a) { return swapalloc_area_nslots(&S.pool, a); }
 
 /* Usable (used) slots over every present area: O(areas) and no lock,
  * since the fault path asks (reclaim_swap_full, the workingset size). */

@@ -670,7 +670,7 @@ int swapalloc_area_add(struct swap_pool *p, const struct swap_area_conf *conf)
 	mark_bad(map, conf->nslots, conf->bad, conf->nbad);
 
 	struct swap_area *a = &p->area[ai];
-	*a = (struct swap_area){ .present = true, .enabled = true, .prio = conf->prio,
+	*a = (struct swap_area){ .present = false, .enabled = true, .prio = conf->prio,
 				 .nslots = conf->nslots, .cluster = cluster, .shift = shift,
 				 .frag_min = frag_min, .nclusters = ncl, .map = map, .cl = cl, .cpu = cpu };
 	build_clusters(a, p->ncpus);
@@ -682,6 +682,7 @@ int swapalloc_area_add(struct swap_pool *p, const struct swap_area_conf *conf)
 		return SWAPALLOC_ENOSPC;
 	}
 	a->nbad_initial = a->nbad;
+	__atomic_store_n(&a->present, true, __ATOMIC_RELEASE);     /* lock-free readers: all set */
 	order_insert(p, (uint8_t)ai);
 	return ai;
 
@@ -791,6 +792,13 @@ int swapalloc_area_stats(const struct swap_pool *p, int area, struct swap_area_s
 	out->bad_slots = a->nbad;
 	out->frag_permille = a->nfree ? (uint32_t)(1000 * (a->nfree - whole) / a->nfree) : 0;
 	return 0;
+}
+
+uint64_t swapalloc_area_nslots(const struct swap_pool *p, unsigned area)
+{
+	if (area >= SWAP_MAX_AREAS || !__atomic_load_n(&p->area[area].present, __ATOMIC_ACQUIRE))
+		return 0;
+	return __atomic_load_n(&p->area[area].nslots, __ATOMIC_RELAXED);
 }
 
 void swapalloc_slots(const struct swap_pool *p, uint64_t *usable, uint64_t *used)

@@ -272,6 +272,8 @@ struct swap_area_shape {
 	uint32_t cluster;
 };
 bool swapalloc_area_shape(const struct swap_pool *p, int area, struct swap_area_shape *out);
+/* The area's slots, header included (0: not present).  LOCK-FREE. */
+uint64_t swapalloc_area_nslots(const struct swap_pool *p, unsigned area);
 /* Usable (free + in use) and in-use slots over every present area, in
  * O(areas).  LOCK-FREE: a snapshot, each area's counts read apart (a call
  * racing with a get or free may see one without the other). */
