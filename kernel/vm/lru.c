@@ -144,7 +144,7 @@ int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint6
 
 void lru_putback(struct page *p, enum lru_kind kind, bool active)
 {
-	lru_link(p, kind, active);              /* reclaim's own: it holds no other lock */
+	lru_add(p, kind, active);               /* through this CPU's batch, as new pages go */
 	put_page(p);
 }
 

@@ -53,7 +53,8 @@ bool lru_isolate_page(struct page *p);
  * reference and off the list.  *scanned counts the pages looked at
  * (pages being freed are skipped). */
 int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint64_t *scanned);
-/* Back on a list (head = most recent end) and drop the isolation ref. */
+/* Back on a list (head = most recent end; through this CPU's add batch,
+ * as lru_add) and drop the isolation ref. */
 void lru_putback(struct page *p, enum lru_kind kind, bool active);
 
 uint64_t lru_size(enum lru_kind kind, bool active);
