@@ -327,7 +327,10 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 		count = room < s->size ? room : s->size;
 	}
 	bool next = s->state == RA_S_STREAM && start == s->pos + (uint64_t)((int64_t)s->steps * s->stride);
-	s->back = next ? s->steps : 0;
+	if (!next)
+		s->back = 0;
+	else if (s->steps)
+		s->back = s->steps;     /* (an empty last window again: the one before stays) */
 	s->pos = start;
 	s->steps = (uint32_t)count;
 	use(o, s);
@@ -657,10 +660,16 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 			return;         /* another access's page (follows): no progress */
 		if (restride(o, s, idx, lo, hi, w))
 			return;
-		if (k >= (int64_t)s->steps / 2) {       /* halfway: the next window, twice as large */
+		if (s->steps && k >= (int64_t)s->steps / 2) {   /* halfway: the next window, twice as large */
 			uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
 			s->size = clamp_size(s->size * 2, budget);
 			issue(o, s, next, lo, hi, w);
+		} else if (!s->steps && !s->retry--) {
+			/* Its last window got no page (ra_own_cut): try it
+			 * again while the stream uses the one before. */
+			s->retry = RA_OWN_RETRY - 1;
+			s->size = clamp_size(s->size, budget);
+			issue(o, s, s->pos, lo, hi, w);
 		}
 		return;
 	}
@@ -694,6 +703,7 @@ void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps)
 		struct ra_stream *s = &o->s[i];
 		if (s->state == RA_S_STREAM && s->pos == start && steps < s->steps) {
 			s->steps = steps;
+			s->retry = 0;           /* none: at its next hit (ra_own_hit) */
 			o->cut++;
 			return;
 		}

@@ -346,6 +346,44 @@ TEST(ra_own_stream_keeps_its_windows)
 	CHECK_EQ(o.shrunk, 0);
 }
 
+TEST(ra_own_window_cut_to_nothing_is_tried_again)
+{
+	struct ra_own o;
+	memset(&o, 0, sizeof o);
+	struct ra_lwin w;
+	for (uint64_t i = 100; i < 103; i++)
+		ra_own_miss(&o, i, 0, 10000, 64, &w);
+	CHECK_EQ(w.start, 103);
+	for (uint64_t i = 103; i < 106; i++)
+		ra_own_hit(&o, i, i == 103, 0, 10000, 64, &w);
+	CHECK_EQ(w.start, 107);
+	CHECK_EQ(w.count, 2 * RA_OWN_INIT);
+	ra_own_cut(&o, 107, 0);                 /* no free memory for any of it */
+	CHECK_EQ(o.cut, 1);
+	ra_own_hit(&o, 106, false, 0, 10000, 64, &w);
+	CHECK_EQ(w.start, 107);                 /* the same window again */
+	CHECK_EQ(w.count, 2 * RA_OWN_INIT);
+	/* Read this time, but cut short: the window ends there, and the
+	 * stream's next window goes out halfway through what was read. */
+	ra_own_cut(&o, 107, 4);
+	ra_own_hit(&o, 107, false, 0, 10000, 64, &w);
+	ra_own_hit(&o, 108, false, 0, 10000, 64, &w);
+	CHECK_EQ(w.count, 0);
+	ra_own_hit(&o, 109, false, 0, 10000, 64, &w);
+	CHECK_EQ(w.start, 111);
+	CHECK_EQ(w.count, 4 * RA_OWN_INIT);
+	/* Cut to nothing again, and no hit left before it: the stream
+	 * misses there, and the miss reads it (not halved: it outran). */
+	ra_own_cut(&o, 111, 0);
+	ra_own_hit(&o, 110, false, 0, 10000, 64, &w);
+	ra_own_cut(&o, 111, 0);
+	ra_own_miss(&o, 111, 0, 10000, 64, &w);
+	CHECK_EQ(w.start, 112);
+	CHECK_EQ(w.count, 4 * RA_OWN_INIT);
+	CHECK_EQ(o.shrunk, 0);
+	CHECK_EQ(o.cut, 4);
+}
+
 static uint64_t ghost_rnd(uint64_t *x)
 {
 	*x ^= *x << 13;
