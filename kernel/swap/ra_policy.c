@@ -333,6 +333,7 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 		s->back = s->steps;     /* (an empty last window again: the one before stays) */
 	s->pos = start;
 	s->steps = (uint32_t)count;
+	s->retry = 0;           /* if cut to nothing: again at the next hit (ra_own_hit) */
 	use(o, s);
 	if (!count) {
 		s->state = RA_S_FREE;
@@ -667,9 +668,9 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 		} else if (!s->steps && !s->retry--) {
 			/* Its last window got no page (ra_own_cut): try it
 			 * again while the stream uses the one before. */
-			s->retry = RA_OWN_RETRY - 1;
 			s->size = clamp_size(s->size, budget);
 			issue(o, s, s->pos, lo, hi, w);
+			s->retry = RA_OWN_RETRY - 1;
 		}
 		return;
 	}
@@ -703,7 +704,6 @@ void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps)
 		struct ra_stream *s = &o->s[i];
 		if (s->state == RA_S_STREAM && s->pos == start && steps < s->steps) {
 			s->steps = steps;
-			s->retry = 0;           /* none: at its next hit (ra_own_hit) */
 			o->cut++;
 			return;
 		}

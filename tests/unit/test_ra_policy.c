@@ -372,16 +372,28 @@ TEST(ra_own_window_cut_to_nothing_is_tried_again)
 	ra_own_hit(&o, 109, false, 0, 10000, 64, &w);
 	CHECK_EQ(w.start, 111);
 	CHECK_EQ(w.count, 4 * RA_OWN_INIT);
-	/* Cut to nothing again, and no hit left before it: the stream
-	 * misses there, and the miss reads it (not halved: it outran). */
+	/* Cut to nothing again: tried at the next hit, then only every
+	 * RA_OWN_RETRY hits while memory stays short. */
 	ra_own_cut(&o, 111, 0);
 	ra_own_hit(&o, 110, false, 0, 10000, 64, &w);
+	CHECK_EQ(w.start, 111);
 	ra_own_cut(&o, 111, 0);
+	uint32_t tries = 0;
+	for (uint32_t i = 0; i < 2 * RA_OWN_RETRY; i++) {
+		ra_own_hit(&o, 110, false, 0, 10000, 64, &w);   /* (the same page: the count is what matters) */
+		if (w.count) {
+			tries++;
+			ra_own_cut(&o, 111, 0);
+		}
+	}
+	CHECK_EQ(tries, 2);
+	/* No hit left before it: the stream misses there, and the miss
+	 * reads it (not halved: it outran). */
 	ra_own_miss(&o, 111, 0, 10000, 64, &w);
 	CHECK_EQ(w.start, 112);
 	CHECK_EQ(w.count, 4 * RA_OWN_INIT);
 	CHECK_EQ(o.shrunk, 0);
-	CHECK_EQ(o.cut, 4);
+	CHECK_EQ(o.cut, 6);
 }
 
 static uint64_t ghost_rnd(uint64_t *x)
