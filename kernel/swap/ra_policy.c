@@ -314,7 +314,9 @@ static void use(struct ra_own *o, struct ra_stream *s)
 }
 
 /* Give stream s the window of up to s->size pages from start; frees the
- * stream when the area ends there. */
+ * stream when the area ends there.  A window that continues the last one
+ * (its marker was used) leaves the last one's pages to the stream: it is
+ * using them now (in_stream). */
 static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_t lo, uint64_t hi,
 		  struct ra_lwin *w)
 {
@@ -324,8 +326,14 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 					      : (start - lo) / absd(s->stride) + 1;
 		count = room < s->size ? room : s->size;
 	}
+	bool next = s->state == RA_S_STREAM && start == s->pos + (uint64_t)((int64_t)s->steps * s->stride);
+	if (!next)
+		s->back = 0;
+	else if (s->steps)
+		s->back = s->steps;     /* (an empty last window again: the one before stays) */
 	s->pos = start;
 	s->steps = (uint32_t)count;
+	s->retry = 0;           /* if cut to nothing: again at the next hit (ra_own_hit) */
 	use(o, s);
 	if (!count) {
 		s->state = RA_S_FREE;
@@ -505,16 +513,31 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	return false;
 }
 
+/* Whether idx is stream s's: in its last window, in the window before
+ * it whose marker issued it (*k < 0 there), or (beyond) in the window
+ * after it.  The window before counts as the stream's own: the marker
+ * sits on a window's first page, so the stream uses the rest of that
+ * window after its next one went out.  Seen as accesses outside streams,
+ * those pages fed the candidates a run of stride 1 that confirmed a
+ * "phantom" stream just behind the real one every few pages; the
+ * phantom's window held the next marker and took it (stream_of finds
+ * the stream used last first), so the real stream's next window was
+ * never issued and it missed at the end of every other window. */
 static bool in_stream(const struct ra_stream *s, uint64_t idx, bool beyond, int64_t *k)
 {
 	if (s->state != RA_S_STREAM)
 		return false;
-	*k = steps_to(s->pos, s->stride, idx);
-	return *k >= 0 && *k < (int64_t)s->steps + (beyond ? s->size : 0);
+	uint64_t from = s->pos - (uint64_t)((int64_t)s->back * s->stride);
+	*k = steps_to(from, s->stride, idx);
+	if (*k < 0 || *k >= (int64_t)s->back + s->steps + (beyond ? s->size : 0))
+		return false;
+	*k -= s->back;
+	return true;
 }
 
-/* The stream whose last window holds idx (beyond: or the window after
- * it), with idx's step in *k; NULL when none.  The stream used last
+/* The stream whose last window holds idx (or the one before it, whose
+ * marker issued it; beyond: or the window after it), with idx's step
+ * from the last window's start in *k; NULL when none.  The stream used last
  * first: a fault on a stream's window is almost always the same
  * stream's as the fault before, so that costs one test, not a scan. */
 static struct ra_stream *stream_of(struct ra_own *o, uint64_t idx, bool beyond, int64_t *k)
@@ -561,6 +584,21 @@ static void start_event(struct ra_own *o, uint64_t idx, struct ra_lwin *w)
 	o->clock++;
 }
 
+/* Whether a miss at idx in stream s's windows is the stream's: within
+ * RA_OWN_SLACK steps after its last access.  A stream that outran its
+ * window, or lost a page of it to reclaim, misses right after the page
+ * it used last.  A miss anywhere else in its range is another access's:
+ * a random page of a thread whose burst the stream was (the unit
+ * simulator's BUILD shape: in a thread's 256-page part, one in two of its
+ * random pages fell within a stale stream's window or the one after, and
+ * each read a window of the stream's size, up to 64 pages, for one page
+ * used). */
+static bool follows(const struct ra_stream *s, uint64_t idx)
+{
+	int64_t k = steps_to(s->last, s->stride, idx);
+	return k >= 0 && k <= RA_OWN_SLACK;
+}
+
 void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
 {
 	start_event(o, idx, w);
@@ -569,6 +607,8 @@ void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 	 * (it outran its readahead). */
 	int64_t k;
 	struct ra_stream *s = stream_of(o, idx, true, &k);
+	if (s && !follows(s, idx))
+		s = NULL;
 	if (s) {
 		if (restride(o, s, idx, lo, hi, w))
 			return;
@@ -614,14 +654,23 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 	start_event(o, idx, w);
 	int64_t k;
 	struct ra_stream *s = stream_of(o, idx, false, &k);
+	(void)marker;
 	if (s) {
 		use(o, s);
+		if (!follows(s, idx))
+			return;         /* another access's page (follows): no progress */
 		if (restride(o, s, idx, lo, hi, w))
 			return;
-		if (marker) {           /* the next window, twice as large */
+		if (s->steps && k >= (int64_t)s->steps / 2) {   /* halfway: the next window, twice as large */
 			uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
 			s->size = clamp_size(s->size * 2, budget);
 			issue(o, s, next, lo, hi, w);
+		} else if (!s->steps && !s->retry--) {
+			/* Its last window got no page (ra_own_cut): try it
+			 * again while the stream uses the one before. */
+			s->size = clamp_size(s->size, budget);
+			issue(o, s, s->pos, lo, hi, w);
+			s->retry = RA_OWN_RETRY - 1;
 		}
 		return;
 	}

@@ -38,11 +38,15 @@
  *            Two equal steps between misses (next page, previous page, or
  *            a stride up to RA_OWN_MAX_STRIDE) confirm a stream; the
  *            stream then reads a window ahead of itself, 4 strides at
- *            first, doubling to the budget, and the first page of each
- *            window carries a marker: the fault that uses the marker page
- *            issues the next window, so on a steady stream the next window
- *            is in flight before the stream reaches it and takes almost no
- *            major faults.  The stream used last is looked at first, so
+ *            first, doubling to the budget; the fault that uses the page
+ *            halfway through its last window issues the next one, so on a
+ *            steady stream the next window is in flight before the stream
+ *            reaches it and takes almost no major faults, and a stream
+ *            that stops reads at most about one window past its end.  A
+ *            stream owns its last window and the one before it (whose
+ *            second half it is using), and only accesses within
+ *            RA_OWN_SLACK steps after its last one are its progress.  The
+ *            stream used last is looked at first, so
  *            a fault on a stream costs no scan of the table.  A miss inside a window the stream already
  *            issued means its pages were reclaimed before use: the window
  *            halves.
@@ -158,6 +162,7 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_MAX_STRIDE 32
 #define RA_OWN_INIT 4
 #define RA_OWN_MIN 4
+#define RA_OWN_SLACK 4          /* a stream's miss: at most this many steps past its last access */
 #define RA_OWN_HIST 16          /* recent misses outside streams */
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
 #define RA_OWN_CLUSTER 3        /* ... this many of the recent misses: a cluster */
@@ -213,6 +218,8 @@ struct ra_stream {
 	uint64_t last;          /* stream: its last access (hit or miss) */
 	int64_t alt;            /* stream: a step other than stride seen last time, or 0 */
 	uint32_t steps;         /* stream: pages in its last window */
+	uint32_t back;          /* stream: steps before pos it still owns (the window its marker left) */
+	uint32_t retry;         /* stream, last window cut to nothing: hits until it is issued again */
 	uint32_t size;          /* stream: pages in its next window */
 	uint32_t age;
 	uint8_t state;          /* enum ra_stream_state */
@@ -327,15 +334,27 @@ uint32_t ra_own_slot_pages(struct ra_own *o);
  * fault's: the others - free slots - cost nothing and prove nothing). */
 void ra_own_slot_read(struct ra_own *o, uint32_t read);
 /* A fault used a readahead page at idx (marker: it carried the marker).
- * w: the next window to read, count 0 when none.  The marker sits on the
- * first page of each window, so the next window is in flight while the
- * stream uses this one (Linux's async readahead marker). */
+ * w: the next window to read, count 0 when none.  A stream issues its
+ * next window when it uses the page halfway through its last one, so
+ * the next is in flight while it uses the second half.  The kernel's
+ * marker (on a window's first page read) is not needed for that: on the
+ * first page, the next window went out while the whole last one was
+ * still ahead, and a stream that stopped read up to two windows past its
+ * end for nothing (ra_sim's BUILD shape: twice the pages). */
 void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
 		struct ra_lwin *w);
 /* The window a stream issued from start was read only up to step steps
  * (the rest trimmed for want of free memory): the stream's window ends
  * there, so a miss past it means the stream outran what was read, not
- * that its pages were reclaimed before use (no halving). */
+ * that its pages were reclaimed before use (no halving).  A window cut to
+ * nothing is issued again at the stream's next hit on the window before
+ * it, and then every RA_OWN_RETRY hits (meanwhile kswapd may have freed memory: the
+ * kernel yields to it once per trimmed window).  Without that, the
+ * stream took a major fault at its first page, and often at the next too,
+ * as the fault's window was cut as well (QEMU, touch 72 40000 seq shmem,
+ * profile none: 12-27 windows cut to nothing per run, most of the 11-22
+ * major faults left). */
+#define RA_OWN_RETRY 8
 void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps);
 
 /* ---------------------------------------------------------------- ops */
