@@ -155,16 +155,16 @@ RA_PATTERNS = [
 ]
 
 
-def ra_boot(policy, seed, patterns):
+def ra_boot(policy, seed, patterns, image='build/disk.img'):
     """One boot: every pattern in turn under policy; per pattern the
     task's majflt and stime_ns (its own counters, so the runs before it
     do not count)."""
     tag = 'ra-%s-%d' % (policy.replace(':', ''), seed)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) for _, p in patterns]
-    r = rig.run('build/disk.img', cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + cmds),
+    r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + cmds),
                 mem='256M', disks=[{'file': img, 'bus': 'nvme'}], profile='none', icount='exact',
-                timeout=7200, pvh=rig.pvh_beside('build/disk.img'), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
+                timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
         sys.exit('bench: %s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
@@ -189,7 +189,7 @@ def bench_ra(a):
     out = open(os.path.join(OUT, 'ra.jsonl'), 'w')
     cells = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        for rows in ex.map(lambda j: ra_boot(*j, patterns), jobs):
+        for rows in ex.map(lambda j: ra_boot(*j, patterns, a.image), jobs):
             for row in rows:
                 out.write(json.dumps(row) + '\n')
                 for m in ('majflt', 'stime_ms'):
@@ -315,7 +315,7 @@ def main():
     ap.add_argument('--jobs', type=int, default=2, help='ra: boots at once')
     ap.add_argument('--cpus', default='1,2,4', help='smp: cpus= values (each on QEMU -smp 4)')
     ap.add_argument('--workloads', default='', help='smp: which of %s (default: all)' % ','.join(n for n, _ in SMP_WORKLOADS))
-    ap.add_argument('--image', default='build/disk.img', help='smp: the disk image to boot (another build to compare)')
+    ap.add_argument('--image', default='build/disk.img', help='smp, ra: the disk image to boot (another build to compare)')
     a = ap.parse_args()
     a.profiles = a.profiles.split(',')
     a.buses = a.buses.split(',')
