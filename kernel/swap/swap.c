@@ -92,13 +92,20 @@ static void release(const uint64_t *e, int n)
 	__atomic_sub_fetch(&npending, (uint64_t)n, __ATOMIC_RELAXED);
 }
 
-/* Empty buffer b into out (RET_MAX entries); returns how many. */
-static int ret_take(struct ret_buf *b, uint64_t *out)
+/* Empty buffer b into out (RET_MAX entries); returns how many.  b's
+ * lock held. */
+static int take_locked(struct ret_buf *b, uint64_t *out)
 {
-	bool on = spin_lock_irqsave(&b->lock);
 	int n = b->n;
 	memcpy(out, b->e, (size_t)n * sizeof out[0]);
 	b->n = 0;
+	return n;
+}
+
+static int ret_take(struct ret_buf *b, uint64_t *out)
+{
+	bool on = spin_lock_irqsave(&b->lock);
+	int n = take_locked(b, out);
 	spin_unlock_irqrestore(&b->lock, on);
 	return n;
 }
@@ -136,11 +143,8 @@ static void defer(uint64_t e)
 	uint64_t out[RET_MAX];
 	int n = 0;
 	spin_lock(&b->lock);
-	if (b->n == RET_MAX) {
-		n = b->n;
-		memcpy(out, b->e, sizeof out);
-		b->n = 0;
-	}
+	if (b->n == RET_MAX)
+		n = take_locked(b, out);
 	b->e[b->n++] = e;
 	spin_unlock(&b->lock);
 	irq_restore(on);

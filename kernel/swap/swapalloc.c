@@ -498,7 +498,13 @@ static void slot_release(struct swap_area *a, uint64_t off, uint16_t v)
 	cl_update(a, c);
 }
 
-int swapalloc_free(struct swap_pool *p, uint64_t entry)
+/* Drop one count of entry's slot.  The last count claims the word
+ * first, PENDING (with RETIRED kept), so a lock-free dup racing with us
+ * either came before (and we see count 2) or finds a count of 0; then
+ * `locked` (the caller holds the swap lock) frees the slot at once, else
+ * it is left pending - but for a retired slot, whose last count needs
+ * the lock (SWAPALLOC_EAGAIN). */
+static int drop_count(struct swap_pool *p, uint64_t entry, bool locked)
 {
 	uint64_t off;
 	struct swap_area *a = entry_area(p, entry, &off);
@@ -513,38 +519,19 @@ int swapalloc_free(struct swap_pool *p, uint64_t entry)
 				return (v - 1) & SWAP_MAP_COUNT;
 			continue;
 		}
-		/* The last count: claim the word first, so a lock-free dup
-		 * racing with us either came before (and we see count 2) or
-		 * finds a count of 0. */
+		if (!locked && (v & SWAP_MAP_RETIRED))
+			return SWAPALLOC_EAGAIN;
 		uint16_t gone = (v & SWAP_MAP_RETIRED) | SWAP_MAP_PENDING;
 		if (map_cas(a, off, &v, gone)) {
-			slot_release(a, off, gone);
+			if (locked)
+				slot_release(a, off, gone);
 			return 0;
 		}
 	}
 }
 
-int swapalloc_put(struct swap_pool *p, uint64_t entry)
-{
-	uint64_t off;
-	struct swap_area *a = entry_area(p, entry, &off);
-	if (!a)
-		return SWAPALLOC_EINVAL;
-	uint16_t v = mapv(a, off);
-	for (;;) {
-		if (v == SWAP_MAP_BAD || !(v & SWAP_MAP_COUNT))
-			return SWAPALLOC_EINVAL;
-		if ((v & SWAP_MAP_COUNT) > 1) {
-			if (map_cas(a, off, &v, v - 1))
-				return (v - 1) & SWAP_MAP_COUNT;
-			continue;
-		}
-		if (v & SWAP_MAP_RETIRED)
-			return SWAPALLOC_EAGAIN;
-		if (map_cas(a, off, &v, SWAP_MAP_PENDING))
-			return 0;
-	}
-}
+int swapalloc_free(struct swap_pool *p, uint64_t entry) { return drop_count(p, entry, true); }
+int swapalloc_put(struct swap_pool *p, uint64_t entry) { return drop_count(p, entry, false); }
 
 int swapalloc_release(struct swap_pool *p, uint64_t entry)
 {
