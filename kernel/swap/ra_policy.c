@@ -353,17 +353,53 @@ static uint32_t clamp_size(uint32_t size, uint32_t budget)
 	return size > budget ? budget : size;
 }
 
+/* A ring of recent misses (ghost, hist) keeps its entries' count per
+ * bucket of `width` pages (hashed, so any space size fits).  A miss
+ * within `width` pages of idx lies in idx's bucket or a neighbour, so
+ * when all three are empty - nearly always on random access over a large
+ * space - the ring need not be scanned.  Exact: the scan decides whenever
+ * a bucket is not empty. */
+static uint32_t bucket_of(uint64_t idx, uint32_t width) { return (uint32_t)((idx / width) % RA_OWN_BUCKETS); }
+
+static bool ring_maybe_near(const uint8_t *count, uint64_t idx, uint32_t width)
+{
+	uint32_t b = bucket_of(idx, width);
+	return count[b] || count[(b + 1) % RA_OWN_BUCKETS] || count[(b + RA_OWN_BUCKETS - 1) % RA_OWN_BUCKETS];
+}
+
+/* Entries of ring[size] within width pages of idx (the first *n are set). */
+static uint32_t ring_near(const uint64_t *ring, const uint8_t *count, uint32_t n, uint32_t size, uint64_t idx,
+			  uint32_t width)
+{
+	uint32_t near = 0;
+	if (n > size)
+		n = size;
+	if (ring_maybe_near(count, idx, width))
+		for (uint32_t i = 0; i < n; i++)
+			near += absd((int64_t)(idx - ring[i])) < width;
+	return near;
+}
+
+/* idx joins the ring, its oldest entry leaving once it is full; *n stays
+ * below 2 * size (the ring's place kept, never wrapping). */
+static void ring_push(uint64_t *ring, uint8_t *count, uint32_t *n, uint32_t size, uint64_t idx, uint32_t width)
+{
+	uint32_t at = *n % size;
+	if (*n >= size)
+		count[bucket_of(ring[at], width)]--;
+	ring[at] = idx;
+	count[bucket_of(idx, width)]++;
+	if (++*n >= 2 * size)
+		*n -= size;
+}
+
 /* The ghost windows' verdict for a miss at idx outside streams in the
  * space [lo, hi) (ra_policy.h, RA_OWN_GHOST): o->g_dense. */
 static void ghost_note(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi)
 {
 	uint32_t n = o->nghost < RA_OWN_GHOST ? o->nghost : RA_OWN_GHOST;
-	bool held = false;
-	for (uint32_t i = 0; i < n && !held; i++)
-		held = absd((int64_t)(idx - o->ghost[i])) < RA_OWN_GNEAR;
-	o->ghost[o->nghost++ % RA_OWN_GHOST] = idx;
-	if (o->nghost >= 2 * RA_OWN_GHOST)
-		o->nghost -= RA_OWN_GHOST;      /* keeps the ring's place, never wraps */
+	bool held = ring_near(o->ghost, o->gcount, n, RA_OWN_GHOST, idx, RA_OWN_GNEAR) > 0;
+	ring_push(o->ghost, o->gcount, &o->nghost, RA_OWN_GHOST, idx, RA_OWN_GNEAR);
 	uint64_t span = hi > lo ? hi - lo : 1;
 	uint64_t cover = (uint64_t)n * (2 * RA_OWN_GNEAR - 1);
 	uint32_t chance = cover >= span ? RA_OWN_GSCALE : (uint32_t)(cover * RA_OWN_GSCALE / span);
@@ -391,11 +427,8 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 		o->blast = 0;
 		return;
 	}
-	uint32_t near = 0, n = o->nhist < RA_OWN_HIST ? o->nhist : RA_OWN_HIST;
-	for (uint32_t i = 0; i < n; i++)
-		if (absd((int64_t)(idx - o->hist[i])) < RA_OWN_NEAR)
-			near++;
-	o->hist[o->nhist++ % RA_OWN_HIST] = idx;
+	uint32_t near = ring_near(o->hist, o->hcount, o->nhist, RA_OWN_HIST, idx, RA_OWN_NEAR);
+	ring_push(o->hist, o->hcount, &o->nhist, RA_OWN_HIST, idx, RA_OWN_NEAR);
 	/* RA_OWN_CLUSTER of the recent misses close by: a dense cluster, the
 	 * largest block.  Else half a block's worth of its pages used since the last
 	 * block: double; a quarter: keep; less: halve. */
@@ -462,7 +495,8 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	struct ra_stream *best = NULL;
 	uint64_t best_score = UINT64_MAX;
 	int64_t best_d = 0;
-	for (int i = 0; i < RA_OWN_STREAMS && candidates_near(o, idx); i++) {
+	bool near = candidates_near(o, idx);
+	for (int i = 0; near && i < RA_OWN_STREAMS; i++) {
 		struct ra_stream *s = &o->s[i];
 		if (s->state != RA_S_CANDIDATE)
 			continue;

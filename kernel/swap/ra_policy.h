@@ -167,6 +167,7 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
 #define RA_OWN_CLUSTER 3        /* ... this many of the recent misses: a cluster */
 #define RA_OWN_BLOCK_MAX 16
+#define RA_OWN_BUCKETS 512      /* hist's and ghost's per-bucket counts (ring_near in ra_policy.c) */
 /* Ghost windows in the logical space (issue 12: decide per miss against
  * the logical window, not the slots).  For each miss outside streams:
  * would a window of RA_OWN_GNEAR pages either side of one of the last
@@ -196,8 +197,9 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
  * read cannot tell the cases apart (bench ra seed 1, ra_hits / ra_issued: hot 0.29, random
  * 0.32, shift 0.37), since what matters is what the page read pushes out
  * (a cold page on hot, one as likely to be used on random), so only the
- * density decides.  O(RA_OWN_GHOST) per miss, no memory beyond struct
- * ra_own. */
+ * density decides.  O(RA_OWN_GHOST) per miss only when a recent miss lies
+ * in a neighbouring bucket of RA_OWN_GNEAR pages (per-bucket counts), else
+ * O(1); no memory beyond struct ra_own. */
 #define RA_OWN_GHOST 32
 #define RA_OWN_GNEAR 32
 #define RA_OWN_GRATIO 3
@@ -245,7 +247,8 @@ struct ra_own {
 	bool lru_ready;
 	uint32_t clock;
 	uint64_t hist[RA_OWN_HIST];
-	uint32_t nhist;         /* misses recorded in hist (ring) */
+	uint32_t nhist;         /* misses recorded in hist (ring; < 2 * RA_OWN_HIST) */
+	uint8_t hcount[RA_OWN_BUCKETS];         /* hist's entries per bucket of RA_OWN_NEAR pages */
 	uint32_t bhits;         /* hits on block readahead since the last block */
 	uint32_t blast;         /* the last block window */
 	uint32_t sw_read;       /* slot windows: slots in use read over (decaying) */
@@ -253,6 +256,7 @@ struct ra_own {
 	uint32_t sw_probe;      /* misses since the last probe */
 	uint64_t ghost[RA_OWN_GHOST];   /* the last misses outside streams (ring) */
 	uint32_t nghost;        /* misses recorded in ghost */
+	uint8_t gcount[RA_OWN_BUCKETS];         /* ghost's entries per bucket of RA_OWN_GNEAR pages */
 	uint32_t g_hit;         /* of g_n misses, how many a ghost window held (decaying) */
 	uint32_t g_n;
 	uint32_t g_chance;      /* what chance alone would have held, 1/RA_OWN_GSCALE units */

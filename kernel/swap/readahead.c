@@ -408,6 +408,11 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	struct ra_event e;
 	struct ra_lwin w;
 	ctx_of(f, ops, readahead, &c);
+	/* A policy whose state is the space's decides nothing without it:
+	 * a hit on a page that was not read ahead (most swap-cache hits on
+	 * random access) costs no lock. */
+	if (ops->space_size && !c.space)
+		return NULL;
 	event_of(f, &e);
 	struct spinlock *l = state_lock(f, ops, &c);
 	bool on = state_enter(l);

@@ -496,6 +496,58 @@ TEST(ra_own_ghost_windows_stay_open_on_hits)
 	CHECK(dense * 100 >= (MISSES - RA_OWN_GLEARN) * 95);
 }
 
+/* The rings of recent misses keep per-bucket counts so that a miss with
+ * no recent one nearby skips their scans.  The counts must always be the
+ * rings' contents exactly, or a scan is skipped that would have found a
+ * neighbour: checked after every access, on a space far larger than the
+ * buckets (hash collisions), on one smaller, and across the hash's wrap
+ * (a miss in the last bucket and one in the first are neighbours). */
+static void check_ring_counts(const struct ra_own *o)
+{
+	uint8_t g[RA_OWN_BUCKETS] = { 0 }, h[RA_OWN_BUCKETS] = { 0 };
+	uint32_t ng = o->nghost < RA_OWN_GHOST ? o->nghost : RA_OWN_GHOST;
+	uint32_t nh = o->nhist < RA_OWN_HIST ? o->nhist : RA_OWN_HIST;
+	for (uint32_t i = 0; i < ng; i++)
+		g[o->ghost[i] / RA_OWN_GNEAR % RA_OWN_BUCKETS]++;
+	for (uint32_t i = 0; i < nh; i++)
+		h[o->hist[i] / RA_OWN_NEAR % RA_OWN_BUCKETS]++;
+	CHECK(!memcmp(g, o->gcount, sizeof g));
+	CHECK(!memcmp(h, o->hcount, sizeof h));
+}
+
+TEST(ra_own_ring_counts_follow_the_rings)
+{
+	static const uint64_t spaces[] = { 300, 18432, 1ull << 40 };
+	struct ra_own o;
+	struct ra_lwin w;
+	for (size_t k = 0; k < sizeof spaces / sizeof spaces[0]; k++) {
+		uint64_t x = k + 3;
+		memset(&o, 0, sizeof o);
+		for (int i = 0; i < 5000; i++) {
+			uint64_t idx = ghost_rnd(&x) % spaces[k];
+			if (i % 5 == 4)
+				ra_own_hit(&o, idx, false, 0, spaces[k], 64, &w);
+			else
+				ra_own_miss(&o, idx, 0, spaces[k], 64, &w);
+			check_ring_counts(&o);
+		}
+		CHECK(o.nghost < 2 * RA_OWN_GHOST);
+		CHECK(o.nhist < 2 * RA_OWN_HIST);
+	}
+	/* The last bucket's neighbour is the first: three misses in the
+	 * last (no two steps alike, so no stream) are near one in the first,
+	 * which therefore finds a cluster and reads a block. */
+	uint64_t edge = 5ull * RA_OWN_BUCKETS * RA_OWN_NEAR;
+	memset(&o, 0, sizeof o);
+	ra_own_miss(&o, edge - 1, 0, 1ull << 40, 64, &w);
+	ra_own_miss(&o, edge - 20, 0, 1ull << 40, 64, &w);
+	ra_own_miss(&o, edge - 9, 0, 1ull << 40, 64, &w);
+	CHECK_EQ(w.count, 0);
+	ra_own_miss(&o, edge + 1, 0, 1ull << 40, 64, &w);
+	CHECK_EQ(w.count, RA_OWN_BLOCK_MAX);
+	check_ring_counts(&o);
+}
+
 TEST(ra_fill_gaps_between_slot_runs)
 {
 	uint64_t out[16];
