@@ -427,7 +427,9 @@ struct ra_ops {
 	/* The pages of a confirmed stream's window (lwin.marker) never make
 	 * the faulting task reclaim: taken only from free memory above the
 	 * low watermark, the window trimmed when there is none (the own
-	 * policy, whose streams read up to 64 pages per window from hits).
+	 * policy, whose streams read up to 64 pages per window from hits);
+	 * all but its first RA_STREAM_NEXT (readahead.h), the stream's next
+	 * accesses, which a fault would reclaim for anyway.
 	 * Its guesses (blocks: 16 pages at most, slot windows: RA_OWN_GPAGES) and
 	 * every page of the other policies are allocated like the fault's
 	 * own page, reclaiming if need be, as Linux's swap readahead does (it

@@ -363,6 +363,16 @@ struct page *swapcache_lookup(uint64_t entry, bool count)
 	return p;
 }
 
+bool swapcache_cached(uint64_t entry)
+{
+	struct shard *sc = shard_of(entry);
+	bool on = spin_lock_irqsave(&sc->lock);
+	struct node *x = *find(sc, entry);
+	bool cached = x && x->page;
+	spin_unlock_irqrestore(&sc->lock, on);
+	return cached;
+}
+
 void swapcache_drop(struct page *p)
 {
 	page_clear(p, PG_RA_MARK);

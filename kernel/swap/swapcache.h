@@ -33,6 +33,9 @@ void swapcache_del(struct page *p);
 /* The cached page for entry with a new reference, or NULL.  Counts a find
  * (and a hit) for the statistics when `count` is set. */
 struct page *swapcache_lookup(uint64_t entry, bool count);
+/* Whether a page is cached for entry now (no reference, no statistics):
+ * a hint that may be stale as soon as it is returned. */
+bool swapcache_cached(uint64_t entry);
 /* swapcache_del for a page leaving memory: one still unused since
  * readahead brought it in counts as readahead waste. */
 void swapcache_drop(struct page *p);

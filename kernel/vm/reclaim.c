@@ -1109,6 +1109,7 @@ void reclaim_init(void)
 	waitq_init(&X.wq, "reclaim-excl");
 	waitq_init(&P.wq, "reclaim-pool");
 	ctx_init(&kswapd_ctx);
+	ra_ahead = 0;
 	struct pmm_stats st;
 	pmm_get_stats(&st);
 	R.total_pages = st.total_pages;

@@ -252,25 +252,29 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 }
 
 /* A stream's window (no_reclaim) that finds no free frame above the low
- * watermark is trimmed there, and the policy that chose it hears how many
+ * watermark is trimmed there, past its first RA_STREAM_NEXT steps (read
+ * whatever free memory says), and the policy that chose it hears how many
  * of its steps were read (window_cut), with the state it decided from
  * and the window's start. */
 TEST(ra_trimmed_window_tells_the_policy)
 {
+	enum { N = RA_STREAM_NEXT + 4 };
 	setup(100, "fixed:3");
 	fake.ra_spy = true;
 	fake_ra_no_reclaim = true;
 	fake_ra_space_size = 16;
-	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 4, true } };
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, N, true } };
 	swapped(0, 30, 30);
-	for (uint64_t k = 0; k < 4; k++)
+	for (uint64_t k = 0; k < N; k++)
 		swapped(4 + k, 40 + k, 40 + k);
-	reclaim_knobs.wm_low = pmm_free_pages() - 3;    /* the fault's page and two more */
+	/* The fault's page, the stream's next pages, and two more. */
+	reclaim_knobs.wm_low = pmm_free_pages() - 1 - RA_STREAM_NEXT - 2;
 	CHECK_EQ(fault(0), VM_FAULT_OK);
 	fake_io_complete_all();
 	reclaim_knobs.wm_low = 0;
-	CHECK(cached(40) && cached(41) && !cached(42) && !cached(43));
-	CHECK_EQ(fake.vmstat[SWAP_RA], 2);
+	for (uint64_t k = 0; k < N; k++)
+		CHECK_EQ(cached(40 + k) != NULL, k < RA_STREAM_NEXT + 2);
+	CHECK_EQ(fake.vmstat[SWAP_RA], RA_STREAM_NEXT + 2);
 	CHECK_EQ(fake.vmstat[SWAP_RA_TRIMMED], 2);
 	int c = -1;
 	for (int i = 0; i < fake_ra_ncalls; i++)
@@ -279,7 +283,7 @@ TEST(ra_trimmed_window_tells_the_policy)
 	CHECK(c >= 0);
 	if (c < 0)
 		return;
-	CHECK_EQ(fake_ra_calls[c].in_use, 2u);
+	CHECK_EQ(fake_ra_calls[c].in_use, RA_STREAM_NEXT + 2u);
 	CHECK_EQ(fake_ra_calls[c].ev.idx, PG0 + 4);
 	CHECK(fake_ra_calls[c].ctx.space == mm->ra && mm->ra);
 	teardown();
