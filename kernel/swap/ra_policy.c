@@ -313,6 +313,41 @@ static void use(struct ra_own *o, struct ra_stream *s)
 	lru_touch(o, s, false);
 }
 
+/* Stream s ends (replaced, or at its space's end): its run, in steps
+ * from where it was confirmed to its last access, joins the space's
+ * average (RA_OWN_RUN_*). */
+static void stream_ended(struct ra_own *o, const struct ra_stream *s)
+{
+	int64_t run = steps_to(s->origin, s->stride, s->last);
+	if (run < 0)
+		return;
+	uint32_t r = run > UINT32_MAX / 8 ? UINT32_MAX / 8 : (uint32_t)run;
+	o->run_avg = o->runs ? (uint32_t)(((uint64_t)o->run_avg * 7 + r) / 8) : r;
+	if (o->runs < RA_OWN_RUN_LEARN)
+		o->runs++;
+}
+
+/* A growing window of `size` steps from next for stream s, now at idx:
+ * no further from where it was confirmed than its space's streams have
+ * run on average (and a quarter), or than half again the way it has come
+ * already, whichever is further (a stream that outlives the average soon
+ * grows as before); at least RA_OWN_MIN.  Past a stream's end a window
+ * reads only waste: touch's jumps:64 (a run of 64 pages, then a jump)
+ * read a whole 64-page window past every run. */
+static uint32_t run_cap(const struct ra_own *o, const struct ra_stream *s, uint64_t idx, uint64_t next,
+			uint32_t size)
+{
+	int64_t run = steps_to(s->origin, s->stride, idx), from = steps_to(s->origin, s->stride, next);
+	if (o->runs < RA_OWN_RUN_LEARN || run < 0 || from < 0)
+		return size;
+	uint64_t avg = o->run_avg + o->run_avg / 4, went = (uint64_t)run + (uint64_t)run / 2;
+	uint64_t end = avg > went ? avg : went;
+	uint64_t room = end > (uint64_t)from ? end - (uint64_t)from : 0;
+	if (room < RA_OWN_MIN)
+		room = RA_OWN_MIN;
+	return room < size ? (uint32_t)room : size;
+}
+
 /* Give stream s the window of up to s->size pages from start; frees the
  * stream when the area ends there.  A window that continues the last one
  * (its marker was used) leaves the last one's pages to the stream: it is
@@ -336,6 +371,7 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 	s->retry = 0;           /* if cut to nothing: again at the next hit (ra_own_hit) */
 	use(o, s);
 	if (!count) {
+		stream_ended(o, s);
 		s->state = RA_S_FREE;
 		o->nstream--;
 		lru_touch(o, s, true);  /* the next new candidate's */
@@ -518,6 +554,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 		best->state = RA_S_STREAM;
 		o->nstream++;
 		best->last = idx;
+		best->origin = idx;
 		best->alt = 0;
 		best->size = clamp_size(RA_OWN_INIT, budget);
 		o->confirmed++;
@@ -536,8 +573,10 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 	if (!o->lru_ready)
 		lru_build(o);
 	struct ra_stream *victim = &o->s[o->lru_old];
-	if (victim->state == RA_S_STREAM)
+	if (victim->state == RA_S_STREAM) {
 		o->nstream--;
+		stream_ended(o, victim);
+	}
 	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE };
 	use(o, victim);
 	if (++o->cnew >= RA_OWN_STREAMS)
@@ -608,6 +647,7 @@ static bool restride(struct ra_own *o, struct ra_stream *s, uint64_t idx, uint64
 	}
 	s->stride = d;
 	s->alt = 0;
+	s->origin = idx;
 	issue(o, s, idx + (uint64_t)d, lo, hi, w);
 	return true;
 }
@@ -697,7 +737,7 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 			return;
 		if (s->steps && k >= (int64_t)s->steps / 2) {   /* halfway: the next window, twice as large */
 			uint64_t next = s->pos + (uint64_t)((int64_t)s->steps * s->stride);
-			s->size = clamp_size(s->size * 2, budget);
+			s->size = run_cap(o, s, idx, next, clamp_size(s->size * 2, budget));
 			issue(o, s, next, lo, hi, w);
 		} else if (!s->steps && !s->retry--) {
 			/* Its last window got no page (ra_own_cut): try it

@@ -38,7 +38,10 @@
  *            Two equal steps between misses (next page, previous page, or
  *            a stride up to RA_OWN_MAX_STRIDE) confirm a stream; the
  *            stream then reads a window ahead of itself, 4 strides at
- *            first, doubling to the budget; the fault that uses the page
+ *            first, doubling to the budget (but, once RA_OWN_RUN_LEARN
+ *            streams of the space ended, reaching no further than a
+ *            quarter past their mean run, or half again the stream's own
+ *            run so far: run_cap); the fault that uses the page
  *            halfway through its last window issues the next one, so on a
  *            steady stream the next window is in flight before the stream
  *            reaches it and takes almost no major faults, and a stream
@@ -167,6 +170,7 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_NEAR 32          /* "clustered": within this many pages */
 #define RA_OWN_CLUSTER 3        /* ... this many of the recent misses: a cluster */
 #define RA_OWN_BLOCK_MAX 16
+#define RA_OWN_RUN_LEARN 2      /* streams ended before their runs cap windows (run_cap) */
 #define RA_OWN_BUCKETS 512      /* hist's and ghost's per-bucket counts (ring_near in ra_policy.c) */
 /* Ghost windows in the logical space (issue 12: decide per miss against
  * the logical window, not the slots).  For each miss outside streams:
@@ -218,6 +222,7 @@ struct ra_stream {
 	uint64_t pos;           /* candidate: its last miss; stream: first page of its last window */
 	int64_t stride;         /* candidate: 0 after one miss, else the delta seen */
 	uint64_t last;          /* stream: its last access (hit or miss) */
+	uint64_t origin;        /* stream: where it was confirmed (or took its stride) */
 	int64_t alt;            /* stream: a step other than stride seen last time, or 0 */
 	uint32_t steps;         /* stream: pages in its last window */
 	uint32_t back;          /* stream: steps before pos it still owns (the window its marker left) */
@@ -261,6 +266,8 @@ struct ra_own {
 	uint32_t g_n;
 	uint32_t g_chance;      /* what chance alone would have held, 1/RA_OWN_GSCALE units */
 	bool g_dense;           /* the last miss found the misses denser than chance */
+	uint32_t run_avg;       /* steps the space's ended streams ran (decaying mean) */
+	uint32_t runs;          /* streams ended, up to RA_OWN_RUN_LEARN */
 	uint64_t confirmed;     /* streams confirmed (statistics) */
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */

@@ -496,6 +496,58 @@ TEST(ra_own_ghost_windows_stay_open_on_hits)
 	CHECK(dense * 100 >= (MISSES - RA_OWN_GLEARN) * 95);
 }
 
+/* A run of `len` pages from base as the policy sees it: a miss on every
+ * page no window read, a hit on the rest.  Returns the furthest page any
+ * window reached (past its last), the largest window in *maxw. */
+static uint64_t own_run(struct ra_own *o, uint8_t *read, uint64_t base, uint64_t len, uint64_t space,
+			uint32_t *maxw)
+{
+	uint64_t far = 0;
+	*maxw = 0;
+	for (uint64_t i = base; i < base + len; i++) {
+		struct ra_lwin w;
+		if (read[i])
+			ra_own_hit(o, i, false, 0, space, 64, &w);
+		else
+			ra_own_miss(o, i, 0, space, 64, &w);
+		for (uint32_t k = 0; k < w.count; k++)
+			read[w.start + k] = 1;
+		if (w.count && w.start + w.count > far)
+			far = w.start + w.count;
+		if (w.count > *maxw)
+			*maxw = w.count;
+	}
+	return far;
+}
+
+TEST(ra_own_windows_follow_the_runs_of_ended_streams)
+{
+	/* touch's jumps:64: 64 pages in order, then a jump.  A stream ends
+	 * when a new candidate takes its place in the table (the least
+	 * recently used of RA_OWN_STREAMS), so the runs are known after a
+	 * few dozen.  Before, a run's windows doubled to 64 pages and read a
+	 * whole window past its end; after, they stop about a quarter past
+	 * the runs seen.  A stream that goes on grows back to the budget. */
+	enum { SPACE = 20000, RUN = 64, RUNS = 60 };
+	static uint8_t read[SPACE];
+	static struct ra_own o;
+	memset(&o, 0, sizeof o);
+	uint32_t maxw;
+	for (int r = 0; r < RUNS; r++) {
+		uint64_t base = 200 + (uint64_t)r * 300;
+		uint64_t far = own_run(&o, read, base, RUN, SPACE, &maxw);
+		if (r == 0)
+			CHECK(far > base + 2 * RUN - 8);        /* nothing known yet */
+		if (r >= RUNS - 10)
+			CHECK(far <= base + RUN + RUN / 4 + RA_OWN_MIN);
+	}
+	CHECK(o.runs >= RA_OWN_RUN_LEARN);
+	memset(read, 0, sizeof read);
+	uint64_t far = own_run(&o, read, 200, 4000, SPACE, &maxw);
+	CHECK_EQ(maxw, 64);
+	CHECK(far > 200 + 4000);
+}
+
 /* The rings of recent misses keep per-bucket counts so that a miss with
  * no recent one nearby skips their scans.  The counts must always be the
  * rings' contents exactly, or a scan is skipped that would have found a
