@@ -7,13 +7,28 @@
                                 once) and Hugh's touch (seq, random) swapping
                                 to NVMe (or a USB stick on xHCI: usb) under
                                 the ssd and hdd profiles
-  tools/bench ra [--seeds S,..] the own read-ahead policy against off and
+  tools/bench ra [--seeds S,..] [--runs N] [--profiles none,ssd,hdd]
+                [--buses nvme,sata] [--policies ...] [--patterns ...]
+                                the own read-ahead policy against off and
                                 fixed:N per touch pattern (seq, random,
-                                stride, back, a skewed hot set, a shifting
-                                set): major faults and the task's stime
-                                under -icount (shift=0, sleep=off), profile
-                                none, swap on NVMe; one boot per policy and
-                                seed, --jobs of them at once
+                                stride:4, back, a skewed hot set, a
+                                shifting set, streams:4, jumps:64), 72 MiB
+                                touched in mem=48M, swap on a scratch disk
+                                on each bus, per disk profile: one table per
+                                (bus, profile) with, per pattern, major
+                                faults, the task's stime, read-ahead pages
+                                issued and the share of them used, and
+                                under ssd and hdd the task's elapsed time;
+                                mean±sd over seeds x runs (seeds count as
+                                runs) and own / the best fixed setting.
+                                Profile none runs under -icount
+                                shift=0,sleep=off (stime exact; elapsed
+                                meaningless, not shown), ssd and hdd under
+                                -icount shift=0 with sleep on (the wait for
+                                the throttled disk passes in real time).
+                                One boot per (bus, profile, run, seed,
+                                policy), the policies interleaved within
+                                each seed; --jobs of them at once
   tools/bench smp [--runs N] [--cpus 1,2,4] [--workloads procs4,...]
                                 issue 14: the seed build's shape (threads 16
                                 72, "build16"), threads 4, touch ...
