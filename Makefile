@@ -337,6 +337,8 @@ bench-blk: deps-check all
 	tools/bench blk --runs $(BENCH_RUNS)
 bench-swap: deps-check all
 	tools/bench swap --runs $(BENCH_RUNS) --profiles ssd,hdd --buses $(BENCH_SWAP_BUSES)
+# bench-ra (issue 12): own read-ahead against off and fixed:1..4 per touch pattern, profile none, swap on
+# NVMe; tools/bench ra --profiles none,ssd,hdd --buses nvme,sata for the other tables (see README).
 bench-ra: deps-check all
 	tools/bench ra
 # bench-smp (issue 14): build16, threads 4 and touch threads=4 at cpus=1,2,4 on -smp 4.

@@ -7,13 +7,28 @@
                                 once) and Hugh's touch (seq, random) swapping
                                 to NVMe (or a USB stick on xHCI: usb) under
                                 the ssd and hdd profiles
-  tools/bench ra [--seeds S,..] the own read-ahead policy against off and
+  tools/bench ra [--seeds S,..] [--runs N] [--profiles none,ssd,hdd]
+                [--buses nvme,sata] [--policies ...] [--patterns ...]
+                                the own read-ahead policy against off and
                                 fixed:N per touch pattern (seq, random,
-                                stride, back, a skewed hot set, a shifting
-                                set): major faults and the task's stime
-                                under -icount (shift=0, sleep=off), profile
-                                none, swap on NVMe; one boot per policy and
-                                seed, --jobs of them at once
+                                stride:4, back, a skewed hot set, a
+                                shifting set, streams:4, jumps:64), 72 MiB
+                                touched in mem=48M, swap on a scratch disk
+                                on each bus, per disk profile: one table per
+                                (bus, profile) with, per pattern, major
+                                faults, the task's stime, read-ahead pages
+                                issued and the share of them used, and
+                                under ssd and hdd the task's elapsed time;
+                                mean±sd over seeds x runs (seeds count as
+                                runs) and own / the best fixed setting.
+                                Profile none runs under -icount
+                                shift=0,sleep=off (stime exact; elapsed
+                                meaningless, not shown), ssd and hdd under
+                                -icount shift=0 with sleep on (the wait for
+                                the throttled disk passes in real time).
+                                One boot per (bus, profile, run, seed,
+                                policy), the policies interleaved within
+                                each seed; --jobs of them at once
   tools/bench smp [--runs N] [--cpus 1,2,4] [--workloads procs4,...]
                                 issue 14: the seed build's shape (threads 16
                                 72, "build16"), threads 4, touch ...
@@ -144,7 +159,8 @@ def bench_swap(a):
 
 # The read-ahead benchmark's patterns: 72 MiB touched in 48 MiB of RAM
 # (README "Swap-in readahead"); every pattern takes its seed from --seeds
-# (seq, back and stride ignore it: their runs are plain repeats).
+# (seq, back, stride and streams ignore it: their runs are plain repeats).
+# Touch counts are set so each pattern takes a similar share of the boot.
 RA_PATTERNS = [
     ('seq', 'touch 72 40000 seq anon {seed}'),
     ('random', 'touch 72 30000 random anon {seed}'),
@@ -152,62 +168,146 @@ RA_PATTERNS = [
     ('back', 'touch 72 40000 back anon {seed}'),
     ('hot', 'touch 72 100000 hot:2048:75 anon {seed}'),
     ('shift', 'touch 72 60000 shift:2048:2000 anon {seed}'),
+    ('streams:4', 'touch 72 40000 streams:4 anon {seed}'),
+    ('jumps:64', 'touch 72 60000 jumps:64 anon {seed}'),
 ]
 
+# Per pattern, the table's rows: (key, label, digits).  elapsed_ms only
+# where it means something (not under sleep=off: profile none).
+RA_METRICS = [('majflt', 'majflt', 1), ('stime_ms', 'stime_ms', 1), ('elapsed_ms', 'elapsed_ms', 1),
+              ('ra_issued', 'ra_issued', 1), ('ra_used_pct', 'ra_used_%', 1)]
+# Rows whose own/best compares against the fixed setting with the fewest
+# of the row's own value; the read-ahead rows compare against the fixed
+# setting with the fewest major faults (the fewest pages issued is off's 0).
+RA_OWN_BEST = ('majflt', 'stime_ms', 'elapsed_ms')
 
-def ra_boot(policy, seed, patterns, image='build/disk.img'):
-    """One boot: every pattern in turn under policy; per pattern the
-    task's majflt and stime_ns (its own counters, so the runs before it
-    do not count)."""
-    tag = 'ra-%s-%d' % (policy.replace(':', ''), seed)
+
+def ra_icount(profile):
+    """Profile none: -icount shift=0,sleep=off (stime exact, elapsed
+    meaningless: idle time takes no host time).  A throttled disk (ssd,
+    hdd): -icount shift=0 with sleep on, so guest CPU time still counts
+    instructions and the wait for the disk passes in real time."""
+    return 'exact' if profile == 'none' else True
+
+
+def ra_elapsed_meaningful(profile):
+    return ra_icount(profile) != 'exact'
+
+
+def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0):
+    """One boot: every pattern in turn under policy, swap on a scratch
+    disk on bus, under profile; per pattern the task's majflt, stime_ns,
+    elapsed_ns, ra_issued and ra_hits (its task_exit record: its own
+    counters, so the runs before it do not count)."""
+    tag = 'ra-%s-%s-%s-%d-r%d' % (bus, profile, policy.replace(':', ''), seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) for _, p in patterns]
     r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + cmds),
-                mem='256M', disks=[{'file': img, 'bus': 'nvme'}], profile='none', icount='exact',
+                mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile),
                 timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
-        sys.exit('bench: %s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
+        raise RuntimeError('%s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
     exits = {e['cmdline']: e for e in r.find('task_exit')}
     rows = []
     for (name, _), cmd in zip(patterns, cmds):
-        e = exits[cmd]
+        e = exits.get(cmd)
+        if e is None:
+            raise RuntimeError('%s: no task_exit record for %s' % (tag, cmd))
         if e['exit_code']:
-            sys.exit('bench: %s: %s exited %s' % (tag, cmd, e['exit_code']))
-        rows.append({'policy': policy, 'seed': seed, 'pattern': name, 'cmd': cmd, 'majflt': e['majflt'],
-                     'stime_ms': e['stime_ns'] / 1e6, 'ra_issued': e['ra_issued'], 'ra_hits': e['ra_hits']})
+            raise RuntimeError('%s: %s exited %s' % (tag, cmd, e['exit_code']))
+        rows.append(ra_row(e, policy=policy, seed=seed, pattern=name, cmd=cmd, bus=bus, profile=profile, run=run))
     return rows
+
+
+def ra_row(e, **key):
+    """A table row from one command's task_exit record."""
+    return dict(key, majflt=e['majflt'], swapflt=e.get('swapflt'), stime_ms=e['stime_ns'] / 1e6,
+                utime_ms=e['utime_ns'] / 1e6, elapsed_ms=e['elapsed_ns'] / 1e6, ra_issued=e['ra_issued'],
+                ra_hits=e['ra_hits'],
+                ra_used_pct=100.0 * e['ra_hits'] / e['ra_issued'] if e['ra_issued'] else None)
 
 
 def mean(xs):
     return sum(xs) / len(xs)
 
 
+def ra_table(rows, policies, patterns, bus, profile, nruns, seeds):
+    """One (bus, profile)'s table as lines: per pattern and metric each
+    policy's mean±sd, the best fixed setting (every policy but own) and
+    own / best."""
+    elapsed = ra_elapsed_meaningful(profile)
+    metrics = [m for m in RA_METRICS if elapsed or m[0] != 'elapsed_ms']
+    cells = {}
+    for row in rows:
+        if (row['bus'], row['profile']) != (bus, profile):
+            continue
+        for m, _, _ in metrics:
+            if row.get(m) is not None:
+                cells.setdefault((row['pattern'], m), {}).setdefault(row['policy'], []).append(row[m])
+    fixed = [p for p in policies if p != 'own']
+    n = nruns * len(seeds)
+    lines = ['swap on %s, profile %s, %s; 72 MiB in 48 MiB; seeds %s x %d run(s) = %d values per cell '
+             '(seeds count as runs), policies interleaved per seed; mean±sd%s'
+             % (bus, profile, '-icount shift=0,sleep=off' if not elapsed else '-icount shift=0 (sleep on)',
+                ','.join(map(str, seeds)), nruns, n,
+                '' if elapsed else '; elapsed not shown (sleep=off: idle takes no time)')]
+    lines.append('%-10s %-10s' % ('pattern', 'metric') + ''.join('%16s' % p for p in policies) +
+                 '%10s %9s' % ('best', 'own/best'))
+    for name, _ in patterns:
+        fault_best = None
+        if fixed and (name, 'majflt') in cells:
+            per = cells[(name, 'majflt')]
+            got = [p for p in fixed if per.get(p)]
+            fault_best = min(got, key=lambda p: mean(per[p])) if got else None
+        for m, label, digits in metrics:
+            per = cells.get((name, m), {})
+            line = '%-10s %-10s' % (name, label) + ''.join('%16s' % tables.cell(summary(per.get(p, [])), digits)
+                                                             for p in policies)
+            got = [p for p in fixed if per.get(p)]
+            best = (min(got, key=lambda p: mean(per[p])) if got else None) if m in RA_OWN_BEST else fault_best
+            if best and per.get('own') and per.get(best) and mean(per[best]) > 0:
+                line += '%10s %9.3f' % (best, mean(per['own']) / mean(per[best]))
+            elif best:
+                line += '%10s %9s' % (best, '-')
+            lines.append(line)
+    return lines
+
+
 def bench_ra(a):
     patterns = [p for p in RA_PATTERNS if p[0] in a.patterns]
-    jobs = [(pol, seed) for seed in a.seeds for pol in a.policies]     # policies interleaved
-    out = open(os.path.join(OUT, 'ra.jsonl'), 'w')
-    cells = {}
+    nruns = a.runs or 1
+    cells = [(b, p) for b in a.buses for p in a.profiles]
+    # Per (bus, profile): runs, then seeds, then the policies interleaved.
+    jobs = [(pol, seed, patterns, a.image, bus, profile, run) for bus, profile in cells
+            for run in range(nruns) for seed in a.seeds for pol in a.policies]
+    name = 'ra.jsonl' if a.image == 'build/disk.img' else 'ra-%s.jsonl' % os.path.basename(a.image)
+    out = open(os.path.join(OUT, name), 'w')
+    rows, failed = [], []
+
+    def one(job):
+        try:
+            return ra_boot(*job)
+        except RuntimeError as e:
+            return e
+
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        for rows in ex.map(lambda j: ra_boot(*j, patterns, a.image), jobs):
-            for row in rows:
+        for job, got in zip(jobs, ex.map(one, jobs)):
+            if isinstance(got, Exception):
+                print('bench: %s' % got, file=sys.stderr)
+                failed.append(str(got))
+                continue
+            for row in got:
                 out.write(json.dumps(row) + '\n')
-                for m in ('majflt', 'stime_ms'):
-                    cells.setdefault((row['pattern'], m), {}).setdefault(row['policy'], []).append(row[m])
+            out.flush()
+            rows += got
     out.close()
-    fixed = [p for p in a.policies if p != 'own']
-    print('72 MiB in 48 MiB, swap on NVMe, profile none, -icount shift=0,sleep=off; seeds %s; mean±sd'
-          % ','.join(map(str, a.seeds)))
-    print('%-10s %-9s' % ('pattern', 'metric') + ''.join('%16s' % p for p in a.policies) +
-          '%10s %12s' % ('best', 'own/best'))
-    for name, _ in patterns:
-        for m in ('majflt', 'stime_ms'):
-            per = cells[(name, m)]
-            line = '%-10s %-9s' % (name, m) + ''.join('%16s' % tables.cell(summary(per[p]), 1) for p in a.policies)
-            if fixed and 'own' in per:
-                best = min(fixed, key=lambda p: mean(per[p]))
-                line += '%10s %12.3f' % (best, mean(per['own']) / max(mean(per[best]), 1e-9))
-            print(line)
+    for bus, profile in cells:
+        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds)))
+        print()
+    if failed:
+        print('%d boot(s) failed:\n  %s' % (len(failed), '\n  '.join(failed)))
+        return 1
 
 
 # The SMP benchmark's workloads (48 MiB of RAM, 72 to 80 MiB touched).
@@ -305,10 +405,11 @@ def bench_smp(a):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('what', choices=['blk', 'swap', 'ra', 'smp'])
-    ap.add_argument('--runs', type=int, default=3)
-    ap.add_argument('--profiles', default='none,ssd,hdd')
+    ap.add_argument('--runs', type=int, default=None,
+                    help='repeats (default 3; ra: 1 - each seed is a run, --runs N boots each seed N times)')
+    ap.add_argument('--profiles', default=None, help='disk profiles (default none,ssd,hdd; ra: none)')
     ap.add_argument('--ram', type=int, default=64, help='MiB of RAM for the swap benchmark (mem=)')
-    ap.add_argument('--buses', default='nvme', help='swap disk buses for the swap benchmark: nvme, sata, usb')
+    ap.add_argument('--buses', default='nvme', help='swap, ra: the swap disk\'s buses: nvme, sata, usb')
     ap.add_argument('--seeds', default='1,20261201,77977', help='ra: touch seeds (1 is what the policies were tuned on)')
     ap.add_argument('--policies', default='off,fixed:1,fixed:2,fixed:3,fixed:4,own', help='ra: policies to compare')
     ap.add_argument('--patterns', default=','.join(p for p, _ in RA_PATTERNS), help='ra: patterns to run')
@@ -317,7 +418,13 @@ def main():
     ap.add_argument('--workloads', default='', help='smp: which of %s (default: all)' % ','.join(n for n, _ in SMP_WORKLOADS))
     ap.add_argument('--image', default='build/disk.img', help='smp, ra: the disk image to boot (another build to compare)')
     a = ap.parse_args()
+    if a.runs is None and a.what != 'ra':
+        a.runs = 3
+    if a.profiles is None:
+        a.profiles = 'none' if a.what == 'ra' else 'none,ssd,hdd'
     a.profiles = a.profiles.split(',')
+    if any(p not in rig.PROFILES for p in a.profiles):
+        sys.exit('bench: --profiles %s: each must be one of %s' % (','.join(a.profiles), ', '.join(sorted(rig.PROFILES))))
     a.buses = a.buses.split(',')
     if any(b not in SWAP_DEV for b in a.buses):
         sys.exit('bench: --buses %s: each must be one of %s' % (','.join(a.buses), ', '.join(sorted(SWAP_DEV))))
@@ -331,7 +438,7 @@ def main():
     if unknown:
         sys.exit('bench: --workloads %s: no such workload (%s)' % (','.join(unknown), ','.join(dict(SMP_WORKLOADS))))
     os.makedirs(OUT, exist_ok=True)
-    {'blk': bench_blk, 'swap': bench_swap, 'ra': bench_ra, 'smp': bench_smp}[a.what](a)
+    return {'blk': bench_blk, 'swap': bench_swap, 'ra': bench_ra, 'smp': bench_smp}[a.what](a)
 
 
 if __name__ == '__main__':

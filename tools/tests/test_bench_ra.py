@@ -1,0 +1,67 @@
+"""tools/bench ra without QEMU: what one boot asks of the rig per profile
+and bus, and the table's rows and own/best."""
+from mmtools import bench, rig
+
+
+def exit_rec(cmd, majflt, stime_ms, elapsed_ms, issued, hits):
+    return {'type': 'task_exit', 'cmdline': cmd, 'exit_code': 0, 'majflt': majflt, 'swapflt': majflt,
+            'stime_ns': int(stime_ms * 1e6), 'utime_ns': 1000000, 'elapsed_ns': int(elapsed_ms * 1e6),
+            'ra_issued': issued, 'ra_hits': hits}
+
+
+def fake_boot(monkeypatch, tmp_path):
+    calls = []
+
+    def run(image, cmdline=None, **kw):
+        calls.append(dict(kw, cmdline=cmdline))
+        cmds = cmdline.split('run="')[1].rstrip('"').split(' ; ')[1:]
+        recs = [exit_rec(c, 10 + i, 5.0, 50.0, 8, 6) for i, c in enumerate(cmds)]
+        return rig.Result(0, '', recs + [{'type': 'halt', 'status': 'ok'}], False, 1.0)
+    monkeypatch.setattr(bench.rig, 'run', run)
+    monkeypatch.setattr(bench, 'scratch', lambda name, mib, mkswap=False: str(tmp_path / name))
+    monkeypatch.setattr(bench.os, 'unlink', lambda p: None)
+    return calls
+
+
+def test_boot_profile_bus_and_icount(monkeypatch, tmp_path):
+    calls = fake_boot(monkeypatch, tmp_path)
+    pats = [p for p in bench.RA_PATTERNS if p[0] in ('seq', 'streams:4', 'jumps:64')]
+    rows = bench.ra_boot('fixed:3', 4242, pats, 'x/disk.img', 'sata', 'ssd', 2)
+    c = calls[0]
+    assert c['profile'] == 'ssd' and c['icount'] is True and c['disks'][0]['bus'] == 'sata'
+    assert '@set ra fixed:3 ; touch 72 40000 seq anon 4242 ; touch 72 40000 streams:4 anon 4242' in c['cmdline']
+    assert [r['pattern'] for r in rows] == ['seq', 'streams:4', 'jumps:64']
+    r = rows[1]
+    assert (r['bus'], r['profile'], r['run'], r['majflt'], r['elapsed_ms']) == ('sata', 'ssd', 2, 11, 50.0)
+    assert r['ra_used_pct'] == 75.0
+    bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'none', 0)
+    assert calls[1]['icount'] == 'exact' and calls[1]['profile'] == 'none'
+
+
+def rows_for(profile, vals):
+    """vals: policy -> [(majflt, stime, elapsed, issued, hits)] one per seed."""
+    out = []
+    for pol, per in vals.items():
+        for seed, (f, s, e, i, h) in enumerate(per):
+            out.append(bench.ra_row(exit_rec('c', f, s, e, i, h), policy=pol, seed=seed, pattern='seq', cmd='c',
+                                    bus='nvme', profile=profile, run=0))
+    return out
+
+
+def test_table_rows_and_own_best():
+    vals = {'off': [(100, 10, 900, 0, 0)] * 3, 'fixed:3': [(40, 12, 300, 80, 60)] * 3,
+            'fixed:4': [(20, 15, 400, 100, 80)] * 3, 'own': [(10, 13, 330, 50, 50)] * 3}
+    pats = [p for p in bench.RA_PATTERNS if p[0] == 'seq']
+    ssd = bench.ra_table(rows_for('ssd', vals), list(vals), pats, 'nvme', 'ssd', 1, [1, 2, 3])
+    assert '3 values per cell' in ssd[0] and 'sleep on' in ssd[0]
+    by = {line.split()[1]: line.split() for line in ssd[2:]}
+    assert by['majflt'][-2:] == ['fixed:4', '0.500']
+    assert by['stime_ms'][-2:] == ['off', '1.300']
+    assert by['elapsed_ms'][-2:] == ['fixed:3', '1.100']
+    # Read-ahead rows against the fixed setting with the fewest faults.
+    assert by['ra_issued'][-2:] == ['fixed:4', '0.500']
+    assert by['ra_used_%'][2] == 'n/a' and by['ra_used_%'][-2:] == ['fixed:4', '1.250']
+    none = bench.ra_table(rows_for('none', vals), list(vals), pats, 'nvme', 'none', 1, [1, 2, 3])
+    assert 'elapsed not shown' in none[0] and not any(' elapsed_ms ' in line for line in none)
+    # Another (bus, profile)'s rows stay out.
+    assert bench.ra_table(rows_for('ssd', vals), list(vals), pats, 'sata', 'ssd', 1, [1])[2].split()[2] == 'n/a'
