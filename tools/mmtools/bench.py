@@ -252,8 +252,9 @@ def ra_table(rows, policies, patterns, bus, profile, nruns, seeds):
              % (bus, profile, '-icount shift=0,sleep=off' if not elapsed else '-icount shift=0 (sleep on)',
                 ','.join(map(str, seeds)), nruns, n,
                 '' if elapsed else '; elapsed not shown (sleep=off: idle takes no time)')]
-    lines.append('%-10s %-10s' % ('pattern', 'metric') + ''.join('%16s' % p for p in policies) +
-                 '%10s %9s' % ('best', 'own/best'))
+    # Each row's cells first, then one width for every policy column (a
+    # cell like 112461.9±10394.2 must not run into its neighbour).
+    body = []
     for name, _ in patterns:
         fault_best = None
         if fixed and (name, 'majflt') in cells:
@@ -262,15 +263,19 @@ def ra_table(rows, policies, patterns, bus, profile, nruns, seeds):
             fault_best = min(got, key=lambda p: mean(per[p])) if got else None
         for m, label, digits in metrics:
             per = cells.get((name, m), {})
-            line = '%-10s %-10s' % (name, label) + ''.join('%16s' % tables.cell(summary(per.get(p, [])), digits)
-                                                             for p in policies)
             got = [p for p in fixed if per.get(p)]
             best = (min(got, key=lambda p: mean(per[p])) if got else None) if m in RA_OWN_BEST else fault_best
+            tail = ''
             if best and per.get('own') and per.get(best) and mean(per[best]) > 0:
-                line += '%10s %9.3f' % (best, mean(per['own']) / mean(per[best]))
+                tail = '%10s %9.3f' % (best, mean(per['own']) / mean(per[best]))
             elif best:
-                line += '%10s %9s' % (best, '-')
-            lines.append(line)
+                tail = '%10s %9s' % (best, '-')
+            body.append(('%-10s %-10s' % (name, label),
+                         [tables.cell(summary(per.get(p, [])), digits) for p in policies], tail))
+    w = max([16] + [len(c) + 2 for _, cs, _ in body for c in cs] + [len(p) + 2 for p in policies])
+    lines.append('%-10s %-10s' % ('pattern', 'metric') + ''.join('%*s' % (w, p) for p in policies) +
+                 '%10s %9s' % ('best', 'own/best'))
+    lines += [head + ''.join('%*s' % (w, c) for c in cs) + tail for head, cs, tail in body]
     return lines
 
 

@@ -65,3 +65,11 @@ def test_table_rows_and_own_best():
     assert 'elapsed not shown' in none[0] and not any(' elapsed_ms ' in line for line in none)
     # Another (bus, profile)'s rows stay out.
     assert bench.ra_table(rows_for('ssd', vals), list(vals), pats, 'sata', 'ssd', 1, [1])[2].split()[2] == 'n/a'
+
+
+def test_wide_cells_stay_apart():
+    vals = {'own': [(1, 1, 100000, 1, 1), (1, 1, 125000, 1, 1)], 'off': [(1, 1, 1e5, 0, 0), (1, 1, 1.3e5, 0, 0)]}
+    pats = [p for p in bench.RA_PATTERNS if p[0] == 'seq']
+    lines = bench.ra_table(rows_for('hdd', vals), list(vals), pats, 'nvme', 'hdd', 1, [1, 2])
+    elapsed = [line for line in lines if ' elapsed_ms ' in line][0].split()
+    assert elapsed[2:4] == ['112500.0±17677.7', '115000.0±21213.2']
