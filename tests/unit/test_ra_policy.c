@@ -289,42 +289,60 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.count, 2);
 }
 
-/* A sequential scan through ra_own as the kernel drives it: a miss reads
- * its page and the window; a hit is a fault on a page read ahead and not
- * used yet, the marker the first page read of each window (pages already
- * in memory are not read again).  Returns the misses. */
-enum { SCAN_LO = 1000, SCAN_PAGES = 4096 };
+/* Pages [from, from + len) of the space [lo, hi) in order through ra_own,
+ * as the kernel drives it: a miss reads its page and the window; a hit is
+ * a fault on a page read ahead and not used yet, the marker the first
+ * page read of each window (pages already in memory are not read again).
+ * st[p - lo]: 0 on disk, 1 read ahead, 2 with the marker, 3 used.
+ * Returns the misses; *far: the furthest page a window reached (past its
+ * last), *maxw: the largest window. */
+struct scan { uint64_t far; uint32_t maxw; };
 
-static void scan_read(uint8_t *st, const struct ra_lwin *w)
+static void scan_read(uint8_t *st, uint64_t lo, const struct ra_lwin *w, struct scan *r)
 {
 	bool mark = w->marker;
 	for (uint32_t k = 0; k < w->count; k++) {
-		uint64_t p = w->start + (uint64_t)((int64_t)k * w->stride) - SCAN_LO;
+		uint64_t p = w->start + (uint64_t)((int64_t)k * w->stride) - lo;
 		if (st[p])
 			continue;
 		st[p] = mark ? 2 : 1;
 		mark = false;
 	}
+	if (w->count && w->start + w->count > r->far)
+		r->far = w->start + w->count;
+	if (w->count > r->maxw)
+		r->maxw = w->count;
 }
 
-static uint32_t scan_seq(struct ra_own *o)
+static uint32_t scan(struct ra_own *o, uint8_t *st, uint64_t lo, uint64_t hi, uint64_t from, uint64_t len,
+		     struct scan *r)
 {
-	static uint8_t st[SCAN_PAGES];          /* 0: on disk, 1: read ahead, 2: with the marker, 3: used */
-	memset(st, 0, sizeof st);
 	uint32_t misses = 0;
-	for (uint64_t i = SCAN_LO; i < SCAN_LO + SCAN_PAGES; i++) {
+	*r = (struct scan){ 0, 0 };
+	for (uint64_t i = from; i < from + len; i++) {
 		struct ra_lwin w;
-		uint8_t s = st[i - SCAN_LO];
-		st[i - SCAN_LO] = 3;
+		uint8_t s = st[i - lo];
+		st[i - lo] = 3;
 		if (s == 0) {
 			misses++;
-			ra_own_miss(o, i, SCAN_LO, SCAN_LO + SCAN_PAGES, 64, &w);
+			ra_own_miss(o, i, lo, hi, 64, &w);
 		} else {
-			ra_own_hit(o, i, s == 2, SCAN_LO, SCAN_LO + SCAN_PAGES, 64, &w);
+			ra_own_hit(o, i, s == 2, lo, hi, 64, &w);
 		}
-		scan_read(st, &w);
+		scan_read(st, lo, &w, r);
 	}
 	return misses;
+}
+
+enum { SCAN_LO = 1000, SCAN_PAGES = 4096 };
+
+/* A sequential scan of a fresh space of SCAN_PAGES. */
+static uint32_t scan_seq(struct ra_own *o)
+{
+	static uint8_t st[SCAN_PAGES];
+	struct scan r;
+	memset(st, 0, sizeof st);
+	return scan(o, st, SCAN_LO, SCAN_LO + SCAN_PAGES, SCAN_LO, SCAN_PAGES, &r);
 }
 
 TEST(ra_own_stream_keeps_its_windows)
@@ -496,30 +514,6 @@ TEST(ra_own_ghost_windows_stay_open_on_hits)
 	CHECK(dense * 100 >= (MISSES - RA_OWN_GLEARN) * 95);
 }
 
-/* A run of `len` pages from base as the policy sees it: a miss on every
- * page no window read, a hit on the rest.  Returns the furthest page any
- * window reached (past its last), the largest window in *maxw. */
-static uint64_t own_run(struct ra_own *o, uint8_t *read, uint64_t base, uint64_t len, uint64_t space,
-			uint32_t *maxw)
-{
-	uint64_t far = 0;
-	*maxw = 0;
-	for (uint64_t i = base; i < base + len; i++) {
-		struct ra_lwin w;
-		if (read[i])
-			ra_own_hit(o, i, false, 0, space, 64, &w);
-		else
-			ra_own_miss(o, i, 0, space, 64, &w);
-		for (uint32_t k = 0; k < w.count; k++)
-			read[w.start + k] = 1;
-		if (w.count && w.start + w.count > far)
-			far = w.start + w.count;
-		if (w.count > *maxw)
-			*maxw = w.count;
-	}
-	return far;
-}
-
 TEST(ra_own_windows_follow_the_runs_of_ended_streams)
 {
 	/* touch's jumps:64: 64 pages in order, then a jump.  A stream ends
@@ -529,23 +523,23 @@ TEST(ra_own_windows_follow_the_runs_of_ended_streams)
 	 * whole window past its end; after, they stop about a quarter past
 	 * the runs seen.  A stream that goes on grows back to the budget. */
 	enum { SPACE = 20000, RUN = 64, RUNS = 60 };
-	static uint8_t read[SPACE];
+	static uint8_t st[SPACE];
 	static struct ra_own o;
 	memset(&o, 0, sizeof o);
-	uint32_t maxw;
+	struct scan got;
 	for (int r = 0; r < RUNS; r++) {
 		uint64_t base = 200 + (uint64_t)r * 300;
-		uint64_t far = own_run(&o, read, base, RUN, SPACE, &maxw);
+		scan(&o, st, 0, SPACE, base, RUN, &got);
 		if (r == 0)
-			CHECK(far > base + 2 * RUN - 8);        /* nothing known yet */
+			CHECK(got.far > base + 2 * RUN - 8);    /* nothing known yet */
 		if (r >= RUNS - 10)
-			CHECK(far <= base + RUN + RUN / 4 + RA_OWN_MIN);
+			CHECK(got.far <= base + RUN + RUN / 4 + RA_OWN_MIN);
 	}
 	CHECK(o.runs >= RA_OWN_RUN_LEARN);
-	memset(read, 0, sizeof read);
-	uint64_t far = own_run(&o, read, 200, 4000, SPACE, &maxw);
-	CHECK_EQ(maxw, 64);
-	CHECK(far > 200 + 4000);
+	memset(st, 0, sizeof st);
+	scan(&o, st, 0, SPACE, 200, 4000, &got);
+	CHECK_EQ(got.maxw, 64);
+	CHECK(got.far > 200 + 4000);
 }
 
 /* The rings of recent misses keep per-bucket counts so that a miss with
