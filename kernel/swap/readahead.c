@@ -285,7 +285,8 @@ static void fill_gaps(struct ra_plan *p)
  * with K streams evicted together, one stream's gap filling reads the
  * others' next pages, so their own windows find most of theirs in the
  * cache, and filling around those would read nothing new for a plan of
- * up to four times the window.  A stale answer is harmless (prepare).
+ * up to four times the window.  A stale answer is harmless (the insert
+ * in swapin.c's prepare decides).
  * Not under the page-table lock: the swap cache's shard locks are not
  * taken inside it. */
 static void drop_cached(struct ra_plan *p)
