@@ -41,7 +41,9 @@
  *            first, doubling to the budget (but, once RA_OWN_RUN_LEARN
  *            streams of the space ended, reaching no further than a
  *            quarter past their mean run, or half again the stream's own
- *            run so far: run_cap); the fault that uses the page
+ *            run so far: run_cap; while that mean fits in the budget, a
+ *            new stream's first window reaches as far: first_size); the
+ *            fault that uses the page
  *            halfway through its last window issues the next one, so on a
  *            steady stream the next window is in flight before the stream
  *            reaches it and takes almost no major faults, and a stream

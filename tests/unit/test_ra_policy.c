@@ -296,7 +296,7 @@ TEST(ra_own_window_grows_and_shrinks)
  * st[p - lo]: 0 on disk, 1 read ahead, 2 with the marker, 3 used.
  * Returns the misses; *far: the furthest page a window reached (past its
  * last), *maxw: the largest window. */
-struct scan { uint64_t far; uint32_t maxw; };
+struct scan { uint64_t far; uint32_t maxw, wins; };
 
 static void scan_read(uint8_t *st, uint64_t lo, const struct ra_lwin *w, struct scan *r)
 {
@@ -312,13 +312,14 @@ static void scan_read(uint8_t *st, uint64_t lo, const struct ra_lwin *w, struct 
 		r->far = w->start + w->count;
 	if (w->count > r->maxw)
 		r->maxw = w->count;
+	r->wins += w->count > 0;
 }
 
 static uint32_t scan(struct ra_own *o, uint8_t *st, uint64_t lo, uint64_t hi, uint64_t from, uint64_t len,
 		     struct scan *r)
 {
 	uint32_t misses = 0;
-	*r = (struct scan){ 0, 0 };
+	*r = (struct scan){ 0, 0, 0 };
 	for (uint64_t i = from; i < from + len; i++) {
 		struct ra_lwin w;
 		uint8_t s = st[i - lo];
@@ -532,8 +533,16 @@ TEST(ra_own_windows_follow_the_runs_of_ended_streams)
 		scan(&o, st, 0, SPACE, base, RUN, &got);
 		if (r == 0)
 			CHECK(got.far > base + 2 * RUN - 8);    /* nothing known yet */
-		if (r >= RUNS - 10)
+		if (r >= RUNS - 10) {
 			CHECK(got.far <= base + RUN + RUN / 4 + RA_OWN_MIN);
+			/* Once the runs are known, a new stream's first
+			 * window reaches its run's end (first_size): one
+			 * request where the doubling took four (4, 8, 16,
+			 * 32 steps), each waited for on a disk that costs
+			 * per request. */
+			CHECK(got.wins <= 2);
+			CHECK(got.far >= base + RUN);
+		}
 	}
 	CHECK(o.runs >= RA_OWN_RUN_LEARN);
 	memset(st, 0, sizeof st);
