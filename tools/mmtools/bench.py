@@ -182,28 +182,29 @@ RA_METRICS = [('majflt', 'majflt', 1), ('stime_ms', 'stime_ms', 1), ('elapsed_ms
 RA_OWN_BEST = ('majflt', 'stime_ms', 'elapsed_ms')
 
 
-def ra_icount(profile):
+def ra_icount(profile, sleep=False):
     """Profile none: -icount shift=0,sleep=off (stime exact, elapsed
-    meaningless: idle time takes no host time).  A throttled disk (ssd,
-    hdd): -icount shift=0 with sleep on, so guest CPU time still counts
-    instructions and the wait for the disk passes in real time."""
-    return 'exact' if profile == 'none' else True
+    meaningless: idle time takes no host time), unless sleep (--sleep):
+    then, as for a throttled disk (ssd, hdd), -icount shift=0 with sleep
+    on, so guest CPU time still counts instructions and the wait for the
+    disk passes in real time (elapsed measured, and moved by host load)."""
+    return 'exact' if profile == 'none' and not sleep else True
 
 
-def ra_elapsed_meaningful(profile):
-    return ra_icount(profile) != 'exact'
+def ra_elapsed_meaningful(profile, sleep=False):
+    return ra_icount(profile, sleep) != 'exact'
 
 
-def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0):
+def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0, sleep=False):
     """One boot: every pattern in turn under policy, swap on a scratch
     disk on bus, under profile; per pattern the task's majflt, stime_ns,
     elapsed_ns, ra_issued and ra_hits (its task_exit record: its own
     counters, so the runs before it do not count)."""
-    tag = 'ra-%s-%s-%s-%d-r%d' % (bus, profile, policy.replace(':', ''), seed, run)
+    tag = 'ra-%s-%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '', policy.replace(':', ''), seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) for _, p in patterns]
     r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + cmds),
-                mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile),
+                mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep),
                 timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
@@ -232,11 +233,11 @@ def mean(xs):
     return sum(xs) / len(xs)
 
 
-def ra_table(rows, policies, patterns, bus, profile, nruns, seeds):
+def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False):
     """One (bus, profile)'s table as lines: per pattern and metric each
     policy's mean±sd, the best fixed setting (every policy but own) and
     own / best."""
-    elapsed = ra_elapsed_meaningful(profile)
+    elapsed = ra_elapsed_meaningful(profile, sleep)
     metrics = [m for m in RA_METRICS if elapsed or m[0] != 'elapsed_ms']
     cells = {}
     for row in rows:
@@ -284,7 +285,7 @@ def bench_ra(a):
     nruns = a.runs or 1
     cells = [(b, p) for b in a.buses for p in a.profiles]
     # Per (bus, profile): runs, then seeds, then the policies interleaved.
-    jobs = [(pol, seed, patterns, a.image, bus, profile, run) for bus, profile in cells
+    jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep) for bus, profile in cells
             for run in range(nruns) for seed in a.seeds for pol in a.policies]
     name = 'ra.jsonl' if a.image == 'build/disk.img' else 'ra-%s.jsonl' % os.path.basename(a.image)
     out = open(os.path.join(OUT, name), 'w')
@@ -308,7 +309,7 @@ def bench_ra(a):
             rows += got
     out.close()
     for bus, profile in cells:
-        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds)))
+        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds, a.sleep)))
         print()
     if failed:
         print('%d boot(s) failed:\n  %s' % (len(failed), '\n  '.join(failed)))
@@ -419,6 +420,9 @@ def main():
     ap.add_argument('--policies', default='off,fixed:1,fixed:2,fixed:3,fixed:4,own', help='ra: policies to compare')
     ap.add_argument('--patterns', default=','.join(p for p, _ in RA_PATTERNS), help='ra: patterns to run')
     ap.add_argument('--jobs', type=int, default=2, help='ra: boots at once')
+    ap.add_argument('--sleep', action='store_true',
+                    help='ra: profile none under -icount shift=0 with sleep on, so elapsed is measured '
+                         '(moved by host load: run --jobs 1 on a quiet host); default sleep=off, stime exact')
     ap.add_argument('--cpus', default='1,2,4', help='smp: cpus= values (each on QEMU -smp 4)')
     ap.add_argument('--workloads', default='', help='smp: which of %s (default: all)' % ','.join(n for n, _ in SMP_WORKLOADS))
     ap.add_argument('--image', default='build/disk.img', help='smp, ra: the disk image to boot (another build to compare)')

@@ -36,6 +36,10 @@ def test_boot_profile_bus_and_icount(monkeypatch, tmp_path):
     assert r['ra_used_pct'] == 75.0
     bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'none', 0)
     assert calls[1]['icount'] == 'exact' and calls[1]['profile'] == 'none'
+    # --sleep: profile none with sleep on, its own log name.
+    bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'none', 0, True)
+    assert calls[2]['icount'] is True and calls[2]['log_path'].endswith('ra-nvme-none+sleep-own-1-r0.log')
+    assert calls[1]['log_path'].endswith('ra-nvme-none-own-1-r0.log')
 
 
 def rows_for(profile, vals):
@@ -63,6 +67,8 @@ def test_table_rows_and_own_best():
     assert by['ra_used_%'][2] == 'n/a' and by['ra_used_%'][-2:] == ['fixed:4', '1.250']
     none = bench.ra_table(rows_for('none', vals), list(vals), pats, 'nvme', 'none', 1, [1, 2, 3])
     assert 'elapsed not shown' in none[0] and not any(' elapsed_ms ' in line for line in none)
+    slept = bench.ra_table(rows_for('none', vals), list(vals), pats, 'nvme', 'none', 1, [1, 2, 3], True)
+    assert 'sleep on' in slept[0] and any(' elapsed_ms ' in line for line in slept)
     # Another (bus, profile)'s rows stay out.
     assert bench.ra_table(rows_for('ssd', vals), list(vals), pats, 'sata', 'ssd', 1, [1])[2].split()[2] == 'n/a'
 
