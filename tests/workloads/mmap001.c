@@ -19,18 +19,35 @@
  * The record gives time per phase and, from getrusage, the major and minor
  * faults the seed's table reported.
  *
+ * MM_TRACE=FILE: the page trace (wtrace.h) for tools/min.  Pages are
+ * traced by file offset, not by address: the page cache keeps a file page
+ * across munmap, so every loop's mapping and the read-back touch the same
+ * pages (a page number per 4 KiB of DEV, from MMAP001_TRACE_BASE).  A file
+ * page's first access is a read from DEV in the kernel (a major fault or
+ * file read-ahead, counted in pgpgin), where tools/min calls it
+ * compulsory: compare the kernel's pages read with MIN's compulsory plus
+ * major faults.
+ *
  * Exit status: 0 clean, 1 a page held the wrong data, 2 bad arguments
  * (DEV smaller than SIZE_MIB too), 3 a system call failed: one line
- * naming the call, the path and the errno.
+ * naming the call, the path and the errno (or the trace file).
  */
 #include "rt/rt.h"
 #include "wlio.h"
+#include "wtrace.h"
 
 #define MMAP001_USAGE "mmap001 DEV SIZE_MIB LOOPS"
 #define MMAP001_MAX_MIB (1ULL << 24)
 #define MMAP001_MAX_LOOPS 100000ULL
 #define MMAP001_READ_CHUNK (256UL * 1024)
 #define MMAP001_REPORT_MAX 5
+#define MMAP001_TRACE_BASE (1ULL << 40)	/* byte 0 of DEV in the trace */
+
+/* The trace's entry for DEV's page at byte off (MM_TRACE). */
+static void mm_trace(uint64_t off)
+{
+	wtrace_page((const void *)(uintptr_t)(MMAP001_TRACE_BASE + off));
+}
 
 struct mmap001 {
 	int fd;
@@ -74,6 +91,7 @@ static void mm_loop(struct mmap001 *m, uint64_t loop)
 	for (uint64_t off = 0; off < m->size; off += WLIO_BLOCK) {
 		uint64_t *blk = (uint64_t *)(p + off);
 
+		mm_trace(off);
 		if (loop > 0)
 			mm_check(m, blk, off, m->gen0 + loop - 1);
 		wlio_block_fill(blk, off, m->gen0 + loop);
@@ -108,8 +126,10 @@ static void mm_verify(struct mmap001 *m, uint64_t *buf, uint64_t gen)
 				mm_fail(m, "pread64", n == 0 ? -RT_EINVAL : n);
 			done += (uint64_t)n;
 		}
-		for (uint64_t b = 0; b < MMAP001_READ_CHUNK / WLIO_BLOCK; b++)
+		for (uint64_t b = 0; b < MMAP001_READ_CHUNK / WLIO_BLOCK; b++) {
+			mm_trace(off + b * WLIO_BLOCK);
 			mm_check(m, buf + b * WLIO_BLOCK_WORDS, off + b * WLIO_BLOCK, gen);
+		}
 	}
 }
 
@@ -141,12 +161,13 @@ int main(int argc, char **argv, char **envp)
 {
 	struct mmap001 m = { 0 };
 
-	(void)envp;
 	if (argc != 4)
 		rt_usage_error(MMAP001_USAGE, "mmap001: expected 3 arguments, got %d", argc - 1);
 	m.path = argv[1];
 	m.size = rt_arg_u64("mmap001", MMAP001_USAGE, "SIZE_MIB", argv[2], 1, MMAP001_MAX_MIB) * RT_MIB;
 	uint64_t loops = rt_arg_u64("mmap001", MMAP001_USAGE, "LOOPS", argv[3], 1, MMAP001_MAX_LOOPS);
+	if (wtrace_init("mmap001", envp) < 0)
+		return 3;
 	void *buf = rt_mmap(NULL, MMAP001_READ_CHUNK, RT_PROT_READ | RT_PROT_WRITE,
 			    RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
 	if (rt_mmap_failed(buf)) {
@@ -167,5 +188,6 @@ int main(int argc, char **argv, char **envp)
 	m.verify_ns = rt_now_ns() - t1;
 	mm_report(&m, loops, t0, rt_now_ns());
 	rt_syscall1(WLIO_SYS_close, m.fd);
-	return m.mismatches != 0 ? 1 : 0;
+	int err = wtrace_finish();
+	return m.mismatches != 0 ? 1 : err < 0 ? 3 : 0;
 }

@@ -195,6 +195,9 @@ def trace_command(words, build='build', timeout=3600):
             err = r.stderr.decode(errors='replace').strip().splitlines()
             raise RuntimeError("'%s' exited %d: %s" % (' '.join(words), r.returncode,
                                                        err[-1] if err else 'no message'))
+        if not os.path.exists(path):
+            raise RuntimeError("'%s' wrote no trace: %s has no MM_TRACE support (tests/workloads/wtrace.h)"
+                               % (' '.join(words), words[0]))
         return read_trace(path)
 
 

@@ -346,6 +346,22 @@ def test_hogmem_and_fill_traces(tmp_path):
     assert len(pages) == 2 * 1024 and len(set(pages)) == 1024   # written, then verified
 
 
+def test_mmap001_trace_is_by_file_page(tmp_path):
+    # 1 MiB of a file, 2 loops, then the read-back: the same 256 file pages
+    # three times over (a fresh mapping each loop, so not by address).
+    dev = tmp_path / 'dev'
+    dev.write_bytes(b'\0' * (1 << 20))
+    pages = list(mm.decode(traced(tmp_path, 'mmap001', str(dev), '1', '2')))
+    assert len(pages) == 3 * 256 and len(set(pages)) == 256
+    assert pages[:256] == pages[256:512] == pages[512:] == list(range(pages[0], pages[0] + 256))
+
+
+def test_min_names_a_workload_without_a_trace(tmp_path):
+    r = subprocess.run([os.path.join(ROOT, 'tools', 'min'), '--frames', '10', '--build', os.path.join(ROOT, 'build'),
+                        'hello'], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and 'hello' in r.stderr and 'no MM_TRACE support' in r.stderr
+
+
 def test_threads_trace_has_every_thread(tmp_path):
     pages = mm.decode(traced(tmp_path, 'threads', '2', '1', '60', '10'))
     # 2 threads x 10 rounds x 40 touches, less collapsed repeats, plus each
