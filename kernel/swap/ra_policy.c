@@ -527,8 +527,8 @@ static void cbits_rebuild(struct ra_own *o)
  * streams run 64 pages (touch's jumps:64) took windows of 4, 8, 16 and
  * 32 steps to cover its run: each a request, and each waited for, since
  * the stream reaches a window's end soon after the halfway hit issues
- * the next.  On a disk that costs per request (hdd) that was 1.26x
- * fixed:4's elapsed with a third of its faults.  Streams longer than the
+ * the next.  On a disk that costs per request (hdd) that was 1.2x
+ * fixed:4's elapsed with a third of its faults (now 1.13x).  Streams longer than the
  * budget still start small: the ramp costs them little, and a new stream
  * after one long run is as likely a stride being learnt (the unit
  * simulator's stride 4 after a sequential start wasted 3% of its pages

@@ -43,10 +43,10 @@
  *            quarter past their mean run, or half again the stream's own
  *            run so far: run_cap; while that mean fits in the budget, a
  *            new stream's first window reaches as far: first_size); the
- *            fault that uses the page
- *            halfway through its last window issues the next one, so on a
- *            steady stream the next window is in flight before the stream
- *            reaches it and takes almost no major faults, and a stream
+ *            fault that uses the page halfway through its last window
+ *            issues the next one, so on a steady stream the next window
+ *            is in flight before the stream reaches it and takes almost
+ *            no major faults, and a stream
  *            that stops reads at most about one window past its end.  A
  *            stream owns its last window and the one before it (whose
  *            second half it is using), and only accesses within
