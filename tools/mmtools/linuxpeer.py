@@ -188,6 +188,17 @@ def say(msg):
     print('linux-peer: ' + msg, file=sys.stderr, flush=True)
 
 
+class BootFailed(Exception):
+    """One boot failed (timed out, stalled, crashed): said, and the other
+    boots still run (main)."""
+
+
+def missing_columns(results, sides, pcs, nconfigs):
+    """The (side, page_cluster, config) cells with no successful boot."""
+    have = {(r['side'], r['page_cluster'], r['config']) for r in results}
+    return [(side, pc, ci) for side in sides for pc in pcs for ci in range(nconfigs) if (side, pc, ci) not in have]
+
+
 class ToolError(Exception):
     pass
 
@@ -661,7 +672,8 @@ def boot_linux(a, kernel, initrd, pc, run, cfg=None, ci=0):
     if r.timed_out or err or not r.find('linux_done'):
         why = ('timed out after %d s' % a.timeout if r.timed_out else
                err[0]['msg'] if err else 'stopped without a linux_done record (QEMU exit %s)' % r.rc)
-        die('Linux boot (page-cluster %d, run %d) failed: %s; serial log tail:\n%s' % (pc, run, why, log_tail(r, log)))
+        raise BootFailed('Linux boot (page-cluster %d, run %d) failed: %s; serial log tail:\n%s'
+                         % (pc, run, why, log_tail(r, log)))
     for x in r.find('linux_result'):
         if any(c != 0 for c in x['exit_codes']):
             say('warning: linux, page-cluster %d run %d: %r exit codes %s (its stderr is in %s)'
@@ -718,8 +730,8 @@ def boot_ours(a, mem, pc, run, steps, tag=None, cfg=None, ci=0):
     if data:
         os.unlink(data['file'])
     if r.status != 'ok':
-        die('our kernel (page-cluster %d, run %d, cmdline %s) failed: %s; serial log tail:\n%s'
-            % (pc, run, cmdline, r.status, log_tail(r, log)))
+        raise BootFailed('our kernel (page-cluster %d, run %d, cmdline %s) failed: %s; serial log tail:\n%s'
+                         % (pc, run, cmdline, r.status, log_tail(r, log)))
     boot = r.find('boot')[0]
     labels = {label for label, _ in steps}
     out, pending, exits, free_start = [], [], [], None
@@ -982,7 +994,7 @@ def main():
             % a.data_mib)
     os.makedirs(os.path.join(OUT, 'logs'), exist_ok=True)
     t_start = time.time()
-    results, boots = [], 0
+    results, boots, failed = [], 0, []
     jl = open(os.path.join(OUT, 'results.jsonl'), 'w')
     if a.side in ('both', 'linux'):
         t = time.time()
@@ -995,8 +1007,13 @@ def main():
         for pc in a.page_cluster:
             for ci, cfg in enumerate(configs):
                 for run in range(a.runs):
-                    r = boot_linux(a, kernel, initrd, pc, run, cfg, ci)
                     boots += 1
+                    try:
+                        r = boot_linux(a, kernel, initrd, pc, run, cfg, ci)
+                    except BootFailed as e:
+                        say(str(e))
+                        failed.append('linux pc=%d config %d run %d' % (pc, ci, run + 1))
+                        continue
                     results.append(r)
                     jl.write(json.dumps(r) + '\n')
                     jl.flush()
@@ -1013,17 +1030,27 @@ def main():
             mems['ours'] = a.ours_mem or a.linux_mem
             variants.append('ours')
         if a.ours in ('matched', 'both'):
-            target = int(mean(r['free_bytes'] for r in results if r['side'] == 'linux'))
-            mems['ours_free'] = calibrate_ours(a, target, steps)
+            lin = [r['free_bytes'] for r in results if r['side'] == 'linux']
+            if not lin:
+                die('no Linux boot succeeded, so there is no free memory to match (--ours same runs without)')
+            try:
+                mems['ours_free'] = calibrate_ours(a, int(mean(lin)), steps)
+            except BootFailed as e:
+                die('calibrating ours@free: %s' % e)
             boots += 1
             variants.append('ours_free')
         for side in variants:
             for pc in a.page_cluster:
                 for ci, cfg in enumerate(configs):
                     for run in range(a.runs):
-                        r = boot_ours(a, mems[side], pc, run, steps, tag=side, cfg=cfg, ci=ci)
-                        r['side'] = side
                         boots += 1
+                        try:
+                            r = boot_ours(a, mems[side], pc, run, steps, tag=side, cfg=cfg, ci=ci)
+                        except BootFailed as e:
+                            say(str(e))
+                            failed.append('%s pc=%d config %d run %d' % (side, pc, ci, run + 1))
+                            continue
+                        r['side'] = side
                         results.append(r)
                         jl.write(json.dumps(r) + '\n')
                         jl.flush()
@@ -1031,8 +1058,17 @@ def main():
                             % (SIDE_TITLE[side], pc, cfg_label(cfg, sweep_key) + ' ' if sweep_key else '',
                                run + 1, r['boot_s'], mems[side] or '(none)', r['free_bytes'] / 2**20))
     jl.close()
+    sides = (['linux'] if a.side in ('both', 'linux') else []) + \
+            ([v for v in ('ours', 'ours_free') if v in mems] if a.side in ('both', 'ours') else [])
+    gone = missing_columns(results, sides, a.page_cluster, len(configs))
+    if gone:
+        die('no successful boot for %s (failed: %s); the boots that ran are in %s'
+            % (', '.join('%s pc=%d config %d' % g for g in gone), '; '.join(failed), jl.name))
     report(a, steps, results, mems, configs, sweep_key)
     print('total %.0f s (%d boots)' % (time.time() - t_start, boots))
+    if failed:
+        die('%d boot(s) failed, their columns have fewer runs than --runs %d: %s'
+            % (len(failed), a.runs, '; '.join(failed)))
 
 
 if __name__ == '__main__':

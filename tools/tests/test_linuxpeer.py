@@ -135,3 +135,13 @@ def test_report_sweep_columns_and_rows(monkeypatch, tmp_path, capsys):
     with open(tmp_path / 'compare.csv') as f:
         got = {(r['config'], r['metric']): r['mean'] for r in csv.DictReader(f)}
     assert got[('swappiness=200', 'row:shmdb.tps')] == '7' and got[('swappiness=0', 'pswpout')] == '5', got
+
+
+def test_missing_columns_after_failed_boots():
+    # A failed boot is said and skipped (BootFailed); a column left with no
+    # boot at all is what stops the report.
+    res = [{'side': 'linux', 'page_cluster': 3, 'config': 0}, {'side': 'ours_free', 'page_cluster': 3, 'config': 0},
+           {'side': 'linux', 'page_cluster': 0, 'config': 0}]
+    assert linuxpeer.missing_columns(res, ['linux', 'ours_free'], [0, 3], 1) == [('ours_free', 0, 0)]
+    assert linuxpeer.missing_columns(res, ['linux'], [0, 3], 1) == []
+    assert linuxpeer.missing_columns([], ['linux'], [3], 2) == [('linux', 3, 0), ('linux', 3, 1)]
