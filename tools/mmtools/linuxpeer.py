@@ -116,9 +116,11 @@ lines before it give the numbers.
 
 Output: a table per step, rows real/user/sys time (the workloads' own
 CLOCK_MONOTONIC and getrusage), pgmajfault, pgpgin, pgpgout (KiB, as in
-/proc/vmstat), pswpin, pswpout, swap_ra, swap_ra_hit, free memory at the
-start; columns per page-cluster: ours | ours@free | linux (headers say
-which mem= and free memory each had).  Also build/linux-peer/compare.csv
+/proc/vmstat), pswpin, pswpout, swap_ra, swap_ra_hit, free memory just
+before the step (ours@free is matched to Linux at the first step only: a
+boot's later steps start with what the earlier ones left, which differs
+between the kernels); columns per page-cluster: ours | ours@free | linux
+(headers say which mem= and free memory each had).  Also build/linux-peer/compare.csv
 (long form: step, metric, page_cluster, side, mem, mean, sd, n, values),
 results.jsonl (every run's raw record) and the serial logs in
 build/linux-peer/logs/.  A failed boot prints the serial log's tail.
@@ -165,7 +167,7 @@ METRICS = [  # (row name, key, unit)
     ('real time (s)', 'real_s', 's'), ('user time (s)', 'user_s', 's'), ('sys time (s)', 'sys_s', 's'),
     ('pgmajfault', 'pgmajfault', 'n'), ('pgpgin (KiB)', 'pgpgin', 'n'), ('pgpgout (KiB)', 'pgpgout', 'n'),
     ('pswpin', 'pswpin', 'n'), ('pswpout', 'pswpout', 'n'), ('swap_ra', 'swap_ra', 'n'),
-    ('swap_ra_hit', 'swap_ra_hit', 'n'), ('free at start (MiB)', 'free_mib', 'm'),
+    ('swap_ra_hit', 'swap_ra_hit', 'n'), ('free before step (MiB)', 'free_mib', 'm'),
 ]
 
 
@@ -734,7 +736,7 @@ def boot_ours(a, mem, pc, run, steps, tag=None, cfg=None, ci=0):
                          % (pc, run, cmdline, r.status, log_tail(r, log)))
     boot = r.find('boot')[0]
     labels = {label for label, _ in steps}
-    out, pending, exits, free_start = [], [], [], None
+    out, pending, exits, free_start, free_now = [], [], [], None, None
     for x in r.records:
         t = x.get('type')
         if t == 'workload':
@@ -742,19 +744,24 @@ def boot_ours(a, mem, pc, run, steps, tag=None, cfg=None, ci=0):
         elif t == 'task_exit':
             exits.append(x)
         elif t == 'vmstat' and x.get('label') == '@sleep 0' and free_start is None:
-            free_start = x['nr_free_pages'] * 4096
+            free_start = free_now = x['nr_free_pages'] * 4096
             pending, exits = [], []
         elif t == 'vmstat' and x.get('label') in labels:
+            # free_bytes: free just before the step (the record before
+            # it), as Linux's step records give MemFree before each step.
             out.append({'label': given[x['label']], 'workloads': pending, 'vmstat': x,
                         'exit_codes': [e.get('exit_code') for e in exits],
-                        'exit_reasons': [e.get('reason') for e in exits if e.get('reason')]})
+                        'exit_reasons': [e.get('reason') for e in exits if e.get('reason')],
+                        'free_bytes': free_now})
+            free_now = x['nr_free_pages'] * 4096
             pending, exits = [], []
     for s in out:
         if any(c != 0 for c in s['exit_codes']):
             say('warning: ours, page-cluster %d run %d: %r exit codes %s %s (log %s)'
                 % (pc, run, s['label'], s['exit_codes'], s['exit_reasons'], log))
     if len(out) != len(steps):
-        die('our kernel printed %d of %d step records; serial log tail:\n%s' % (len(out), len(steps), log_tail(r, log)))
+        raise BootFailed('our kernel printed %d of %d step records; serial log tail:\n%s'
+                         % (len(out), len(steps), log_tail(r, log)))
     return {'side': 'ours', 'page_cluster': pc, 'config': ci, 'vm': cfg or {}, 'run': run, 'boot_s': r.elapsed,
             'cmdline': cmdline,
             'icount': a.icount, 'git': boot.get('git'),
@@ -780,9 +787,14 @@ ROWS = []     # --row (program, field)
 
 
 def metrics_of(step, run_free):
+    """A step's row values; free memory is the step's own (free just
+    before it: a boot's later steps start with what the earlier ones left,
+    which differs between the kernels), else the boot's."""
     ws = step['workloads']
     v = step['vmstat']
-    m = {'free_mib': run_free / 2**20 if run_free is not None else None}
+    free = step.get('free_bytes')
+    free = run_free if free is None else free
+    m = {'free_mib': free / 2**20 if free is not None else None}
     for prog, field in ROWS:
         xs = [w[field] for w in ws if w.get('name') == prog and isinstance(w.get(field), (int, float))]
         m['row:%s.%s' % (prog, field)] = sum(xs) if xs else None

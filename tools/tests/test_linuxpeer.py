@@ -145,3 +145,11 @@ def test_missing_columns_after_failed_boots():
     assert linuxpeer.missing_columns(res, ['linux', 'ours_free'], [0, 3], 1) == [('ours_free', 0, 0)]
     assert linuxpeer.missing_columns(res, ['linux'], [0, 3], 1) == []
     assert linuxpeer.missing_columns([], ['linux'], [3], 2) == [('linux', 3, 0), ('linux', 3, 1)]
+
+
+def test_free_is_the_steps_own():
+    # A boot's third step starts with what the first two left (Linux had
+    # 2 MiB more free before it than at boot): the row shows the step's.
+    step = {'workloads': [], 'vmstat': {}, 'free_bytes': 50 << 20}
+    assert linuxpeer.metrics_of(step, 48 << 20)['free_mib'] == 50
+    assert linuxpeer.metrics_of({'workloads': [], 'vmstat': {}}, 48 << 20)['free_mib'] == 48
