@@ -528,11 +528,11 @@ static void cbits_rebuild(struct ra_own *o)
  * 32 steps to cover its run: each a request, and each waited for, since
  * the stream reaches a window's end soon after the halfway hit issues
  * the next.  On a disk that costs per request (hdd) that was 1.2x
- * fixed:4's elapsed with a third of its faults (now 1.13x).  Streams longer than the
- * budget still start small: the ramp costs them little, and a new stream
- * after one long run is as likely a stride being learnt (the unit
- * simulator's stride 4 after a sequential start wasted 3% of its pages
- * with a 64-step first window). */
+ * fixed:4's elapsed with a third of its faults (now 1.13x).  Streams
+ * longer than the budget still start small: the ramp costs them little,
+ * and a new stream after one long run is as likely a stride being learnt
+ * (the unit simulator's stride 4 after a sequential start wasted 3% of
+ * its pages with a 64-step first window). */
 static uint32_t first_size(const struct ra_own *o, const struct ra_stream *s, uint64_t idx, uint64_t next,
 			   uint32_t budget)
 {

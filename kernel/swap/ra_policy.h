@@ -46,8 +46,8 @@
  *            fault that uses the page halfway through its last window
  *            issues the next one, so on a steady stream the next window
  *            is in flight before the stream reaches it and takes almost
- *            no major faults, and a stream
- *            that stops reads at most about one window past its end.  A
+ *            no major faults, and a stream that stops reads at most about
+ *            one window past its end.  A
  *            stream owns its last window and the one before it (whose
  *            second half it is using), and only accesses within
  *            RA_OWN_SLACK steps after its last one are its progress.  The

@@ -8,7 +8,7 @@
                                 to NVMe (or a USB stick on xHCI: usb) under
                                 the ssd and hdd profiles
   tools/bench ra [--seeds S,..] [--runs N] [--profiles none,ssd,hdd]
-                [--buses nvme,sata] [--policies ...] [--patterns ...]
+                [--buses nvme,sata] [--policies ...] [--patterns ...] [--sleep]
                                 the own read-ahead policy against off and
                                 fixed:N per touch pattern (seq, random,
                                 stride:4, back, a skewed hot set, a
@@ -23,7 +23,8 @@
                                 runs) and own / the best fixed setting.
                                 Profile none runs under -icount
                                 shift=0,sleep=off (stime exact; elapsed
-                                meaningless, not shown), ssd and hdd under
+                                meaningless, not shown; --sleep: with
+                                sleep on, elapsed shown), ssd and hdd under
                                 -icount shift=0 with sleep on (the wait for
                                 the throttled disk passes in real time).
                                 One boot per (bus, profile, run, seed,
@@ -233,6 +234,13 @@ def mean(xs):
     return sum(xs) / len(xs)
 
 
+def fewest(per, policies):
+    """Of policies, the one whose values in per have the lowest mean
+    (None when none has values)."""
+    got = [p for p in policies if per.get(p)]
+    return min(got, key=lambda p: mean(per[p])) if got else None
+
+
 def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False):
     """One (bus, profile)'s table as lines: per pattern and metric each
     policy's mean±sd, the best fixed setting (every policy but own) and
@@ -257,15 +265,10 @@ def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False):
     # cell like 112461.9±10394.2 must not run into its neighbour).
     body = []
     for name, _ in patterns:
-        fault_best = None
-        if fixed and (name, 'majflt') in cells:
-            per = cells[(name, 'majflt')]
-            got = [p for p in fixed if per.get(p)]
-            fault_best = min(got, key=lambda p: mean(per[p])) if got else None
+        fault_best = fewest(cells.get((name, 'majflt'), {}), fixed)
         for m, label, digits in metrics:
             per = cells.get((name, m), {})
-            got = [p for p in fixed if per.get(p)]
-            best = (min(got, key=lambda p: mean(per[p])) if got else None) if m in RA_OWN_BEST else fault_best
+            best = fewest(per, fixed) if m in RA_OWN_BEST else fault_best
             tail = ''
             if best and per.get('own') and per.get(best) and mean(per[best]) > 0:
                 tail = '%10s %9.3f' % (best, mean(per['own']) / mean(per[best]))

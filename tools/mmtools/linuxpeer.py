@@ -1034,10 +1034,10 @@ def main():
                                        r['boot_s'], r['free_bytes'] / 2**20, r['memavailable_bytes'] / 2**20,
                                        ', '.join('%s: exit %s' % (s['label'], s['exit_codes']) for s in r['steps'])))
     mems = {'linux': a.linux_mem}
+    variants = []       # our columns, as result sides
     if a.side in ('both', 'ours'):
         if not os.path.exists(a.image):
             die('%s missing (run make)' % a.image)
-        variants = []
         if a.ours in ('same', 'both'):
             mems['ours'] = a.ours_mem or a.linux_mem
             variants.append('ours')
@@ -1070,8 +1070,7 @@ def main():
                             % (SIDE_TITLE[side], pc, cfg_label(cfg, sweep_key) + ' ' if sweep_key else '',
                                run + 1, r['boot_s'], mems[side] or '(none)', r['free_bytes'] / 2**20))
     jl.close()
-    sides = (['linux'] if a.side in ('both', 'linux') else []) + \
-            ([v for v in ('ours', 'ours_free') if v in mems] if a.side in ('both', 'ours') else [])
+    sides = (['linux'] if a.side in ('both', 'linux') else []) + variants
     gone = missing_columns(results, sides, a.page_cluster, len(configs))
     if gone:
         die('no successful boot for %s (failed: %s); the boots that ran are in %s'
