@@ -194,6 +194,12 @@ static uint64_t mm_progress(void)
  * drivers have registered their disks. */
 static void setup_swap(void)
 {
+	if (kcfg.blk_read_split[0] && !blk_set_read_split(kcfg.blk_read_split)) {
+		char now[8];
+		blk_get_read_split(now, sizeof now);
+		kprintf("cmdline: blk_read_split=%s: not auto, off or a power of two in 8..256; using %s\n",
+			kcfg.blk_read_split, now);
+	}
 	if (kcfg.ra[0] && !ra_set_policy(kcfg.ra))
 		kprintf("cmdline: ra=%s: unknown readahead policy; using %s\n", kcfg.ra, ra_policy_name());
 	if (kcfg.page_cluster_set) {

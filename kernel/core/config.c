@@ -72,6 +72,7 @@ static const struct cmdline_option options[] = {
 	{ "reclaim_batch", CMDLINE_U64, &kcfg.reclaim_batch, 0, NULL, NULL },
 	{ "ra", CMDLINE_STR, kcfg.ra, sizeof kcfg.ra, NULL, "swap-in readahead: off, fixed:N, hugh, shaohua, vma, own (default fixed:3)" },
 	{ "page_cluster", CMDLINE_U64, &kcfg.page_cluster, 0, &kcfg.page_cluster_set, NULL },
+	{ "blk_read_split", CMDLINE_STR, kcfg.blk_read_split, sizeof kcfg.blk_read_split, NULL, NULL },
 	{ "hangcheck", CMDLINE_U64, &kcfg.hangcheck, 0, NULL,
 	  "dump every thread (state, wait channel, backtrace) when nothing ran for N s" },
 	{ "vmstat", CMDLINE_U64, &kcfg.vmstat_ms, 0, NULL, "print a vmstat line every N ms (0: off)" },

@@ -52,6 +52,7 @@ static struct {
 bool swap_enabled(void) { return S.nareas > 0; }
 const char *swap_dev_name(unsigned a) { return a < SWAP_MAX_AREAS && S.dev[a] ? blk_name(S.dev[a]) : "?"; }
 uint32_t swap_max_run(unsigned a) { return a < SWAP_MAX_AREAS && S.dev[a] ? blk_max_pages(S.dev[a]) : 1; }
+uint32_t swap_read_max(unsigned a) { return a < SWAP_MAX_AREAS && S.dev[a] ? blk_read_pages(S.dev[a]) : 1; }
 
 /* ------------------------------------------------------------ slots */
 

@@ -290,18 +290,38 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			plan->v[j] = plan->v[j - 1];
 		plan->v[j] = x;
 	}
+	/* Runs of consecutive slots, each at most the device's read split
+ 	 * (swap_read_max: on a disk where a command's transfer outweighs its
+	 * fixed cost, a 64-page window goes as four 16-page reads, and the
+	 * stream waits for the first, not the whole window), submitted in
+	 * the order the stream meets them: from the top for a backward one.
+	 * The window's runs are cut first, then submitted, so v[] is read
+	 * twice but never moved. */
 	struct page *run[RA_PLAN_MAX];
-	for (uint32_t i = 0; i < n;) {
+	uint32_t runs = 0;
+	uint16_t start[RA_PLAN_MAX], len[RA_PLAN_MAX];
+	for (uint32_t i = 0; i < n; runs++) {
 		unsigned area = swp_area(plan->v[i].entry);
-		uint32_t max = swap_max_run(area);
+		uint32_t max = swap_read_max(area);
+		uint64_t first = plan->v[i].entry;
+		start[runs] = (uint16_t)i;
+		len[runs] = 0;
+		while (i < n && swp_area(plan->v[i].entry) == area && len[runs] < max &&
+		       swp_offset(plan->v[i].entry) == swp_offset(first) + len[runs]) {
+			len[runs]++;
+			i++;
+		}
+	}
+	for (uint32_t k = 0; k < runs;) {
+		unsigned area = swp_area(plan->v[start[down ? runs - 1 - k : k]].entry);
 		swap_plug(area);
-		while (i < n && swp_area(plan->v[i].entry) == area) {
-			uint64_t first = plan->v[i].entry;
-			uint32_t len = 0;
-			while (i < n && swp_area(plan->v[i].entry) == area && len < max &&
-			       swp_offset(plan->v[i].entry) == swp_offset(first) + len)
-				run[len++] = plan->v[i++].page;
-			submit_run(run, first, len);
+		for (; k < runs; k++) {
+			uint32_t r = down ? runs - 1 - k : k;
+			if (swp_area(plan->v[start[r]].entry) != area)
+				break;
+			for (uint32_t j = 0; j < len[r]; j++)
+				run[j] = plan->v[start[r] + j].page;
+			submit_run(run, plan->v[start[r]].entry, len[r]);
 		}
 		swap_unplug(area);
 	}

@@ -14,6 +14,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "core/config.h"
+#include "drivers/blk.h"
 #include "core/knob_table.h"
 #include "mem/pmm.h"
 #include "lib/printf.h"
@@ -36,6 +37,16 @@ static int set_ra(const char *v, uint64_t x, char *err, size_t n)
 	return -EINVAL;
 }
 static void get_ra(char *b, size_t n) { ksnprintf(b, n, "%s", ra_policy_name()); }
+
+static int set_read_split(const char *v, uint64_t x, char *err, size_t n)
+{
+	(void)x;
+	if (blk_set_read_split(v))
+		return 0;
+	ksnprintf(err, n, "blk_read_split: '%s' is not auto, off or a power of two in 8..256", v);
+	return -EINVAL;
+}
+static void get_read_split(char *b, size_t n) { blk_get_read_split(b, n); }
 
 static int set_page_cluster(const char *v, uint64_t x, char *err, size_t n)
 {
@@ -126,6 +137,7 @@ static const struct knob knobs[] = {
 	{ "swapcrc", set_crc, get_crc },
 	{ "workingset", set_workingset, get_workingset },
 	{ "mem_limit_mib", set_mem_limit, get_mem_limit },
+	{ "blk_read_split", set_read_split, get_read_split },
 	{ "swappiness", set_swappiness, get_swappiness },
 	{ "used_once_swapbacked", set_used_once, get_used_once },
 	{ "dirty_background_ratio", set_dirty_bg, get_dirty_bg },
