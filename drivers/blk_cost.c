@@ -53,7 +53,7 @@ static void fit(struct blk_cost *c)
 	c->cmd_ns = a;
 	c->page_ps = b ? b : 1;
 	uint64_t ratio = a * 1000 / c->page_ps;         /* pages at which a == b * pages */
-	if (ratio >= MAX_PAGES || a >= BLK_COST_SEEK_NS) {
+	if (ratio >= MAX_PAGES || ratio < BLK_COST_RATIO_MIN || a >= BLK_COST_SEEK_NS) {
 		c->split = 0;
 		return;
 	}

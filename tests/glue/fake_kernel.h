@@ -53,6 +53,7 @@ struct fake_state {
 	long read_reqs, write_reqs;     /* requests submitted */
 	long read_pages, write_pages;
 	uint32_t max_run;               /* swap_max_run (default 64) */
+	uint32_t read_max;              /* swap_read_max (default 0: max_run) */
 	bool crc_on;                    /* swapcrc=on */
 	int fail_submit;                /* the n-th submit from now fails (0: none) */
 	long plugs, unplugs;

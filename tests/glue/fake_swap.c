@@ -207,6 +207,7 @@ const char *swap_dev_name(unsigned area)
 }
 
 uint32_t swap_max_run(unsigned area) { (void)area; return fake.max_run; }
+uint32_t swap_read_max(unsigned area) { (void)area; return fake.read_max ? fake.read_max : fake.max_run; }
 
 void swap_plug(unsigned area)
 {

@@ -345,3 +345,59 @@ TEST(swapin_unuse_mm_brings_back_one_area)
 	mm->vmas.n = 0;
 	teardown();
 }
+
+/* A device whose read split is 8 pages (blk_read_pages): fixed:4's
+ * 16-page block goes out as two reads of 8, in slot order. */
+TEST(swapin_cuts_reads_at_the_read_split)
+{
+	setup(64, "fixed:4");
+	fake.read_max = 8;
+	for (uint64_t i = 0; i < 16; i++)
+		swapped(i, 16 + i, 100 + i);
+	struct fault_stats st = { 0, 0, 0 };
+	CHECK_EQ(fault(5, false, &st), VM_FAULT_OK);
+	CHECK_EQ(fake.read_reqs, 2);
+	check_req(0, 0, 16, 8);
+	check_req(1, 0, 24, 8);
+	for (uint64_t i = 0; i < 16; i++)
+		CHECK_EQ(fault(i, false, &st), VM_FAULT_OK);
+	CHECK_EQ(fake.read_reqs, 2);
+	for (uint64_t i = 0; i < 16; i++)
+		CHECK(mapped(mm, i) && *fake_page_data(mapped(mm, i)) == 100 + i);
+	teardown();
+}
+
+/* A backward stream's window goes out from the top: the run the stream
+ * meets first is read first. */
+TEST(swapin_submits_a_backward_window_from_the_top)
+{
+	/* 64 pages: with more, the fakes keep the pages past the 64th in
+	 * the swap cache after fake_mm_free (before this change as well),
+	 * which the leak check counts. */
+	const uint64_t NB = 64;
+	setup(300, "own");
+	fake.read_max = 8;
+	for (uint64_t i = 0; i < NB; i++)
+		swapped(i, 8 + i, 1000 + i);
+	struct fault_stats st = { 0, 0, 0 };
+	int multi = 0;
+	for (uint64_t i = NB; i-- > 0;) {
+		long before = fake.read_reqs;
+		CHECK_EQ(fault(i, false, &st), VM_FAULT_OK);
+		CHECK(mapped(mm, i) && *fake_page_data(mapped(mm, i)) == 1000 + i);
+		if (fake.read_reqs - before < 2)
+			continue;
+		multi++;
+		for (long k = before + 1; k < fake.read_reqs; k++) {
+			unsigned a0, a1;
+			uint64_t o0, o1;
+			uint32_t n0, n1;
+			CHECK(fake_io_req(k - 1, false, &a0, &o0, &n0) && fake_io_req(k, false, &a1, &o1, &n1));
+			CHECK_EQ(o1 + n1, o0);          /* the next run down, adjacent */
+			CHECK(n1 <= 8 && n0 <= 8);
+		}
+	}
+	CHECK(multi > 0);
+	CHECK(st.majflt < 32);
+	teardown();
+}
