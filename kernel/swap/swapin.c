@@ -291,7 +291,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		plan->v[j] = x;
 	}
 	/* Runs of consecutive slots, each at most the device's read split
- 	 * (swap_read_max: on a disk where a command's transfer outweighs its
+	 * (swap_read_max: on a disk where a command's transfer outweighs its
 	 * fixed cost, a 64-page window goes as four 16-page reads, and the
 	 * stream waits for the first, not the whole window), submitted in
 	 * the order the stream meets them: from the top for a backward one.
