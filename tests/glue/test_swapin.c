@@ -367,8 +367,8 @@ TEST(swapin_cuts_reads_at_the_read_split)
 	teardown();
 }
 
-/* A backward stream's window goes out from the top: the run the stream
- * meets first is read first. */
+/* A backward stream's windows are cut at the read split and go out
+ * from the top: the run the stream meets first is read first. */
 TEST(swapin_submits_a_backward_window_from_the_top)
 {
 	/* 64 pages: with more, the fakes keep the pages past the 64th in
