@@ -108,43 +108,37 @@ uint32_t blk_max_pages(const struct blk_dev *d)
 	return by_blocks < n ? (uint32_t)by_blocks : n;
 }
 
-/* blk_read_split: -1 auto, 0 off, else pages.  Read without a lock. */
-static int read_split = -1;
+/* blk_read_split: 0 off, else pages.  Read without a lock. */
+static uint32_t read_split;
 
 uint32_t blk_read_pages(const struct blk_dev *d)
 {
-	const struct blk_dev *disk = d->parent ? d->parent : d;
 	uint32_t max = blk_max_pages(d);
-	int mode = __atomic_load_n(&read_split, __ATOMIC_RELAXED);
-	uint32_t split = mode < 0 ? __atomic_load_n(&disk->cost.split, __ATOMIC_RELAXED) : (uint32_t)mode;
+	uint32_t split = __atomic_load_n(&read_split, __ATOMIC_RELAXED);
 	return split && split < max ? split : max;
 }
 
 bool blk_set_read_split(const char *v)
 {
 	uint64_t n;
-	int mode;
-	if (!strcmp(v, "auto"))
-		mode = -1;
-	else if (!strcmp(v, "off"))
-		mode = 0;
+	uint32_t split;
+	if (!strcmp(v, "off"))
+		split = 0;
 	else if (cmdline_parse_u64(v, &n) && n >= 8 && n <= BLK_MAX_SEGS && !(n & (n - 1)))
-		mode = (int)n;
+		split = (uint32_t)n;
 	else
 		return false;
-	__atomic_store_n(&read_split, mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&read_split, split, __ATOMIC_RELAXED);
 	return true;
 }
 
 void blk_get_read_split(char *buf, size_t n)
 {
-	int mode = __atomic_load_n(&read_split, __ATOMIC_RELAXED);
-	if (mode < 0)
-		ksnprintf(buf, n, "auto");
-	else if (!mode)
+	uint32_t split = __atomic_load_n(&read_split, __ATOMIC_RELAXED);
+	if (!split)
 		ksnprintf(buf, n, "off");
 	else
-		ksnprintf(buf, n, "%d", mode);
+		ksnprintf(buf, n, "%u", split);
 }
 
 bool blk_has_partitions(const struct blk_dev *d)
@@ -414,7 +408,6 @@ static void dispatch(struct blk_dev *d, bool *on)
 		build_cmd(d, c);
 		c->busy = true;
 		c->dev = d;
-		c->submit_tsc = rdtsc();
 		if (++d->st.inflight > d->st.max_inflight)
 			d->st.max_inflight = d->st.inflight;
 		spin_unlock_irqrestore(&d->lock, *on);
@@ -539,15 +532,6 @@ static struct blk_req *finish_cmd(struct blk_dev *d, struct blk_cmd *c, int stat
 {
 	struct blk_merge_scratch *m = d->merge;
 	uint64_t now = rdtsc();
-	/* The device was busy with c from its submission or the previous
-	 * completion, whichever came last (commands are served in turn, or
-	 * near enough for a cost estimate). */
-	if (c->op == BLK_READ && !status) {
-		uint64_t from = c->submit_tsc > d->last_done_tsc ? c->submit_tsc : d->last_done_tsc;
-		uint64_t bytes = (uint64_t)c->nblocks * d->block_size;
-		blk_cost_sample(&d->cost, (uint32_t)((bytes + PAGE - 1) / PAGE), ticks_to_ns(now - from, tsc_hz()));
-	}
-	d->last_done_tsc = now;
 	int n = 0;
 	for (struct blk_req *x = c->reqs; x; x = x->chain) {
 		ASSERT(n < MERGE_WINDOW);       /* build_cmd looks at no more */
@@ -917,16 +901,7 @@ void blk_report(void)
 		json_u64(j, "max_inflight", s->max_inflight);
 		json_u64(j, "mean_latency_us", reqs ? s->lat_sum_ns / reqs / 1000 : 0);
 		json_u64(j, "max_latency_us", s->lat_max_ns / 1000);
-		if (!d->parent) {
-			/* The read cost fit (blk_cost.h), as it stands. */
-			bool on = spin_lock_irqsave(&d->lock);
-			struct blk_cost c = d->cost;
-			spin_unlock_irqrestore(&d->lock, on);
-			json_u64(j, "read_split_pages", c.split);
-			json_u64(j, "read_pages", blk_read_pages(d));
-			json_u64(j, "read_cost_cmd_us", c.cmd_ns / 1000);
-			json_u64(j, "read_cost_page_ns", c.page_ps / 1000);
-		}
+		json_u64(j, "read_pages", blk_read_pages(d));
 		json_arr_begin(j, "latency_hist_log2_us");
 		for (int b = 0; b < BLK_HIST_BUCKETS; b++)
 			json_u64(j, NULL, s->lat_hist[b]);

@@ -103,12 +103,11 @@ bool blk_is_partition(const struct blk_dev *d);
 /* The largest request in whole pages the device takes (its limits). */
 uint32_t blk_max_pages(const struct blk_dev *d);
 /* The largest read worth sending to the device when its first pages are
- * wanted soon: the read split learnt from the disk's reads (blk_cost.h)
- * under blk_read_split=auto, else blk_max_pages.  Queued reads merge up
- * to it, no further. */
+ * wanted soon: blk_read_split's pages if set and under blk_max_pages,
+ * else blk_max_pages.  Queued reads merge up to it, no further. */
 uint32_t blk_read_pages(const struct blk_dev *d);
-/* The blk_read_split knob: "auto" (the default), "off" (merge to the
- * device's limits), or a power of two 8..256 (pages).  False: not one. */
+/* The blk_read_split knob: "off" (the default: merge to the device's
+ * limits) or a power of two 8..256 (pages).  False: not one. */
 bool blk_set_read_split(const char *v);
 void blk_get_read_split(char *buf, size_t n);
 /* A whole disk on which partitions were found. */

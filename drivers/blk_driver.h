@@ -11,7 +11,6 @@
 #define BLK_DRIVER_H
 
 #include "blk.h"
-#include "blk_cost.h"
 #include "core/spinlock.h"
 
 /* One device command: consecutive blocks, possibly several requests. */
@@ -24,7 +23,6 @@ struct blk_cmd {
 	struct blk_req *reqs;           /* the merged requests, chained by ->chain */
 	struct blk_dev *dev;
 	void *drv;                      /* free for the driver (its slot, tag, ...) */
-	uint64_t submit_tsc;            /* handed to the driver */
 	bool busy;
 };
 
@@ -83,8 +81,6 @@ struct blk_dev {
 	uint8_t part_type[16], part_uuid[16];
 	char part_label[40];
 	struct blk_stats st;
-	struct blk_cost cost;           /* disks: what reads cost (blk_cost.h), under lock */
-	uint64_t last_done_tsc;         /* disks: the last command completion, under lock */
 	int index;
 };
 

@@ -197,7 +197,7 @@ static void setup_swap(void)
 	if (kcfg.blk_read_split[0] && !blk_set_read_split(kcfg.blk_read_split)) {
 		char now[8];
 		blk_get_read_split(now, sizeof now);
-		kprintf("cmdline: blk_read_split=%s: not auto, off or a power of two in 8..256; using %s\n",
+		kprintf("cmdline: blk_read_split=%s: not off or a power of two in 8..256; using %s\n",
 			kcfg.blk_read_split, now);
 	}
 	if (kcfg.ra[0] && !ra_set_policy(kcfg.ra))

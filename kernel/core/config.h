@@ -32,7 +32,7 @@ struct kconfig {
 	uint64_t wm_min, wm_low, wm_high;       /* watermarks in pages (0: computed) */
 	uint64_t reclaim_batch; /* reclaim_batch=: pages per swap-out batch (64) */
 	char ra[24];            /* ra=off|fixed:N|...: swap-in readahead policy */
-	char blk_read_split[8]; /* blk_read_split=auto|off|N */
+	char blk_read_split[8]; /* blk_read_split=off|N */
 	uint64_t page_cluster;  /* page_cluster=: bound of hugh/shaohua/vma */
 	bool page_cluster_set;
 	uint64_t hangcheck;     /* hangcheck=: seconds without progress before a thread dump */

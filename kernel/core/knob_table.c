@@ -44,7 +44,7 @@ const struct knob_def knob_defs[] = {
 	  "on/off: shadows of evicted pages, refault counts, activation of refaults within the working set (default off)" },
 	/* drivers/blk.c: a fixed split of 8..BLK_MAX_SEGS pages. */
 	{ "blk_read_split", KNOB_WORD, 0, 0, false, NULL,
-	  "auto: cut reads where a command's transfer outweighs its fixed cost, learnt per disk; off; or 8..256 pages (default auto)" },
+	  "off: reads merge to the device's limits; or 8..256 pages, a power of two: no read command larger (default off)" },
 	/* Run time only (scripts, @set): a mem= for a machine already booted. */
 	{ "mem_limit_mib", KNOB_U64, 0, 1ull << 30, false, NULL,
 	  "MiB the page allocator hands out, the rest held untouched (0: no limit)" },

@@ -75,8 +75,8 @@ const char *swap_dev_name(unsigned area);
 /* The most pages one swap_*_run may carry on this area's device. */
 uint32_t swap_max_run(unsigned area);
 /* The most pages worth putting in one read on this area's device when
- * the first of them are wanted soon (blk_read_pages: the device's read
- * split). */
+ * the first of them are wanted soon (blk_read_pages: blk_read_split, or
+ * the device's limit). */
 uint32_t swap_read_max(unsigned area);
 
 /* Integrity option (swapcrc=on): remember a page's CRC at write, check it

@@ -291,16 +291,15 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		plan->v[j] = x;
 	}
 	/* Runs of consecutive slots, each at most the device's read split
-	 * (swap_read_max: on a disk where a command's transfer outweighs its
-	 * fixed cost, a 64-page window goes as four 16-page reads, and the
-	 * stream, meeting it page by page, waits for the first, not the
-	 * whole window), submitted in the order the stream meets them: from
-	 * the top for a backward one.  Each piece pays the fixed cost: a
-	 * task that wants the whole window at once (a 64-page run after a
-	 * jump) waits longer; reading a miss's plan whole saved that but
-	 * lost more on the scans (README, "Read commands cut to the
-	 * device").  The runs are cut first, then submitted, so v[] is read
-	 * twice but never moved. */
+	 * (swap_read_max: blk_read_split=N; with N 16, on a disk where a
+	 * command's transfer outweighs its fixed cost, a 64-page window goes
+	 * as four 16-page reads, and the stream, meeting it page by page,
+	 * waits for the first, not the whole window), submitted in the order
+	 * the stream meets them: from the top for a backward one.  Each piece
+	 * pays the fixed cost: a task that wants the whole window at once (a
+	 * 64-page run after a jump) waits longer (README, "Read commands cut
+	 * to the device").  The runs are cut first, then submitted, so v[] is
+	 * read twice but never moved. */
 	struct page *run[RA_PLAN_MAX];
 	uint32_t runs = 0;
 	uint16_t start[RA_PLAN_MAX], len[RA_PLAN_MAX];
