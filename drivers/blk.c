@@ -50,7 +50,6 @@
 #include "lib/errno.h"
 #include "lib/printf.h"
 #include "lib/timemath.h"
-#include "lib/printf.h"
 #include "mem/kmalloc.h"
 #include "mem/kmem.h"
 #include "mem/pmm.h"

@@ -582,23 +582,24 @@ void swap_drop_unused_cache(void)
 	for (int a = 0; a < SWAP_MAX_AREAS; a++) {
 		if (!S.dev[a])
 			continue;
-		int n, dropped;
-		do {
-			dropped = 0;
-			n = swapcache_collect((unsigned)a, pages, 64);
+		/* A walk, not repeated collects: the first 64 pages may all be
+		 * mapped (kept), and stopping there left the unused ones behind
+		 * them in the cache. */
+		struct swapcache_walk w = { 0 };
+		int n;
+		while ((n = swapcache_walk((unsigned)a, &w, pages, 64)) > 0) {
 			for (int i = 0; i < n; i++) {
 				struct page *p = pages[i];
 				if (trylock_page(p)) {
 					if (page_test(p, PG_SWAPCACHE) && !p->mapcount && swap_count(p->private) == 1 &&
 					    !page_test(p, PG_WRITEBACK)) {
 						swapcache_del(p);
-						dropped++;
 					}
 					unlock_page(p);
 				}
 				put_page(p);
 			}
-		} while (n == 64 && dropped);
+		}
 	}
 }
 

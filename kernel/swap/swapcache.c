@@ -92,7 +92,7 @@ struct shard {
 	struct list_node shadows;       /* shadow nodes, oldest first */
 	uint64_t max_buckets;           /* growth cap, its share of RAM pages / 2 */
 	uint64_t next_grow;             /* n at which to try growing next */
-	struct list_node by_area[SWAP_MAX_AREAS];       /* nodes per area, oldest first */
+	struct list_node by_area[SWAP_MAX_AREAS];       /* nodes per area (swapcache_walk rotates them) */
 } __attribute__((aligned(64)));         /* no two shards' locks on one cache line */
 
 static struct shard shards[MAX_SHARDS];
@@ -535,6 +535,43 @@ int swapcache_collect(unsigned area, struct page **out, int max)
 			out[n++] = x->page;
 		}
 		spin_unlock_irqrestore(&sc->lock, on);
+	}
+	return n;
+}
+
+int swapcache_walk(unsigned area, struct swapcache_walk *w, struct page **out, int max)
+{
+	int n = 0;
+	if (area >= SWAP_MAX_AREAS)
+		return 0;
+	while (n < max && w->shard < nshards) {
+		struct shard *sc = &shards[w->shard];
+		struct list_node *h = &sc->by_area[area];
+		bool on = spin_lock_irqsave(&sc->lock);
+		if (!w->started) {
+			/* Once per shard: what it holds now is what this walk
+			 * visits there. */
+			w->left = 0;
+			list_for_each(it, h)
+				w->left++;
+			w->started = true;
+		}
+		/* The head goes to the tail as it is taken, so the next call
+		 * finds the pages not yet visited at the head, whatever the
+		 * caller dropped or kept. */
+		while (n < max && w->left && !list_empty(h)) {
+			struct node *x = list_entry(h->next, struct node, area_link);
+			list_move_tail(&x->area_link, h);
+			get_page(x->page);
+			out[n++] = x->page;
+			w->left--;
+		}
+		bool done = !w->left || list_empty(h);
+		spin_unlock_irqrestore(&sc->lock, on);
+		if (done) {
+			w->shard++;
+			w->started = false;
+		}
 	}
 	return n;
 }

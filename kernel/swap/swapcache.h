@@ -69,5 +69,19 @@ uint64_t swapcache_shadows(void);
  * oldest first within each.  Costs O(max + shards), whatever the cache's
  * size.  Returns how many. */
 int swapcache_collect(unsigned area, struct page **out, int max);
+/* A walk over every page cached on an area, max at a time, for a caller
+ * that keeps some of them (swapcache_collect would return those again
+ * and again): each call returns up to max pages, with a new reference,
+ * that this walk has not returned, shard by shard; 0 at the end.  Each
+ * page cached when the walk reaches its shard is returned once (pages
+ * added or removed meanwhile may be missed or seen twice).  Start with
+ * a zeroed struct swapcache_walk.  Costs what it returns, plus one pass
+ * over each shard's list for the area. */
+struct swapcache_walk {
+	uint32_t shard;
+	bool started;
+	uint64_t left;          /* pages still to visit in this shard */
+};
+int swapcache_walk(unsigned area, struct swapcache_walk *w, struct page **out, int max);
 
 #endif

@@ -321,14 +321,17 @@ static void drop_unused_cache(void)
 {
 	struct page *out[64];
 	for (unsigned a = 0; a < SWAP_MAX_AREAS; a++) {
-		int n = swapcache_collect(a, out, 64);
-		for (int i = 0; i < n; i++) {
-			struct page *p = out[i];
-			lock_page(p);
-			if (page_test(p, PG_SWAPCACHE) && !p->mapcount && swap_count(p->private) == 1)
-				swapcache_drop(p);
-			unlock_page(p);
-			put_page(p);
+		struct swapcache_walk w = { 0 };
+		int n;
+		while ((n = swapcache_walk(a, &w, out, 64)) > 0) {
+			for (int i = 0; i < n; i++) {
+				struct page *p = out[i];
+				lock_page(p);
+				if (page_test(p, PG_SWAPCACHE) && !p->mapcount && swap_count(p->private) == 1)
+					swapcache_drop(p);
+				unlock_page(p);
+				put_page(p);
+			}
 		}
 	}
 }

@@ -146,6 +146,56 @@ TEST(swapcache_collect_is_per_area)
 	CHECK_EQ(swapcache_collect(1, out, 64), 0);
 }
 
+/* A walk returns every page of the area once, whatever the caller keeps
+ * or drops between calls: collecting again from the start returned the
+ * kept ones again, and swap_drop_unused_cache stopped after a batch of
+ * 64 it all kept (mapped pages), leaving the unused ones behind them. */
+TEST(swapcache_walk_visits_each_page_once)
+{
+	setup();
+	for (int i = 0; i < 600; i++)
+		add(i);
+	struct page *out[16];
+	int seen[600] = { 0 }, visited = 0, n;
+	struct swapcache_walk w = { 0 };
+	while ((n = swapcache_walk(1, &w, out, 16)) > 0) {
+		CHECK(n <= 16);
+		for (int k = 0; k < n; k++) {
+			int i = (int)(out[k] - pages);
+			CHECK(i >= 0 && i < 600 && i % 3 == 1);
+			if (i >= 0 && i < 600)
+				seen[i]++;
+			put_page(out[k]);
+			if (visited++ % 2)
+				del(i);                 /* every other one goes */
+		}
+		CHECK(visited <= 200);
+		if (visited > 200)
+			break;
+	}
+	CHECK_EQ(visited, 200);
+	for (int i = 1; i < 600; i += 3)
+		CHECK_EQ(seen[i], 1);
+	CHECK_EQ(swapcache_walk(1, &w, out, 16), 0);    /* ended: stays ended */
+	/* A new walk finds the kept half. */
+	struct swapcache_walk w2 = { 0 };
+	int again = 0;
+	while ((n = swapcache_walk(1, &w2, out, 16)) > 0) {
+		for (int k = 0; k < n; k++)
+			put_page(out[k]);
+		again += n;
+		if (again > 100)
+			break;
+	}
+	CHECK_EQ(again, 100);
+	struct swapcache_walk bad = { 0 };
+	CHECK_EQ(swapcache_walk(SWAP_MAX_AREAS, &bad, out, 16), 0);
+	for (int i = 0; i < 600; i++)
+		if (pages[i].flags & PG_SWAPCACHE)
+			del(i);
+	CHECK_EQ(swapcache_size(), 0u);
+}
+
 /* free_swap_and_cache: when the cache's count is the last one and the
  * page is idle, the page leaves the cache; mapped, locked or shared
  * entries stay. */

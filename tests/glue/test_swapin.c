@@ -371,10 +371,7 @@ TEST(swapin_cuts_reads_at_the_read_split)
  * from the top: the run the stream meets first is read first. */
 TEST(swapin_submits_a_backward_window_from_the_top)
 {
-	/* 64 pages: with more, the fakes keep the pages past the 64th in
-	 * the swap cache after fake_mm_free (before this change as well),
-	 * which the leak check counts. */
-	const uint64_t NB = 64;
+	const uint64_t NB = 200;
 	setup(300, "own");
 	fake.read_max = 8;
 	for (uint64_t i = 0; i < NB; i++)
