@@ -50,6 +50,7 @@ a table on stdout and JSON lines in build/bench/<name>.jsonl.
 import argparse
 import concurrent.futures
 import json
+import re
 import os
 import subprocess
 import sys
@@ -196,20 +197,31 @@ def ra_elapsed_meaningful(profile, sleep=False):
     return ra_icount(profile, sleep) != 'exact'
 
 
-def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0, sleep=False):
-    """One boot: every pattern in turn under policy, swap on a scratch
-    disk on bus, under profile; per pattern the task's majflt, stime_ns,
-    elapsed_ns, ra_issued and ra_hits (its task_exit record: its own
-    counters, so the runs before it do not count)."""
-    tag = 'ra-%s-%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '', policy.replace(':', ''), seed, run)
+def set_tag(sets):
+    """--set's knobs in a log name: '' or '+blk_read_split16'."""
+    return ''.join('+%s%s' % (k, re.sub(r'[^\w]', '', v)) for k, v in sets)
+
+
+def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0, sleep=False, sets=()):
+    """One boot: every pattern in turn under policy (and the (knob, value)
+    pairs of sets, @set after the policy), swap on a scratch disk on bus,
+    under profile; per pattern the task's majflt, stime_ns, elapsed_ns,
+    ra_issued and ra_hits (its task_exit record: its own counters, so the
+    runs before it do not count)."""
+    tag = 'ra-%s-%s%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '', set_tag(sets), policy.replace(':', ''),
+                                      seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) for _, p in patterns]
-    r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + cmds),
+    sets = ['@set %s %s' % kv for kv in sets]
+    r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + sets + cmds),
                 mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep),
                 timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
         raise RuntimeError('%s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
+    refused = r.find('script_error')
+    if refused:
+        raise RuntimeError('%s: %s' % (tag, refused[0].get('message')))
     exits = {e['cmdline']: e for e in r.find('task_exit')}
     rows = []
     for (name, _), cmd in zip(patterns, cmds):
@@ -241,7 +253,7 @@ def fewest(per, policies):
     return min(got, key=lambda p: mean(per[p])) if got else None
 
 
-def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False):
+def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, sets=()):
     """One (bus, profile)'s table as lines: per pattern and metric each
     policy's mean±sd, the best fixed setting (every policy but own) and
     own / best."""
@@ -256,10 +268,10 @@ def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False):
                 cells.setdefault((row['pattern'], m), {}).setdefault(row['policy'], []).append(row[m])
     fixed = [p for p in policies if p != 'own']
     n = nruns * len(seeds)
-    lines = ['swap on %s, profile %s, %s; 72 MiB in 48 MiB; seeds %s x %d run(s) = %d values per cell '
+    lines = ['swap on %s, profile %s, %s; 72 MiB in 48 MiB%s; seeds %s x %d run(s) = %d values per cell '
              '(seeds count as runs), policies interleaved per seed; mean±sd%s'
              % (bus, profile, '-icount shift=0,sleep=off' if not elapsed else '-icount shift=0 (sleep on)',
-                ','.join(map(str, seeds)), nruns, n,
+                ''.join('; %s=%s' % kv for kv in sets), ','.join(map(str, seeds)), nruns, n,
                 '' if elapsed else '; elapsed not shown (sleep=off: idle takes no time)')]
     # Each row's cells first, then one width for every policy column (a
     # cell like 112461.9±10394.2 must not run into its neighbour).
@@ -288,9 +300,9 @@ def bench_ra(a):
     nruns = a.runs or 1
     cells = [(b, p) for b in a.buses for p in a.profiles]
     # Per (bus, profile): runs, then seeds, then the policies interleaved.
-    jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep) for bus, profile in cells
+    jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep, a.set) for bus, profile in cells
             for run in range(nruns) for seed in a.seeds for pol in a.policies]
-    name = 'ra.jsonl' if a.image == 'build/disk.img' else 'ra-%s.jsonl' % os.path.basename(a.image)
+    name = 'ra%s%s.jsonl' % ('' if a.image == 'build/disk.img' else '-' + os.path.basename(a.image), set_tag(a.set))
     out = open(os.path.join(OUT, name), 'w')
     rows, failed = [], []
 
@@ -312,7 +324,7 @@ def bench_ra(a):
             rows += got
     out.close()
     for bus, profile in cells:
-        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds, a.sleep)))
+        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds, a.sleep, a.set)))
         print()
     if failed:
         print('%d boot(s) failed:\n  %s' % (len(failed), '\n  '.join(failed)))
@@ -426,6 +438,9 @@ def main():
     ap.add_argument('--sleep', action='store_true',
                     help='ra: profile none under -icount shift=0 with sleep on, so elapsed is measured '
                          '(moved by host load: run --jobs 1 on a quiet host); default sleep=off, stime exact')
+    ap.add_argument('--set', action='append', default=[], metavar='KNOB=VALUE',
+                    help='ra: a run-time knob for every boot, @set after the policy (blk_read_split=16); '
+                         'repeatable; a value the kernel refuses fails the boot')
     ap.add_argument('--cpus', default='1,2,4', help='smp: cpus= values (each on QEMU -smp 4)')
     ap.add_argument('--workloads', default='', help='smp: which of %s (default: all)' % ','.join(n for n, _ in SMP_WORKLOADS))
     ap.add_argument('--image', default='build/disk.img', help='smp, ra: the disk image to boot (another build to compare)')
@@ -440,6 +455,10 @@ def main():
     a.buses = a.buses.split(',')
     if any(b not in SWAP_DEV for b in a.buses):
         sys.exit('bench: --buses %s: each must be one of %s' % (','.join(a.buses), ', '.join(sorted(SWAP_DEV))))
+    bad = [s for s in a.set if not re.fullmatch(r'[a-z_]+=\S+', s) or s.startswith('ra=')]
+    if bad:
+        sys.exit('bench: --set %s: expected KNOB=VALUE, a run-time knob other than ra (--policies)' % bad[0])
+    a.set = [tuple(s.split('=', 1)) for s in a.set]
     a.seeds = [int(s) for s in a.seeds.split(',')]
     a.policies = a.policies.split(',')
     a.patterns = a.patterns.split(',')

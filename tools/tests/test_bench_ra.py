@@ -40,6 +40,26 @@ def test_boot_profile_bus_and_icount(monkeypatch, tmp_path):
     bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'none', 0, True)
     assert calls[2]['icount'] is True and calls[2]['log_path'].endswith('ra-nvme-none+sleep-own-1-r0.log')
     assert calls[1]['log_path'].endswith('ra-nvme-none-own-1-r0.log')
+    # --set: @set after the policy, the knob in the log name.
+    bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'ssd', 0, False, [('blk_read_split', '16')])
+    assert '@set ra own ; @set blk_read_split 16 ; touch 72 40000 seq anon 1' in calls[3]['cmdline']
+    assert calls[3]['log_path'].endswith('ra-nvme-ssd+blk_read_split16-own-1-r0.log')
+
+
+def test_boot_fails_when_a_set_is_refused(monkeypatch, tmp_path):
+    def run(image, cmdline=None, **kw):
+        err = {'type': 'script_error', 'script': 'run=', 'message': "run=: step 2 '@set blk_read_split 7': refused"}
+        return rig.Result(0, '', [err, {'type': 'halt', 'status': 'ok'}], False, 1.0)
+    monkeypatch.setattr(bench.rig, 'run', run)
+    monkeypatch.setattr(bench, 'scratch', lambda name, mib, mkswap=False: str(tmp_path / name))
+    monkeypatch.setattr(bench.os, 'unlink', lambda p: None)
+    pats = [p for p in bench.RA_PATTERNS if p[0] == 'seq']
+    try:
+        bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'ssd', 0, False, [('blk_read_split', '7')])
+    except RuntimeError as e:
+        assert 'blk_read_split 7' in str(e)
+    else:
+        assert False, 'a refused @set went unnoticed'
 
 
 def rows_for(profile, vals):
