@@ -65,9 +65,9 @@ int swapcache_trim_shadows(bool (*stale)(uint64_t shadow, void *arg), void *arg,
 /* Shadows kept now (at most RAM pages). */
 uint64_t swapcache_shadows(void);
 /* Up to max cached pages whose entry lies on `area`, each with a new
- * reference (for swapoff and dropping unused cache): shard by shard,
- * oldest first within each.  Costs O(max + shards), whatever the cache's
- * size.  Returns how many. */
+ * reference (for swapoff, which drops all it gets): shard by shard, in
+ * list order within each (swapcache_walk rotates the lists).  Costs
+ * O(max + shards), whatever the cache's size.  Returns how many. */
 int swapcache_collect(unsigned area, struct page **out, int max);
 /* A walk over every page cached on an area, max at a time, for a caller
  * that keeps some of them (swapcache_collect would return those again

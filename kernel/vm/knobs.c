@@ -43,7 +43,7 @@ static int set_read_split(const char *v, uint64_t x, char *err, size_t n)
 	(void)x;
 	if (blk_set_read_split(v))
 		return 0;
-	ksnprintf(err, n, "blk_read_split: '%s' is not auto, off or a power of two in 8..256", v);
+	ksnprintf(err, n, "blk_read_split: '%s' is not off or a power of two in 8..256", v);
 	return -EINVAL;
 }
 static void get_read_split(char *b, size_t n) { blk_get_read_split(b, n); }

@@ -100,15 +100,18 @@ def test_read_split_cuts_reads(ctx):
     # blk_read_split=N: no read command larger than N pages, so own's
     # 64-page windows go as 16-page reads; off (the default) merges them
     # whole (about 52 pages per read: windows come trimmed at times).  A
-    # bad value on the command line is named and the default stays; @set
-    # changes it between runs.  Counters only: the cut does not depend on
-    # the disk's speed (README, "Read commands cut to the device").
-    progs = ['@set ra own', SEQ % 1, '@set blk_read_split 16', SEQ % 2]
+    # bad value, on the command line or in @set, is named and the value in
+    # force stays; @set changes it between runs.  Counters only: the cut
+    # does not depend on the disk's speed (README, "Read commands cut to
+    # the device").
+    progs = ['@set ra own', SEQ % 1, '@set blk_read_split 12', '@set blk_read_split 16', SEQ % 2]
     r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=900,
                      extra_cmdline='blk_read_split=7')
     expect_clean_exits(r, 2)
     expect('cmdline: blk_read_split=7: not off or a power of two in 8..256; using off' in r.log,
            'no one-line error for blk_read_split=7')
+    expect("blk_read_split: '12' is not off or a power of two in 8..256" in r.log,
+           'no error for @set blk_read_split 12')
     st = steps(r)
     off, cut = st[SEQ % 1], st[SEQ % 2]
     expect(off['pswpin'] > 40 * off['swap_read_reqs'], 'off: %d pages in %d reads'
