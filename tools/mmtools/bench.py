@@ -212,8 +212,8 @@ def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile=
                                       seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) for _, p in patterns]
-    sets = ['@set %s %s' % kv for kv in sets]
-    r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + sets + cmds),
+    set_cmds = ['@set %s %s' % kv for kv in sets]
+    r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + set_cmds + cmds),
                 mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep),
                 timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
