@@ -13,6 +13,7 @@
 #include "core/console.h"
 #include "core/panic.h"
 #include "core/lockstat.h"
+#include "core/kprof.h"
 #include "core/record.h"
 #include "lib/printf.h"
 #include "tests/kernel/selftest.h"
@@ -354,6 +355,8 @@ void kmain(const struct boot_info *bi)
 	setup_interrupts();
 	time_init();
 	sched_init();
+	if (kcfg.prof && kprof_init())
+		halt_register_hook(kprof_halt_report);
 	time_start_tick((unsigned)kcfg.hz, strcmp(kcfg.timer, "periodic") != 0);
 	halt_register_hook(sched_report);
 	halt_register_hook(irq_report);

@@ -62,6 +62,8 @@ static const struct cmdline_option options[] = {
 	{ "data", CMDLINE_STR, kcfg.data, sizeof kcfg.data, NULL,
 	  "DEV,...: block devices workloads may write through files (/dev/sdb, nvme0n1p2; never the ESP or swap)" },
 	{ "swapcrc", CMDLINE_BOOL, &kcfg.swapcrc, 0, NULL, "crc32 of every page at swap-out, checked at swap-in" },
+	{ "prof", CMDLINE_BOOL, &kcfg.prof, 0, NULL,
+	  "sample kernel CPU time by function at every tick; a prof record per run (README: Where kernel time goes)" },
 	{ "workingset", CMDLINE_BOOL, &kcfg.workingset, 0, NULL, NULL },
 	{ "swap_cluster", CMDLINE_U64, &kcfg.swap_cluster, 0, NULL, NULL },
 	{ "swappiness", CMDLINE_U64, &kcfg.swappiness, 0, &kcfg.swappiness_set, NULL },

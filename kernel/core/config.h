@@ -27,6 +27,7 @@ struct kconfig {
 	bool used_once_swapbacked;      /* used_once_swapbacked=: the Linux 3.4 used-once fix (on) */
 	bool used_once_set;
 	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
+	bool prof;              /* prof=on: sample kernel CPU time by function (core/kprof.h) */
 	bool workingset;        /* workingset=on|off: workingset detection (off) */
 	uint64_t swap_cluster;  /* swap_cluster=: slots per cluster (256) */
 	uint64_t wm_min, wm_low, wm_high;       /* watermarks in pages (0: computed) */

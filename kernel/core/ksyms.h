@@ -19,5 +19,7 @@ extern const uint32_t ksyms_count;
 
 /* Name of the function containing addr and the offset into it, or NULL. */
 const char *ksym_lookup(uint64_t addr, uint64_t *offset);
+/* Index into ksyms_table of the function containing addr, or -1. */
+int64_t ksym_index(uint64_t addr);
 
 #endif

@@ -30,6 +30,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/irqtrace.h"
 #include "ksyms.h"
+#include "kprof.h"
 #include "platform/acpi.h"
 #include "lib/timemath.h"
 #include "lib/string.h"
@@ -330,12 +331,12 @@ static void on_rescue(struct trap_frame *f, void *arg)
 
 static void on_tick(struct trap_frame *f, void *arg)
 {
-	(void)f;
 	(void)arg;
 	uint64_t now = time_ns();
 	if (this_cpu()->id != 0) {
 		/* An AP's periodic tick: its scheduler, and the boot CPU's
 		 * timer looked after. */
+		kprof_tick(f);
 		struct cpu_stats *st = &this_cpu()->stats;
 		uint64_t gap = st->last_tick_ns ? now - st->last_tick_ns : 0;
 		st->last_tick_ns = now;
@@ -354,6 +355,7 @@ static void on_tick(struct trap_frame *f, void *arg)
 	if (tick) {
 		tm.ticks++;
 		this_cpu()->stats.ticks++;
+		kprof_tick(f);
 	}
 	run_expired(now);
 	if (tick)

@@ -46,6 +46,7 @@
 #include "lib/stats.h"
 #include "probe.h"
 #include "core/lockstat.h"
+#include "core/kprof.h"
 #include "core/bootfs.h"
 #include "core/console.h"
 #include "core/record.h"
@@ -330,6 +331,7 @@ static void unit_start(struct script_unit *u)
 	vm_drop_caches();
 	probe_window_begin();
 	lockstat_reset();
+	kprof_reset();
 	swapin_latency_reset();
 	__atomic_store_n(&unit_mismatches, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&unit_workload_lines, 0, __ATOMIC_RELAXED);
@@ -573,6 +575,8 @@ static void unit_finish(struct script_exec *x, struct script_unit *u, int column
 {
 	unit_wait(u);
 	x->out->unit(x, u, column);
+	if (u->ntasks)
+		kprof_record(x->prog->stmt[u->stmt].a);
 	unit_put(u);
 	x->results++;
 	x->column_runs[column]++;

@@ -1,0 +1,154 @@
+/*
+ * The sampling profiler (kprof.h).
+ *
+ * Counters are relaxed atomics: every CPU's tick adds to them, and a
+ * reset between ticks may lose a sample or two, which a profile can
+ * afford.  The frame-pointer walk stays inside the interrupted thread's
+ * own kernel stack (a boot stack, whose size is not recorded, gives the
+ * leaf function only), so a corrupt frame ends the walk, never faults.
+ */
+#include "kprof.h"
+#include "ksyms.h"
+#include "console.h"
+#include "record.h"
+#include "sched.h"
+#include "time.h"
+#include "lib/json.h"
+#include "mem/kmalloc.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap.h"
+
+#define KPROF_DEPTH 32          /* frames walked per sample */
+#define KPROF_TOP 40            /* functions per list in a record */
+
+static struct {
+	bool on;
+	uint32_t *self, *total;         /* [ksyms_count] */
+	uint64_t samples, user, task, kthread, idle, unknown;
+} kp;
+
+bool kprof_on(void) { return kp.on; }
+
+bool kprof_init(void)
+{
+	kp.self = kzalloc((size_t)ksyms_count * sizeof *kp.self);
+	kp.total = kzalloc((size_t)ksyms_count * sizeof *kp.total);
+	if (!ksyms_count || !kp.self || !kp.total) {
+		kprintf("prof: %s; prof=on ignored\n", ksyms_count ? "no memory for the counters" : "no symbol table");
+		kfree(kp.self);
+		kfree(kp.total);
+		kp.self = kp.total = NULL;
+		return false;
+	}
+	kp.on = true;
+	return true;
+}
+
+static void add(uint64_t *c) { __atomic_add_fetch(c, 1, __ATOMIC_RELAXED); }
+
+void kprof_tick(const struct trap_frame *f)
+{
+	if (!kp.on)
+		return;
+	add(&kp.samples);
+	if ((f->cs & 3) == 3) {
+		add(&kp.user);
+		return;
+	}
+	struct cpu *c = this_cpu();
+	struct thread *t = c->current;
+	if (t == c->idle && c->irq_depth <= 1) {
+		add(&kp.idle);
+		return;
+	}
+	add(t && t->task ? &kp.task : &kp.kthread);
+	int64_t leaf = ksym_index(f->rip);
+	if (leaf < 0) {
+		add(&kp.unknown);
+		return;
+	}
+	__atomic_add_fetch(&kp.self[leaf], 1, __ATOMIC_RELAXED);
+	int64_t seen[KPROF_DEPTH];
+	int n = 0;
+	seen[n++] = leaf;
+	__atomic_add_fetch(&kp.total[leaf], 1, __ATOMIC_RELAXED);
+	uint64_t lo = t && t->stack_size ? t->stack_top - t->stack_size : 0, hi = lo ? t->stack_top : 0;
+	uint64_t rbp = f->rbp;
+	while (n < KPROF_DEPTH && !(rbp & 7) && rbp >= lo && rbp + 16 <= hi) {
+		uint64_t next = ((uint64_t *)rbp)[0], ret = ((uint64_t *)rbp)[1];
+		int64_t s = ret ? ksym_index(ret - 1) : -1;
+		if (s < 0)
+			break;
+		bool dup = false;
+		for (int i = 0; i < n && !dup; i++)
+			dup = seen[i] == s;
+		if (!dup) {
+			seen[n++] = s;
+			__atomic_add_fetch(&kp.total[s], 1, __ATOMIC_RELAXED);
+		}
+		if (next <= rbp)
+			break;          /* a caller's frame is higher up the stack */
+		rbp = next;
+	}
+}
+
+void kprof_reset(void)
+{
+	if (!kp.on)
+		return;
+	for (uint32_t i = 0; i < ksyms_count; i++) {
+		__atomic_store_n(&kp.self[i], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&kp.total[i], 0, __ATOMIC_RELAXED);
+	}
+	uint64_t *c[] = { &kp.samples, &kp.user, &kp.task, &kp.kthread, &kp.idle, &kp.unknown };
+	for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++)
+		__atomic_store_n(c[i], 0, __ATOMIC_RELAXED);
+}
+
+/* The KPROF_TOP largest counts, largest first (ties: lower address). */
+static void top_list(struct json *j, const char *key, const uint32_t *cnt)
+{
+	uint32_t idx[KPROF_TOP], val[KPROF_TOP];
+	int n = 0;
+	for (uint32_t i = 0; i < ksyms_count; i++) {
+		uint32_t v = __atomic_load_n(&cnt[i], __ATOMIC_RELAXED);
+		if (!v || (n == KPROF_TOP && v <= val[n - 1]))
+			continue;
+		int at = n < KPROF_TOP ? n++ : KPROF_TOP - 1;
+		while (at > 0 && val[at - 1] < v) {
+			idx[at] = idx[at - 1];
+			val[at] = val[at - 1];
+			at--;
+		}
+		idx[at] = i;
+		val[at] = v;
+	}
+	json_arr_begin(j, key);
+	for (int k = 0; k < n; k++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "fn", &ksyms_names[ksyms_table[idx[k]].name]);
+		json_u64(j, "n", val[k]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+void kprof_record(const char *label)
+{
+	if (!kp.on)
+		return;
+	struct json *j = rec_begin("prof");
+	json_str(j, "label", label ? label : "");
+	json_u64(j, "hz", time_hz());
+	json_u64(j, "samples", __atomic_load_n(&kp.samples, __ATOMIC_RELAXED));
+	json_u64(j, "user", __atomic_load_n(&kp.user, __ATOMIC_RELAXED));
+	json_u64(j, "kernel_task", __atomic_load_n(&kp.task, __ATOMIC_RELAXED));
+	json_u64(j, "kernel_thread", __atomic_load_n(&kp.kthread, __ATOMIC_RELAXED));
+	json_u64(j, "idle", __atomic_load_n(&kp.idle, __ATOMIC_RELAXED));
+	json_u64(j, "unknown", __atomic_load_n(&kp.unknown, __ATOMIC_RELAXED));
+	top_list(j, "self", kp.self);
+	top_list(j, "total", kp.total);
+	rec_end();
+}
+
+void kprof_halt_report(void) { kprof_record("halt"); }

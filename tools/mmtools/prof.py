@@ -1,0 +1,131 @@
+"""tools/prof: where kernel CPU time went, from the profiler's records
+(boot with prof=on; README, "Where kernel time goes").
+
+    tools/prof LOG... [--label TEXT] [--top N] [--vs LOG...]
+
+Reads the {"type":"prof"} records in the console logs (or JSON-lines
+files) given, keeps those whose label contains TEXT (default: every
+label but "halt"), and averages them per label over the records found
+(one per run: several seeds or runs of one command average out the
+sampling noise).  Prints, per label, the run's samples by kind (user,
+kernel in a task, kernel threads, idle) in ms of CPU, then the functions
+by "total" (the function or anything it called, on the interrupted
+stack) and "self" (the function itself), in ms per run.
+
+--vs LOG...: a second set of logs (another policy, build or knob),
+matched by label; the table then shows both and the difference in total
+time, sorted by it, so what one configuration spends more on comes
+first.  Records list each run's top 40 functions only, so a function
+below that in some run counts 0 there: its mean is a floor.
+"""
+import argparse
+import sys
+
+from mmtools.records import parse_records, of_type
+from mmtools.tables import render
+
+KINDS = ('user', 'kernel_task', 'kernel_thread', 'idle')
+
+
+def read_logs(paths):
+    """Every prof record of the logs, in order; (records, problems)."""
+    recs, problems = [], []
+    for p in paths:
+        try:
+            with open(p, errors='replace') as f:
+                text = f.read()
+        except OSError as e:
+            problems.append('%s: %s' % (p, e.strerror))
+            continue
+        got = of_type(parse_records(text), 'prof')
+        if not got:
+            problems.append('%s: no prof records (was it booted with prof=on?)' % p)
+        recs += got
+    return recs, problems
+
+
+def summarise(recs, label=None):
+    """{label: summary} of records averaged per label: 'runs', 'hz', ms
+    per run for each of KINDS, and 'total'/'self' dicts of fn -> ms per
+    run.  label: keep labels containing it (None: all but "halt")."""
+    out = {}
+    for r in recs:
+        lab = r.get('label', '')
+        if (label is None and lab == 'halt') or (label is not None and label not in lab):
+            continue
+        hz = r.get('hz') or 1000
+        s = out.setdefault(lab, {'runs': 0, 'hz': hz, 'total': {}, 'self': {}, **{k: 0.0 for k in KINDS}})
+        s['runs'] += 1
+        ms = 1000.0 / hz
+        for k in KINDS:
+            s[k] += r.get(k, 0) * ms
+        for key in ('total', 'self'):
+            for e in r.get(key, []):
+                s[key][e['fn']] = s[key].get(e['fn'], 0.0) + e['n'] * ms
+    for s in out.values():
+        n = s['runs']
+        for k in KINDS:
+            s[k] /= n
+        for key in ('total', 'self'):
+            s[key] = {fn: v / n for fn, v in s[key].items()}
+    return out
+
+
+def head_line(name, s):
+    return '%s: %d run(s) at %d Hz; ms per run: user %.1f, kernel in tasks %.1f, kernel threads %.1f, idle %.1f' % (
+        name, s['runs'], s['hz'], s['user'], s['kernel_task'], s['kernel_thread'], s['idle'])
+
+
+def table(a, b=None, top=30):
+    """Lines of the function table for summary a (and b, --vs)."""
+    fns = set(a['total']) | set(a['self'])
+    if b is None:
+        order = sorted(fns, key=lambda f: (-a['total'].get(f, 0), f))[:top]
+        rows = [(f, ['%.1f' % a['total'].get(f, 0), '%.1f' % a['self'].get(f, 0)]) for f in order]
+        return render(['total ms', 'self ms'], rows, name_width=max([24] + [len(f) + 1 for f in order]))
+    fns |= set(b['total']) | set(b['self'])
+
+    def diff(f):
+        return a['total'].get(f, 0) - b['total'].get(f, 0)
+    order = sorted(fns, key=lambda f: (-abs(diff(f)), f))[:top]
+    rows = [(f, ['%.1f' % a['total'].get(f, 0), '%.1f' % a['self'].get(f, 0), '%.1f' % b['total'].get(f, 0),
+                 '%.1f' % b['self'].get(f, 0), '%+.1f' % diff(f)]) for f in order]
+    return render(['total', 'self', 'vs total', 'vs self', 'diff'], rows,
+                  name_width=max([24] + [len(f) + 1 for f in order]))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog='tools/prof', description='where kernel CPU time went (prof=on records)')
+    ap.add_argument('logs', nargs='+', help='console logs or JSON-lines files with prof records')
+    ap.add_argument('--label', default=None, help='only records whose label contains this (default: all but halt)')
+    ap.add_argument('--top', type=int, default=30, help='functions to show (default 30)')
+    ap.add_argument('--vs', nargs='+', default=None, metavar='LOG', help='logs to compare against, by label')
+    a = ap.parse_args(argv)
+    if a.top < 1:
+        ap.error('--top %d: must be at least 1' % a.top)
+    recs, problems = read_logs(a.logs)
+    vs = None
+    if a.vs:
+        vrecs, vproblems = read_logs(a.vs)
+        problems += vproblems
+        vs = summarise(vrecs, a.label)
+    for p in problems:
+        print('prof: ' + p, file=sys.stderr)
+    sums = summarise(recs, a.label)
+    if not sums:
+        print('prof: no prof records%s' % (' with a label containing %r' % a.label if a.label else ''),
+              file=sys.stderr)
+        return 1
+    for lab, s in sums.items():
+        print(head_line(lab, s))
+        other = None
+        if vs is not None:
+            other = vs.get(lab)
+            if other is None:
+                print('  (no record with this label in the --vs logs)')
+            else:
+                print(head_line('vs', other))
+        for line in table(s, other, a.top):
+            print('  ' + line)
+        print()
+    return 0

@@ -1,0 +1,61 @@
+"""tools/prof: prof records averaged per label over logs, the halt
+record left out by default, --vs sorted by the difference, and the
+errors a user meets (a log without records, a label nobody has)."""
+import json
+
+from mmtools import prof
+
+
+def rec(label, hz=1000, total=(), self_=(), **kinds):
+    r = {'type': 'prof', 'label': label, 'hz': hz, 'samples': sum(kinds.values())}
+    r.update({k: kinds.get(k, 0) for k in prof.KINDS})
+    r['unknown'] = 0
+    r['total'] = [{'fn': f, 'n': n} for f, n in total]
+    r['self'] = [{'fn': f, 'n': n} for f, n in self_]
+    return r
+
+
+def write_log(tmp_path, name, recs):
+    p = tmp_path / name
+    # Console noise before and between records, as a serial log has.
+    p.write_text('mmkernel starting\n' + ''.join('noise ' + json.dumps(r) + '\n' for r in recs) + 'bye\n')
+    return str(p)
+
+
+def test_records_average_per_label(tmp_path):
+    a = write_log(tmp_path, 'a.log', [rec('touch 1', hz=2000, total=[('vm_fault', 40), ('evict', 10)],
+                                          self_=[('evict', 10)], kernel_task=50, user=4),
+                                      rec('halt', total=[('idle_loop', 99)], idle=99)])
+    b = write_log(tmp_path, 'b.log', [rec('touch 1', hz=2000, total=[('vm_fault', 20)], kernel_task=20)])
+    recs, problems = prof.read_logs([a, b])
+    assert problems == []
+    s = prof.summarise(recs)
+    assert list(s) == ['touch 1']            # halt left out
+    t = s['touch 1']
+    assert t['runs'] == 2 and t['hz'] == 2000
+    assert t['kernel_task'] == (50 + 20) / 2 / 2 and t['user'] == 4 / 2 / 2      # ms per run at 2000 Hz
+    assert t['total'] == {'vm_fault': 15.0, 'evict': 2.5}     # evict below b's top list: counts 0 there
+    assert prof.summarise(recs, 'halt')['halt']['idle'] == 99.0
+
+
+def test_vs_sorts_by_difference(tmp_path, capsys):
+    a = write_log(tmp_path, 'own.log', [rec('t', total=[('read_plan', 50), ('shrink', 30), ('kswapd', 5)],
+                                            kernel_task=80)])
+    b = write_log(tmp_path, 'off.log', [rec('t', total=[('shrink', 28), ('kswapd', 25)], kernel_task=50)])
+    assert prof.main([a, '--vs', b, '--top', '2']) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [l.split() for l in out if l.startswith('  ') and not l.strip().startswith('total')]
+    assert [r[0] for r in rows] == ['read_plan', 'kswapd']      # +50, -20; shrink's +2 cut by --top
+    assert rows[0][-1] == '+50.0' and rows[1][-1] == '-20.0'
+
+
+def test_problems_are_named(tmp_path, capsys):
+    empty = tmp_path / 'empty.log'
+    empty.write_text('no records here\n')
+    assert prof.main([str(empty), str(tmp_path / 'missing.log')]) == 1
+    err = capsys.readouterr().err
+    assert 'empty.log: no prof records (was it booted with prof=on?)' in err
+    assert 'missing.log: No such file or directory' in err
+    a = write_log(tmp_path, 'a.log', [rec('touch', total=[('f', 1)], kernel_task=1)])
+    assert prof.main([a, '--label', 'shmdb']) == 1
+    assert "no prof records with a label containing 'shmdb'" in capsys.readouterr().err
