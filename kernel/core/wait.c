@@ -30,6 +30,10 @@ void waitq_prepare(struct waitq *wq, struct wait_entry *w)
 	current_thread()->wchan = wq->lock.name;
 	sched_set_blocked();
 	spin_unlock_irqrestore(&wq->lock, on);
+	/* The enqueue before the caller's test of its condition, against
+	 * a waker's store to it before waitq_active (x86 may move a load
+	 * ahead of an earlier store; the unlock is a plain store). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void waitq_finish(struct waitq *wq, struct wait_entry *w)

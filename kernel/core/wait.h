@@ -44,6 +44,16 @@ void waitq_wake_all(struct waitq *wq);
 /* Wake the first blocked waiter; returns false when there was none. */
 bool waitq_wake_one(struct waitq *wq);
 bool waitq_has_waiters(struct waitq *wq);
+/* Whether anyone is queued, read without the lock: for a waker that
+ * made its condition true with a full barrier (a locked read-modify-
+ * write) just before.  waitq_prepare puts one between its enqueue and
+ * the waiter's test of the condition, so either the waker sees the
+ * waiter or the waiter sees the condition (a stale "someone" costs a
+ * needless waitq_wake_all, nothing more). */
+static inline bool waitq_active(struct waitq *wq)
+{
+	return __atomic_load_n(&wq->waiters.next, __ATOMIC_RELAXED) != &wq->waiters;
+}
 
 #define WAIT_EVENT(wq, cond) do {                                       \
 		struct wait_entry w_ = { 0 };                                 \
