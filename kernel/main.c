@@ -369,6 +369,8 @@ void kmain(const struct boot_info *bi)
 	halt_register_hook(blk_report);
 	halt_register_shutdown_hook(results_halt);      /* after every report, before the drivers shut down */
 	setup_user_mode();
+	unsigned may_start = madt.ncpus > 0 ? (unsigned)madt.ncpus : 1;
+	lockstat_cpus(kcfg.cpus && kcfg.cpus < may_start ? (unsigned)kcfg.cpus : may_start);
 	smp_start_aps(madt.ncpus ? &madt : NULL, kcfg.cpus);
 	reclaim_init_cpus();
 	irq_enable();

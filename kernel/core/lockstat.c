@@ -18,11 +18,62 @@
 #include "lib/timemath.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/irqtrace.h"
+#include "console.h"
+#include "mem/kmalloc.h"
 
 static struct lock_class classes[LOCKSTAT_MAX_CLASSES];
-static struct lock_class other = { .name = "(other)" };
+static struct lock_class other = { .name = "(other)", .row = LOCKSTAT_MAX_CLASSES };
 static unsigned nclasses;
 static volatile uint32_t table_lock;
+
+/* Per-CPU tables by CPU id, each LOCKSTAT_MAX_CLASSES + 1 rows (the last
+ * "(other)"); NULL: that CPU counts in the shared one. */
+#define ROWS (LOCKSTAT_MAX_CLASSES + 1)
+static struct lock_counts boot_table[ROWS];
+static struct lock_counts *tables[IRQTRACE_CPUS] = { boot_table };
+
+void lockstat_cpus(unsigned ncpus)
+{
+	unsigned missed = 0;
+	for (unsigned id = 1; id < ncpus && id < IRQTRACE_CPUS; id++)
+		if (!tables[id]) {
+			struct lock_counts *t = kzalloc(ROWS * sizeof *t);
+			missed += !t;
+			__atomic_store_n(&tables[id], t, __ATOMIC_RELEASE);
+		}
+	if (missed)
+		kprintf("lockstat: no memory for %u CPUs' lock tables; they count in the shared one\n", missed);
+}
+
+/* This CPU's table, or NULL.  Preemption is off at every caller. */
+static inline struct lock_counts *table_here(void)
+{
+	uint32_t id = 0;
+	if (irqtrace_gs_ready)
+		__asm__ volatile("movl %%gs:%c1, %0" : "=r"(id) : "i"(IRQTRACE_CPU_ID_OFFSET));
+	return __atomic_load_n(&tables[id % IRQTRACE_CPUS], __ATOMIC_RELAXED);     /* ids are < IRQTRACE_CPUS */
+}
+
+/* One instruction without a lock prefix: whole against an interrupt on
+ * this CPU, which is the only other writer of its table. */
+static inline void cpu_add(uint64_t *p, uint64_t v)
+{
+	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v) : "cc");
+}
+
+static inline void cpu_max(uint64_t *max, uint64_t *site, uint64_t v, uint64_t at)
+{
+	uint64_t cur = *(volatile uint64_t *)max;
+	while (v > cur) {
+		uint64_t prev;
+		__asm__ volatile("cmpxchgq %2, %1" : "=a"(prev), "+m"(*max) : "r"(v), "0"(cur) : "cc", "memory");
+		if (prev == cur) {
+			*site = at;
+			return;
+		}
+		cur = prev;
+	}
+}
 
 static struct lock_class *find_class(const char *name)
 {
@@ -38,6 +89,7 @@ static struct lock_class *find_class(const char *name)
 	if (!c && nclasses < LOCKSTAT_MAX_CLASSES) {
 		c = &classes[nclasses];
 		c->name = name;
+		c->row = nclasses;
 		__atomic_store_n(&nclasses, nclasses + 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
@@ -80,22 +132,42 @@ static void max_update(uint64_t *max, uint64_t *site, uint64_t v, uint64_t at)
 void lockstat_release(struct spinlock *l, uint64_t hold)
 {
 	struct lock_class *c = class_of(l);
-	__atomic_add_fetch(&c->acquired, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&c->hold_cycles, hold, __ATOMIC_RELAXED);
+	struct lock_counts *t = table_here();
 	unsigned over = irqtrace_long(hold);
-	if (over) {
-		__atomic_add_fetch(&c->over_100us, 1, __ATOMIC_RELAXED);
-		if (over == 2)
-			__atomic_add_fetch(&c->over_1ms, 1, __ATOMIC_RELAXED);
+	if (t) {
+		t += c->row;
+		cpu_add(&t->acquired, 1);
+		cpu_add(&t->hold_cycles, hold);
+		if (over) {
+			cpu_add(&t->over_100us, 1);
+			if (over == 2)
+				cpu_add(&t->over_1ms, 1);
+		}
+		cpu_max(&t->max_hold_cycles, &t->max_hold_site, hold, l->owner);
+		return;
 	}
-	max_update(&c->max_hold_cycles, &c->max_hold_site, hold, l->owner);
+	__atomic_add_fetch(&c->n.acquired, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->n.hold_cycles, hold, __ATOMIC_RELAXED);
+	if (over) {
+		__atomic_add_fetch(&c->n.over_100us, 1, __ATOMIC_RELAXED);
+		if (over == 2)
+			__atomic_add_fetch(&c->n.over_1ms, 1, __ATOMIC_RELAXED);
+	}
+	max_update(&c->n.max_hold_cycles, &c->n.max_hold_site, hold, l->owner);
 }
 
 void lockstat_contended(struct spinlock *l, uint64_t wait)
 {
 	struct lock_class *c = class_of(l);
-	__atomic_add_fetch(&c->contended, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&c->wait_cycles, wait, __ATOMIC_RELAXED);
+	struct lock_counts *t = table_here();
+	if (t) {
+		t += c->row;
+		cpu_add(&t->contended, 1);
+		cpu_add(&t->wait_cycles, wait);
+		return;
+	}
+	__atomic_add_fetch(&c->n.contended, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->n.wait_cycles, wait, __ATOMIC_RELAXED);
 }
 
 static struct lock_class *sleep_class(struct lock_class **cls, const char *name)
@@ -112,18 +184,18 @@ static struct lock_class *sleep_class(struct lock_class **cls, const char *name)
 void lockstat_sleep_acquired(struct lock_class **cls, const char *name, bool contended, uint64_t wait)
 {
 	struct lock_class *c = sleep_class(cls, name);
-	__atomic_add_fetch(&c->acquired, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->n.acquired, 1, __ATOMIC_RELAXED);
 	if (contended) {
-		__atomic_add_fetch(&c->contended, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&c->wait_cycles, wait, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&c->n.contended, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&c->n.wait_cycles, wait, __ATOMIC_RELAXED);
 	}
 }
 
 void lockstat_sleep_hold(struct lock_class **cls, const char *name, uint64_t hold, uint64_t site)
 {
 	struct lock_class *c = sleep_class(cls, name);
-	__atomic_add_fetch(&c->hold_cycles, hold, __ATOMIC_RELAXED);
-	max_update(&c->max_hold_cycles, &c->max_hold_site, hold, site);
+	__atomic_add_fetch(&c->n.hold_cycles, hold, __ATOMIC_RELAXED);
+	max_update(&c->n.max_hold_cycles, &c->n.max_hold_site, hold, site);
 }
 
 void lockstat_reset(void)
@@ -132,12 +204,18 @@ void lockstat_reset(void)
 	for (unsigned i = 0; i <= n; i++) {
 		struct lock_class *c = i < n ? &classes[i] : &other;
 		bool on = irq_save();
-		const char *name = c->name;
-		bool sleeps = c->sleeps;
-		memset(c, 0, sizeof *c);
-		c->name = name;
-		c->sleeps = sleeps;
+		memset(&c->n, 0, sizeof c->n);
 		irq_restore(on);
+	}
+	/* Another CPU may be adding meanwhile: its figure lands in the
+	 * window just begun, as a shared counter's would. */
+	for (unsigned id = 0; id < IRQTRACE_CPUS; id++) {
+		struct lock_counts *t = __atomic_load_n(&tables[id], __ATOMIC_ACQUIRE);
+		if (t) {
+			bool on = irq_save();
+			memset(t, 0, ROWS * sizeof *t);
+			irq_restore(on);
+		}
 	}
 	bool on = irq_save();
 	irqtrace_reset();
@@ -160,6 +238,37 @@ static void json_site(struct json *j, const char *key, uint64_t addr)
 		json_hex(j, key, addr);
 }
 
+/* s += t: sums, and the longer of the two longest holds with its site. */
+static void counts_add(struct lock_counts *s, const struct lock_counts *t)
+{
+	s->acquired += t->acquired;
+	s->contended += t->contended;
+	s->wait_cycles += t->wait_cycles;
+	s->hold_cycles += t->hold_cycles;
+	s->over_100us += t->over_100us;
+	s->over_1ms += t->over_1ms;
+	if (t->max_hold_cycles > s->max_hold_cycles) {
+		s->max_hold_cycles = t->max_hold_cycles;
+		s->max_hold_site = t->max_hold_site;
+	}
+}
+
+bool lockstat_counts_of(const char *name, struct lock_counts *out)
+{
+	unsigned n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE), i = 0;
+	while (i < n && strcmp(classes[i].name, name))
+		i++;
+	if (i == n)
+		return false;
+	*out = classes[i].n;
+	for (unsigned id = 0; id < IRQTRACE_CPUS; id++) {
+		const struct lock_counts *t = __atomic_load_n(&tables[id], __ATOMIC_ACQUIRE);
+		if (t)
+			counts_add(out, &t[i]);
+	}
+	return true;
+}
+
 void lockstat_json(struct json *j, const char *key, unsigned top)
 {
 	/* Copies first: the figures go on changing while the record is built
@@ -168,16 +277,23 @@ void lockstat_json(struct json *j, const char *key, unsigned top)
 	unsigned n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE);
 	bool on = irq_save();
 	memcpy(snap, classes, n * sizeof *snap);
+	snap[n] = other;
 	struct irqtrace it;
 	irqtrace_total(&it);
 	irq_restore(on);
-	if (other.acquired)
-		snap[n++] = other;
+	/* The CPUs' tables with interrupts on: 256 of them take a while. */
+	for (unsigned id = 0; id < IRQTRACE_CPUS; id++) {
+		const struct lock_counts *t = __atomic_load_n(&tables[id], __ATOMIC_ACQUIRE);
+		for (unsigned i = 0; t && i <= n; i++)
+			counts_add(&snap[i].n, &t[i < n ? i : LOCKSTAT_MAX_CLASSES]);
+	}
+	if (snap[n].n.acquired)
+		n++;
 	/* Longest hold first (insertion sort: under a hundred classes). */
 	for (unsigned i = 1; i < n; i++) {
 		struct lock_class c = snap[i];
 		unsigned k = i;
-		for (; k > 0 && snap[k - 1].max_hold_cycles < c.max_hold_cycles; k--)
+		for (; k > 0 && snap[k - 1].n.max_hold_cycles < c.n.max_hold_cycles; k--)
 			snap[k] = snap[k - 1];
 		snap[k] = c;
 	}
@@ -194,19 +310,19 @@ void lockstat_json(struct json *j, const char *key, unsigned top)
 	unsigned shown = 0;
 	for (unsigned i = 0; i < n && (!top || shown < top); i++) {
 		const struct lock_class *c = &snap[i];
-		if (!c->acquired)
+		if (!c->n.acquired)
 			continue;
 		shown++;
 		json_obj_begin(j, NULL);
 		json_str(j, "name", c->name);
-		json_u64(j, "acquired", c->acquired);
-		json_u64(j, "contended", c->contended);
-		json_u64(j, "wait_ns", ns(c->wait_cycles));
-		json_u64(j, "hold_ns", ns(c->hold_cycles));
-		json_u64(j, "max_hold_ns", ns(c->max_hold_cycles));
-		json_site(j, "max_hold_at", c->max_hold_site);
-		json_u64(j, "over_100us", c->over_100us);
-		json_u64(j, "over_1ms", c->over_1ms);
+		json_u64(j, "acquired", c->n.acquired);
+		json_u64(j, "contended", c->n.contended);
+		json_u64(j, "wait_ns", ns(c->n.wait_cycles));
+		json_u64(j, "hold_ns", ns(c->n.hold_cycles));
+		json_u64(j, "max_hold_ns", ns(c->n.max_hold_cycles));
+		json_site(j, "max_hold_at", c->n.max_hold_site);
+		json_u64(j, "over_100us", c->n.over_100us);
+		json_u64(j, "over_1ms", c->n.over_1ms);
 		json_bool(j, "sleeps", c->sleeps);
 		json_obj_end(j);
 	}

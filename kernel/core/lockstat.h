@@ -18,6 +18,15 @@
  *
  * Sizes: MAX classes are named in code, not per object, so a fixed table
  * holds them (a class that does not fit is counted as "(other)").
+ *
+ * Per CPU: a spinlock's figures go to its CPU's own table (release and
+ * contention run with preemption off, so the CPU stays; single-instruction
+ * adds without a lock prefix, so a nested interrupt's release cannot tear
+ * them), so CPUs releasing the same class (every mm's page-table lock is
+ * one) never share a cache line.  The boot CPU's table is static; the
+ * others' are allocated before they start (lockstat_cpus), and a CPU
+ * without one (no memory) counts in the shared table with atomics, as
+ * sleeping locks always do.  Readers sum them all.
  */
 #ifndef LOCKSTAT_H
 #define LOCKSTAT_H
@@ -27,12 +36,17 @@
 
 #define LOCKSTAT_MAX_CLASSES 96
 
-struct lock_class {
-	const char *name;
+struct lock_counts {
 	uint64_t acquired, contended;
 	uint64_t wait_cycles, hold_cycles, max_hold_cycles;
 	uint64_t over_100us, over_1ms;
 	uint64_t max_hold_site;         /* an address in the function that took it */
+};
+
+struct lock_class {
+	const char *name;
+	struct lock_counts n;           /* shared: sleeping locks, CPUs without a table */
+	unsigned row;                   /* its row in the CPUs' tables */
 	bool sleeps;                    /* an rwsem's class: its holds may sleep and
 					   do not keep preemption off (record: "sleeps") */
 };
@@ -60,6 +74,12 @@ unsigned lockstat_class_index(struct spinlock *l);
 const char *lockstat_class_name(unsigned idx);
 
 void lockstat_reset(void);
+/* The figures of the class named name since the last reset, every CPU's
+ * summed; false when no lock of that name has been released yet. */
+bool lockstat_counts_of(const char *name, struct lock_counts *out);
+/* Before the other CPUs start: tables for CPU ids 1..ncpus-1 (a CPU
+ * whose table cannot be had counts in the shared one). */
+void lockstat_cpus(unsigned ncpus);
 struct json;
 void lockstat_json(struct json *j, const char *key, unsigned top);
 void lockstat_halt_report(void);

@@ -10,6 +10,8 @@
 #include "core/console.h"
 #include "core/record.h"
 #include "core/time.h"
+#include "core/lockstat.h"
+#include "core/spinlock.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/x86.h"
@@ -595,6 +597,69 @@ static void test_timerstall(struct json *r)
 	check(worst_late < 1000000000ull, "every sleep ended within 1 s of its time");
 }
 
+/* --- lockstat: every CPU's holds counted --------------------------------
+ * One thread pinned to each CPU takes one lock class LOCKSTAT_TAKES times
+ * (half of them with interrupts off); the class's figures, summed over
+ * the CPUs' own tables, must count every acquisition exactly. */
+#define LOCKSTAT_TAKES 5000
+
+struct lstest {
+	struct spinlock lock;
+	struct completion done;
+	volatile int next_cpu, wrong_cpu;
+	volatile uint64_t counter;
+};
+
+static void lockstat_taker(void *arg)
+{
+	struct lstest *t = arg;
+	unsigned cpu = (unsigned)__atomic_fetch_add(&t->next_cpu, 1, __ATOMIC_RELAXED);
+	struct cpumask one;
+	cpumask_clear(&one);
+	cpumask_set(&one, cpu);
+	sched_setaffinity(current_thread()->tid, &one);
+	for (int i = 0; i < 1000 && this_cpu()->id != cpu; i++)
+		sched_yield();
+	for (int i = 0; i < LOCKSTAT_TAKES; i++) {
+		if (this_cpu()->id != cpu)
+			__atomic_add_fetch(&t->wrong_cpu, 1, __ATOMIC_RELAXED);
+		if (i & 1) {
+			bool on = spin_lock_irqsave(&t->lock);
+			t->counter++;
+			spin_unlock_irqrestore(&t->lock, on);
+		} else {
+			spin_lock(&t->lock);
+			t->counter++;
+			spin_unlock(&t->lock);
+		}
+	}
+	complete(&t->done);
+}
+
+static void test_lockstat(struct json *r)
+{
+	static struct lstest t;
+	unsigned n = sched_cpus();
+	spin_init(&t.lock, "selftest-lockstat");
+	completion_init(&t.done);
+	for (unsigned i = 0; i < n; i++)
+		check(thread_create("lstaker", lockstat_taker, &t, SCHED_NORMAL) != NULL, "create lstaker");
+	for (unsigned i = 0; i < n; i++)
+		completion_wait(&t.done);
+	struct lock_counts c = { 0 };
+	bool found = lockstat_counts_of("selftest-lockstat", &c);
+	json_u64(r, "cpus", n);
+	json_u64(r, "acquired", c.acquired);
+	json_u64(r, "counter", t.counter);
+	json_u64(r, "off_cpu_takes", (uint64_t)t.wrong_cpu);
+	check(found, "the class is known");
+	check(t.counter == (uint64_t)n * LOCKSTAT_TAKES, "the lock serialised every increment");
+	check(c.acquired == (uint64_t)n * LOCKSTAT_TAKES, "every CPU's acquisitions counted once");
+	check(t.wrong_cpu == 0, "each taker stayed on its CPU");
+	check(c.max_hold_cycles > 0 && c.max_hold_cycles <= c.hold_cycles, "longest hold within the total");
+	check(c.over_1ms <= c.over_100us && c.over_100us <= c.acquired, "long holds within the count");
+}
+
 static const struct selftest tests[] = {
 	{ "threads", test_threads },
 	{ "sleep", test_sleep },
@@ -607,6 +672,7 @@ static const struct selftest tests[] = {
 	{ "lockup", test_lockup },
 	{ "lostwakeup", test_lostwakeup },
 	{ "timerstall", test_timerstall },
+	{ "lockstat", test_lockstat },
 };
 
 bool sched_selftest(const char *name)

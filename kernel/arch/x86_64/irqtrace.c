@@ -4,21 +4,12 @@
 struct irqtrace irqtrace[IRQTRACE_CPUS];
 bool irqtrace_gs_ready;
 
-/* TSC cycles in 100 us and 1 ms; set from the calibrated TSC rate
- * (0 until then: nothing counts as long before time_init). */
-static uint64_t cyc_100us, cyc_1ms;
+uint64_t irqtrace_cyc_100us, irqtrace_cyc_1ms;
 
 void irqtrace_set_tsc_hz(uint64_t hz)
 {
-	cyc_100us = hz / 10000;
-	cyc_1ms = hz / 1000;
-}
-
-unsigned irqtrace_long(uint64_t cycles)
-{
-	if (!cyc_100us || cycles <= cyc_100us)
-		return 0;
-	return cycles > cyc_1ms ? 2 : 1;
+	irqtrace_cyc_100us = hz / 10000;
+	irqtrace_cyc_1ms = hz / 1000;
 }
 
 void irqtrace_end_slow(struct irqtrace *t, uint64_t site, uint64_t now)

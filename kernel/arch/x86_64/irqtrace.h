@@ -65,8 +65,18 @@ void irqtrace_total(struct irqtrace *out);
 void irqtrace_reset(void);
 /* time_init: the TSC rate, for the over-100-us and over-1-ms counts. */
 void irqtrace_set_tsc_hz(uint64_t hz);
+/* TSC cycles in 100 us and 1 ms; set from the calibrated TSC rate
+ * (0 until then: nothing counts as long before time_init). */
+extern uint64_t irqtrace_cyc_100us, irqtrace_cyc_1ms;
+
 /* 2 when cycles is over 1 ms, 1 when over 100 us, else 0 (and 0 before
- * the TSC is calibrated); lock holds are counted against the same marks. */
-unsigned irqtrace_long(uint64_t cycles);
+ * the TSC is calibrated); lock holds are counted against the same marks.
+ * Inline: every spinlock release asks. */
+static inline unsigned irqtrace_long(uint64_t cycles)
+{
+	if (!irqtrace_cyc_100us || cycles <= irqtrace_cyc_100us)
+		return 0;
+	return cycles > irqtrace_cyc_1ms ? 2 : 1;
+}
 
 #endif
