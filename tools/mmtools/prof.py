@@ -4,10 +4,11 @@
     tools/prof LOG... [--label TEXT] [--top N] [--vs LOG...]
 
 Reads the {"type":"prof"} records in the console logs (or JSON-lines
-files) given, keeps those whose label contains TEXT (default: every
-label but "halt"), and averages them per label over the records found
-(one per run: several seeds or runs of one command average out the
-sampling noise).  Prints, per label, the run's samples by kind (user,
+files) given and averages them per label over the records found (one
+per run: several runs of one command average out the sampling noise),
+every label but "halt".  --label TEXT keeps only the records whose
+label contains TEXT and averages them all as one, under TEXT: runs of
+one pattern with different seeds (touch's seed ends its command line).  Prints, per label, the run's samples by kind (user,
 kernel in a task, kernel threads, idle) in ms of CPU, then the functions
 by "total" (the function or anything it called, on the interrupted
 stack) and "self" (the function itself), in ms per run.
@@ -47,14 +48,15 @@ def read_logs(paths):
 def summarise(recs, label=None):
     """{label: summary} of records averaged per label: 'runs', 'hz', ms
     per run for each of KINDS, and 'total'/'self' dicts of fn -> ms per
-    run.  label: keep labels containing it (None: all but "halt")."""
+    run.  label: keep labels containing it, all averaged under it (None:
+    every label but "halt", each its own)."""
     out = {}
     for r in recs:
         lab = r.get('label', '')
         if (label is None and lab == 'halt') or (label is not None and label not in lab):
             continue
         hz = r.get('hz') or 1000
-        s = out.setdefault(lab, {'runs': 0, 'hz': hz, 'total': {}, 'self': {}, **{k: 0.0 for k in KINDS}})
+        s = out.setdefault(lab if label is None else label, {'runs': 0, 'hz': hz, 'total': {}, 'self': {}, **{k: 0.0 for k in KINDS}})
         s['runs'] += 1
         ms = 1000.0 / hz
         for k in KINDS:

@@ -36,6 +36,10 @@ def test_records_average_per_label(tmp_path):
     assert t['kernel_task'] == (50 + 20) / 2 / 2 and t['user'] == 4 / 2 / 2      # ms per run at 2000 Hz
     assert t['total'] == {'vm_fault': 15.0, 'evict': 2.5}     # evict below b's top list: counts 0 there
     assert prof.summarise(recs, 'halt')['halt']['idle'] == 99.0
+    # --label averages every matching record as one (seeds of a pattern).
+    seeds = [rec('touch 72 seq anon %d' % s, total=[('vm_fault', n)], kernel_task=n) for s, n in ((1, 10), (2, 30))]
+    m = prof.summarise(seeds, 'seq anon')
+    assert list(m) == ['seq anon'] and m['seq anon']['runs'] == 2 and m['seq anon']['total'] == {'vm_fault': 20.0}
 
 
 def test_vs_sorts_by_difference(tmp_path, capsys):
