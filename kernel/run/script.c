@@ -22,8 +22,9 @@
  *
  * run= (script_compile_run) is compiled by the same statement parsers:
  * each '&'-separated part of a step is split into words, a program
- * becomes the words of a `run` line, "@set"/"@sleep"/"@swapon"/"@swapoff"
- * those of set/sleep/swapon/swapoff, and the statement's row parses it, so
+ * becomes the words of a `run` line, "@set"/"@sleep"/"@swapon"/"@swapoff"/
+ * "@vmstat"/"@probe" those of set/sleep/swapon/swapoff/vmstat/probe, and
+ * the statement's row parses it, so
  * values are checked and worded exactly as in scripts.  Only the prefix of
  * a message differs ("run=: step N 'TEXT': "), and a bad part is left out
  * and reported while the rest goes on, as for any command-line option.
@@ -756,6 +757,8 @@ static const struct {
 	{ "@sleep", SCRIPT_SLEEP, 1, "@sleep MS" },
 	{ "@swapon", SCRIPT_SWAPON, 1, "@swapon DEV" },
 	{ "@swapoff", SCRIPT_SWAPOFF, 1, "@swapoff DEV" },
+	{ "@vmstat", SCRIPT_VMSTAT, 1, "@vmstat MS" },
+	{ "@probe", SCRIPT_PROBE, 1, "@probe on|off" },
 };
 
 #define NBUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
@@ -833,7 +836,7 @@ static int run_builtin(struct parser *p)
 				    builtins[i].usage);
 		return emit(p, syntax_of(builtins[i].op));
 	}
-	return fail(p, p->tok[0].col, "unknown built-in '%s' (expected @set, @sleep, @swapon or @swapoff)",
+	return fail(p, p->tok[0].col, "unknown built-in '%s' (expected @set, @sleep, @swapon, @swapoff, @vmstat or @probe)",
 		    p->tok[0].s);
 }
 

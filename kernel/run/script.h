@@ -98,18 +98,20 @@ int script_parse(const char *name, const char *text, size_t len, struct script *
  * program script_parse would give for the same steps, so that one
  * executor runs both.  ';' separates steps, '&' the parts of a step; a
  * part is a program and its arguments (as `run`) or a built-in: "@set
- * KNOB VALUE", "@sleep MS", "@swapon DEV", "@swapoff DEV" (as set, sleep,
- * swapon, swapoff).  Each step becomes one PARALLEL group, its parts
+ * KNOB VALUE", "@sleep MS", "@swapon DEV", "@swapoff DEV", "@vmstat MS",
+ * "@probe on|off" (as set, sleep, swapon, swapoff, vmstat, probe).  Each
+ * step becomes one PARALLEL group, its parts
  * inside in order: the group's `a` is the step's text (trimmed), `line`
  * of every statement is the step's number (from 1, empty steps counted)
  * and `col` the column in spec.  Unlike a script's group, a step may hold
- * set and swapon, and no run at all (its record is still wanted).  Every
+ * set, swapon, vmstat and probe, and no run at all (its record is still
+ * wanted).  Every
  * group is in column 0, "run=".
  *
  * A bad step or part is left out and reported once through on_error
  * (may be NULL), in the style of script errors, naming the step:
  * "run=: step 3 '@sleepy 5': unknown built-in '@sleepy' (expected @set,
- * @sleep, @swapon or @swapoff)"; the rest still compiles (the command
+ * @sleep, @swapon, @swapoff, @vmstat or @probe)"; the rest still compiles (the command
  * line's rule).  Returns the number of errors; *s is always a program,
  * with s->from_run set. */
 typedef void script_error_fn(void *ctx, int step, int col, const char *msg);

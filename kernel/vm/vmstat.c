@@ -119,6 +119,8 @@ static void sampler(void *arg)
 	kprintf("vmstat: %6s %8s %8s %6s %6s %8s %8s %3s %3s\n", "time_s", "free_kb", "swpd_kb", "si", "so", "bi", "bo", "r", "b");
 	while (S.interval_ms) {
 		sleep_ms(S.interval_ms);
+		if (!S.interval_ms)
+			break;          /* stopped while it slept: no line after the stop */
 		vmstat_snapshot(now);
 		uint64_t t = time_ns(), dt_ms = (t - t_prev) / 1000000 ? (t - t_prev) / 1000000 : 1;
 		/* si/so in KiB/s and bi/bo in KiB/s, as vmstat prints them. */

@@ -78,7 +78,7 @@ def test_cmdline_run_builtins_named_errors(ctx):
     expect_ok(r)
     expect_in_log(r, "run=: step 6 '@swapon nvme1n1': swapon nvme1n1: already a swap area; nothing to do")
     expect(len(re.findall(r'swap: nvme1n1: \d+ MiB', r.log)) == 1, 'nvme1n1 added as a swap area twice')
-    expect_in_log(r, "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)")
+    expect_in_log(r, "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon, @swapoff, @vmstat or @probe)")
     expect_in_log(r, "run=: step 2 '@swapon': missing argument (usage: @swapon DEV)")
     expect_in_log(r, "run=: step 3 '@swapon nvme9n9': swapon nvme9n9: no such block device")
     expect_in_log(r, "run=: step 4 '@sleep': missing argument (usage: @sleep MS)")

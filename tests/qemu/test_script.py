@@ -122,3 +122,27 @@ def test_script_bad_knob_value_stops_there(ctx):
     expect(t['columns'] == ['hello one', 'hello two'], 'table columns %r' % t['columns'])
     expect([c['n'] for c in t['rows'][0]['cells']] == [1, 0] and t['rows'][0]['cells'][1]['mean'] is None,
            'cells of a column that never ran %r' % t['rows'][0]['cells'])
+
+
+def test_run_vmstat_and_probe(ctx):
+    # run= has the scripts' vmstat and probe as @vmstat and @probe: the
+    # sampler prints its lines while the step's program runs and stops at
+    # @vmstat 0, the probe counts its deadlines until @probe off; a bad
+    # interval is named and left out, the rest runs.
+    r = ctx.boot('quiet mem=48M run="@vmstat 5 ; @vmstat 20 & @probe on & touch 72 20000 seq anon ; '
+                 '@vmstat 0 & @probe off ; touch 8 2000 seq anon"',
+                 disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=600)
+    expect_ok(r)
+    expect_in_log(r, "run=: step 1 '@vmstat 5': vmstat: an interval of 5 ms is below 10 ms")
+    e = task_exits(r)
+    expect(len(e) == 2 and all(x['exit_code'] == 0 for x in e), 'exits %r' % e)
+    lines = r.log.splitlines()
+    samples = [i for i, l in enumerate(lines) if re.match(r'vmstat: +\d+ +\d+ +\d+', l)]
+    # The first touch swaps for a while at 20 ms a line; the second starts
+    # after the sampler stopped, so no line comes after its start.
+    second = max(i for i, l in enumerate(lines) if "step 3 done" in l)
+    expect(len(samples) >= 3, 'only %d vmstat lines' % len(samples))
+    expect(max(samples) < second, 'a vmstat line after @vmstat 0 (line %d, step 3 done at %d)'
+           % (max(samples), second))
+    p = one_record(r, 'probe')
+    expect(p['periods'] > 0 and p['period_ns'] == 10000000, 'probe %r' % p)

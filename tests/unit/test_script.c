@@ -428,6 +428,20 @@ TEST(script_run_spec_compiles_to_groups)
 	check_step(14, 5, "@swapoff nvme1n1", 1);
 	CHECK_EQ(s[15].op, SCRIPT_SWAPOFF);
 	CHECK_STR(s[15].a, "nvme1n1");
+	/* The sampler and the probe, in a step with a program or alone. */
+	CHECK_EQ(compile("@vmstat 100 & hello ; @probe on ; @vmstat 0 & @probe off"), 0);
+	check_step(0, 1, "@vmstat 100 & hello", 2);
+	CHECK_EQ(s[1].op, SCRIPT_VMSTAT);
+	CHECK_EQ(s[1].n, 100);
+	CHECK_EQ(s[2].op, SCRIPT_RUN);
+	check_step(4, 2, "@probe on", 1);
+	CHECK_EQ(s[5].op, SCRIPT_PROBE);
+	CHECK_EQ(s[5].n, 1);
+	check_step(7, 3, "@vmstat 0 & @probe off", 2);
+	CHECK_EQ(s[8].op, SCRIPT_VMSTAT);
+	CHECK_EQ(s[8].n, 0);
+	CHECK_EQ(s[9].op, SCRIPT_PROBE);
+	CHECK_EQ(s[9].n, 0);
 	/* Blanks: the step's text keeps its inner ones, a command its words. */
 	CHECK_EQ(compile("  hello   a\t ;\thello b "), 0);
 	check_step(0, 1, "hello   a", 1);
@@ -450,19 +464,23 @@ TEST(script_run_spec_compiles_to_groups)
 TEST(script_run_spec_errors_name_the_step)
 {
 	CHECK_STR(run_error_of("@sleepy 5"),
-		  "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)");
+		  "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon, @swapoff, @vmstat or @probe)");
 	CHECK_EQ(run_err_step[0], 1);
 	CHECK_EQ(run_err_col[0], 1);
 	CHECK_STR(run_error_of("hello ; @swaponx nvme1n1"),
-		  "run=: step 2 '@swaponx nvme1n1': unknown built-in '@swaponx' (expected @set, @sleep, @swapon or @swapoff)");
+		  "run=: step 2 '@swaponx nvme1n1': unknown built-in '@swaponx' (expected @set, @sleep, @swapon, @swapoff, @vmstat or @probe)");
 	CHECK_EQ(run_err_step[0], 2);
 	CHECK_EQ(run_err_col[0], 9);
-	CHECK_STR(run_error_of("@"), "run=: step 1 '@': unknown built-in '@' (expected @set, @sleep, @swapon or @swapoff)");
+	CHECK_STR(run_error_of("@"), "run=: step 1 '@': unknown built-in '@' (expected @set, @sleep, @swapon, @swapoff, @vmstat or @probe)");
 	CHECK_STR(run_error_of("@sleep"), "run=: step 1 '@sleep': missing argument (usage: @sleep MS)");
 	CHECK_EQ(run_err_col[0], 7);
 	CHECK_STR(run_error_of("@swapon"), "run=: step 1 '@swapon': missing argument (usage: @swapon DEV)");
 	CHECK_STR(run_error_of("@swapoff"), "run=: step 1 '@swapoff': missing argument (usage: @swapoff DEV)");
 	CHECK_STR(run_error_of("@set ra"), "run=: step 1 '@set ra': missing argument (usage: @set KNOB VALUE)");
+	CHECK_STR(run_error_of("@vmstat"), "run=: step 1 '@vmstat': missing argument (usage: @vmstat MS)");
+	CHECK_STR(run_error_of("@vmstat 5"), "run=: step 1 '@vmstat 5': vmstat: an interval of 5 ms is below 10 ms");
+	CHECK_STR(run_error_of("@probe maybe"), "run=: step 1 '@probe maybe': probe: expected on or off, not 'maybe'");
+	CHECK_STR(run_error_of("@probe on off"), "run=: step 1 '@probe on off': too many arguments (usage: @probe on|off)");
 	CHECK_STR(run_error_of("@sleep 5 6"), "run=: step 1 '@sleep 5 6': too many arguments (usage: @sleep MS)");
 	CHECK_EQ(run_err_col[0], 10);
 	/* Values: the script statements' own checks and words. */
@@ -499,7 +517,7 @@ TEST(script_run_spec_bad_parts_left_out_rest_compiles)
 	 * step whose parts all failed stays as an empty group (its record). */
 	CHECK_EQ(compile("@sleepy 5 ; @swapon ; hello & @sleep x & hogmem 8 1 ; hello after"), 3);
 	CHECK_STR(run_err[0],
-		  "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon or @swapoff)");
+		  "run=: step 1 '@sleepy 5': unknown built-in '@sleepy' (expected @set, @sleep, @swapon, @swapoff, @vmstat or @probe)");
 	CHECK_STR(run_err[1], "run=: step 2 '@swapon': missing argument (usage: @swapon DEV)");
 	CHECK_STR(run_err[2], "run=: step 3 'hello & @sleep x & hogmem 8 1': sleep: 'x' is not a number in 0..86400000");
 	CHECK_EQ(run_err_step[2], 3);
