@@ -3,7 +3,7 @@ and on ours, in the same QEMU machine, compared metric by metric.
 
   tools/linux-peer --workload "touch 72 30000 seq anon" --page-cluster 0,1,2,3,4
                    --mem 256M [--linux-mem 96M] [--ours-mem 48M]
-                   [--cap-ours-to-linux-free | --ours same|matched|both]
+                   [--cap-ours-to-linux-free | --ours same,matched,rss|both]
                    [--swap-bus nvme|sata] [--profile none|ssd|hdd] [--runs N]
                    [--icount] [--kernel-package PKG[=VERSION] | --kernel-deb FILE
                    | --kernel VMLINUZ --modules DIR|none]
@@ -20,11 +20,18 @@ and on ours, in the same QEMU machine, compared metric by metric.
   --mem SIZE          QEMU -m, the same for both kernels
   --linux-mem SIZE    mem= on Linux's command line (default: none)
   --ours-mem SIZE     mem= on ours (default: the same as --linux-mem)
-  --ours same|matched|both
-                      our column(s): "ours" runs with --ours-mem (the same
-                      machine config); "ours@free" with a mem= picked so that
-                      our free memory when the workload starts equals Linux's
-                      MemFree then (one extra calibration boot); both: both
+  --ours same,matched,rss|both
+                      our column(s), a comma list: "ours" (same) runs with
+                      --ours-mem (the same machine config); "ours@free"
+                      (matched, or free) with a mem= picked so that our free
+                      memory when the workload starts equals Linux's MemFree
+                      then (one extra calibration boot); "ours@rss" (rss)
+                      with a mem= picked so that the first step's first
+                      program holds as much as on Linux (its maxrss_kib:
+                      Linux also shrinks its slab, so equal MemFree leaves
+                      its workload more); from the free match, mem= moves by
+                      the difference, up to 4 boots of that step alone, until
+                      within 128 KiB; both: same,matched
   --cap-ours-to-linux-free   short for --ours matched
   --swap-bus, --profile  the swap disk's bus and throttling (rig.PROFILES)
   --runs N            boots per configuration and kernel; mean±sd shown
@@ -168,6 +175,7 @@ METRICS = [  # (row name, key, unit)
     ('pgmajfault', 'pgmajfault', 'n'), ('pgpgin (KiB)', 'pgpgin', 'n'), ('pgpgout (KiB)', 'pgpgout', 'n'),
     ('pswpin', 'pswpin', 'n'), ('pswpout', 'pswpout', 'n'), ('swap_ra', 'swap_ra', 'n'),
     ('swap_ra_hit', 'swap_ra_hit', 'n'), ('free before step (MiB)', 'free_mib', 'm'),
+    ('maxrss (MiB)', 'maxrss_mib', 'm'),
 ]
 
 
@@ -781,6 +789,56 @@ def calibrate_ours(a, target_free, steps):
     return size_str(cap)
 
 
+RSS_CLOSE_KIB = 128     # calibration stops this close to Linux's maxrss
+RSS_BOOTS = 4           # at most this many calibration boots
+
+
+def first_maxrss(step):
+    """maxrss_kib of a step's first program, or None."""
+    ws = step.get('workloads') or []
+    v = ws[0].get('maxrss_kib') if ws else None
+    return v if isinstance(v, int) else None
+
+
+def next_rss_mem(mem_bytes, target_kib, got_kib):
+    """The mem= to try next: under memory pressure a program's resident
+    set grows kilobyte for kilobyte with the memory the kernel manages, so
+    move mem= by the difference (4 KiB-aligned, at least 8 MiB)."""
+    m = mem_bytes + (target_kib - got_kib) * 1024
+    return max(8 << 20, m & ~4095)
+
+
+def calibrate_rss(a, target_kib, steps, start_mem, cfg=None, boot=None):
+    """Our mem= at which the first step's first program's maxrss is within
+    RSS_CLOSE_KIB of target_kib (Linux's): boots ours with that step alone
+    (page-cluster and --sysctl config the first), moving mem= by the
+    difference each time, RSS_BOOTS at most.  Returns (mem string, the
+    maxrss ours had there, boots made); the closest mem= tried when none
+    came within the bound (said)."""
+    boot = boot or (lambda mem: boot_ours(a, mem, a.page_cluster[0], 0, steps[:1], tag='calibrate-rss', cfg=cfg))
+    mem, best, boots = parse_size(start_mem, 'mem'), None, 0
+    while boots < RSS_BOOTS:
+        r = boot(size_str(mem))
+        boots += 1
+        got = first_maxrss(r['steps'][0]) if r.get('steps') else None
+        if got is None:
+            raise BootFailed('calibrating ours@rss: the first step (%s) reported no maxrss_kib' % steps[0][0])
+        say('calibration: our mem=%s: %s held maxrss %d KiB, Linux %d KiB' % (size_str(mem), steps[0][0], got,
+                                                                                target_kib))
+        if best is None or abs(got - target_kib) < abs(best[1] - target_kib):
+            best = (mem, got)
+        if abs(got - target_kib) <= RSS_CLOSE_KIB:
+            break
+        nxt = next_rss_mem(mem, target_kib, got)
+        if nxt == mem:
+            break
+        mem = nxt
+    if abs(best[1] - target_kib) > RSS_CLOSE_KIB:
+        say('calibration: no mem= within %d KiB of Linux\'s maxrss in %d boots; using the closest, mem=%s (%d KiB)'
+            % (RSS_CLOSE_KIB, boots, size_str(best[0]), best[1]))
+    return size_str(best[0]), best[1], boots
+
+
 # ------------------------------------------------------------ the table
 
 ROWS = []     # --row (program, field)
@@ -799,6 +857,8 @@ def metrics_of(step, run_free):
         xs = [w[field] for w in ws if w.get('name') == prog and isinstance(w.get(field), (int, float))]
         m['row:%s.%s' % (prog, field)] = sum(xs) if xs else None
     if ws:
+        rss = [w['maxrss_kib'] for w in ws if isinstance(w.get('maxrss_kib'), int)]
+        m['maxrss_mib'] = sum(rss) / 1024 if rss else None
         m['real_s'] = max(w.get('elapsed_ns', 0) for w in ws) / 1e9
         m['user_s'] = sum(w.get('utime_us', 0) for w in ws) / 1e6
         m['sys_s'] = sum(w.get('stime_us', 0) for w in ws) / 1e6
@@ -815,12 +875,26 @@ def fmt(xs, unit):
     return tables.cell(summary(xs), {'s': 2, 'm': 1}.get(unit, 0))
 
 
-SIDE_TITLE = {'ours': 'ours', 'ours_free': 'ours@free', 'linux': 'linux'}
+SIDE_TITLE = {'ours': 'ours', 'ours_free': 'ours@free', 'ours_rss': 'ours@rss', 'linux': 'linux'}
+OURS_CHOICES = {'same': ['ours'], 'matched': ['ours_free'], 'free': ['ours_free'], 'rss': ['ours_rss'],
+                'both': ['ours', 'ours_free']}
+
+
+def parse_ours(text):
+    """--ours: a comma list of same, matched (free), rss, both; the sides
+    in table order."""
+    want = set()
+    for w in text.split(','):
+        w = w.strip()
+        if w not in OURS_CHOICES:
+            die('--ours %s: %r is not one of same, matched (or free), rss, both' % (text, w))
+        want.update(OURS_CHOICES[w])
+    return [s for s in ('ours', 'ours_free', 'ours_rss') if s in want]
 
 
 def report(a, steps, results, mems, configs, sweep_key):
     pcs = a.page_cluster
-    sides = [s for s in ('ours', 'ours_free', 'linux') if any(r['side'] == s for r in results)]
+    sides = [s for s in ('ours', 'ours_free', 'ours_rss', 'linux') if any(r['side'] == s for r in results)]
     lin = [r for r in results if r['side'] == 'linux']
     print()
     print('Linux side by side, QEMU -m %s for both (q35, -cpu max, TCG%s), swap %d MiB on %s, disk profile %s, '
@@ -850,7 +924,9 @@ def report(a, steps, results, mems, configs, sweep_key):
     for side, what in (('ours', 'same -m%s' % (', same mem= as Linux' if mems.get('ours') == a.linux_mem
                                                 else ', mem= %s vs Linux\'s %s' % (mems.get('ours') or '(none)',
                                                                                    a.linux_mem or '(none)'))),
-                       ('ours_free', "same free memory: mem= picked so ours starts with Linux's MemFree")):
+                       ('ours_free', "same free memory: mem= picked so ours starts with Linux's MemFree"),
+                       ('ours_rss', "same resident memory: mem= picked so the first step's first program's "
+                                    "maxrss is Linux's (%s)" % mems.get('rss_note', '?'))):
         rs = [r for r in results if r['side'] == side]
         if rs:
             print('  %-9s = mmkernel (%s): mem=%s, %s; %s' % (SIDE_TITLE[side], a.image,
@@ -929,8 +1005,10 @@ def main():
     ap.add_argument('--mem', default='256M', help='QEMU -m for both kernels')
     ap.add_argument('--linux-mem', default=None, help='Linux mem= (default: none)')
     ap.add_argument('--ours-mem', default=None, help='our mem= (default: --linux-mem)')
-    ap.add_argument('--ours', default='same', choices=['same', 'matched', 'both'],
-                    help='our column(s): same mem= config, matched free memory, or both')
+    ap.add_argument('--ours', default='same',
+                    help="our column(s), a comma list: same (the same mem= config), matched or free (mem= "
+                         "giving Linux's MemFree at the start), rss (mem= giving the first step's first "
+                         "program Linux's maxrss), both (same,matched)")
     ap.add_argument('--cap-ours-to-linux-free', action='store_true',
                     help="short for --ours matched: our mem= such that our free memory at the start equals "
                          "Linux's MemFree")
@@ -984,8 +1062,9 @@ def main():
             die('--cap-ours-to-linux-free and --ours-mem exclude each other (or use --ours both)')
         if a.ours == 'same':
             a.ours = 'matched'
-    if a.ours != 'same' and a.side != 'both':
-        die('matching our free memory to Linux (--ours %s) needs --side both: it measures Linux first' % a.ours)
+    ours_sides = parse_ours(a.ours)
+    if ours_sides != ['ours'] and a.side != 'both':
+        die('matching our memory to Linux (--ours %s) needs --side both: it measures Linux first' % a.ours)
     given = [o for o, v in (('--kernel-package', a.kernel_package), ('--kernel-deb', a.kernel_deb),
                             ('--kernel', a.kernel)) if v]
     if len(given) > 1:
@@ -1038,19 +1117,34 @@ def main():
     if a.side in ('both', 'ours'):
         if not os.path.exists(a.image):
             die('%s missing (run make)' % a.image)
-        if a.ours in ('same', 'both'):
+        if 'ours' in ours_sides:
             mems['ours'] = a.ours_mem or a.linux_mem
             variants.append('ours')
-        if a.ours in ('matched', 'both'):
+        if 'ours_free' in ours_sides or 'ours_rss' in ours_sides:
             lin = [r['free_bytes'] for r in results if r['side'] == 'linux']
             if not lin:
-                die('no Linux boot succeeded, so there is no free memory to match (--ours same runs without)')
+                die('no Linux boot succeeded, so there is no memory to match (--ours same runs without)')
             try:
-                mems['ours_free'] = calibrate_ours(a, int(mean(lin)), steps)
+                free_mem = calibrate_ours(a, int(mean(lin)), steps)
             except BootFailed as e:
                 die('calibrating ours@free: %s' % e)
             boots += 1
-            variants.append('ours_free')
+            if 'ours_free' in ours_sides:
+                mems['ours_free'] = free_mem
+                variants.append('ours_free')
+        if 'ours_rss' in ours_sides:
+            lin_rss = [first_maxrss(r['steps'][0]) for r in results if r['side'] == 'linux' and r.get('steps')]
+            lin_rss = [x for x in lin_rss if x is not None]
+            if not lin_rss:
+                die("--ours rss: Linux's first step (%s) reported no maxrss_kib to match" % steps[0][0])
+            target = int(mean(lin_rss))
+            try:
+                mems['ours_rss'], got, n = calibrate_rss(a, target, steps, free_mem, cfg=configs[0])
+            except BootFailed as e:
+                die('calibrating ours@rss: %s' % e)
+            boots += n
+            mems['rss_note'] = 'Linux %d KiB, ours %d KiB at calibration' % (target, got)
+            variants.append('ours_rss')
         for side in variants:
             for pc in a.page_cluster:
                 for ci, cfg in enumerate(configs):

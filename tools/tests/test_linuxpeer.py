@@ -153,3 +153,59 @@ def test_free_is_the_steps_own():
     step = {'workloads': [], 'vmstat': {}, 'free_bytes': 50 << 20}
     assert linuxpeer.metrics_of(step, 48 << 20)['free_mib'] == 50
     assert linuxpeer.metrics_of({'workloads': [], 'vmstat': {}}, 48 << 20)['free_mib'] == 48
+
+
+def test_ours_columns_parse(monkeypatch):
+    assert linuxpeer.parse_ours('same') == ['ours']
+    assert linuxpeer.parse_ours('both') == ['ours', 'ours_free']
+    assert linuxpeer.parse_ours('rss,same') == ['ours', 'ours_rss']
+    assert linuxpeer.parse_ours('free, rss') == ['ours_free', 'ours_rss']
+    monkeypatch.setattr(linuxpeer, 'die', lambda msg: (_ for _ in ()).throw(SystemExit(msg)))
+    with pytest.raises(SystemExit) as e:
+        linuxpeer.parse_ours('same,maxrss')
+    assert "--ours same,maxrss: 'maxrss' is not one of same, matched (or free), rss, both" in str(e.value)
+
+
+def fake_rss_boot(rss_of_mem, log):
+    def boot(mem):
+        log.append(mem)
+        got = rss_of_mem(linuxpeer.parse_size(mem, 'mem') // 1024)
+        return {'steps': [{'workloads': [] if got is None else [{'name': 'touch', 'maxrss_kib': got}]}]}
+    return boot
+
+
+def test_calibrate_rss_moves_mem_by_the_difference(monkeypatch):
+    # A kernel whose program holds what it manages less 6000 KiB (and a
+    # little less when memory is tight): mem= moves by the difference until
+    # maxrss is within RSS_CLOSE_KIB of Linux's.
+    monkeypatch.setattr(linuxpeer, 'say', lambda msg: None)
+    steps = [('touch 72 30000 random anon 1', ['touch 72 30000 random anon 1'])]
+    tried = []
+    boot = fake_rss_boot(lambda kib: kib - 6000 - max(0, 60000 - kib) // 8, tried)
+    mem, got, n = linuxpeer.calibrate_rss(None, 50200, steps, '50000K', boot=boot)
+    assert abs(got - 50200) <= linuxpeer.RSS_CLOSE_KIB and n == len(tried) and 2 <= n <= 3, (tried, got)
+    assert mem == tried[-1] and linuxpeer.parse_size(mem, 'mem') % 4096 == 0
+    assert linuxpeer.next_rss_mem(48 << 20, 50000, 49000) == (48 << 20) + (1000 << 10)
+
+
+def test_calibrate_rss_gives_up_with_the_closest(monkeypatch):
+    said = []
+    monkeypatch.setattr(linuxpeer, 'say', said.append)
+    steps = [('hogmem 8 1', ['hogmem 8 1'])]
+    tried = []
+    # maxrss that does not follow mem=: RSS_BOOTS tries, then the closest.
+    values = iter([40000, 45000, 44000, 41000])
+    mem, got, n = linuxpeer.calibrate_rss(None, 50000, steps, '48M', boot=fake_rss_boot(lambda kib: next(values),
+                                                                                         tried))
+    assert n == linuxpeer.RSS_BOOTS and got == 45000 and mem == tried[1]
+    assert any('no mem= within' in s and 'using the closest' in s for s in said)
+    with pytest.raises(linuxpeer.BootFailed) as e:
+        linuxpeer.calibrate_rss(None, 50000, steps, '48M', boot=fake_rss_boot(lambda kib: None, []))
+    assert 'the first step (hogmem 8 1) reported no maxrss_kib' in str(e.value)
+
+
+def test_maxrss_row():
+    step = {'workloads': [{'name': 'touch', 'maxrss_kib': 51200}, {'name': 'hogmem', 'maxrss_kib': 1024}],
+            'vmstat': {}, 'free_bytes': 1}
+    assert linuxpeer.metrics_of(step, None)['maxrss_mib'] == 51.0
+    assert linuxpeer.metrics_of({'workloads': [{'name': 'x'}], 'vmstat': {}}, None)['maxrss_mib'] is None
