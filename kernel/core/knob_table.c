@@ -21,6 +21,9 @@ const struct knob_def knob_defs[] = {
 	  "0..200: reclaim pressure on anon+shmem against file pages, as Linux's get_scan_count (default 60)" },
 	{ "used_once_swapbacked", KNOB_BOOL, 0, 1, false, NULL,
 	  "on: every swap-backed page referenced counts as used more than once (Linux 3.4); off: only anon (64574746) (default on)" },
+	{ "anon_used_once", KNOB_BOOL, 0, 1, false, NULL,
+	  "on: an anonymous page needs a second reference on the inactive list to be activated (Linux 5.9+); "
+	  "off: its first activates it (default off)" },
 	{ "dirty_background_ratio", KNOB_U64, 0, 100, false, NULL,
 	  "% of dirtyable memory dirty before the flusher writes back (default 10)" },
 	{ "dirty_ratio", KNOB_U64, 1, 100, false, NULL,

@@ -59,9 +59,9 @@ void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan
 		*scan_shmem = want, *scan_anon = 0;
 }
 
-bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked)
+bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked, bool anon_used_once)
 {
-	return anon || (shmem && used_once_swapbacked);
+	return (anon && !anon_used_once) || (shmem && used_once_swapbacked);
 }
 
 bool lru_inactive_marks(unsigned referenced_ptes, bool used_more_than_once)

@@ -59,8 +59,13 @@ void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan
  * backed, not anonymous): per the knob used_once_swapbacked, on = Linux
  * 3.4's "mm: consider all swapped back pages in used-once logic",
  * off = commit 64574746 (2.6.34), which tested PageAnon and so let
- * streaming file I/O push a shmem database out. */
-bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked);
+ * streaming file I/O push a shmem database out.  Anonymous pages with
+ * the knob anon_used_once on get the used-once treatment too: Linux
+ * 5.9's "mm/vmscan: protect the workingset on anonymous LRU" (b518154e)
+ * dropped the swap-backed test, so in the Linux 6.1 that linux-peer
+ * boots a new or swapped-in anon page, which starts with the reference
+ * of the fault that mapped it, needs a second one to be activated. */
+bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked, bool anon_used_once);
 
 /* The PG_REFERENCED mark's life, which 64574746's verdict on a shmem page
  * (used_once_swapbacked=off) depends on as much as on the verdict itself.
@@ -80,7 +85,8 @@ bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked);
  *
  * lru_inactive_marks: after an inactive verdict on a page found
  * referenced_ptes times, is PG_REFERENCED set?  Pages used more than once
- * (anonymous; shmem with the fix) are activated unmarked, the others
+ * (anonymous unless anon_used_once; shmem with the fix) are activated
+ * unmarked, the others
  * marked whether kept or activated (file pages only reach it kept).
  * lru_deactivate_keeps_mark: does an active page sent to the inactive
  * list keep its mark?  This project clears it (judged afresh down

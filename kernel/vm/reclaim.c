@@ -453,7 +453,7 @@ static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 		return 0;
 	unsigned refs = rmap_referenced(p, &c->tlb);
 	bool shmem = page_test(p, PG_SHMEM);
-	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked);
+	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked, reclaim_knobs.anon_used_once);
 	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), more,
 						page_test(p, PG_READAHEAD));
 	if (v != LRU_RECLAIM) {
@@ -1129,6 +1129,7 @@ void reclaim_init(void)
 		reclaim_knobs.batch = MAX_BATCH;
 	reclaim_knobs.swappiness = kcfg.swappiness_set ? (unsigned)kcfg.swappiness : 60;
 	reclaim_knobs.used_once_swapbacked = kcfg.used_once_set ? kcfg.used_once_swapbacked : true;
+	reclaim_knobs.anon_used_once = kcfg.anon_used_once;
 	ctx_add(1);             /* the boot CPU's; reclaim_init_cpus adds the APs' */
 	R.kswapd = thread_create("kswapd", kswapd, NULL, SCHED_NORMAL);
 }

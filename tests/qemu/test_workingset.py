@@ -167,3 +167,29 @@ def test_workingset_file_icount(ctx):
     for k in ('pgpgin', 'workingset_refault_file', 'workingset_activate_file', 'pgsteal_file', 'pgdeactivate'):
         print('%s on %d off %d' % (k, on[k], off[k]))
     judge_file_on_off(on, off, 20 * 256)
+
+
+def test_anon_used_once_knob(ctx):
+    # anon_used_once=on (Linux 5.9+): an anonymous page's first reference
+    # on the inactive list (the fault that mapped it) keeps it one more
+    # trip; only a second activates it.  On a skewed set, where most pages
+    # are touched once between scans and a few all the time, far fewer
+    # pages are activated, and so deactivated again, than with the first
+    # reference activating (off, the default).  A bad value is named and
+    # the knob keeps its value.
+    hot = 'touch 72 100000 hot:2048:75 anon 1'
+    r = ctx.boot('quiet mem=48M ra=off run="%s ; @set anon_used_once maybe ; %s ; @set anon_used_once on ; %s"'
+                 % (hot, hot, hot), disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=900)
+    expect_ok(r)
+    expect_clean_exits(r, 3)
+    expect_in_log(r, "anon_used_once")
+    expect(any('maybe' in e.get('message', '') and 'anon_used_once' in e.get('message', '')
+               for e in r.find('script_error')), 'no error naming anon_used_once maybe: %r' % r.find('script_error'))
+    off1, off2, on = steps(r)
+    for v in (off1, off2, on):
+        expect(v['pswpout'] > 1000, 'not enough reclaim: %r' % {k: v[k] for k in ('pswpout', 'pgactivate')})
+    # Off twice (the bad value changed nothing), then on.
+    expect(on['pgactivate'] * 2 < min(off1['pgactivate'], off2['pgactivate']),
+           'pgactivate off %d, %d; on %d' % (off1['pgactivate'], off2['pgactivate'], on['pgactivate']))
+    expect(on['pgdeactivate'] * 2 < min(off1['pgdeactivate'], off2['pgdeactivate']),
+           'pgdeactivate off %d, %d; on %d' % (off1['pgdeactivate'], off2['pgdeactivate'], on['pgdeactivate']))

@@ -75,12 +75,24 @@ TEST(lru_used_once_verdicts_by_kind)
 {
 	/* Anonymous: first reference activates, knob on or off. */
 	for (int knob = 0; knob < 2; knob++) {
-		bool m = lru_used_more_than_once(true, false, knob);
+		bool m = lru_used_more_than_once(true, false, knob, false);
 		CHECK(m);
 		CHECK_EQ(lru_judge_inactive(1, false, m, false), LRU_ACTIVATE);
 	}
+	/* Anonymous with anon_used_once (Linux 5.9+): the fault's reference
+	 * keeps it one more trip, marked; a second activates it, unmarked;
+	 * none after the mark: it goes.  Shmem is not affected. */
+	for (int knob = 0; knob < 2; knob++) {
+		bool a = lru_used_more_than_once(true, false, knob, true);
+		CHECK(!a);
+		CHECK_EQ(lru_judge_inactive(1, false, a, false), LRU_KEEP);
+		CHECK(lru_inactive_marks(1, a));
+		CHECK_EQ(lru_judge_inactive(1, true, a, false), LRU_ACTIVATE);
+		CHECK_EQ(lru_judge_inactive(0, true, a, false), LRU_RECLAIM);
+		CHECK_EQ(lru_used_more_than_once(false, true, knob, true), (bool)knob);
+	}
 	/* Shmem: on = the 3.4 fix (activate); off = 64574746 (keep once). */
-	bool on = lru_used_more_than_once(false, true, true), off = lru_used_more_than_once(false, true, false);
+	bool on = lru_used_more_than_once(false, true, true, false), off = lru_used_more_than_once(false, true, false, false);
 	CHECK_EQ(lru_judge_inactive(1, false, on, false), LRU_ACTIVATE);
 	CHECK_EQ(lru_judge_inactive(1, false, off, false), LRU_KEEP);
 	CHECK_EQ(lru_judge_inactive(1, true, off, false), LRU_ACTIVATE);  /* second reference */
@@ -88,7 +100,7 @@ TEST(lru_used_once_verdicts_by_kind)
 	/* File: used once stays inactive; a second reference, or two
 	 * mappings, activates; unreferenced goes. */
 	for (int knob = 0; knob < 2; knob++) {
-		bool f = lru_used_more_than_once(false, false, knob);
+		bool f = lru_used_more_than_once(false, false, knob, knob);
 		CHECK(!f);
 		CHECK_EQ(lru_judge_inactive(1, false, f, false), LRU_KEEP);
 		CHECK_EQ(lru_judge_inactive(1, true, f, false), LRU_ACTIVATE);
@@ -106,7 +118,7 @@ struct shmem_life {
 
 static enum lru_verdict shmem_life_inactive(struct shmem_life *l, unsigned refs)
 {
-	bool more = lru_used_more_than_once(false, true, l->knob);
+	bool more = lru_used_more_than_once(false, true, l->knob, false);
 	enum lru_verdict v = lru_judge_inactive(refs, l->mark, more, false);
 	l->mark = v != LRU_RECLAIM && lru_inactive_marks(refs, more);
 	return v;

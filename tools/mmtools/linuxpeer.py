@@ -60,9 +60,11 @@ and on ours, in the same QEMU machine, compared metric by metric.
                       (the script knob of the same name).  NAME: swappiness
                       (0..200), dirty_ratio (1..100), dirty_background_ratio
                       (0..100), dirty_expire_centisecs (1..8640000); and
-                      used_once_swapbacked (on|off), ours only: Linux has no
-                      such knob (6.1 has the 3.4 fix: its column is the "on"
-                      behaviour).  Repeatable; one of them may list several
+                      used_once_swapbacked and anon_used_once (on|off), ours
+                      only: Linux has no such knobs (since 5.9 every mapped
+                      page, anon and shmem too, needs a second reference to
+                      be activated: 6.1's rule is ours with anon_used_once=on
+                      used_once_swapbacked=off).  Repeatable; one of them may list several
                       values, the sweep: one column per value (per
                       page-cluster), e.g. --sysctl swappiness=0,60,100,200
   --row PROG.FIELD    a workload's own figure as a table row (as a script's
@@ -182,8 +184,8 @@ METRICS = [  # (row name, key, unit)
 # --sysctl: our knob names, which are Linux's vm sysctl names, with the
 # ranges of kernel/core/knob_table.c; None: a boolean (on|off).
 SYSCTLS = {'swappiness': (0, 200), 'dirty_ratio': (1, 100), 'dirty_background_ratio': (0, 100),
-           'dirty_expire_centisecs': (1, 8640000), 'used_once_swapbacked': None}
-LINUX_ONLY_NOT = {'used_once_swapbacked'}     # ours only: Linux has no such knob
+           'dirty_expire_centisecs': (1, 8640000), 'used_once_swapbacked': None, 'anon_used_once': None}
+LINUX_ONLY_NOT = {'used_once_swapbacked', 'anon_used_once'}     # ours only: Linux has no such knobs
 
 
 def mean(xs):
@@ -940,9 +942,11 @@ def report(a, steps, results, mems, configs, sweep_key):
     if any(configs):
         print('  --sysctl: %s; ours gets them as @set NAME VALUE steps, Linux as /proc/sys/vm/NAME%s'
               % (' | '.join(', '.join('%s=%s' % kv for kv in sorted(c.items())) for c in configs),
-                 '' if not any('used_once_swapbacked' in c for c in configs) else
-                 "; used_once_swapbacked is ours only: Linux has no such knob, and Linux 6.1 has the 3.4 fix "
-                 "(mm: consider all swapped back pages in used-once logic), so its column is the 'on' behaviour"))
+                 '' if not any(k in c for c in configs for k in LINUX_ONLY_NOT) else
+                 "; used_once_swapbacked and anon_used_once are ours only: Linux has no such knobs, and since "
+                 "5.9 (mm/vmscan: protect the workingset on anonymous LRU) every mapped page needs a second "
+                 "reference to be activated, so Linux 6.1's rule is ours with anon_used_once=on "
+                 "used_once_swapbacked=off"))
     print("  times: the workloads' own CLOCK_MONOTONIC and getrusage (%s); pgpgin/pgpgout in KiB"
           % ('guest time: -icount shift=0, one instruction a nanosecond' if a.icount else
              'under TCG both are host time'))

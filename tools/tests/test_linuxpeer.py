@@ -81,6 +81,7 @@ def test_sysctl_configs_sweep_and_checks(monkeypatch):
     # Linux gets the knobs it has; used_once_swapbacked is ours only.
     assert linuxpeer.linux_vm_arg(cfgs[0]) == 'peer.vm=dirty_ratio:20,swappiness:0'
     assert linuxpeer.linux_vm_arg({'used_once_swapbacked': 'on'}) is None
+    assert linuxpeer.linux_vm_arg({'anon_used_once': 'on'}) is None
     assert '@set swappiness 200 ; @set used_once_swapbacked off' in linuxpeer.ours_cmdline(
         '128M', 3, [('hello', ['hello'])], cfg=cfgs[2])
 
