@@ -460,7 +460,11 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 	enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p, &async);
 	if (r != VM_FAULT_OK)
 		return r;
-	page_set(p, PG_ANON | PG_REFERENCED);
+	/* Marked as used: with the default rule that only keeps an unused
+	 * read-ahead page one more trip; with anon_used_once (Linux 5.9+) a
+	 * swapped-in page is not marked, so, as in Linux, its fault's own
+	 * reference does not activate it at its first scan. */
+	page_set(p, PG_ANON | (reclaim_knobs.anon_used_once ? 0 : PG_REFERENCED));
 	/* Keep the disk copy valid: map read-only unless this is a write, or
 	 * swap is more than half full and this PTE is the slot's only user
 	 * besides the cache (counts 2): then the slot is worth more free than
