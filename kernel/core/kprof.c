@@ -27,8 +27,6 @@ static struct {
 	uint64_t samples, user, task, kthread, idle, unknown;
 } kp;
 
-bool kprof_on(void) { return kp.on; }
-
 bool kprof_init(void)
 {
 	kp.self = kzalloc((size_t)ksyms_count * sizeof *kp.self);

@@ -31,7 +31,6 @@ struct json;
 /* Allocate the counters and start sampling (before the tick starts).
  * False, with a line said, when there is no memory for them. */
 bool kprof_init(void);
-bool kprof_on(void);
 /* The tick handler, on every CPU, with the frame the tick interrupted. */
 void kprof_tick(const struct trap_frame *f);
 void kprof_reset(void);

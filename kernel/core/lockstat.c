@@ -253,6 +253,16 @@ static void counts_add(struct lock_counts *s, const struct lock_counts *t)
 	}
 }
 
+/* s += every CPU's table's row. */
+static void add_cpu_tables(struct lock_counts *s, unsigned row)
+{
+	for (unsigned id = 0; id < IRQTRACE_CPUS; id++) {
+		const struct lock_counts *t = __atomic_load_n(&tables[id], __ATOMIC_ACQUIRE);
+		if (t)
+			counts_add(s, &t[row]);
+	}
+}
+
 bool lockstat_counts_of(const char *name, struct lock_counts *out)
 {
 	unsigned n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE), i = 0;
@@ -261,11 +271,7 @@ bool lockstat_counts_of(const char *name, struct lock_counts *out)
 	if (i == n)
 		return false;
 	*out = classes[i].n;
-	for (unsigned id = 0; id < IRQTRACE_CPUS; id++) {
-		const struct lock_counts *t = __atomic_load_n(&tables[id], __ATOMIC_ACQUIRE);
-		if (t)
-			counts_add(out, &t[i]);
-	}
+	add_cpu_tables(out, classes[i].row);
 	return true;
 }
 
@@ -282,11 +288,8 @@ void lockstat_json(struct json *j, const char *key, unsigned top)
 	irqtrace_total(&it);
 	irq_restore(on);
 	/* The CPUs' tables with interrupts on: 256 of them take a while. */
-	for (unsigned id = 0; id < IRQTRACE_CPUS; id++) {
-		const struct lock_counts *t = __atomic_load_n(&tables[id], __ATOMIC_ACQUIRE);
-		for (unsigned i = 0; t && i <= n; i++)
-			counts_add(&snap[i].n, &t[i < n ? i : LOCKSTAT_MAX_CLASSES]);
-	}
+	for (unsigned i = 0; i <= n; i++)
+		add_cpu_tables(&snap[i].n, snap[i].row);
 	if (snap[n].n.acquired)
 		n++;
 	/* Longest hold first (insertion sort: under a hundred classes). */
