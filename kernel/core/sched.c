@@ -798,6 +798,24 @@ uint64_t sched_ctx_switches(void)
 	return n;
 }
 
+uint64_t sched_busy_ns(void)
+{
+	uint64_t busy = 0, now = time_ns();
+	for (unsigned i = 0; i < sched_cpus(); i++) {
+		struct cpu *c = scpu[i].cpu;
+		/* Under the CPU's run-queue lock, which its switches hold: the
+		 * idle thread's time and whether it runs now agree. */
+		bool on = spin_lock_irqsave(&scpu[i].lock);
+		uint64_t idle = c->idle->cpu_ns;
+		if (c->current == c->idle)
+			idle += ticks_to_ns(rdtsc() - c->idle->run_start_tsc, tsc_hz());
+		spin_unlock_nosched(&scpu[i].lock);
+		irq_restore(on);
+		busy += now > idle ? now - idle : 0;
+	}
+	return busy;
+}
+
 /* ------------------------------------------------------------ other CPUs */
 
 void sched_ap_enter(uint64_t stack_top)

@@ -155,5 +155,10 @@ int sched_getaffinity(int tid, struct cpumask *out);
  * {"type":"cpu",...} record with every thread's time. */
 void sched_report(void);
 uint64_t sched_ctx_switches(void);
+/* Time every online CPU has not spent in its idle thread, summed, in ns
+ * since it came online (plus the boot time before that, a constant):
+ * the guest busy time of a stretch is the difference of two readings
+ * taken with the same CPUs online.  Interrupt time counts as busy. */
+uint64_t sched_busy_ns(void);
 
 #endif

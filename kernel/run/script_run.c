@@ -142,6 +142,7 @@ struct script_unit {
 	struct task *task[SCRIPT_MAX_PARALLEL];   /* NULL: did not start */
 	uint64_t base[VMSTAT_NITEMS], end[VMSTAT_NITEMS];      /* counters before and after */
 	uint64_t elapsed, utime, stime, minflt, majflt;
+	uint64_t busy;                  /* sched_busy_ns at the start, then the unit's guest busy time */
 	uint32_t failed;
 };
 
@@ -341,6 +342,7 @@ static void unit_start(struct script_unit *u)
 		__atomic_store_n(&unit_wrow_bad[k], 0, __ATOMIC_RELAXED);
 	}
 	vmstat_snapshot(u->base);
+	u->busy = sched_busy_ns();
 }
 
 /* Run statement i; one left out by the check counts as not started. */
@@ -374,6 +376,7 @@ static void unit_wait(struct script_unit *u)
 		u->failed += code != 0 || k->killed;
 	}
 	u->elapsed = last > first ? last - first : 0;
+	u->busy = sched_busy_ns() - u->busy;
 	vmstat_snapshot(u->end);
 }
 
@@ -481,6 +484,7 @@ static void result_record(struct script_exec *x, const struct script_unit *u, in
 	json_u64(j, "elapsed_ns", u->elapsed);
 	json_u64(j, "utime_ns", u->utime);
 	json_u64(j, "stime_ns", u->stime);
+	json_u64(j, "busy_ns", u->busy);
 	json_u64(j, "minflt", u->minflt);
 	json_u64(j, "majflt", u->majflt);
 	json_u64(j, "mismatches", __atomic_load_n(&unit_mismatches, __ATOMIC_RELAXED));
@@ -566,6 +570,7 @@ static void run_out_unit(struct script_exec *x, const struct script_unit *u, int
 		u->failed ? ", FAILED" : "", st->a ? st->a : "");
 	struct json *j = rec_begin("vmstat");
 	json_str(j, "label", x->prog->stmt[u->stmt].a);
+	json_u64(j, "busy_ns", u->busy);
 	vmstat_json_delta(j, u->base);
 	swapin_latency_json(j, "swapin_latency");
 	rec_end();

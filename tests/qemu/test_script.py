@@ -146,3 +146,13 @@ def test_run_vmstat_and_probe(ctx):
            % (max(samples), second))
     p = one_record(r, 'probe')
     expect(p['periods'] > 0 and p['period_ns'] == 10000000, 'probe %r' % p)
+    # Each program step's record has the guest's busy time over the step:
+    # at least its task's own CPU time, and more where kswapd worked too.
+    for x in e:
+        v = [y for y in r.find('vmstat') if y.get('label', '').endswith(x['cmdline'])]
+        expect(len(v) == 1, 'no vmstat record of the step running %s' % x['cmdline'])
+        v = v[0]
+        task = x['utime_ns'] + x['stime_ns']
+        expect(v['busy_ns'] >= task, '%s: busy %d ns < the task\'s %d' % (x['cmdline'], v['busy_ns'], task))
+        if v['pgscan_kswapd']:
+            expect(v['busy_ns'] > task, '%s: kswapd scanned, busy %d ns = the task\'s' % (x['cmdline'], task))

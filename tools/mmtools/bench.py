@@ -176,12 +176,12 @@ RA_PATTERNS = [
 
 # Per pattern, the table's rows: (key, label, digits).  elapsed_ms only
 # where it means something (not under sleep=off: profile none).
-RA_METRICS = [('majflt', 'majflt', 1), ('stime_ms', 'stime_ms', 1), ('elapsed_ms', 'elapsed_ms', 1),
-              ('ra_issued', 'ra_issued', 1), ('ra_used_pct', 'ra_used_%', 1)]
+RA_METRICS = [('majflt', 'majflt', 1), ('stime_ms', 'stime_ms', 1), ('busy_ms', 'busy_ms', 1),
+              ('elapsed_ms', 'elapsed_ms', 1), ('ra_issued', 'ra_issued', 1), ('ra_used_pct', 'ra_used_%', 1)]
 # Rows whose own/best compares against the fixed setting with the fewest
 # of the row's own value; the read-ahead rows compare against the fixed
 # setting with the fewest major faults (the fewest pages issued is off's 0).
-RA_OWN_BEST = ('majflt', 'stime_ms', 'elapsed_ms')
+RA_OWN_BEST = ('majflt', 'stime_ms', 'busy_ms', 'elapsed_ms')
 
 
 def ra_icount(profile, sleep=False):
@@ -223,6 +223,7 @@ def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile=
     if refused:
         raise RuntimeError('%s: %s' % (tag, refused[0].get('message')))
     exits = {e['cmdline']: e for e in r.find('task_exit')}
+    steps = {v['label']: v for v in r.find('vmstat') if 'label' in v}
     rows = []
     for (name, _), cmd in zip(patterns, cmds):
         e = exits.get(cmd)
@@ -230,13 +231,20 @@ def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile=
             raise RuntimeError('%s: no task_exit record for %s' % (tag, cmd))
         if e['exit_code']:
             raise RuntimeError('%s: %s exited %s' % (tag, cmd, e['exit_code']))
-        rows.append(ra_row(e, policy=policy, seed=seed, pattern=name, cmd=cmd, bus=bus, profile=profile, run=run))
+        rows.append(ra_row(e, steps.get(cmd), policy=policy, seed=seed, pattern=name, cmd=cmd, bus=bus,
+                           profile=profile, run=run))
     return rows
 
 
-def ra_row(e, **key):
-    """A table row from one command's task_exit record."""
+def ra_row(e, step=None, **key):
+    """A table row from one command's task_exit record and its run=
+    step's vmstat record (step), whose busy_ns is the guest's busy time
+    over the step on every CPU: the task's own time, kswapd's, interrupts'
+    (None from a kernel without it).  Task stime alone moves when work
+    moves between the task and kswapd; busy_ms does not."""
+    busy = step.get('busy_ns') if step else None
     return dict(key, majflt=e['majflt'], swapflt=e.get('swapflt'), stime_ms=e['stime_ns'] / 1e6,
+                busy_ms=busy / 1e6 if busy is not None else None,
                 utime_ms=e['utime_ns'] / 1e6, elapsed_ms=e['elapsed_ns'] / 1e6, ra_issued=e['ra_issued'],
                 ra_hits=e['ra_hits'],
                 ra_used_pct=100.0 * e['ra_hits'] / e['ra_issued'] if e['ra_issued'] else None)

@@ -19,6 +19,7 @@ def fake_boot(monkeypatch, tmp_path, extra=()):
         calls.append(dict(kw, cmdline=cmdline))
         cmds = cmdline.split('run="')[1].rstrip('"').split(' ; ')[1:]
         recs = [exit_rec(c, 10 + i, 5.0, 50.0, 8, 6) for i, c in enumerate(cmds)]
+        recs += [{'type': 'vmstat', 'label': c, 'busy_ns': (20 + i) * 1000000} for i, c in enumerate(cmds)]
         return rig.Result(0, '', list(extra) + recs + [{'type': 'halt', 'status': 'ok'}], False, 1.0)
     monkeypatch.setattr(bench.rig, 'run', run)
     monkeypatch.setattr(bench, 'scratch', lambda name, mib, mkswap=False: str(tmp_path / name))
@@ -37,6 +38,7 @@ def test_boot_profile_bus_and_icount(monkeypatch, tmp_path):
     r = rows[1]
     assert (r['bus'], r['profile'], r['run'], r['majflt'], r['elapsed_ms']) == ('sata', 'ssd', 2, 11, 50.0)
     assert r['ra_used_pct'] == 75.0
+    assert [x['busy_ms'] for x in rows] == [20.0, 21.0, 22.0]        # each step's own vmstat record
     bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'none', 0)
     assert calls[1]['icount'] == 'exact' and calls[1]['profile'] == 'none'
     # --sleep: profile none with sleep on, its own log name.
@@ -94,3 +96,23 @@ def test_wide_cells_stay_apart():
     lines = bench.ra_table(rows_for('hdd', vals), list(vals), pats, 'nvme', 'hdd', 1, [1, 2])
     elapsed = [line for line in lines if ' elapsed_ms ' in line][0].split()
     assert elapsed[2:4] == ['112500.0±17677.7', '115000.0±21213.2']
+
+
+def test_busy_row_against_the_fixed_setting_with_the_least():
+    """busy_ms (the guest's busy time over the step: the task's, kswapd's,
+    interrupts') is judged like stime: own against the least busy fixed
+    setting.  A step record without busy_ns (an older kernel) is n/a."""
+    rows = []
+    for pol, busy in (('off', 30), ('fixed:4', 20), ('own', 25)):
+        for seed in (1, 2):
+            rows.append(bench.ra_row(exit_rec('c', 10, 5, 50, 0, 0), {'busy_ns': busy * 1000000}, policy=pol,
+                                     seed=seed, pattern='seq', cmd='c', bus='nvme', profile='none', run=0))
+    pats = [p for p in bench.RA_PATTERNS if p[0] == 'seq']
+    lines = bench.ra_table(rows, ['off', 'fixed:4', 'own'], pats, 'nvme', 'none', 1, [1, 2])
+    busy = [line for line in lines if ' busy_ms ' in line][0].split()
+    assert busy[2:5] == ['30.0±0.0', '20.0±0.0', '25.0±0.0'] and busy[-2:] == ['fixed:4', '1.250']
+    old = bench.ra_row(exit_rec('c', 10, 5, 50, 0, 0), None, policy='own', seed=1, pattern='seq', cmd='c',
+                       bus='nvme', profile='none', run=0)
+    assert old['busy_ms'] is None
+    lines = bench.ra_table([old], ['own'], pats, 'nvme', 'none', 1, [1])
+    assert [line for line in lines if ' busy_ms ' in line][0].split()[2] == 'n/a'
