@@ -210,3 +210,39 @@ def test_maxrss_row():
             'vmstat': {}, 'free_bytes': 1}
     assert linuxpeer.metrics_of(step, None)['maxrss_mib'] == 51.0
     assert linuxpeer.metrics_of({'workloads': [{'name': 'x'}], 'vmstat': {}}, None)['maxrss_mib'] is None
+
+
+def test_zone_note_names_a_large_dma_share():
+    # Over every step of every Linux run: ZONE_DMA's share of the page
+    # allocations and the higher-zone pages its reclaim skipped; past 5%
+    # the line says how to take ZONE_DMA out.
+    v1 = {'pgalloc_dma': 5894, 'pgalloc_dma32': 9063, 'pgalloc_normal': 0, 'pgskip_dma32': 8796}
+    lin = [{'steps': [{'vmstat': v1}]}, {'steps': [{'vmstat': dict(v1, pgalloc_dma=106, pgalloc_dma32=14851)}]}]
+    z = linuxpeer.zone_note(lin)
+    assert 'ZONE_DMA served 20.1% of the page allocations (pgalloc_dma 6000 of 29914)' in z, z
+    assert 'skipped 17592 pages' in z and '--linux-dma off' in z, z
+    none = linuxpeer.zone_note([{'steps': [{'vmstat': {'pgalloc_dma': 0, 'pgalloc_dma32': 15454}}]}])
+    assert '0.0%' in none and '--linux-dma off' not in none, none
+    assert linuxpeer.zone_note([{'steps': [{'vmstat': {}}]}]) is None
+
+
+def test_linux_dma_off_reserves_zone_dma(monkeypatch, tmp_path):
+    # --linux-dma off puts memmap=15M$1M on Linux's command line (before
+    # --linux-append's words); on (the default) leaves it alone.
+    import argparse
+    seen = []
+
+    def run(image, **kw):
+        seen.append(kw['direct']['append'])
+        raise SystemExit('stop here')
+    monkeypatch.setattr(linuxpeer.rig, 'run', run)
+    monkeypatch.setattr(linuxpeer, 'OUT', str(tmp_path))
+    monkeypatch.setattr(linuxpeer, 'swap_disk', lambda name, mib, mkswap=False: str(tmp_path / name))
+    monkeypatch.setattr(linuxpeer, 'data_disk', lambda a, name: None)
+    for dma in ('off', 'on'):
+        a = argparse.Namespace(linux_thp='never', linux_mem='', swap_bus='nvme', linux_vma_ra='default',
+                               linux_append='quiet', linux_dma=dma, swap_mib=64, mem='128M', timeout=10,
+                               profile='none', icount=False)
+        with pytest.raises(SystemExit):
+            linuxpeer.boot_linux(a, {'vmlinuz': 'vmlinuz'}, 'initrd', 0, 0)
+    assert seen[0].endswith('memmap=15M$1M quiet') and 'memmap' not in seen[1], seen
