@@ -83,7 +83,8 @@ static void on_run_error(void *ctx, int step, int col, const char *msg)
 }
 
 /* run= compiles to groups only: every top-level statement a step's
- * group, its runs at most SCRIPT_MAX_PARALLEL, all in column 0. */
+ * group (programs and the built-ins @set, @sleep, @swapon, @swapoff,
+ * @vmstat, @probe), its runs at most SCRIPT_MAX_PARALLEL, all in column 0. */
 static void check_run_program(void)
 {
 	for (int i = 0; i < prog.nstmts; i = prog.stmt[i].end + 1) {
@@ -95,7 +96,7 @@ static void check_run_program(void)
 			enum script_op op = prog.stmt[k].op;
 			runs += op == SCRIPT_RUN;
 			if (op != SCRIPT_RUN && op != SCRIPT_SET && op != SCRIPT_SLEEP && op != SCRIPT_SWAPON &&
-			    op != SCRIPT_SWAPOFF)
+			    op != SCRIPT_SWAPOFF && op != SCRIPT_VMSTAT && op != SCRIPT_PROBE)
 				__builtin_trap();
 			if (prog.stmt[k].line != g->line)
 				__builtin_trap();
