@@ -69,6 +69,7 @@ static const struct cmdline_option options[] = {
 	{ "swappiness", CMDLINE_U64, &kcfg.swappiness, 0, &kcfg.swappiness_set, NULL },
 	{ "used_once_swapbacked", CMDLINE_BOOL, &kcfg.used_once_swapbacked, 0, &kcfg.used_once_set, NULL },
 	{ "anon_used_once", CMDLINE_BOOL, &kcfg.anon_used_once, 0, NULL, NULL },
+	{ "age_ahead", CMDLINE_BOOL, &kcfg.age_ahead, 0, &kcfg.age_ahead_set, NULL },
 	{ "wm_min", CMDLINE_U64, &kcfg.wm_min, 0, NULL, NULL },
 	{ "wm_low", CMDLINE_U64, &kcfg.wm_low, 0, NULL, NULL },
 	{ "wm_high", CMDLINE_U64, &kcfg.wm_high, 0, NULL, NULL },

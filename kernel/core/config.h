@@ -27,6 +27,8 @@ struct kconfig {
 	bool used_once_swapbacked;      /* used_once_swapbacked=: the Linux 3.4 used-once fix (on) */
 	bool used_once_set;
 	bool anon_used_once;    /* anon_used_once=: Linux 5.9's used-once rule for anon (off) */
+	bool age_ahead;         /* age_ahead=: first looks before memory runs short (on) */
+	bool age_ahead_set;
 	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
 	bool prof;              /* prof=on: sample kernel CPU time by function (core/kprof.h) */
 	bool workingset;        /* workingset=on|off: workingset detection (off) */

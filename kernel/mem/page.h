@@ -54,6 +54,8 @@ enum page_flag {
 	PG_RA_FILL    = 1u << 22,  /* read ahead only to fill a gap in a stream's window's slots
 				    * (readahead.c): its first use feeds gap filling's feedback */
 	PG_LRU_BATCH  = 1u << 23,  /* waiting in a CPU's LRU add batch (vm/lru_batch.c) to go on a list */
+	PG_AGED       = 1u << 24,  /* passed over by a first look ahead of need (reclaim.c, age_ahead):
+				    * unreferenced, or not to be looked at; reclaim's own look clears it */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

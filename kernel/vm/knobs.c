@@ -119,6 +119,8 @@ static int set_swappiness(const char *v, uint64_t x, char *e, size_t n) { (void)
 static void get_swappiness(char *b, size_t n) { ksnprintf(b, n, "%u", reclaim_knobs.swappiness); }
 static int set_used_once(const char *v, uint64_t on, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.used_once_swapbacked = on; return 0; }
 static void get_used_once(char *b, size_t n) { ksnprintf(b, n, "%s", reclaim_knobs.used_once_swapbacked ? "on" : "off"); }
+static int set_age_ahead(const char *v, uint64_t on, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.age_ahead = on; return 0; }
+static void get_age_ahead(char *b, size_t n) { ksnprintf(b, n, "%s", reclaim_knobs.age_ahead ? "on" : "off"); }
 static int set_anon_used_once(const char *v, uint64_t on, char *e, size_t n) { (void)v; (void)e; (void)n; reclaim_knobs.anon_used_once = on; return 0; }
 static void get_anon_used_once(char *b, size_t n) { ksnprintf(b, n, "%s", reclaim_knobs.anon_used_once ? "on" : "off"); }
 static int set_dirty_bg(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_background_ratio = (unsigned)x; return 0; }
@@ -143,6 +145,7 @@ static const struct knob knobs[] = {
 	{ "swappiness", set_swappiness, get_swappiness },
 	{ "used_once_swapbacked", set_used_once, get_used_once },
 	{ "anon_used_once", set_anon_used_once, get_anon_used_once },
+	{ "age_ahead", set_age_ahead, get_age_ahead },
 	{ "dirty_background_ratio", set_dirty_bg, get_dirty_bg },
 	{ "dirty_ratio", set_dirty_ratio, get_dirty_ratio },
 	{ "dirty_expire_centisecs", set_dirty_expire, get_dirty_expire },

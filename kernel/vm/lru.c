@@ -142,6 +142,36 @@ int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint6
 	return got;
 }
 
+int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, struct page **out, int n, struct page **cursor,
+		      uint32_t max_skip)
+{
+	int got = 0;
+	bool on = spin_lock_irqsave(&L.lock);
+	struct list_node *head = &L.list[kind][false];
+	struct list_node *at = head->prev;
+	struct page *c = *cursor;
+	/* Resume after the last page pinned, if it is still where it was
+	 * left: on this inactive list, marked. */
+	if (c && page_test(c, PG_LRU) && !page_test(c, PG_ACTIVE) && c->kind == kind && page_test(c, skip))
+		at = c->lru.prev;
+	while (got < n && at != head) {
+		struct page *p = container_of(at, struct page, lru);
+		at = at->prev;
+		if (page_test(p, skip)) {
+			if (!max_skip--)
+				break;
+			continue;
+		}
+		if (!get_page_unless_zero(p))
+			continue;               /* being freed */
+		out[got++] = p;
+	}
+	if (got)
+		*cursor = out[got - 1];
+	spin_unlock_irqrestore(&L.lock, on);
+	return got;
+}
+
 void lru_putback(struct page *p, enum lru_kind kind, bool active)
 {
 	lru_add(p, kind, active);               /* through this CPU's batch, as new pages go */

@@ -59,6 +59,15 @@ void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan
 		*scan_shmem = want, *scan_anon = 0;
 }
 
+uint32_t lru_age_ahead_looks(uint64_t free, uint64_t floor, uint64_t total_pages, uint64_t inactive)
+{
+	uint64_t window = total_pages / LRU_AGE_WINDOW_DIV;
+	if (!window || free <= floor || free - floor > window || !inactive)
+		return 0;
+	uint64_t n = 1 + inactive / window;
+	return n > LRU_AGE_MAX ? LRU_AGE_MAX : (uint32_t)n;
+}
+
 bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked, bool anon_used_once)
 {
 	return (anon && !anon_used_once) || (shmem && used_once_swapbacked);

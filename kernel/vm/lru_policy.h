@@ -67,6 +67,23 @@ void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan
  * of the fault that mapped it, needs a second one to be activated. */
 bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked, bool anon_used_once);
 
+/* First looks ahead of need (age_ahead): how many pages of an inactive
+ * list of `inactive` pages an allocation gives their first look, with
+ * `free` pages free.  Reclaim's first look at a page only clears the
+ * accessed bit its fault left, so when the first reclaim finds every page
+ * on the list still referenced it clears them all in one pass, with no
+ * touch in between, and the second looks then come in the order the pages
+ * were first faulted: a working set touched first goes first.  Looking
+ * while memory is still free spreads that pass over the
+ * total_pages / LRU_AGE_WINDOW_DIV allocations before free memory falls to
+ * `floor`, which the caller sets above where reclaim keeps free memory
+ * while it runs (so the looks stop once it does): enough per allocation to
+ * get round the list in that window, at least one, at most LRU_AGE_MAX;
+ * none outside it. */
+#define LRU_AGE_WINDOW_DIV 16
+#define LRU_AGE_MAX 64
+uint32_t lru_age_ahead_looks(uint64_t free, uint64_t floor, uint64_t total_pages, uint64_t inactive);
+
 /* The PG_REFERENCED mark's life, which 64574746's verdict on a shmem page
  * (used_once_swapbacked=off) depends on as much as on the verdict itself.
  * In 2.6.34..3.3, page_check_references marked every mapped page that was

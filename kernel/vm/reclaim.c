@@ -387,6 +387,7 @@ static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 			if (!lru_deactivate_keeps_mark(page_test(p, PG_SHMEM), reclaim_knobs.used_once_swapbacked))
 				page_clear(p, PG_REFERENCED);
 			page_set(p, PG_WORKINGSET);     /* evicted later: a restore if it refaults */
+			page_clear(p, PG_AGED);         /* back on the inactive list: looked at afresh */
 			vmstat_inc(PGDEACTIVATE);
 			putback(p, false);
 		}
@@ -449,6 +450,7 @@ static bool lock_idle_or_putback(struct page *p)
  * needs writing in batch[*nb]. */
 static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 {
+	page_clear(p, PG_AGED);                 /* reclaim's own look from now on */
 	if (!lock_idle_or_putback(p))
 		return 0;
 	unsigned refs = rmap_referenced(p, &c->tlb);
@@ -1042,6 +1044,68 @@ static void wake_kswapd(void)
 	}
 }
 
+/* ---------------------------------------------------------------- aging */
+
+/* First looks ahead of need (lru_age_ahead_looks says why and how many).
+ * An allocating task, above the floor, looks at that many pages of each
+ * swap-backed inactive list from the tail, in place: a page referenced
+ * since its fault has the accessed bits cleared and is marked
+ * PG_REFERENCED (its first look done: reclaim's look there then finds
+ * whether it was used again since, and activates or evicts it by that);
+ * an unreferenced one is marked PG_AGED (a victim already).  Nothing
+ * moves, so the list keeps its order; the next looks go on from the last
+ * page looked at.  One task at a time (the others skip: it is a head
+ * start, not a duty), holding the teardown exclusion shared as a round
+ * does while it follows reverse maps. */
+#define AGE_SKIP_MAX 1024       /* marked pages passed over in one look */
+static struct {
+	int busy;                       /* [A] a task is looking: the rest is its */
+	struct tlb_batch tlb;
+	struct page *pg[LRU_AGE_MAX];
+	struct page *cursor[LRU_KINDS];
+} AG;
+
+static void age_kind(enum lru_kind kind, uint32_t n)
+{
+	int got = lru_pin_unflagged(kind, PG_AGED | PG_REFERENCED | PG_READAHEAD, AG.pg, (int)n, &AG.cursor[kind],
+				    AGE_SKIP_MAX);
+	for (int i = 0; i < got; i++) {
+		struct page *p = AG.pg[i];
+		unsigned refs = 0;
+		if (trylock_page(p)) {
+			if (!page_test(p, PG_WRITEBACK))
+				refs = rmap_referenced(p, &AG.tlb);
+			unlock_page(p);
+		}
+		if (refs)
+			vmstat_inc(PGAGE_AHEAD);
+		page_set(p, refs ? PG_REFERENCED : PG_AGED);
+		put_page(p);
+	}
+	vm_tlb_flush(&AG.tlb);
+}
+
+/* Free memory while reclaim runs stays under the high watermark plus
+ * kswapd's read-ahead allowance and one of its batches: looks ahead
+ * start above that. */
+static void age_ahead(uint64_t free)
+{
+	if (!reclaim_knobs.age_ahead)
+		return;
+	uint64_t floor = reclaim_knobs.wm_high + MAX_RA_AHEAD + reclaim_knobs.batch;
+	uint32_t na = lru_age_ahead_looks(free, floor, R.total_pages, lru_size(LRU_ANON, false));
+	uint32_t ns = lru_age_ahead_looks(free, floor, R.total_pages, lru_size(LRU_SHMEM, false));
+	if ((!na && !ns) || __atomic_exchange_n(&AG.busy, 1, __ATOMIC_ACQUIRE))
+		return;
+	bool nested = shared_lock();
+	if (na)
+		age_kind(LRU_ANON, na);
+	if (ns)
+		age_kind(LRU_SHMEM, ns);
+	shared_unlock(nested);
+	__atomic_store_n(&AG.busy, 0, __ATOMIC_RELEASE);
+}
+
 /* ---------------------------------------------------------------- alloc */
 
 static struct reclaim_oom_policy oom;
@@ -1056,6 +1120,8 @@ struct page *alloc_user_page(bool zero)
 		uint64_t free = pmm_free_pages();
 		if (free < reclaim_knobs.wm_low)
 			wake_kswapd();
+		else if (!tries)
+			age_ahead(free);
 		bool reserve = !oom.may_use_reserve || oom.may_use_reserve();
 		if (free > reclaim_knobs.wm_min || reserve) {
 			struct page *p = pmm_alloc(0, flags);
@@ -1130,6 +1196,7 @@ void reclaim_init(void)
 	reclaim_knobs.swappiness = kcfg.swappiness_set ? (unsigned)kcfg.swappiness : 60;
 	reclaim_knobs.used_once_swapbacked = kcfg.used_once_set ? kcfg.used_once_swapbacked : true;
 	reclaim_knobs.anon_used_once = kcfg.anon_used_once;
+	reclaim_knobs.age_ahead = kcfg.age_ahead_set ? kcfg.age_ahead : true;
 	ctx_add(1);             /* the boot CPU's; reclaim_init_cpus adds the APs' */
 	R.kswapd = thread_create("kswapd", kswapd, NULL, SCHED_NORMAL);
 }

@@ -57,6 +57,7 @@ struct reclaim_knobs {
 	unsigned swappiness;                    /* 0..200: anon vs file scan balance (60) */
 	bool used_once_swapbacked;              /* shmem counts as used more than once when referenced (on) */
 	bool anon_used_once;                    /* anon gets the used-once treatment too (off; Linux 5.9+: on) */
+	bool age_ahead;                         /* first looks before memory runs short (on) */
 };
 extern struct reclaim_knobs reclaim_knobs;
 

@@ -30,6 +30,9 @@ enum vmstat_item {
 	/* Faults that took mm->lock while another fault of the same mm held
 	 * it (vm.c): 0 while faults of one address space were serialised. */
 	FAULT_OVERLAP,
+	/* First looks ahead of need (reclaim.c, age_ahead): pages found
+	 * referenced and given their verdict before memory ran short. */
+	PGAGE_AHEAD,
 	VMSTAT_NITEMS
 };
 

@@ -40,6 +40,26 @@ TEST(lru_inactive_ratio)
 	CHECK(lru_inactive_is_low(99, 1000, ten_gib));
 }
 
+TEST(lru_age_ahead_window)
+{
+	/* 16384 pages (64 MiB): a window of 1024 allocations above the floor. */
+	uint64_t total = 16384, floor = 600;
+	CHECK_EQ(lru_age_ahead_looks(floor, floor, total, 8000), 0);            /* at the floor: reclaim's turn */
+	CHECK_EQ(lru_age_ahead_looks(floor + 1, floor, total, 8000), 8);        /* 8000 / 1024 + 1 */
+	CHECK_EQ(lru_age_ahead_looks(floor + 1024, floor, total, 8000), 8);
+	CHECK_EQ(lru_age_ahead_looks(floor + 1025, floor, total, 8000), 0);     /* plenty free: no looks yet */
+	CHECK_EQ(lru_age_ahead_looks(floor + 10, floor, total, 0), 0);          /* nothing to look at */
+	CHECK_EQ(lru_age_ahead_looks(floor + 10, floor, total, 100), 1);        /* at least one */
+	/* The window's looks cover the list: rate * window >= inactive. */
+	CHECK(lru_age_ahead_looks(floor + 10, floor, total, 16000) * 1024ull >= 16000);
+	/* Capped: a list much longer than the window (a small machine). */
+	CHECK_EQ(lru_age_ahead_looks(floor + 10, floor, total, 1ull << 30), LRU_AGE_MAX);
+	/* 1 TiB (2^28 pages) and a list of all of it; and a tiny machine. */
+	uint64_t tib = 1ull << 28;
+	CHECK_EQ(lru_age_ahead_looks(floor + (tib >> 5), floor, tib, tib - 1), 16);
+	CHECK_EQ(lru_age_ahead_looks(floor + 1, floor, 8, 100), 0);             /* no window at all */
+}
+
 TEST(lru_scan_split_by_size)
 {
 	uint64_t a, s;
