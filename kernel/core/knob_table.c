@@ -26,7 +26,8 @@ const struct knob_def knob_defs[] = {
 	  "off: its first activates it (default off)" },
 	{ "age_ahead", KNOB_BOOL, 0, 1, false, NULL,
 	  "on: swap-backed pages get their first reclaim look while memory is still free, spread over the "
-	  "last 1/16 of memory above the high watermark; off: all at the first reclaim (default on)" },
+	  "last 1/16 of memory above the high watermark plus kswapd's read-ahead allowance; off: all at the "
+	  "first reclaim (default on)" },
 	{ "dirty_background_ratio", KNOB_U64, 0, 100, false, NULL,
 	  "% of dirtyable memory dirty before the flusher writes back (default 10)" },
 	{ "dirty_ratio", KNOB_U64, 1, 100, false, NULL,

@@ -1080,9 +1080,11 @@ static void age_kind(enum lru_kind kind, uint32_t n)
 		if (refs)
 			vmstat_inc(PGAGE_AHEAD);
 		page_set(p, refs ? PG_REFERENCED : PG_AGED);
-		put_page(p);
 	}
+	/* The cleared bits count only once no CPU caches them set. */
 	vm_tlb_flush(&AG.tlb);
+	for (int i = 0; i < got; i++)
+		put_page(AG.pg[i]);
 }
 
 /* Free memory while reclaim runs stays under the high watermark plus
