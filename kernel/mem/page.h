@@ -54,8 +54,10 @@ enum page_flag {
 	PG_RA_FILL    = 1u << 22,  /* read ahead only to fill a gap in a stream's window's slots
 				    * (readahead.c): its first use feeds gap filling's feedback */
 	PG_LRU_BATCH  = 1u << 23,  /* waiting in a CPU's LRU add batch (vm/lru_batch.c) to go on a list */
-	PG_AGED       = 1u << 24,  /* passed over by a first look ahead of need (reclaim.c, age_ahead):
-				    * unreferenced, or not to be looked at; reclaim's own look clears it */
+	PG_AGED       = 1u << 24,  /* looked at or passed over by a first look ahead of need (reclaim.c,
+				    * age_ahead); reclaim's own look clears it */
+	PG_AGE_REF    = 1u << 25,  /* that look found it referenced (and cleared the bits): reclaim gives
+				    * it one more trip if it finds it unreferenced */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

@@ -59,6 +59,11 @@ void lru_scan_split(uint64_t anon, uint64_t shmem, uint64_t want, uint64_t *scan
 		*scan_shmem = want, *scan_anon = 0;
 }
 
+enum lru_verdict lru_judge_aged(enum lru_verdict v, bool age_referenced)
+{
+	return v == LRU_RECLAIM && age_referenced ? LRU_KEEP : v;
+}
+
 uint32_t lru_age_ahead_looks(uint64_t free, uint64_t floor, uint64_t total_pages, uint64_t inactive)
 {
 	uint64_t window = total_pages / LRU_AGE_WINDOW_DIV;

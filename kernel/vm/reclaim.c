@@ -387,7 +387,7 @@ static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 			if (!lru_deactivate_keeps_mark(page_test(p, PG_SHMEM), reclaim_knobs.used_once_swapbacked))
 				page_clear(p, PG_REFERENCED);
 			page_set(p, PG_WORKINGSET);     /* evicted later: a restore if it refaults */
-			page_clear(p, PG_AGED);         /* back on the inactive list: looked at afresh */
+			page_clear(p, PG_AGED | PG_AGE_REF);    /* back on the inactive list: looked at afresh */
 			vmstat_inc(PGDEACTIVATE);
 			putback(p, false);
 		}
@@ -450,14 +450,17 @@ static bool lock_idle_or_putback(struct page *p)
  * needs writing in batch[*nb]. */
 static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 {
-	page_clear(p, PG_AGED);                 /* reclaim's own look from now on */
+	/* Reclaim's own look from now on; one the look ahead found
+	 * referenced gets its extra trip (lru_judge_aged). */
+	bool age_ref = page_test(p, PG_AGE_REF);
+	page_clear(p, PG_AGED | PG_AGE_REF);
 	if (!lock_idle_or_putback(p))
 		return 0;
 	unsigned refs = rmap_referenced(p, &c->tlb);
 	bool shmem = page_test(p, PG_SHMEM);
 	bool more = lru_used_more_than_once(!shmem, shmem, reclaim_knobs.used_once_swapbacked, reclaim_knobs.anon_used_once);
-	enum lru_verdict v = lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), more,
-						page_test(p, PG_READAHEAD));
+	enum lru_verdict v = lru_judge_aged(lru_judge_inactive(refs, page_test_clear(p, PG_REFERENCED), more,
+							       page_test(p, PG_READAHEAD)), age_ref);
 	if (v != LRU_RECLAIM) {
 		if (v == LRU_ACTIVATE) {
 			vmstat_inc(PGACTIVATE);
@@ -1048,13 +1051,12 @@ static void wake_kswapd(void)
 
 /* First looks ahead of need (lru_age_ahead_looks says why and how many).
  * An allocating task, above the floor, looks at that many pages of each
- * swap-backed inactive list from the tail, in place: a page referenced
- * since its fault has the accessed bits cleared and is marked
- * PG_REFERENCED (its first look done: reclaim's look there then finds
- * whether it was used again since, and activates or evicts it by that);
- * an unreferenced one is marked PG_AGED (a victim already).  Nothing
- * moves, so the list keeps its order; the next looks go on from the last
- * page looked at.  One task at a time (the others skip: it is a head
+ * swap-backed inactive list from the tail, in place, and marks each
+ * PG_AGED (looked at: the next looks pass over it and go on from the last
+ * page looked at).  One referenced since its fault has the accessed bits
+ * cleared and PG_AGE_REF: reclaim's look there then finds whether it was
+ * used again since (activated) or not (one more trip: lru_judge_aged).
+ * Nothing moves, so the list keeps its order.  One task at a time (the others skip: it is a head
  * start, not a duty), holding the teardown exclusion shared as a round
  * does while it follows reverse maps. */
 #define AGE_SKIP_MAX 1024       /* marked pages passed over in one look */
@@ -1079,7 +1081,7 @@ static void age_kind(enum lru_kind kind, uint32_t n)
 		}
 		if (refs)
 			vmstat_inc(PGAGE_AHEAD);
-		page_set(p, refs ? PG_REFERENCED : PG_AGED);
+		page_set(p, PG_AGED | (refs ? PG_AGE_REF : 0));
 	}
 	/* The cleared bits count only once no CPU caches them set. */
 	vm_tlb_flush(&AG.tlb);

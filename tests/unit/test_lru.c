@@ -60,6 +60,19 @@ TEST(lru_age_ahead_window)
 	CHECK_EQ(lru_age_ahead_looks(floor + 1, floor, 8, 100), 0);             /* no window at all */
 }
 
+TEST(lru_aged_reference_is_one_more_trip)
+{
+	/* Found referenced by the look ahead, unreferenced at reclaim's: one
+	 * more trip, as for a reference reclaim had seen itself; any other
+	 * verdict stands, and without that look nothing changes. */
+	CHECK_EQ(lru_judge_aged(LRU_RECLAIM, true), LRU_KEEP);
+	CHECK_EQ(lru_judge_aged(LRU_RECLAIM, false), LRU_RECLAIM);
+	CHECK_EQ(lru_judge_aged(LRU_ACTIVATE, true), LRU_ACTIVATE);
+	CHECK_EQ(lru_judge_aged(LRU_KEEP, true), LRU_KEEP);
+	CHECK_EQ(lru_judge_aged(lru_judge_inactive(0, false, true, false), true), LRU_KEEP);
+	CHECK_EQ(lru_judge_aged(lru_judge_inactive(1, false, true, false), true), LRU_ACTIVATE);
+}
+
 TEST(lru_scan_split_by_size)
 {
 	uint64_t a, s;
