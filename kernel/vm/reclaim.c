@@ -1056,9 +1056,9 @@ static void wake_kswapd(void)
  * page looked at).  One referenced since its fault has the accessed bits
  * cleared and PG_AGE_REF: reclaim's look there then finds whether it was
  * used again since (activated) or not (one more trip: lru_judge_aged).
- * Nothing moves, so the list keeps its order.  One task at a time (the others skip: it is a head
- * start, not a duty), holding the teardown exclusion shared as a round
- * does while it follows reverse maps. */
+ * Nothing moves, so the list keeps its order.  One task at a time (the
+ * others skip: it is a head start, not a duty), holding the teardown
+ * exclusion shared as a round does while it follows reverse maps. */
 #define AGE_SKIP_MAX 1024       /* marked pages passed over in one look */
 static struct {
 	int busy;                       /* [A] a task is looking: the rest is its */
