@@ -31,7 +31,7 @@ enum vmstat_item {
 	 * it (vm.c): 0 while faults of one address space were serialised. */
 	FAULT_OVERLAP,
 	/* First looks ahead of need (reclaim.c, age_ahead): pages found
-	 * referenced and given their verdict before memory ran short. */
+	 * referenced (bits cleared, PG_AGE_REF) before memory ran short. */
 	PGAGE_AHEAD,
 	VMSTAT_NITEMS
 };

@@ -17,10 +17,10 @@ from rig import (expect, expect_ok, expect_in_log, swap_image, vm_final, expect_
 def boot_swapping(ctx, progs, cmdline='', swap_mib=256):
     """q35 -m 128 with mem=60M and no readahead, as issue 12 measured;
     age_ahead=off, as the shadows' figures were measured: with it on,
-    fewer pages are activated (13747 against 21236 on fill+random anon 1),
+    fewer pages are activated (13087 against 21186 on fill+random anon 1),
     the active lists are shorter, and more shadows go stale before their
-    refault (2131 refaults recognised of 5725 major faults, against 5162
-    of 5779)."""
+    refault (2916 refaults recognised of 5733 major faults, against 5190
+    of 5798)."""
     r = ctx.boot('quiet mem=60M ra=off page_cluster=0 workingset=on age_ahead=off %s run="%s"'
                  % (cmdline, ' ; '.join(progs)),
                  disks=[{'file': swap_image(ctx, mib=swap_mib), 'bus': 'nvme'}], mem='128M', timeout=1500)
@@ -211,7 +211,7 @@ def test_age_ahead_keeps_a_hot_set_touched_first(ctx):
     # order, which took out a hot set touched first (75% of the touches on
     # the first 2048 pages).  Two seeds in one boot per setting, ra=off so
     # every major fault is one page; seed 20261201 was not used in tuning.
-    # Measured: off 1511 and 1348 major faults, on 957 and 943.
+    # Measured: off 1510 and 1423 major faults, on 966 and 941.
     # A bad value is named and the knob keeps its value.
     hot = ['touch 72 100000 hot:2048:75 anon %d' % s for s in (1, 20261201)]
     got = {}
