@@ -80,15 +80,16 @@ bool lru_used_more_than_once(bool anon, bool shmem, bool used_once_swapbacked, b
  * while it runs (so the looks stop once it does): enough per allocation to
  * get round the list in that window, at least one, at most LRU_AGE_MAX;
  * none outside it. */
+#define LRU_AGE_WINDOW_DIV 16
+#define LRU_AGE_MAX 64
+uint32_t lru_age_ahead_looks(uint64_t free, uint64_t floor, uint64_t total_pages, uint64_t inactive);
+
 /* Reclaim's verdict v on a page whose look ahead found it referenced
  * (age_referenced): evicting it needs one more trip without a reference,
  * as if that look had been reclaim's own, since a page used just before
  * the look is no older than one that was never used since its fault and
  * advised cold; LRU_KEEP for LRU_RECLAIM, v otherwise. */
 enum lru_verdict lru_judge_aged(enum lru_verdict v, bool age_referenced);
-#define LRU_AGE_WINDOW_DIV 16
-#define LRU_AGE_MAX 64
-uint32_t lru_age_ahead_looks(uint64_t free, uint64_t floor, uint64_t total_pages, uint64_t inactive);
 
 /* The PG_REFERENCED mark's life, which 64574746's verdict on a shmem page
  * (used_once_swapbacked=off) depends on as much as on the verdict itself.
