@@ -836,8 +836,13 @@ static int run_builtin(struct parser *p)
 				    builtins[i].usage);
 		return emit(p, syntax_of(builtins[i].op));
 	}
-	return fail(p, p->tok[0].col, "unknown built-in '%s' (expected @set, @sleep, @swapon, @swapoff, @vmstat or @probe)",
-		    p->tok[0].s);
+	/* The names from the table: "@set, @sleep, ... or @probe". */
+	char names[NBUILTINS * 12];
+	size_t n = 0;
+	for (int i = 0; i < NBUILTINS && n < sizeof names; i++)
+		n += (size_t)ksnprintf(names + n, sizeof names - n, "%s%s", i == 0 ? "" : i == NBUILTINS - 1 ? " or " : ", ",
+				       builtins[i].name);
+	return fail(p, p->tok[0].col, "unknown built-in '%s' (expected %s)", p->tok[0].s, names);
 }
 
 /* One '&'-separated part, spec[from, to): a program or a built-in. */
