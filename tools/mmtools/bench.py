@@ -467,9 +467,15 @@ def main():
     if bad:
         sys.exit('bench: --set %s: expected KNOB=VALUE, a run-time knob other than ra (--policies)' % bad[0])
     a.set = [tuple(s.split('=', 1)) for s in a.set]
-    a.seeds = [int(s) for s in a.seeds.split(',')]
+    try:
+        a.seeds = [int(s) for s in a.seeds.split(',')]
+    except ValueError:
+        sys.exit('bench: --seeds %s: expected whole numbers, comma-separated' % a.seeds)
     a.policies = a.policies.split(',')
     a.patterns = a.patterns.split(',')
+    unknown = [p for p in a.patterns if p not in dict(RA_PATTERNS)]
+    if unknown:
+        sys.exit('bench: --patterns %s: no such pattern (%s)' % (','.join(unknown), ','.join(dict(RA_PATTERNS))))
     a.cpus = [int(c) for c in a.cpus.split(',')]
     if any(not 1 <= c <= 4 for c in a.cpus):
         sys.exit('bench: --cpus %s: each must be 1..4 (QEMU -smp 4)' % ','.join(map(str, a.cpus)))

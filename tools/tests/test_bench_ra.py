@@ -116,3 +116,17 @@ def test_busy_row_against_the_fixed_setting_with_the_least():
     assert old['busy_ms'] is None
     lines = bench.ra_table([old], ['own'], pats, 'nvme', 'none', 1, [1])
     assert [line for line in lines if ' busy_ms ' in line][0].split()[2] == 'n/a'
+
+
+@pytest.mark.parametrize('argv, said', [
+    (['--patterns', 'seq,hot:2048:75'], 'bench: --patterns hot:2048:75: no such pattern (seq,'),
+    (['--seeds', '1,x'], 'bench: --seeds 1,x: expected whole numbers'),
+])
+def test_bad_pattern_or_seed_is_named_not_dropped(monkeypatch, argv, said):
+    """A pattern name bench does not know (the touch argument instead of
+    the row's name) once ran the others silently."""
+    monkeypatch.setattr(bench.sys, 'argv', ['bench', 'ra'] + argv)
+    monkeypatch.setattr(bench, 'bench_ra', lambda a: pytest.fail('ran with %s' % argv))
+    with pytest.raises(SystemExit) as e:
+        bench.main()
+    assert str(e.value).startswith(said)
