@@ -23,6 +23,12 @@ its swap/swapoff lines (the copy keeps the file name, so the kernel's
 records still name scripts/NAME).  Without --swap-bus the script's own
 names stand (auto: nvme).  Partitions and second namespaces are refused.
 
+Data disks.  A disk a script reads or writes (`data DEV`, or /dev/DEV in
+a run line, as seed003-shmdb.mm's stream reads /dev/nvme2n1) that is not
+one of its swap disks is attached as a blank sparse file of 1 GiB, never
+mkswap'ed (tools/seed-table --boot does the same); --swap-bus leaves
+these names as they are.
+
 Failures are reported as they happen, one line each naming script,
 profile, bus and column (a failed boot, a panic, a script_error, a result
 with failed > 0 or mismatches > 0, records missing), repeated at the end;
@@ -169,6 +175,33 @@ def script_devices(text):
     return kind or 'auto', []
 
 
+DATA_REF = re.compile(r'/dev/(nvme\d+n1|sata\d+)')
+
+
+def data_devices(text, swap):
+    """[(bus, k)] of the disks a script reads or writes besides its swap
+    disks swap: `data DEV` lines, and /dev/DEV words in any other line
+    (a run line's program reading a raw disk)."""
+    out = []
+    for line in text.splitlines():
+        try:
+            w = mkscript.words(line)
+        except ValueError:
+            continue
+        if not w or w[0] in ('swap', 'swapoff'):
+            continue
+        names = [w[1][5:] if w[1].startswith('/dev/') else w[1]] if w[0] == 'data' and len(w) > 1 else []
+        names += [m.group(1) for word in w[1:] for m in [DATA_REF.fullmatch(word)] if m]
+        for name in names:
+            try:
+                d = parse_dev(name)
+            except ValueError:
+                continue        # a partition or a device the matrix does not attach
+            if d not in swap and d not in out:
+                out.append(d)
+    return out
+
+
 SWAP_LINE = re.compile(r'^(\s*(?:swap|swapoff)\s+)(\S+)')
 
 
@@ -188,18 +221,25 @@ def rewrite_script(text, bus):
     return ''.join(out), renamed
 
 
-def plan_disks(kind, devs, bus):
-    """[(bus, k, real)] to attach: named devices, with filler disks for the
-    indices a script skips (so sata2 is sata2), or one disk for auto."""
-    if kind == 'none':
-        return []
+FILLER, SWAP, DATA = 0, 1, 2     # what plan_disks' disks are
+
+
+def plan_disks(kind, devs, bus, data=()):
+    """[(bus, k, what)] to attach, what FILLER, SWAP or DATA: the swap
+    devices named (or one for auto, none for none) and the data disks,
+    with filler disks for the indices a script skips (so sata2 is sata2)."""
     if kind == 'auto':
-        return [(bus, 1, True)]
+        devs = [(bus, 1)]
+        if devs[0] in data:
+            raise ValueError('%s is read as a data disk where swap auto puts its disk' % dev_name(bus, 1))
+    elif kind == 'none':
+        devs = []
     plan = []
     for b in ('nvme', 'sata'):
         ks = {k for bb, k in devs if bb == b}
-        for k in range(1, max(ks) + 1 if ks else 1):
-            plan.append((b, k, k in ks))
+        ds = {k for bb, k in data if bb == b}
+        for k in range(1, max(ks | ds) + 1 if ks | ds else 1):
+            plan.append((b, k, SWAP if k in ks else DATA if k in ds else FILLER))
     return plan
 
 
@@ -218,7 +258,8 @@ def prepare(text, bus_opt):
         kind, devs = script_devices(text)
     buses = sorted({b for b, _ in devs})
     label = bus_opt or ('+'.join(buses) if buses else 'nvme')
-    return text, plan_disks(kind, devs, bus_opt or 'nvme'), label, note
+    data = data_devices(text, devs)
+    return text, plan_disks(kind, devs, bus_opt or 'nvme', data), label, note
 
 
 # ------------------------------------------------------------ statistics
@@ -610,8 +651,8 @@ class Matrix:
         os.makedirs(logs, exist_ok=True)
         log = os.path.join(logs, job.key + '.log')
         self.say('matrix: [%d/%d] %s: booting (%s)%s' % (
-            i, n, job.where(), ', '.join(dev_name(b, k) + ('' if real else ' (filler)')
-                                         for b, k, real in job.plan) or 'no swap disk',
+            i, n, job.where(), ', '.join(dev_name(b, k) + {SWAP: '', DATA: ' (data)'}.get(what, ' (filler)')
+                                         for b, k, what in job.plan) or 'no swap disk',
             '; ' + job.note if job.note else ''))
         start = time.time()
         try:

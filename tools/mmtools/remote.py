@@ -38,9 +38,10 @@ JOB_FIELDS = ['key', 'image', 'profile', 'plan', 'mem', 'timeout', 'icount', 'sw
 
 
 def encode_plan(disks):
-    """[(bus, k, real)] as 'nvme:1:1,sata:2:0' ('-' for none): one word on
-    a command line."""
-    return ','.join('%s:%d:%d' % (b, k, 1 if real else 0) for b, k, real in disks) or '-'
+    """[(bus, k, what)] as 'nvme:1:1,sata:2:0' ('-' for none): one word on
+    a command line; what is 0 (filler), 1 (swap) or 2 (data), as in
+    matrix.plan_disks."""
+    return ','.join('%s:%d:%d' % (b, k, int(what)) for b, k, what in disks) or '-'
 
 
 def decode_plan(s):
@@ -48,10 +49,10 @@ def decode_plan(s):
         return []
     out = []
     for part in s.split(','):
-        bus, k, real = part.split(':')
-        if bus not in ('nvme', 'sata'):
-            raise ValueError('plan %r: bus %r' % (s, bus))
-        out.append((bus, int(k), real == '1'))
+        bus, k, what = part.split(':')
+        if bus not in ('nvme', 'sata') or what not in ('0', '1', '2'):
+            raise ValueError('plan %r: disk %r' % (s, part))
+        out.append((bus, int(k), int(what)))
     return out
 
 
@@ -59,14 +60,19 @@ def dev_name(bus, k):
     return 'nvme%dn1' % k if bus == 'nvme' else 'sata%d' % k
 
 
+DATA_MIB = 1024
+
+
 def make_disks(plan, workdir, key, swap_mib):
-    """Fresh swap disks for one boot (filler disks: 1 MiB, unsigned)."""
+    """Fresh disks for one boot: swap disks of swap_mib MiB, mkswap'ed;
+    data disks of DATA_MIB, blank; filler disks of 1 MiB, unsigned (the
+    plan's what: 1, 2, 0)."""
     disks = []
-    for bus, k, real in plan:
+    for bus, k, what in plan:
         path = os.path.join(workdir, '%s-%s.img' % (key, dev_name(bus, k)))
         with open(path, 'wb') as f:
-            f.truncate((swap_mib if real else 1) << 20)
-        if real:
+            f.truncate((swap_mib if what == 1 else DATA_MIB if what == 2 else 1) << 20)
+        if what == 1:
             subprocess.run(['mkswap', '-L', dev_name(bus, k), path], check=True, capture_output=True)
         d = {'file': path, 'bus': bus, 'id': 'swap%s%d' % (bus, k)}
         if bus == 'nvme':
