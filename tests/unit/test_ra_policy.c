@@ -296,9 +296,12 @@ TEST(ra_own_window_grows_and_shrinks)
  * st[p - lo]: 0 on disk, 1 read ahead, 2 with the marker, 3 used.
  * Returns the misses; *far: the furthest page a window reached (past its
  * last), *maxw: the largest window. */
+/* far: the furthest page read; maxw: the largest window; wins: windows
+ * issued on a hit, each a request of its own (a window a miss issues goes
+ * out with the missing page: one request). */
 struct scan { uint64_t far; uint32_t maxw, wins; };
 
-static void scan_read(uint8_t *st, uint64_t lo, const struct ra_lwin *w, struct scan *r)
+static void scan_read(uint8_t *st, uint64_t lo, const struct ra_lwin *w, bool hit, struct scan *r)
 {
 	bool mark = w->marker;
 	for (uint32_t k = 0; k < w->count; k++) {
@@ -312,7 +315,7 @@ static void scan_read(uint8_t *st, uint64_t lo, const struct ra_lwin *w, struct 
 		r->far = w->start + w->count;
 	if (w->count > r->maxw)
 		r->maxw = w->count;
-	r->wins += w->count > 0;
+	r->wins += hit && w->count > 0;
 }
 
 static uint32_t scan(struct ra_own *o, uint8_t *st, uint64_t lo, uint64_t hi, uint64_t from, uint64_t len,
@@ -330,7 +333,7 @@ static uint32_t scan(struct ra_own *o, uint8_t *st, uint64_t lo, uint64_t hi, ui
 		} else {
 			ra_own_hit(o, i, s == 2, lo, hi, 64, &w);
 		}
-		scan_read(st, lo, &w, r);
+		scan_read(st, lo, &w, s != 0, r);
 	}
 	return misses;
 }
