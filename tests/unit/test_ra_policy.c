@@ -554,6 +554,72 @@ TEST(ra_own_windows_follow_the_runs_of_ended_streams)
 	CHECK(got.far > 200 + 4000);
 }
 
+/* Runs of RUN pages from random places, forward (dir 1) or backward
+ * (-1), pages read ahead kept in st; returns the misses of the last
+ * `last` runs, and whether the misses ever looked dense in *dense. */
+static uint32_t runs_from_random_places(struct ra_own *o, uint8_t *st, uint64_t space, int dir, int runs,
+					int last, bool *dense)
+{
+	enum { RUN = 64 };
+	uint64_t x = dir > 0 ? 11 : 12;
+	uint32_t misses = 0;
+	*dense = false;
+	for (int r = 0; r < runs; r++) {
+		uint64_t base = RUN + ghost_rnd(&x) % (space - 2 * RUN);
+		for (int k = 0; k < RUN; k++) {
+			uint64_t i = base + (uint64_t)(dir * k);
+			struct ra_lwin w;
+			uint8_t was = st[i];
+			st[i] = 3;
+			if (was) {
+				ra_own_hit(o, i, was == 2, 0, space, 64, &w);
+			} else {
+				misses += r >= runs - last;
+				ra_own_miss(o, i, 0, space, 64, &w);
+			}
+			for (uint32_t j = 0; j < w.count; j++) {
+				uint64_t p = w.start + (uint64_t)((int64_t)j * w.stride);
+				if (!st[p])
+					st[p] = w.marker && !j ? 2 : 1;
+			}
+			*dense |= o->g_dense;
+		}
+	}
+	return misses;
+}
+
+TEST(ra_own_a_run_starts_with_one_miss)
+{
+	/* touch's jumps:64: a random page, then the next 63.  Its first
+	 * step used to be no evidence of anything: the first miss read
+	 * nothing (or, the misses looking dense, 32 slots around it), the
+	 * next two missed as well and confirmed the stream.  Once most new
+	 * candidates become streams of step 1, a miss outside streams reads
+	 * its next RA_OWN_INIT pages, whose hits confirm it: one miss per
+	 * run, either way round, and never a dense set. */
+	enum { SPACE = 1 << 20, RUNS = 200, LAST = 50 };
+	static uint8_t st[SPACE];
+	static struct ra_own o;
+	for (int dir = -1; dir <= 1; dir += 2) {
+		bool dense;
+		memset(&o, 0, sizeof o);
+		memset(st, 0, sizeof st);
+		uint32_t misses = runs_from_random_places(&o, st, SPACE, dir, RUNS, LAST, &dense);
+		CHECK(misses <= LAST);       /* (a run may start on a page read before) */
+		CHECK(!dense);
+		CHECK(dir > 0 ? o.start_dir > 0 : o.start_dir < 0);
+	}
+	/* Random misses start no runs: nothing read for them. */
+	uint64_t x = 7, read = 0;
+	memset(&o, 0, sizeof o);
+	for (int i = 0; i < 2000; i++) {
+		struct ra_lwin w;
+		ra_own_miss(&o, ghost_rnd(&x) % SPACE, 0, SPACE, 64, &w);
+		read += w.count;
+	}
+	CHECK_EQ(read, 0);
+}
+
 /* The rings of recent misses keep per-bucket counts so that a miss with
  * no recent one nearby skips their scans.  The counts must always be the
  * rings' contents exactly, or a scan is skipped that would have found a
