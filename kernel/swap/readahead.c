@@ -291,10 +291,19 @@ static void fill_gaps(struct ra_plan *p)
  * taken inside it. */
 static void drop_cached(struct ra_plan *p)
 {
+	enum { CHUNK = 64 };
+	uint64_t e[CHUNK];
+	bool cached[CHUNK];
 	uint32_t n = p->has_fault ? 1 : 0;
-	for (uint32_t i = n; i < p->n; i++)
-		if (!swapcache_cached(p->v[i].entry))
-			p->v[n++] = p->v[i];
+	for (uint32_t i = n; i < p->n; i += CHUNK) {
+		uint32_t m = p->n - i < CHUNK ? p->n - i : CHUNK;
+		for (uint32_t j = 0; j < m; j++)
+			e[j] = p->v[i + j].entry;
+		swapcache_cached_many(e, m, cached);
+		for (uint32_t j = 0; j < m; j++)
+			if (!cached[j])
+				p->v[n++] = p->v[i + j];
+	}
 	p->n = n;
 }
 

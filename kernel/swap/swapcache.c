@@ -373,6 +373,25 @@ bool swapcache_cached(uint64_t entry)
 	return cached;
 }
 
+void swapcache_cached_many(const uint64_t *entries, uint32_t n, bool *cached)
+{
+	struct shard *held = NULL;
+	bool on = false;
+	for (uint32_t i = 0; i < n; i++) {
+		struct shard *sc = shard_of(entries[i]);
+		if (sc != held) {
+			if (held)
+				spin_unlock_irqrestore(&held->lock, on);
+			on = spin_lock_irqsave(&sc->lock);
+			held = sc;
+		}
+		struct node *x = *find(sc, entries[i]);
+		cached[i] = x && x->page;
+	}
+	if (held)
+		spin_unlock_irqrestore(&held->lock, on);
+}
+
 void swapcache_drop(struct page *p)
 {
 	page_clear(p, PG_RA_MARK);

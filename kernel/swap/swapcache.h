@@ -36,6 +36,10 @@ struct page *swapcache_lookup(uint64_t entry, bool count);
 /* Whether a page is cached for entry now (no reference, no statistics):
  * a hint that may be stale as soon as it is returned. */
 bool swapcache_cached(uint64_t entry);
+/* swapcache_cached for entries[0..n) into cached[]: one hold of a
+ * shard's lock for each run of entries in the same shard (a window's
+ * slots, SHARD_SLOTS_SHIFT in swapcache.c), not one per entry. */
+void swapcache_cached_many(const uint64_t *entries, uint32_t n, bool *cached);
 /* swapcache_del for a page leaving memory: one still unused since
  * readahead brought it in counts as readahead waste. */
 void swapcache_drop(struct page *p);
