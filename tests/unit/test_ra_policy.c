@@ -556,9 +556,10 @@ TEST(ra_own_windows_follow_the_runs_of_ended_streams)
 
 /* Runs of RUN pages from random places, forward (dir 1) or backward
  * (-1), pages read ahead kept in st; returns the misses of the last
- * `last` runs, and whether the misses ever looked dense in *dense. */
+ * `last` runs, whether the misses ever looked dense in *dense, and the
+ * window the last miss read in *first. */
 static uint32_t runs_from_random_places(struct ra_own *o, uint8_t *st, uint64_t space, int dir, int runs,
-					int last, bool *dense)
+					int last, bool *dense, struct ra_lwin *first)
 {
 	enum { RUN = 64 };
 	uint64_t x = dir > 0 ? 11 : 12;
@@ -576,6 +577,7 @@ static uint32_t runs_from_random_places(struct ra_own *o, uint8_t *st, uint64_t 
 			} else {
 				misses += r >= runs - last;
 				ra_own_miss(o, i, 0, space, 64, &w);
+				*first = w;
 			}
 			for (uint32_t j = 0; j < w.count; j++) {
 				uint64_t p = w.start + (uint64_t)((int64_t)j * w.stride);
@@ -595,18 +597,22 @@ TEST(ra_own_a_run_starts_with_one_miss)
 	 * nothing (or, the misses looking dense, 32 slots around it), the
 	 * next two missed as well and confirmed the stream.  Once most new
 	 * candidates become streams of step 1, a miss outside streams reads
-	 * its next RA_OWN_INIT pages, whose hits confirm it: one miss per
-	 * run, either way round, and never a dense set. */
+	 * its next pages (the mean run, up to RA_OWN_BLOCK_MAX), whose hits
+	 * confirm it: one miss per run, either way round, and never a
+	 * dense set. */
 	enum { SPACE = 1 << 20, RUNS = 200, LAST = 50 };
 	static uint8_t st[SPACE];
 	static struct ra_own o;
 	for (int dir = -1; dir <= 1; dir += 2) {
 		bool dense;
+		struct ra_lwin first;
 		memset(&o, 0, sizeof o);
 		memset(st, 0, sizeof st);
-		uint32_t misses = runs_from_random_places(&o, st, SPACE, dir, RUNS, LAST, &dense);
+		uint32_t misses = runs_from_random_places(&o, st, SPACE, dir, RUNS, LAST, &dense, &first);
 		CHECK(misses <= LAST);       /* (a run may start on a page read before) */
 		CHECK(!dense);
+		CHECK_EQ(first.count, RA_OWN_BLOCK_MAX);
+		CHECK_EQ(first.stride, dir);
 		CHECK(dir > 0 ? o.start_dir > 0 : o.start_dir < 0);
 	}
 	/* Random misses start no runs: nothing read for them. */
