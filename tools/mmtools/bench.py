@@ -352,19 +352,24 @@ SMP_METRICS = ['elapsed_ms', 'pgmajfault', 'pswpout', 'swapout_mb_per_s', 'alloc
                'reclaim_overlap', 'reclaim_direct_waited', 'reclaim_direct_skipped', 'tlb_ipis_per_1000_reclaimed']
 
 
-def smp_boot(image, name, cmd, cpus, run):
-    """One boot of cmd at cpus= on -smp 4: one row of figures and the
-    halt "locks" record's classes (the runner resets lock statistics at
-    the start of the run, so they are the run's own)."""
+def smp_boot(image, name, cmd, cpus, run, sets=()):
+    """One boot of cmd at cpus= on -smp 4 (after an @set step per (knob,
+    value) of sets): one row of figures and the halt "locks" record's
+    classes (the runner resets lock statistics at the start of the run,
+    so they are the run's own)."""
     # The image's name in the tag: two builds may be compared at once.
-    tag = 'smp-%s-%s-c%d-r%d' % (os.path.splitext(os.path.basename(image))[0], name, cpus, run)
+    tag = 'smp-%s%s-%s-c%d-r%d' % (os.path.splitext(os.path.basename(image))[0], set_tag(sets), name, cpus, run)
     img = scratch(tag + '.img', 256, mkswap=True)
-    r = rig.run(image, cmdline='quiet mem=48M cpus=%d run="%s"' % (cpus, cmd), mem='256M',
+    steps = ['@set %s %s' % kv for kv in sets] + [cmd]
+    r = rig.run(image, cmdline='quiet mem=48M cpus=%d run="%s"' % (cpus, ' ; '.join(steps)), mem='256M',
                 disks=[{'file': img, 'bus': 'nvme'}], profile='none', smp=4, timeout=3600, pvh=rig.pvh_beside(image),
                 log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
         sys.exit('bench: %s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
+    refused = r.find('script_error')
+    if refused:
+        sys.exit('bench: %s: %s' % (tag, refused[0].get('message')))
     boot_rec = r.find('boot')[0]
     if boot_rec.get('cpus_online') != cpus:
         sys.exit('bench: %s: %r CPUs online, wanted %d' % (tag, boot_rec.get('cpus_online'), cpus))
@@ -394,13 +399,13 @@ def smp_workloads(a):
 
 
 def bench_smp(a):
-    out = open(os.path.join(OUT, 'smp.jsonl' if a.image == 'build/disk.img' else
-                            'smp-%s.jsonl' % os.path.basename(a.image)), 'w')
+    out = open(os.path.join(OUT, ('smp%s.jsonl' if a.image == 'build/disk.img' else
+                                  'smp-' + os.path.basename(a.image) + '%s.jsonl') % set_tag(a.set)), 'w')
     cells, lockcells = {}, {}
     for run in range(a.runs):               # interleaved: every cell once per round
         for name, cmd in smp_workloads(a):
             for cpus in a.cpus:
-                row = smp_boot(a.image, name, cmd, cpus, run)
+                row = smp_boot(a.image, name, cmd, cpus, run, a.set)
                 out.write(json.dumps(row) + '\n')
                 out.flush()
                 for m in SMP_METRICS:
@@ -412,7 +417,8 @@ def bench_smp(a):
                         lockcells.setdefault((name, cls, m), {}).setdefault(cpus, []).append(f[m])
     out.close()
     cols = ['cpus=%d' % c for c in a.cpus]
-    print('%s: mem=48M, QEMU -smp 4 (MTTCG), swap on NVMe, profile none; mean±sd of %d run(s)' % (a.image, a.runs))
+    print('%s%s: mem=48M, QEMU -smp 4 (MTTCG), swap on NVMe, profile none; mean±sd of %d run(s)' % (
+        a.image, ''.join(' @set %s %s' % kv for kv in a.set), a.runs))
     for name, cmd in smp_workloads(a):
         print('\n%s (%s)' % (name, cmd))
         print('%-30s' % '' + ''.join('%18s' % c for c in cols))
@@ -447,7 +453,7 @@ def main():
                     help='ra: profile none under -icount shift=0 with sleep on, so elapsed is measured '
                          '(moved by host load: run --jobs 1 on a quiet host); default sleep=off, stime exact')
     ap.add_argument('--set', action='append', default=[], metavar='KNOB=VALUE',
-                    help='ra: a run-time knob for every boot, @set after the policy (blk_read_split=16); '
+                    help='ra, smp: a run-time knob for every boot, @set after the policy (blk_read_split=16); '
                          'repeatable; a value the kernel refuses fails the boot')
     ap.add_argument('--cpus', default='1,2,4', help='smp: cpus= values (each on QEMU -smp 4)')
     ap.add_argument('--workloads', default='', help='smp: which of %s (default: all)' % ','.join(n for n, _ in SMP_WORKLOADS))

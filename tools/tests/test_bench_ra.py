@@ -130,3 +130,38 @@ def test_bad_pattern_or_seed_is_named_not_dropped(monkeypatch, argv, said):
     with pytest.raises(SystemExit) as e:
         bench.main()
     assert str(e.value).startswith(said)
+
+
+def smp_records(cmd, cpus, extra=()):
+    v = {'type': 'vmstat', 'label': cmd, 'pgmajfault': 7, 'pswpout': 100, 'allocstall': 2, 'pgsteal_kswapd': 50,
+         'pgsteal_direct': 10, 'tlb_shootdown_ipis': 3}
+    return list(extra) + [{'type': 'boot', 'cpus_online': cpus}, v,
+                          {'type': 'workload', 'elapsed_ns': 2000000000, 'mismatches': 0},
+                          {'type': 'locks', 'since_reset': {'classes': []}}, {'type': 'halt', 'status': 'ok'}]
+
+
+def test_smp_set_is_a_step_before_the_workload(monkeypatch, tmp_path):
+    calls = []
+
+    def run(image, cmdline=None, **kw):
+        calls.append(cmdline)
+        return rig.Result(0, '', smp_records('touch 72 30000 random anon threads=4', 2), False, 1.0)
+    monkeypatch.setattr(bench.rig, 'run', run)
+    monkeypatch.setattr(bench, 'scratch', lambda name, mib, mkswap=False: str(tmp_path / name))
+    monkeypatch.setattr(bench.os, 'unlink', lambda p: None)
+    row = bench.smp_boot('build/disk.img', 'touch4', 'touch 72 30000 random anon threads=4', 2, 0,
+                         [('age_ahead', 'off')])
+    assert calls == ['quiet mem=48M cpus=2 run="@set age_ahead off ; touch 72 30000 random anon threads=4"']
+    assert row['pgmajfault'] == 7 and row['elapsed_ms'] == 2000.0
+
+
+def test_smp_set_refused_fails_the_boot(monkeypatch, tmp_path):
+    def run(image, cmdline=None, **kw):
+        return rig.Result(0, '', smp_records('x', 1, [{'type': 'script_error', 'message': "@set age_ahead maybe"}]),
+                          False, 1.0)
+    monkeypatch.setattr(bench.rig, 'run', run)
+    monkeypatch.setattr(bench, 'scratch', lambda name, mib, mkswap=False: str(tmp_path / name))
+    monkeypatch.setattr(bench.os, 'unlink', lambda p: None)
+    with pytest.raises(SystemExit) as e:
+        bench.smp_boot('build/disk.img', 'x', 'x', 1, 0, [('age_ahead', 'maybe')])
+    assert 'age_ahead maybe' in str(e.value)
