@@ -439,8 +439,8 @@ static void ghost_note(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi)
 	 * every run started with two held misses to one not held, so
 	 * touch's jumps:64 looked dense and each jump read 32 slots around
 	 * its page, half of them behind it (bench ra: 3688 of the 5269
-	 * pages it wasted).  On a dense set two misses that close are rare
-	 * (8 in 2048 on bench's shift). */
+	 * pages it wasted).  On a dense set two misses that close are rare:
+	 * about 8 pages in 2048 for bench's shift. */
 	if (n && absd((int64_t)(idx - o->ghost[(o->nghost - 1) % RA_OWN_GHOST])) <= RA_OWN_SLACK)
 		return;
 	bool held = ring_near(o->ghost, o->gcount, n, RA_OWN_GHOST, idx, RA_OWN_GNEAR) > 0;
