@@ -231,7 +231,7 @@ def plan_disks(kind, devs, bus, data=()):
     if kind == 'auto':
         devs = [(bus, 1)]
         if devs[0] in data:
-            raise ValueError('%s is read as a data disk where swap auto puts its disk' % dev_name(bus, 1))
+            raise ValueError('%s is named as a data disk, where swap auto puts its swap disk' % dev_name(bus, 1))
     elif kind == 'none':
         devs = []
     plan = []

@@ -40,7 +40,7 @@ def test_data_disks_are_attached_blank():
         matrix.prepare('run stream /dev/nvme1n1 8 read\n', None)
         assert False, 'auto swap and a data disk shared nvme1n1'
     except ValueError as e:
-        assert 'nvme1n1 is read as a data disk' in str(e)
+        assert 'nvme1n1 is named as a data disk' in str(e)
 
 
 def test_make_disks_sizes_and_signs(tmp_path, monkeypatch):
