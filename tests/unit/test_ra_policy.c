@@ -294,11 +294,10 @@ TEST(ra_own_window_grows_and_shrinks)
  * a fault on a page read ahead and not used yet, the marker the first
  * page read of each window (pages already in memory are not read again).
  * st[p - lo]: 0 on disk, 1 read ahead, 2 with the marker, 3 used.
- * Returns the misses; *far: the furthest page a window reached (past its
- * last), *maxw: the largest window. */
-/* far: the furthest page read; maxw: the largest window; wins: windows
- * issued on a hit, each a request of its own (a window a miss issues goes
- * out with the missing page: one request). */
+ * Returns the misses; in *r: far, the furthest page a window reached
+ * (past its last); maxw, the largest window; wins, the windows issued on
+ * a hit, each a request of its own (a window a miss issues goes out with
+ * the missing page: one request). */
 struct scan { uint64_t far; uint32_t maxw, wins; };
 
 static void scan_read(uint8_t *st, uint64_t lo, const struct ra_lwin *w, bool hit, struct scan *r)
