@@ -363,16 +363,6 @@ struct page *swapcache_lookup(uint64_t entry, bool count)
 	return p;
 }
 
-bool swapcache_cached(uint64_t entry)
-{
-	struct shard *sc = shard_of(entry);
-	bool on = spin_lock_irqsave(&sc->lock);
-	struct node *x = *find(sc, entry);
-	bool cached = x && x->page;
-	spin_unlock_irqrestore(&sc->lock, on);
-	return cached;
-}
-
 void swapcache_cached_many(const uint64_t *entries, uint32_t n, bool *cached)
 {
 	struct shard *held = NULL;
@@ -390,6 +380,13 @@ void swapcache_cached_many(const uint64_t *entries, uint32_t n, bool *cached)
 	}
 	if (held)
 		spin_unlock_irqrestore(&held->lock, on);
+}
+
+bool swapcache_cached(uint64_t entry)
+{
+	bool cached;
+	swapcache_cached_many(&entry, 1, &cached);
+	return cached;
 }
 
 void swapcache_drop(struct page *p)
