@@ -197,6 +197,11 @@ def ra_elapsed_meaningful(profile, sleep=False):
     return ra_icount(profile, sleep) != 'exact'
 
 
+def set_steps(sets):
+    """--set's (knob, value) pairs as run= steps: ['@set blk_read_split 16']."""
+    return ['@set %s %s' % kv for kv in sets]
+
+
 def set_tag(sets):
     """--set's knobs in a log name: '' or '+blk_read_split16'."""
     return ''.join('+%s%s' % (k, re.sub(r'[^\w]', '', v)) for k, v in sets)
@@ -212,7 +217,7 @@ def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile=
                                       seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) for _, p in patterns]
-    set_cmds = ['@set %s %s' % kv for kv in sets]
+    set_cmds = set_steps(sets)
     r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + set_cmds + cmds),
                 mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep),
                 timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
@@ -360,7 +365,7 @@ def smp_boot(image, name, cmd, cpus, run, sets=()):
     # The image's name in the tag: two builds may be compared at once.
     tag = 'smp-%s%s-%s-c%d-r%d' % (os.path.splitext(os.path.basename(image))[0], set_tag(sets), name, cpus, run)
     img = scratch(tag + '.img', 256, mkswap=True)
-    steps = ['@set %s %s' % kv for kv in sets] + [cmd]
+    steps = set_steps(sets) + [cmd]
     r = rig.run(image, cmdline='quiet mem=48M cpus=%d run="%s"' % (cpus, ' ; '.join(steps)), mem='256M',
                 disks=[{'file': img, 'bus': 'nvme'}], profile='none', smp=4, timeout=3600, pvh=rig.pvh_beside(image),
                 log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
@@ -418,7 +423,7 @@ def bench_smp(a):
     out.close()
     cols = ['cpus=%d' % c for c in a.cpus]
     print('%s%s: mem=48M, QEMU -smp 4 (MTTCG), swap on NVMe, profile none; mean±sd of %d run(s)' % (
-        a.image, ''.join(' @set %s %s' % kv for kv in a.set), a.runs))
+        a.image, ''.join(' ' + s for s in set_steps(a.set)), a.runs))
     for name, cmd in smp_workloads(a):
         print('\n%s (%s)' % (name, cmd))
         print('%-30s' % '' + ''.join('%18s' % c for c in cols))

@@ -175,9 +175,6 @@ def script_devices(text):
     return kind or 'auto', []
 
 
-DATA_REF = re.compile(r'/dev/(nvme\d+n1|sata\d+)')
-
-
 def data_devices(text, swap):
     """[(bus, k)] of the disks a script reads or writes besides its swap
     disks swap: `data DEV` lines, and /dev/DEV words in any other line
@@ -190,8 +187,9 @@ def data_devices(text, swap):
             continue
         if not w or w[0] in ('swap', 'swapoff'):
             continue
-        names = [w[1][5:] if w[1].startswith('/dev/') else w[1]] if w[0] == 'data' and len(w) > 1 else []
-        names += [m.group(1) for word in w[1:] for m in [DATA_REF.fullmatch(word)] if m]
+        names = [word[5:] for word in w[1:] if word.startswith('/dev/')]
+        if w[0] == 'data' and len(w) > 1 and not w[1].startswith('/dev/'):
+            names.append(w[1])
         for name in names:
             try:
                 d = parse_dev(name)
@@ -221,7 +219,7 @@ def rewrite_script(text, bus):
     return ''.join(out), renamed
 
 
-FILLER, SWAP, DATA = 0, 1, 2     # what plan_disks' disks are
+FILLER, SWAP, DATA = remote.FILLER, remote.SWAP, remote.DATA
 
 
 def plan_disks(kind, devs, bus, data=()):

@@ -37,10 +37,12 @@ from . import rig
 JOB_FIELDS = ['key', 'image', 'profile', 'plan', 'mem', 'timeout', 'icount', 'swap_mib']
 
 
+FILLER, SWAP, DATA = 0, 1, 2     # what a disk of a plan is (matrix.plan_disks)
+
+
 def encode_plan(disks):
     """[(bus, k, what)] as 'nvme:1:1,sata:2:0' ('-' for none): one word on
-    a command line; what is 0 (filler), 1 (swap) or 2 (data), as in
-    matrix.plan_disks."""
+    a command line; what is FILLER, SWAP or DATA."""
     return ','.join('%s:%d:%d' % (b, k, int(what)) for b, k, what in disks) or '-'
 
 
@@ -65,14 +67,13 @@ DATA_MIB = 1024
 
 def make_disks(plan, workdir, key, swap_mib):
     """Fresh disks for one boot: swap disks of swap_mib MiB, mkswap'ed;
-    data disks of DATA_MIB, blank; filler disks of 1 MiB, unsigned (the
-    plan's what: 1, 2, 0)."""
+    data disks of DATA_MIB, blank; filler disks of 1 MiB, unsigned."""
     disks = []
     for bus, k, what in plan:
         path = os.path.join(workdir, '%s-%s.img' % (key, dev_name(bus, k)))
         with open(path, 'wb') as f:
-            f.truncate((swap_mib if what == 1 else DATA_MIB if what == 2 else 1) << 20)
-        if what == 1:
+            f.truncate((swap_mib if what == SWAP else DATA_MIB if what == DATA else 1) << 20)
+        if what == SWAP:
             subprocess.run(['mkswap', '-L', dev_name(bus, k), path], check=True, capture_output=True)
         d = {'file': path, 'bus': bus, 'id': 'swap%s%d' % (bus, k)}
         if bus == 'nvme':
