@@ -563,6 +563,7 @@ static uint32_t runs_from_random_places(struct ra_own *o, uint8_t *st, uint64_t 
 	enum { RUN = 64 };
 	uint64_t x = dir > 0 ? 11 : 12;
 	uint32_t misses = 0;
+	struct scan read = { 0, 0, 0 };   /* (scan_read's figures, unused here) */
 	*dense = false;
 	for (int r = 0; r < runs; r++) {
 		uint64_t base = RUN + ghost_rnd(&x) % (space - 2 * RUN);
@@ -578,11 +579,7 @@ static uint32_t runs_from_random_places(struct ra_own *o, uint8_t *st, uint64_t 
 				ra_own_miss(o, i, 0, space, 64, &w);
 				*first = w;
 			}
-			for (uint32_t j = 0; j < w.count; j++) {
-				uint64_t p = w.start + (uint64_t)((int64_t)j * w.stride);
-				if (!st[p])
-					st[p] = w.marker && !j ? 2 : 1;
-			}
+			scan_read(st, 0, &w, was != 0, &read);
 			*dense |= o->g_dense;
 		}
 	}
