@@ -156,3 +156,12 @@ def test_run_vmstat_and_probe(ctx):
         expect(v['busy_ns'] >= task, '%s: busy %d ns < the task\'s %d' % (x['cmdline'], v['busy_ns'], task))
         if v['pgscan_kswapd']:
             expect(v['busy_ns'] > task, '%s: kswapd scanned, busy %d ns = the task\'s' % (x['cmdline'], task))
+    # Interrupt handlers that ran while the CPU idled (the completions of
+    # the reads and writes the task waited for) count busy, not idle: the
+    # idle thread's time is idle_ns plus those.
+    c = one_record(r, 'cpu')
+    idle = [t for t in c['threads'] if t['name'] == 'idle']
+    expect(len(idle) == 1, 'no idle thread in %r' % c['threads'])
+    expect(0 < c['idle_irq_ns'] <= c['irq_ns'] < c['busy_ns'], 'interrupt time %r' % c)
+    expect(c['idle_ns'] + c['idle_irq_ns'] == idle[0]['cpu_ns'],
+           'idle_ns %d + idle_irq_ns %d != the idle thread\'s %d' % (c['idle_ns'], c['idle_irq_ns'], idle[0]['cpu_ns']))

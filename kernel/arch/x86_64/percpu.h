@@ -30,6 +30,12 @@ struct cpu_stats {
 	uint64_t ticks;
 	uint64_t irqs;                  /* all device/timer interrupts */
 	uint64_t preemptions;           /* switches forced by the timer or a wakeup */
+	/* TSC ticks in interrupt handlers (trap.c; the outermost only), and
+	 * of those, the ones taken while the idle thread ran: that is
+	 * handler work, not idle time, though the switch-based thread
+	 * times charge it to idle (sched.c takes it back out). */
+	uint64_t irq_tsc;
+	uint64_t idle_irq_tsc;
 	uint64_t last_tick_ns;          /* an AP's latest tick (time.c) */
 };
 

@@ -244,11 +244,17 @@ void trap_dispatch(struct trap_frame *f)
 	} else {
 		struct cpu *c = this_cpu();
 		struct trap_frame *outer = c->irq_frame;
+		uint64_t t0 = c->irq_depth ? 0 : rdtsc();
 		c->irq_depth++;
 		c->irq_frame = f;
 		irq_dispatch(f);
 		c->irq_frame = outer;
-		c->irq_depth--;
+		if (!--c->irq_depth) {
+			uint64_t dt = rdtsc() - t0;
+			c->stats.irq_tsc += dt;
+			if (c->current == c->idle)
+				c->stats.idle_irq_tsc += dt;
+		}
 		sched_preempt_point();
 	}
 	if (from_user)
