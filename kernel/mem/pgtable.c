@@ -228,6 +228,22 @@ pte_t pt_get(uint64_t pml4, uint64_t va)
 	return e ? *e : 0;
 }
 
+void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *out)
+{
+	const uint64_t span = 1ull << (12 + 9);         /* what one page table maps */
+	const pte_t *tab = NULL;
+	uint64_t base = 1;                              /* tab's range; 1: none walked yet */
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t a = va + (uint64_t)((int64_t)k * step);
+		if ((a & ~(span - 1)) != base) {
+			base = a & ~(span - 1);
+			const pte_t *e = walk(pml4, a, 0, false);
+			tab = e ? e - idx(a, 0) : NULL;
+		}
+		out[k] = tab ? tab[idx(a, 0)] : 0;
+	}
+}
+
 pte_t pt_set(uint64_t pml4, uint64_t va, pte_t v)
 {
 	pte_t *e = walk(pml4, va, 0, true);

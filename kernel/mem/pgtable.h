@@ -60,6 +60,10 @@ bool pt_pte_present(pte_t e);
 
 /* The 4 KiB PTE for va, or 0 when there is none (no table or empty). */
 pte_t pt_get(uint64_t pml4, uint64_t va);
+/* The PTEs of n pages from va, `step` bytes apart (a multiple of 4 KiB,
+ * negative going down), into out[]: pt_get of each, but one walk per
+ * page table they lie in, not one per page. */
+void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *out);
 /* Replace va's PTE by `e` (any value, present or not), creating tables;
  * returns the old value, or PT_NOMEM when a table cannot be allocated. */
 #define PT_NOMEM (~0ull)

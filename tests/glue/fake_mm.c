@@ -143,6 +143,12 @@ pte_t pt_get(uint64_t pml4, uint64_t va)
 	return e ? *e : 0;
 }
 
+void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *out)
+{
+	for (uint32_t k = 0; k < n; k++)
+		out[k] = pt_get(pml4, va + (uint64_t)((int64_t)k * step));
+}
+
 pte_t pt_set(uint64_t pml4, uint64_t va, pte_t v)
 {
 	pte_t *e = pt_slot(pml4, va, true), old = *e;
