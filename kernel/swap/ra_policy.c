@@ -249,6 +249,8 @@ static int64_t steps_to(uint64_t pos, int64_t stride, uint64_t idx)
 	return k >= 0 ? k : -1;
 }
 
+_Static_assert(RA_OWN_STREAMS <= 32, "ra_own.smask holds a bit per stream entry");
+
 static uint64_t absd(int64_t d) { return d < 0 ? (uint64_t)-d : (uint64_t)d; }
 
 /* ---- the use order of s[] (ra_own.newer/older) */
@@ -309,6 +311,7 @@ static void lru_touch(struct ra_own *o, struct ra_stream *s, bool fresh)
 
 static void use(struct ra_own *o, struct ra_stream *s)
 {
+	o->used_now |= 1u << (s - o->s);
 	s->age = o->clock;
 	lru_touch(o, s, false);
 }
@@ -369,11 +372,12 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 	s->pos = start;
 	s->steps = (uint32_t)count;
 	s->retry = 0;           /* if cut to nothing: again at the next hit (ra_own_hit) */
+	o->moved |= 1u << (s - o->s);
 	use(o, s);
 	if (!count) {
 		stream_ended(o, s);
 		s->state = RA_S_FREE;
-		o->nstream--;
+		o->smask &= ~(1u << (s - o->s));
 		lru_touch(o, s, true);  /* the next new candidate's */
 	}
 	w->start = start;
@@ -611,7 +615,7 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 				o->start_dir += (int32_t)best_d;
 		}
 		best->state = RA_S_STREAM;
-		o->nstream++;
+		o->smask |= 1u << (best - o->s);
 		best->last = idx;
 		best->origin = idx;
 		best->alt = 0;
@@ -633,10 +637,11 @@ static bool detect(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uin
 		lru_build(o);
 	struct ra_stream *victim = &o->s[o->lru_old];
 	if (victim->state == RA_S_STREAM) {
-		o->nstream--;
+		o->smask &= ~(1u << (victim - o->s));
 		stream_ended(o, victim);
 	}
 	*victim = (struct ra_stream){ .pos = idx, .state = RA_S_CANDIDATE };
+	o->moved |= 1u << (victim - o->s);
 	if (++o->starts > RA_OWN_START_DECAY) {
 		o->starts /= 2;
 		o->started /= 2;
@@ -679,15 +684,18 @@ static bool in_stream(const struct ra_stream *s, uint64_t idx, bool beyond, int6
  * stream's as the fault before, so that costs one test, not a scan. */
 static struct ra_stream *stream_of(struct ra_own *o, uint64_t idx, bool beyond, int64_t *k)
 {
-	if (!o->nstream)
+	uint32_t m = o->smask;
+	if (!m)
 		return NULL;
 	if (o->hint < RA_OWN_STREAMS && in_stream(&o->s[o->hint], idx, beyond, k))
 		return &o->s[o->hint];
-	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++)
+	for (; m; m &= m - 1) {
+		uint32_t i = (uint32_t)__builtin_ctz(m);
 		if (in_stream(&o->s[i], idx, beyond, k)) {
 			o->hint = i;
 			return &o->s[i];
 		}
+	}
 	return NULL;
 }
 
@@ -737,7 +745,202 @@ static bool follows(const struct ra_stream *s, uint64_t idx)
 	return k >= 0 && k <= RA_OWN_SLACK;
 }
 
+/* ---- fast hits (ra_policy.h, RA_OWN_FAST) */
+
+#define FAST_LEFT_MASK ((1u << RA_OWN_FAST_LEFT_BITS) - 1)
+#define FAST_IDX_LIMIT (1ull << (64 - RA_OWN_FAST_IDX_SHIFT))
+
+static uint64_t fast_word(uint64_t next, uint32_t left, bool down)
+{
+	return next << RA_OWN_FAST_IDX_SHIFT | (uint64_t)left << 1 | (down ? 1 : 0);
+}
+
+bool ra_own_fast_hit(struct ra_own *o, uint64_t idx)
+{
+	for (int i = 0; i < RA_OWN_FAST; i++) {
+		uint64_t v = __atomic_load_n(&o->fast[i], __ATOMIC_ACQUIRE);
+		while (v >> RA_OWN_FAST_IDX_SHIFT == idx && (v >> 1 & FAST_LEFT_MASK)) {
+			bool down = v & 1;
+			uint64_t nv = fast_word(down ? idx - 1 : idx + 1, (uint32_t)(v >> 1 & FAST_LEFT_MASK) - 1, down);
+			if (__atomic_compare_exchange_n(&o->fast[i], &v, nv, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				uint64_t at = __atomic_add_fetch(&o->fast_n, 1, __ATOMIC_ACQ_REL);
+				__atomic_store_n(&o->fast_at[i], at, __ATOMIC_RELEASE);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The hits taken fast since the last call, into the state, as
+ * ra_own_hit would have left it had it seen each: every hit an event
+ * (clock), the stream's last page, its alternative step cleared, its age
+ * and place in the use order (touched in the order of each stream's last
+ * hit, which is all the order depends on), the hint.  Clears the slots. */
+static void fast_fold(struct ra_own *o)
+{
+	uint64_t at[RA_OWN_FAST];
+	uint8_t idx[RA_OWN_FAST];
+	uint32_t n = 0;
+	for (int i = 0; i < RA_OWN_FAST; i++) {
+		uint32_t set = o->fast_left[i];
+		if (!set)
+			continue;               /* never set: its word is 0 */
+		uint64_t v = __atomic_exchange_n(&o->fast[i], 0, __ATOMIC_ACQ_REL);
+		o->fast_left[i] = 0;
+		if (set == (uint32_t)(v >> 1 & FAST_LEFT_MASK))
+			continue;
+		struct ra_stream *s = &o->s[o->fast_stream[i]];
+		uint64_t next = v >> RA_OWN_FAST_IDX_SHIFT;
+		s->last = v & 1 ? next + 1 : next - 1;
+		s->alt = 0;
+		uint64_t a = __atomic_load_n(&o->fast_at[i], __ATOMIC_ACQUIRE);
+		uint32_t j = n++;
+		for (; j > 0 && at[j - 1] > a; j--) {
+			at[j] = at[j - 1];
+			idx[j] = idx[j - 1];
+		}
+		at[j] = a;
+		idx[j] = o->fast_stream[i];
+	}
+	uint32_t total = (uint32_t)__atomic_exchange_n(&o->fast_n, 0, __ATOMIC_ACQ_REL);
+	uint32_t base = o->clock;
+	for (uint32_t k = 0; k < n; k++) {
+		o->clock = base + (uint32_t)at[k];
+		use(o, &o->s[idx[k]]);
+	}
+	o->clock = base + total;
+	if (n)
+		o->hint = idx[n - 1];
+}
+
+/* Stream s's coming pages a fast hit may take: from its next page up to
+ * its last window's halfway (where ra_own_hit issues the next window),
+ * none of them in another stream's windows (stream_of would find that
+ * one first, or in its place); only the streams of `against` are looked
+ * at for that (those whose windows may have moved).  Returns how many
+ * (0: none). */
+static uint32_t fast_steps(const struct ra_own *o, const struct ra_stream *s, uint32_t against)
+{
+	if (s->state != RA_S_STREAM || (s->stride != 1 && s->stride != -1) || !s->steps)
+		return 0;
+	uint64_t next = s->last + (uint64_t)s->stride;
+	int64_t k;
+	if (!in_stream(s, next, false, &k) || k >= (int64_t)s->steps / 2)
+		return 0;
+	uint32_t left = (uint32_t)((int64_t)s->steps / 2 - k);
+	uint64_t a = next, b = next + (uint64_t)((int64_t)(left - 1) * s->stride);
+	if (a > b) {
+		uint64_t x = a;
+		a = b;
+		b = x;
+	}
+	if (b + 1 >= FAST_IDX_LIMIT)
+		return 0;               /* the word holds the page after the last one too */
+	for (uint32_t m = o->smask & against; m; m &= m - 1) {
+		const struct ra_stream *t = &o->s[__builtin_ctz(m)];
+		if (t == s)
+			continue;
+		/* t's pages for hits (in_stream, not beyond): back + steps
+		 * steps from where its window before started. */
+		uint64_t from = t->pos - (uint64_t)((int64_t)t->back * t->stride);
+		uint64_t len = t->back + t->steps;
+		if (!len)
+			continue;
+		uint64_t ta = from, tb = from + (uint64_t)((int64_t)(len - 1) * t->stride);
+		if (ta > tb) {
+			uint64_t x = ta;
+			ta = tb;
+			tb = x;
+		}
+		if (ta <= b && a <= tb)
+			return 0;
+	}
+	return left;
+}
+
+static void fast_set(struct ra_own *o, int slot, uint8_t i, uint32_t left)
+{
+	const struct ra_stream *s = &o->s[i];
+	o->fast_stream[slot] = i;
+	o->fast_left[slot] = left;
+	o->fast_had |= (uint8_t)(1u << slot);
+	__atomic_store_n(&o->fast_at[slot], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->fast[slot], fast_word(s->last + (uint64_t)s->stride, left, s->stride < 0), __ATOMIC_RELEASE);
+}
+
+/* Set the slots again: each for the stream it had while that can still
+ * take fast hits and was used in the last RA_OWN_FAST_IDLE events (with
+ * more streams than slots going round, replacing the least recently used
+ * would leave the next one never set), a free one for a stream used in
+ * this call.  Only the streams whose windows
+ * this call moved (o->moved) can have come to overlap a slot's pages:
+ * a slot's stream that did not move is checked against those alone, so
+ * a call costs O(streams) only for the streams it moved or used (a scan
+ * of every stream against every other at each call took jumps:64's
+ * guest busy time from 304 to 345 ms). */
+static void fast_arm(struct ra_own *o)
+{
+	uint32_t moved = o->moved, used = o->used_now;
+	uint8_t had = o->fast_had;
+	o->moved = o->used_now = 0;
+	o->fast_had = 0;
+	if (!o->smask)
+		return;
+	uint32_t armed = 0;
+	for (int slot = 0; slot < RA_OWN_FAST; slot++) {
+		if (!(had >> slot & 1))
+			continue;
+		uint8_t i = o->fast_stream[slot];
+		if (!(used >> i & 1) && o->clock - o->s[i].age > RA_OWN_FAST_IDLE)
+			continue;       /* a stream gone quiet (ended, most likely): the slot is free */
+		uint32_t left = fast_steps(o, &o->s[i], moved >> i & 1 ? ~0u : moved);
+		if (left) {
+			fast_set(o, slot, i, left);
+			armed |= 1u << i;
+		}
+	}
+	int slot = 0;
+	for (uint32_t m = used & o->smask & ~armed; m; m &= m - 1) {
+		uint8_t i = (uint8_t)__builtin_ctz(m);
+		while (slot < RA_OWN_FAST && o->fast_had >> slot & 1)
+			slot++;
+		if (slot == RA_OWN_FAST)
+			return;
+		uint32_t left = fast_steps(o, &o->s[i], ~0u);
+		if (left)
+			fast_set(o, slot, i, left);
+	}
+}
+
+static void miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w);
+static void hit(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w);
+static void cut(struct ra_own *o, uint64_t start, uint32_t steps);
+
 void ra_own_miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
+{
+	fast_fold(o);
+	miss(o, idx, lo, hi, budget, w);
+	fast_arm(o);
+}
+
+void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
+		struct ra_lwin *w)
+{
+	(void)marker;
+	fast_fold(o);
+	hit(o, idx, lo, hi, budget, w);
+	fast_arm(o);
+}
+
+void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps)
+{
+	fast_fold(o);
+	cut(o, start, steps);
+	fast_arm(o);
+}
+
+static void miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
 {
 	start_event(o, idx, w);
 	/* A stream this miss belongs to: inside its last window (its pages
@@ -786,13 +989,11 @@ void ra_own_slot_read(struct ra_own *o, uint32_t read)
 	}
 }
 
-void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64_t hi, uint32_t budget,
-		struct ra_lwin *w)
+static void hit(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint32_t budget, struct ra_lwin *w)
 {
 	start_event(o, idx, w);
 	int64_t k;
 	struct ra_stream *s = stream_of(o, idx, false, &k);
-	(void)marker;
 	if (s) {
 		use(o, s);
 		if (!follows(s, idx))
@@ -836,12 +1037,13 @@ void ra_own_hit(struct ra_own *o, uint64_t idx, bool marker, uint64_t lo, uint64
 	detect(o, idx, lo, hi, budget, w);
 }
 
-void ra_own_cut(struct ra_own *o, uint64_t start, uint32_t steps)
+static void cut(struct ra_own *o, uint64_t start, uint32_t steps)
 {
 	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++) {
 		struct ra_stream *s = &o->s[i];
 		if (s->state == RA_S_STREAM && s->pos == start && steps < s->steps) {
 			s->steps = steps;
+			o->moved |= 1u << i;
 			o->cut++;
 			return;
 		}
@@ -973,14 +1175,16 @@ static void own_slot_read(const struct ra_ctx *c, uint32_t in_use)
 
 static void own_cut(void *space, uint64_t start, uint32_t steps) { ra_own_cut(space, start, steps); }
 
+static bool own_fast_hit(void *space, uint64_t idx) { return ra_own_fast_hit(space, idx); }
+
 static const struct ra_ops ops[] = {
-	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false, NULL, RA_SCOPE_NONE },
-	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false, NULL, RA_SCOPE_NONE },
-	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false, NULL, RA_SCOPE_GLOBAL },
-	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false, NULL, RA_SCOPE_SPACE },
-	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false, NULL, RA_SCOPE_VSTATE_OR_GLOBAL },
+	[RA_OFF] = { 0, NULL, off_miss, none_found, NULL, false, NULL, RA_SCOPE_NONE, NULL },
+	[RA_FIXED] = { 0, NULL, fixed_miss, none_found, NULL, false, NULL, RA_SCOPE_NONE, NULL },
+	[RA_HUGH] = { 0, NULL, hugh_miss, hugh_found, NULL, false, NULL, RA_SCOPE_GLOBAL, NULL },
+	[RA_SHAOHUA] = { 0, NULL, shaohua_miss, shaohua_found, NULL, false, NULL, RA_SCOPE_SPACE, NULL },
+	[RA_VMA] = { 0, NULL, vma_miss, vma_found, NULL, false, NULL, RA_SCOPE_VSTATE_OR_GLOBAL, NULL },
 	[RA_OWN] = { sizeof(struct ra_own), own_init, own_miss, own_found, own_slot_read, true, own_cut,
-		     RA_SCOPE_SPACE },
+		     RA_SCOPE_SPACE, own_fast_hit },
 };
 
 const struct ra_ops *ra_ops_of(enum ra_kind kind) { return &ops[kind]; }

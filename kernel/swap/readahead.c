@@ -486,6 +486,13 @@ struct ra_plan *ra_miss(const struct ra_fault *f)
 struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 {
 	const struct ra_ops *ops = cur_ops();
+	/* A hit the policy takes without its lock (own: a stream's next
+	 * page before its window's halfway, most of a stream's hits). */
+	if (readahead && ops->fast_hit && f->mm && (f->obj || f->vstate)) {
+		void *space = __atomic_load_n(f->obj ? &f->obj->ra : &f->mm->ra, __ATOMIC_ACQUIRE);
+		if (space && ops->fast_hit(space, f->obj ? f->idx : f->va / P))
+			return NULL;
+	}
 	struct ra_ctx c;
 	struct ra_event e;
 	struct ra_lwin w;

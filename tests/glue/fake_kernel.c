@@ -296,7 +296,7 @@ const struct ra_ops *__wrap_ra_ops_of(enum ra_kind kind);
 
 const struct ra_ops *__wrap_ra_ops_of(enum ra_kind kind)
 {
-	static struct ra_ops spy = { 0, spy_init, spy_miss, spy_found, spy_slot_read, false, spy_cut, RA_SCOPE_SPACE };
+	static struct ra_ops spy = { 0, spy_init, spy_miss, spy_found, spy_slot_read, false, spy_cut, RA_SCOPE_SPACE, NULL };
 	spy.space_size = fake_ra_space_size;
 	spy.no_reclaim = fake_ra_no_reclaim;
 	return fake.ra_spy ? &spy : __real_ra_ops_of(kind);

@@ -223,6 +223,10 @@ static void sim_access(struct sim *s, uint64_t i)
 		s->rs[r].hit++;
 		s->st[i] = MAPPED;
 		drop_slot(s, i);
+		/* As readahead.c's ra_found: the policy's lock-free hit
+		 * first, where it has one and the space its state. */
+		if (s->ops->fast_hit && s->ctx[r].space && s->ops->fast_hit(s->ctx[r].space, i))
+			return;
 		s->ops->found(&s->ctx[r], &e, true, st == RA_MARK, &w);
 		read_logical(s, &w, i, r);
 		return;

@@ -266,7 +266,7 @@ TEST(ra_own_window_grows_and_shrinks)
 		ra_own_hit(&o, i, false, 0, end, 128, &w);
 		CHECK_EQ(w.count, 0);
 	}
-	CHECK_EQ(o.nstream, 0);
+	CHECK_EQ(o.smask, 0);
 	/* Backward, stride -2. */
 	memset(&o, 0, sizeof o);
 	ra_own_miss(&o, 500, 0, 10000, 128, &w);
@@ -672,6 +672,171 @@ TEST(ra_own_ring_counts_follow_the_rings)
 	ra_own_miss(&o, edge + 1, 0, 1ull << 40, 64, &w);
 	CHECK_EQ(w.count, RA_OWN_BLOCK_MAX);
 	check_ring_counts(&o);
+}
+
+/* smask (stream_of's list of streams) names exactly the entries in
+ * state RA_S_STREAM, through streams confirmed, ended at the space's
+ * end, replaced by candidates and cut to nothing. */
+static void check_smask(const struct ra_own *o)
+{
+	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++)
+		CHECK_EQ((o->smask >> i) & 1, o->s[i].state == RA_S_STREAM);
+}
+
+TEST(ra_own_stream_mask_follows_the_states)
+{
+	static const uint64_t spaces[] = { 300, 18432, 1ull << 40 };
+	struct ra_own o;
+	struct ra_lwin w;
+	for (size_t k = 0; k < sizeof spaces / sizeof spaces[0]; k++) {
+		uint64_t x = k + 11, pos[6];
+		uint32_t streams = 0;
+		memset(&o, 0, sizeof o);
+		for (int j = 0; j < 6; j++)
+			pos[j] = ghost_rnd(&x) % spaces[k];
+		for (int i = 0; i < 20000; i++) {
+			uint64_t r = ghost_rnd(&x);
+			uint64_t idx;
+			if (r % 8 == 0) {
+				idx = ghost_rnd(&x) % spaces[k];         /* a random page */
+			} else {
+				int j = (int)(r / 8 % 6);               /* stream j's next page, or a jump */
+				pos[j] = r % 64 == 1 ? ghost_rnd(&x) % spaces[k] : (pos[j] + 1) % spaces[k];
+				idx = pos[j];
+			}
+			if (r / 64 % 3)
+				ra_own_hit(&o, idx, false, 0, spaces[k], 64, &w);
+			else
+				ra_own_miss(&o, idx, 0, spaces[k], 64, &w);
+			if (w.count && r / 256 % 5 == 0)
+				ra_own_cut(&o, w.start, (uint32_t)(r / 1024 % 2));
+			check_smask(&o);
+			streams += o.smask != 0;
+		}
+		CHECK(streams > 1000);          /* streams were there to follow */
+	}
+}
+
+/* Fast hits change nothing: the same accesses through ra_own_hit alone
+ * and through ra_own_fast_hit first (ra_own_hit when it says no) issue
+ * the same windows, and leave the same state once the fast hits are
+ * folded in.  K streams round robin (touch's streams:K), forward or
+ * backward, with random pages between, pages lost to reclaim and
+ * windows cut. */
+enum { FAST_PAGES = 8192, FAST_CAP = 3000 };
+
+/* Pages in memory (st[p] 1: read ahead, 3: used; 0: out), oldest
+ * going out first once FAST_CAP are in. */
+struct fast_mem {
+	uint8_t st[FAST_PAGES];
+	uint32_t ring[FAST_CAP];
+	uint32_t head, n;
+};
+
+static void fast_in(struct fast_mem *m, uint64_t p, uint8_t v)
+{
+	if (m->st[p]) {
+		if (v > m->st[p])
+			m->st[p] = v;
+		return;
+	}
+	if (m->n == FAST_CAP) {
+		m->st[m->ring[m->head]] = 0;
+		m->head = (m->head + 1) % FAST_CAP;
+		m->n--;
+	}
+	m->ring[(m->head + m->n++) % FAST_CAP] = (uint32_t)p;
+	m->st[p] = v;
+}
+
+static void fast_state(struct ra_own *o, struct ra_own *out)
+{
+	ra_own_cut(o, UINT64_MAX, 0);   /* folds the fast hits, cuts nothing */
+	*out = *o;
+	memset(out->fast, 0, sizeof out->fast);
+	memset(out->fast_at, 0, sizeof out->fast_at);
+	out->fast_n = 0;
+	memset(out->fast_left, 0, sizeof out->fast_left);
+	memset(out->fast_stream, 0, sizeof out->fast_stream);
+	out->fast_had = 0;
+}
+
+TEST(ra_own_fast_hits_change_nothing)
+{
+	static struct fast_mem m;
+	static struct ra_own a, b, fa, fb;
+	for (uint32_t kstreams = 1; kstreams <= 6; kstreams++) {
+		for (int down = 0; down < 2; down++) {
+		for (int noise = 0; noise < 2; noise++) {
+			uint64_t x = kstreams * 4 + (uint64_t)down * 2 + (uint64_t)noise + 77, slice = FAST_PAGES / kstreams;
+			uint64_t t = 0;
+			uint32_t hits = 0, fast = 0, same = 0;
+			memset(&a, 0, sizeof a);
+			memset(&b, 0, sizeof b);
+			memset(&m, 0, sizeof m);
+			for (uint32_t i = 0; i < 40000; i++) {
+				uint64_t r = ghost_rnd(&x), idx;
+				if (noise && r % 16 == 0) {
+					idx = ghost_rnd(&x) % FAST_PAGES;
+				} else {
+					uint64_t j = t % kstreams, step = (t / kstreams) % slice;
+					idx = j * slice + (down ? slice - 1 - step : step);
+					t++;
+				}
+				struct ra_lwin wa, wb;
+				uint8_t s = m.st[idx];
+				if (s == 3) {
+					same++;
+					continue;
+				}
+				fast_in(&m, idx, 3);
+				if (s == 0) {
+					ra_own_miss(&a, idx, 0, FAST_PAGES, 64, &wa);
+					ra_own_miss(&b, idx, 0, FAST_PAGES, 64, &wb);
+				} else {
+					hits++;
+					ra_own_hit(&a, idx, false, 0, FAST_PAGES, 64, &wa);
+					if (ra_own_fast_hit(&b, idx)) {
+						fast++;
+						wb = (struct ra_lwin){ idx, 1, 0, false };
+					} else {
+						ra_own_hit(&b, idx, false, 0, FAST_PAGES, 64, &wb);
+					}
+				}
+				CHECK_EQ(wa.count, wb.count);
+				if (wa.count != wb.count)
+					break;
+				if (wa.count) {
+					CHECK_EQ(wa.start, wb.start);
+					CHECK_EQ(wa.stride, wb.stride);
+				}
+				for (uint32_t k = 0; k < wa.count; k++)
+					fast_in(&m, wa.start + (uint64_t)((int64_t)k * wa.stride), 1);
+				if (noise && wa.count && r / 16 % 8 == 0) {     /* the window cut for want of memory */
+					uint32_t steps = (uint32_t)(r / 128 % wa.count);
+					ra_own_cut(&a, wa.start, steps);
+					ra_own_cut(&b, wb.start, steps);
+				}
+			}
+			fast_state(&a, &fa);
+			fast_state(&b, &fb);
+			CHECK(!memcmp(&fa, &fb, sizeof fa));
+			/* The fast path took nearly every hit of clean streams
+			 * (all but one per window); with random pages between
+			 * (each a slow call, and a random page in a stream's
+			 * window makes it skip a page) and windows cut, still
+			 * a good part. */
+			CHECK(hits > 10000);
+			/* More streams than slots: RA_OWN_FAST of them stay set. */
+			uint32_t share = kstreams <= RA_OWN_FAST ? 10 : 10 * RA_OWN_FAST / kstreams;
+			bool ok = noise ? fast * 5 > hits : fast * 10 > hits * share * 9 / 10;
+			CHECK(ok);
+			if (hits <= 10000 || !ok)
+				printf("  streams %u down %d noise %d: %u hits, %u fast, %u used before\n", kstreams, down,
+				       noise, hits, fast, same);
+		}
+		}
+	}
 }
 
 TEST(ra_fill_gaps_between_slot_runs)
