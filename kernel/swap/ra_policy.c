@@ -747,21 +747,28 @@ static bool follows(const struct ra_stream *s, uint64_t idx)
 
 /* ---- fast hits (ra_policy.h, RA_OWN_FAST) */
 
-#define FAST_LEFT_MASK ((1u << RA_OWN_FAST_LEFT_BITS) - 1)
-#define FAST_IDX_LIMIT (1ull << (64 - RA_OWN_FAST_IDX_SHIFT))
+/* A slot's word: the next page << 16 | steps left << 8 | the stride
+ * (int8_t; RA_OWN_MAX_STRIDE fits). */
+#define FAST_IDX_SHIFT 16
+#define FAST_LEFT_MAX 255u
+#define FAST_IDX_LIMIT (1ull << (64 - FAST_IDX_SHIFT))
+_Static_assert(RA_OWN_MAX_STRIDE <= 127, "a fast slot holds the stride in 8 bits");
 
-static uint64_t fast_word(uint64_t next, uint32_t left, bool down)
+static uint64_t fast_word(uint64_t next, uint32_t left, int64_t stride)
 {
-	return next << RA_OWN_FAST_IDX_SHIFT | (uint64_t)left << 1 | (down ? 1 : 0);
+	return next << FAST_IDX_SHIFT | (uint64_t)left << 8 | (uint8_t)(int8_t)stride;
 }
+
+static uint32_t word_left(uint64_t v) { return (uint32_t)(v >> 8 & FAST_LEFT_MAX); }
+static int64_t word_stride(uint64_t v) { return (int8_t)(uint8_t)(v & 0xff); }
 
 bool ra_own_fast_hit(struct ra_own *o, uint64_t idx)
 {
 	for (int i = 0; i < RA_OWN_FAST; i++) {
 		uint64_t v = __atomic_load_n(&o->fast[i], __ATOMIC_ACQUIRE);
-		while (v >> RA_OWN_FAST_IDX_SHIFT == idx && (v >> 1 & FAST_LEFT_MASK)) {
-			bool down = v & 1;
-			uint64_t nv = fast_word(down ? idx - 1 : idx + 1, (uint32_t)(v >> 1 & FAST_LEFT_MASK) - 1, down);
+		while (v >> FAST_IDX_SHIFT == idx && word_left(v)) {
+			int64_t d = word_stride(v);
+			uint64_t nv = fast_word(idx + (uint64_t)d, word_left(v) - 1, d);
 			if (__atomic_compare_exchange_n(&o->fast[i], &v, nv, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				uint64_t at = __atomic_add_fetch(&o->fast_n, 1, __ATOMIC_ACQ_REL);
 				__atomic_store_n(&o->fast_at[i], at, __ATOMIC_RELEASE);
@@ -788,11 +795,10 @@ static void fast_fold(struct ra_own *o)
 			continue;               /* never set: its word is 0 */
 		uint64_t v = __atomic_exchange_n(&o->fast[i], 0, __ATOMIC_ACQ_REL);
 		o->fast_left[i] = 0;
-		if (set == (uint32_t)(v >> 1 & FAST_LEFT_MASK))
+		if (set == word_left(v))
 			continue;
 		struct ra_stream *s = &o->s[o->fast_stream[i]];
-		uint64_t next = v >> RA_OWN_FAST_IDX_SHIFT;
-		s->last = v & 1 ? next + 1 : next - 1;
+		s->last = (v >> FAST_IDX_SHIFT) - (uint64_t)word_stride(v);
 		s->alt = 0;
 		uint64_t a = __atomic_load_n(&o->fast_at[i], __ATOMIC_ACQUIRE);
 		uint32_t j = n++;
@@ -822,20 +828,21 @@ static void fast_fold(struct ra_own *o)
  * (0: none). */
 static uint32_t fast_steps(const struct ra_own *o, const struct ra_stream *s, uint32_t against)
 {
-	if (s->state != RA_S_STREAM || (s->stride != 1 && s->stride != -1) || !s->steps)
+	if (s->state != RA_S_STREAM || !s->stride || !s->steps)
 		return 0;
 	uint64_t next = s->last + (uint64_t)s->stride;
 	int64_t k;
 	if (!in_stream(s, next, false, &k) || k >= (int64_t)s->steps / 2)
 		return 0;
-	uint32_t left = (uint32_t)((int64_t)s->steps / 2 - k);
+	uint64_t room = (uint64_t)((int64_t)s->steps / 2 - k);
+	uint32_t left = room < FAST_LEFT_MAX ? (uint32_t)room : FAST_LEFT_MAX;
 	uint64_t a = next, b = next + (uint64_t)((int64_t)(left - 1) * s->stride);
 	if (a > b) {
 		uint64_t x = a;
 		a = b;
 		b = x;
 	}
-	if (b + 1 >= FAST_IDX_LIMIT)
+	if (b + absd(s->stride) >= FAST_IDX_LIMIT)
 		return 0;               /* the word holds the page after the last one too */
 	for (uint32_t m = o->smask & against; m; m &= m - 1) {
 		const struct ra_stream *t = &o->s[__builtin_ctz(m)];
@@ -866,7 +873,7 @@ static void fast_set(struct ra_own *o, int slot, uint8_t i, uint32_t left)
 	o->fast_left[slot] = left;
 	o->fast_had |= (uint8_t)(1u << slot);
 	__atomic_store_n(&o->fast_at[slot], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&o->fast[slot], fast_word(s->last + (uint64_t)s->stride, left, s->stride < 0), __ATOMIC_RELEASE);
+	__atomic_store_n(&o->fast[slot], fast_word(s->last + (uint64_t)s->stride, left, s->stride), __ATOMIC_RELEASE);
 }
 
 /* Set the slots again: each for the stream it had while that can still

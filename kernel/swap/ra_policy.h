@@ -258,12 +258,10 @@ struct ra_stream {
  * and the use order, which can be caught up with later.  Taking the
  * space's lock and the policy for each such hit cost about 0.6 us of the
  * 1 us a stream's hit cost under own (bench ra streams:4, -icount; fixed:4
- * does nothing on a hit).  RA_OWN_FAST streams, the most recently used,
- * step +-1 each, whose coming pages no other stream's windows hold. */
+ * does nothing on a hit).  Up to RA_OWN_FAST streams, recently used,
+ * whose coming pages no other stream's windows hold. */
 #define RA_OWN_FAST 4
 #define RA_OWN_FAST_IDLE 16     /* events without a use: a slot's stream gives it up */
-#define RA_OWN_FAST_LEFT_BITS 20
-#define RA_OWN_FAST_IDX_SHIFT (1 + RA_OWN_FAST_LEFT_BITS)
 
 struct ra_own {
 	struct ra_stream s[RA_OWN_STREAMS];
@@ -303,7 +301,8 @@ struct ra_own {
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
 	/* Hits that need no decision (ra_own_fast_hit): per slot, a stream's
 	 * next page and how many more steps it may take that way before its
-	 * window's halfway, packed in one word (RA_OWN_FAST_*; 0: none);
+	 * window's halfway, packed in one word (fast_word in ra_policy.c;
+	 * 0: none);
 	 * taken without the lock, folded into the state above at the start
 	 * of every locked call, set again at its end. */
 	uint64_t fast[RA_OWN_FAST];             /* [A] */

@@ -721,8 +721,8 @@ TEST(ra_own_stream_mask_follows_the_states)
  * and through ra_own_fast_hit first (ra_own_hit when it says no) issue
  * the same windows, and leave the same state once the fast hits are
  * folded in.  K streams round robin (touch's streams:K), forward or
- * backward, with random pages between, pages lost to reclaim and
- * windows cut. */
+ * backward, of step 1 or 3, with random pages between, pages lost to
+ * reclaim and windows cut. */
 enum { FAST_PAGES = 8192, FAST_CAP = 3000 };
 
 /* Pages in memory (st[p] 1: read ahead, 3: used; 0: out), oldest
@@ -730,7 +730,7 @@ enum { FAST_PAGES = 8192, FAST_CAP = 3000 };
 struct fast_mem {
 	uint8_t st[FAST_PAGES];
 	uint32_t ring[FAST_CAP];
-	uint32_t head, n;
+	uint32_t head, n, cap;          /* cap <= FAST_CAP */
 };
 
 static void fast_in(struct fast_mem *m, uint64_t p, uint8_t v)
@@ -740,12 +740,12 @@ static void fast_in(struct fast_mem *m, uint64_t p, uint8_t v)
 			m->st[p] = v;
 		return;
 	}
-	if (m->n == FAST_CAP) {
+	if (m->n == m->cap) {
 		m->st[m->ring[m->head]] = 0;
-		m->head = (m->head + 1) % FAST_CAP;
+		m->head = (m->head + 1) % m->cap;
 		m->n--;
 	}
-	m->ring[(m->head + m->n++) % FAST_CAP] = (uint32_t)p;
+	m->ring[(m->head + m->n++) % m->cap] = (uint32_t)p;
 	m->st[p] = v;
 }
 
@@ -768,18 +768,21 @@ TEST(ra_own_fast_hits_change_nothing)
 	for (uint32_t kstreams = 1; kstreams <= 6; kstreams++) {
 		for (int down = 0; down < 2; down++) {
 		for (int noise = 0; noise < 2; noise++) {
-			uint64_t x = kstreams * 4 + (uint64_t)down * 2 + (uint64_t)noise + 77, slice = FAST_PAGES / kstreams;
+		for (uint64_t step3 = 1; step3 <= 3; step3 += 2) {
+			uint64_t x = kstreams * 4 + (uint64_t)down * 2 + (uint64_t)noise + 77 + (step3 - 1) * 500;
+			uint64_t slice = FAST_PAGES / kstreams / step3 * step3;
 			uint64_t t = 0;
 			uint32_t hits = 0, fast = 0, same = 0;
 			memset(&a, 0, sizeof a);
 			memset(&b, 0, sizeof b);
 			memset(&m, 0, sizeof m);
+			m.cap = FAST_CAP / (uint32_t)step3;     /* a stride's pages still swap */
 			for (uint32_t i = 0; i < 40000; i++) {
 				uint64_t r = ghost_rnd(&x), idx;
 				if (noise && r % 16 == 0) {
 					idx = ghost_rnd(&x) % FAST_PAGES;
 				} else {
-					uint64_t j = t % kstreams, step = (t / kstreams) % slice;
+					uint64_t j = t % kstreams, step = (t / kstreams * step3) % slice;
 					idx = j * slice + (down ? slice - 1 - step : step);
 					t++;
 				}
@@ -832,8 +835,9 @@ TEST(ra_own_fast_hits_change_nothing)
 			bool ok = noise ? fast * 5 > hits : fast * 10 > hits * share * 9 / 10;
 			CHECK(ok);
 			if (hits <= 10000 || !ok)
-				printf("  streams %u down %d noise %d: %u hits, %u fast, %u used before\n", kstreams, down,
-				       noise, hits, fast, same);
+				printf("  streams %u down %d noise %d step %u: %u hits, %u fast, %u used before\n",
+				       kstreams, down, noise, (unsigned)step3, hits, fast, same);
+		}
 		}
 		}
 	}
