@@ -300,11 +300,10 @@ struct ra_own {
 	uint64_t shrunk;        /* windows halved after a miss inside one */
 	uint64_t cut;           /* windows cut short for want of memory (ra_own_cut) */
 	/* Hits that need no decision (ra_own_fast_hit): per slot, a stream's
-	 * next page and how many more steps it may take that way before its
-	 * window's halfway, packed in one word (fast_word in ra_policy.c;
-	 * 0: none);
-	 * taken without the lock, folded into the state above at the start
-	 * of every locked call, set again at its end. */
+	 * next page, its stride and how many more steps it may take before
+	 * its window's halfway, in one word (fast_word in ra_policy.c; 0:
+	 * none), taken without the lock; folded into the state above at the
+	 * start of every locked call, set again at its end. */
 	uint64_t fast[RA_OWN_FAST];             /* [A] */
 	uint64_t fast_at[RA_OWN_FAST];          /* [A] fast_n after the slot's last hit */
 	uint64_t fast_n;                        /* [A] fast hits since the last fold */
