@@ -485,6 +485,15 @@ static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
  * Returns pages freed now. */
 static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb)
 {
+	if (page_test(p, PG_SHMEM) && !p->mapping) {
+		/* Its object is gone (shmem's destroy clears the mapping of
+		 * the pages it drops) while another reference kept the page,
+		 * which then reached the lists: no slot names it, nobody can
+		 * find it again.  Isolated and off the lists, it leaves as an
+		 * orphan below; evicted as shmem it took kswapd to a #PF at
+		 * address 0 in shmem_slot_to_swap (test_same_pages_smp2). */
+		page_clear(p, PG_SHMEM);
+	}
 	if (page_test(p, PG_SWAPCACHE) && !p->mapcount && !page_test(p, PG_SHMEM)) {
 		/* References: ours (isolation) and the cache's; any other is
 		 * a fault or swapoff about to map it. */

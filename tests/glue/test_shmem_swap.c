@@ -120,6 +120,29 @@ TEST(shmem_write_error_puts_the_page_back_in_its_slot)
 	teardown();
 }
 
+/* A page that outlives its object: another reference (a CPU's LRU add
+ * batch, say) held it when the object was destroyed, which cleared its
+ * mapping.  Reclaim must let it go as garbage, not follow the NULL
+ * mapping into the object (kswapd took a #PF at address 0 in
+ * shmem_slot_to_swap in test_same_pages_smp2). */
+TEST(shmem_page_that_outlives_its_object_is_garbage_to_reclaim)
+{
+	setup();
+	struct page *p = (struct page *)shmem_slot_get(obj, 2);        /* the other reference */
+	CHECK(p && !swp_is_entry((uint64_t)p));
+	fake_mm_free(mm);
+	fake_mm_free(mm2);
+	shmem_put(mm, obj);
+	shmem_put(mm2, obj);                    /* destroyed: p's mapping is NULL now */
+	CHECK(p->mapping == NULL);
+	fake_pmm_set_free(0);
+	reclaim_knobs.batch = NPAGES;
+	reclaim_pages(1);
+	CHECK_EQ(fake.write_reqs, 0);           /* nothing to write for it */
+	put_page(p);
+	CHECK_EQ(fake_leaks(), 0);
+}
+
 /* swapoff of the area: every slot of the object comes back into it, with
  * its data and no disk copy. */
 TEST(shmem_unuse_brings_every_slot_back)
