@@ -493,6 +493,7 @@ static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb)
 		 * orphan below; evicted as shmem it took kswapd to a #PF at
 		 * address 0 in shmem_slot_to_swap (test_same_pages_smp2). */
 		page_clear(p, PG_SHMEM);
+		vmstat_inc(SHMEM_ORPHANS);
 	}
 	if (page_test(p, PG_SWAPCACHE) && !p->mapcount && !page_test(p, PG_SHMEM)) {
 		/* References: ours (isolation) and the cache's; any other is

@@ -37,6 +37,7 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"reclaim_overlap", "reclaim_direct_waited", "reclaim_direct_skipped",
 	"fault_overlap",
 	"pgage_ahead",
+	"shmem_orphans",
 };
 
 void vmstat_add(enum vmstat_item i, uint64_t n) { __atomic_add_fetch(&counters[i], n, __ATOMIC_RELAXED); }

@@ -33,6 +33,9 @@ enum vmstat_item {
 	/* First looks ahead of need (reclaim.c, age_ahead): pages found
 	 * referenced (bits cleared, PG_AGE_REF) before memory ran short. */
 	PGAGE_AHEAD,
+	/* Shmem pages reclaim found after their object was destroyed (another
+	 * reference had kept them): let go as orphans (reclaim.c). */
+	SHMEM_ORPHANS,
 	VMSTAT_NITEMS
 };
 

@@ -139,6 +139,7 @@ TEST(shmem_page_that_outlives_its_object_is_garbage_to_reclaim)
 	reclaim_knobs.batch = NPAGES;
 	reclaim_pages(1);
 	CHECK_EQ(fake.write_reqs, 0);           /* nothing to write for it */
+	CHECK_EQ(fake.vmstat[SHMEM_ORPHANS], 1);
 	put_page(p);
 	CHECK_EQ(fake_leaks(), 0);
 }
