@@ -23,6 +23,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "reclaim.h"
+#include "lru.h"
 #include "swap/readahead.h"
 #include "mem/pmm.h"
 
@@ -126,6 +127,12 @@ static void destroy(struct shmem *s)
 		if (p->mapcount)
 			panic("shmem: page %lu still mapped %d times at destruction", i, p->mapcount);
 		p->mapping = NULL;
+		/* Off the lists now, not when its last reference goes: one
+		 * still in a CPU's add batch was linked by the drain (as
+		 * shmem: the flag stays) just before the batch let go of it,
+		 * and kswapd on another CPU isolated it in between and
+		 * followed the NULL mapping (test_same_pages_smp2). */
+		lru_del(p);
 		put_page(p);
 	}
 	reclaim_unlock();

@@ -12,6 +12,7 @@
 #include "vm/page_ref.h"
 #include "vm/reclaim.h"
 #include "vm/shmem.h"
+#include "vm/lru.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "swap/readahead.h"
@@ -122,24 +123,31 @@ TEST(shmem_write_error_puts_the_page_back_in_its_slot)
 
 /* A page that outlives its object: another reference (a CPU's LRU add
  * batch, say) held it when the object was destroyed, which cleared its
- * mapping.  Reclaim must let it go as garbage, not follow the NULL
- * mapping into the object (kswapd took a #PF at address 0 in
- * shmem_slot_to_swap in test_same_pages_smp2). */
+ * mapping and took it off the lists.  Reclaim never meets it; and one
+ * that reached a list anyway is let go as garbage, counted, rather than
+ * evicted through the NULL mapping into the object (kswapd took a #PF at
+ * address 0 in shmem_slot_to_swap in test_same_pages_smp2). */
 TEST(shmem_page_that_outlives_its_object_is_garbage_to_reclaim)
 {
 	setup();
 	struct page *p = (struct page *)shmem_slot_get(obj, 2);        /* the other reference */
 	CHECK(p && !swp_is_entry((uint64_t)p));
+	CHECK(page_test(p, PG_LRU));
 	fake_mm_free(mm);
 	fake_mm_free(mm2);
 	shmem_put(mm, obj);
 	shmem_put(mm2, obj);                    /* destroyed: p's mapping is NULL now */
 	CHECK(p->mapping == NULL);
+	CHECK(!page_test(p, PG_LRU));           /* and it is on no list */
+	/* Put on a list anyway (as the add batch's drain did): reclaim lets
+	 * it go. */
+	lru_add(p, LRU_SHMEM, false);
 	fake_pmm_set_free(0);
 	reclaim_knobs.batch = NPAGES;
 	reclaim_pages(1);
 	CHECK_EQ(fake.write_reqs, 0);           /* nothing to write for it */
 	CHECK_EQ(fake.vmstat[SHMEM_ORPHANS], 1);
+	CHECK(!page_test(p, PG_LRU));
 	put_page(p);
 	CHECK_EQ(fake_leaks(), 0);
 }
