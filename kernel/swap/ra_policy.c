@@ -826,6 +826,14 @@ static void fast_fold(struct ra_own *o)
  * one first, or in its place); only the streams of `against` are looked
  * at for that (those whose windows may have moved).  Returns how many
  * (0: none). */
+/* The lowest and highest of the n (> 0) pages from `from`, stride apart. */
+static void span(uint64_t from, int64_t stride, uint64_t n, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t last = from + (uint64_t)((int64_t)(n - 1) * stride);
+	*lo = stride < 0 ? last : from;
+	*hi = stride < 0 ? from : last;
+}
+
 static uint32_t fast_steps(const struct ra_own *o, const struct ra_stream *s, uint32_t against)
 {
 	if (s->state != RA_S_STREAM || !s->stride || !s->steps)
@@ -836,12 +844,8 @@ static uint32_t fast_steps(const struct ra_own *o, const struct ra_stream *s, ui
 		return 0;
 	uint64_t room = (uint64_t)((int64_t)s->steps / 2 - k);
 	uint32_t left = room < FAST_LEFT_MAX ? (uint32_t)room : FAST_LEFT_MAX;
-	uint64_t a = next, b = next + (uint64_t)((int64_t)(left - 1) * s->stride);
-	if (a > b) {
-		uint64_t x = a;
-		a = b;
-		b = x;
-	}
+	uint64_t a, b;
+	span(next, s->stride, left, &a, &b);
 	if (b + absd(s->stride) >= FAST_IDX_LIMIT)
 		return 0;               /* the word holds the page after the last one too */
 	for (uint32_t m = o->smask & against; m; m &= m - 1) {
@@ -850,16 +854,10 @@ static uint32_t fast_steps(const struct ra_own *o, const struct ra_stream *s, ui
 			continue;
 		/* t's pages for hits (in_stream, not beyond): back + steps
 		 * steps from where its window before started. */
-		uint64_t from = t->pos - (uint64_t)((int64_t)t->back * t->stride);
-		uint64_t len = t->back + t->steps;
+		uint64_t len = t->back + t->steps, ta, tb;
 		if (!len)
 			continue;
-		uint64_t ta = from, tb = from + (uint64_t)((int64_t)(len - 1) * t->stride);
-		if (ta > tb) {
-			uint64_t x = ta;
-			ta = tb;
-			tb = x;
-		}
+		span(t->pos - (uint64_t)((int64_t)t->back * t->stride), t->stride, len, &ta, &tb);
 		if (ta <= b && a <= tb)
 			return 0;
 	}

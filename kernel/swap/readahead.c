@@ -348,9 +348,21 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
  * object (ops->space_size bytes, ops->space_init), allocated on first
  * use; NULL: no memory, or not a fault.  Only own has such state, so
  * mm->ra and shmem->ra always hold its kind.  Called without the lock. */
+/* Where a fault's per-space state lives (the mm's or the shmem object's),
+ * or NULL: not a fault in a VMA or object, so no logical space. */
+static void **space_slot(const struct ra_fault *f)
+{
+	if (!f->mm || !(f->obj || f->vstate))
+		return NULL;
+	return f->obj ? &f->obj->ra : &f->mm->ra;
+}
+
+/* The fault's logical page: the object's index, or the virtual page. */
+static uint64_t logical_idx(const struct ra_fault *f) { return f->obj ? f->idx : f->va / P; }
+
 static void *space_state(const struct ra_fault *f, const struct ra_ops *ops)
 {
-	void **slot = f->obj ? &f->obj->ra : f->mm ? &f->mm->ra : NULL;
+	void **slot = space_slot(f);
 	if (!slot)
 		return NULL;
 	if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE)) {
@@ -370,15 +382,9 @@ static void event_of(const struct ra_fault *f, struct ra_event *e)
 {
 	e->slot = swp_offset(f->entry);
 	e->slots = swap_area_slots(swp_area(f->entry));
-	if (f->obj) {
-		e->idx = f->idx;
-		e->lo = 0;
-		e->hi = f->obj->npages;
-	} else {
-		e->idx = f->va / P;
-		e->lo = f->vlo;
-		e->hi = f->vhi;
-	}
+	e->idx = logical_idx(f);
+	e->lo = f->obj ? 0 : f->vlo;
+	e->hi = f->obj ? f->obj->npages : f->vhi;
 }
 
 /* The state ops decide from.  want_space: a miss, or a hit on a
@@ -386,10 +392,9 @@ static void event_of(const struct ra_fault *f, struct ra_event *e)
  * without any lock: may allocate. */
 static void ctx_of(const struct ra_fault *f, const struct ra_ops *ops, bool want_space, struct ra_ctx *c)
 {
-	bool logical = f->mm && (f->obj || f->vstate);
 	c->global = &hugh;
 	c->vstate = f->obj ? NULL : f->vstate;
-	c->space = ops->space_size && logical && want_space ? space_state(f, ops) : NULL;
+	c->space = ops->space_size && want_space ? space_state(f, ops) : NULL;
 	c->budget = c->space ? own_budget() : 0;
 	/* Set under the global lock by a policy switch; a switch racing
 	 * with a fault applies from the next one. */
@@ -488,9 +493,10 @@ struct ra_plan *ra_found(const struct ra_fault *f, bool readahead, bool marker)
 	const struct ra_ops *ops = cur_ops();
 	/* A hit the policy takes without its lock (own: a stream's next
 	 * page before its window's halfway, most of a stream's hits). */
-	if (readahead && ops->fast_hit && f->mm && (f->obj || f->vstate)) {
-		void *space = __atomic_load_n(f->obj ? &f->obj->ra : &f->mm->ra, __ATOMIC_ACQUIRE);
-		if (space && ops->fast_hit(space, f->obj ? f->idx : f->va / P))
+	void **slot = readahead && ops->fast_hit ? space_slot(f) : NULL;
+	if (slot) {
+		void *space = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (space && ops->fast_hit(space, logical_idx(f)))
 			return NULL;
 	}
 	struct ra_ctx c;
