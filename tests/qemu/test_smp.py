@@ -299,7 +299,10 @@ def test_ap_rescues_stopped_boot_cpu_timer(ctx):
     # test=timerstall on 2 CPUs: the boot CPU's timer stopped by hand is
     # noticed by the AP and poked; the boot CPU sorts it as "not fired"
     # (interrupts on, no request) and says what its timer looked like
-    # (masked, count 0) and what was last done to it.
+    # (masked, count 0) and what was last done to it.  A ktimer armed on
+    # the boot CPU after the stop writes a new initial count but leaves the
+    # timer masked (apic_timer_rearm), so the initial count may be anything
+    # (seen once in CI: initial 57351, current 0).
     d, r = selftest(ctx, 'timerstall', '', smp=2, timeout=300)
     expect(d['rescues'] >= 1, 'data %r' % d)
     m = re.search(r"time: the boot CPU's timer was (\d+) us overdue, (\d+) us of it with interrupts off, "
@@ -308,7 +311,7 @@ def test_ap_rescues_stopped_boot_cpu_timer(ctx):
     expect(int(m.group(1)) >= 50000 and int(m.group(2)) * 2 < int(m.group(1)), 'times: %r' % m.group(0))
     m = re.search(r'time:   lvt (\w+) initial (\d+) current (\d+) .* requested (\d); came at ', r.log)
     expect(m, 'no register line')
-    expect(int(m.group(1), 16) & 0x10000 and m.group(2) == '0' and m.group(3) == '0' and m.group(4) == '0',
+    expect(int(m.group(1), 16) & 0x10000 and m.group(3) == '0' and m.group(4) == '0',
            'the report shows the stopped timer: %r' % m.group(0))
     expect(re.search(r'time:   \d+ us ago, cpu 0: program \(', r.log), 'no event list')
     cpus = r.find('cpus')
