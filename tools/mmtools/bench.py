@@ -8,7 +8,7 @@
                                 to NVMe (or a USB stick on xHCI: usb) under
                                 the ssd and hdd profiles
   tools/bench ra [--seeds S,..] [--runs N] [--profiles none,ssd,hdd]
-                [--buses nvme,sata] [--policies ...] [--patterns ...] [--sleep]
+                [--buses nvme,sata] [--policies ...] [--patterns ...] [--sleep|--tcg]
                                 the own read-ahead policy against off and
                                 fixed:N per touch pattern (seq, random,
                                 stride:4, back, a skewed hot set, a
@@ -27,6 +27,10 @@
                                 sleep on, elapsed shown), ssd and hdd under
                                 -icount shift=0 with sleep on (the wait for
                                 the throttled disk passes in real time).
+                                --tcg: every profile under plain TCG, no
+                                -icount: the guest's clock is the host's,
+                                as the disk throttle's is (README, "Two
+                                clocks at ssd and hdd").
                                 One boot per (bus, profile, run, seed,
                                 policy), the policies interleaved within
                                 each seed; --jobs of them at once
@@ -184,17 +188,30 @@ RA_METRICS = [('majflt', 'majflt', 1), ('stime_ms', 'stime_ms', 1), ('busy_ms', 
 RA_OWN_BEST = ('majflt', 'stime_ms', 'busy_ms', 'elapsed_ms')
 
 
-def ra_icount(profile, sleep=False):
+def ra_icount(profile, sleep=False, tcg=False):
     """Profile none: -icount shift=0,sleep=off (stime exact, elapsed
     meaningless: idle time takes no host time), unless sleep (--sleep):
     then, as for a throttled disk (ssd, hdd), -icount shift=0 with sleep
     on, so guest CPU time still counts instructions and the wait for the
-    disk passes in real time (elapsed measured, and moved by host load)."""
+    disk passes in real time (elapsed measured, and moved by host load).
+    tcg (--tcg): no -icount at all (False): guest time is host time, the
+    clock QEMU's disk throttle runs on; CPU time is TCG's (several times
+    a real CPU's, and moved by host load)."""
+    if tcg:
+        return False
     return 'exact' if profile == 'none' and not sleep else True
 
 
-def ra_elapsed_meaningful(profile, sleep=False):
-    return ra_icount(profile, sleep) != 'exact'
+def ra_elapsed_meaningful(profile, sleep=False, tcg=False):
+    return ra_icount(profile, sleep, tcg) != 'exact'
+
+
+def ra_clock(profile, sleep=False, tcg=False):
+    """The clock a table's figures were taken on, for its header."""
+    icount = ra_icount(profile, sleep, tcg)
+    if icount is False:
+        return 'plain TCG, no -icount (guest time is host time)'
+    return '-icount shift=0,sleep=off' if icount == 'exact' else '-icount shift=0 (sleep on)'
 
 
 def set_steps(sets):
@@ -207,19 +224,20 @@ def set_tag(sets):
     return ''.join('+%s%s' % (k, re.sub(r'[^\w]', '', v)) for k, v in sets)
 
 
-def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0, sleep=False, sets=()):
+def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0, sleep=False, sets=(),
+            tcg=False):
     """One boot: every pattern in turn under policy (and the (knob, value)
     pairs of sets, @set after the policy), swap on a scratch disk on bus,
     under profile; per pattern the task's majflt, stime_ns, elapsed_ns,
     ra_issued and ra_hits (its task_exit record: its own counters, so the
     runs before it do not count)."""
-    tag = 'ra-%s-%s%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '', set_tag(sets), policy.replace(':', ''),
-                                      seed, run)
+    tag = 'ra-%s-%s%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '+tcg' if tcg else '', set_tag(sets),
+                                      policy.replace(':', ''), seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) for _, p in patterns]
     set_cmds = set_steps(sets)
     r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + set_cmds + cmds),
-                mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep),
+                mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep, tcg),
                 timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
@@ -266,11 +284,11 @@ def fewest(per, policies):
     return min(got, key=lambda p: mean(per[p])) if got else None
 
 
-def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, sets=()):
+def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, sets=(), tcg=False):
     """One (bus, profile)'s table as lines: per pattern and metric each
     policy's mean±sd, the best fixed setting (every policy but own) and
     own / best."""
-    elapsed = ra_elapsed_meaningful(profile, sleep)
+    elapsed = ra_elapsed_meaningful(profile, sleep, tcg)
     metrics = [m for m in RA_METRICS if elapsed or m[0] != 'elapsed_ms']
     cells = {}
     for row in rows:
@@ -283,7 +301,7 @@ def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, 
     n = nruns * len(seeds)
     lines = ['swap on %s, profile %s, %s; 72 MiB in 48 MiB%s; seeds %s x %d run(s) = %d values per cell '
              '(seeds count as runs), policies interleaved per seed; mean±sd%s'
-             % (bus, profile, '-icount shift=0,sleep=off' if not elapsed else '-icount shift=0 (sleep on)',
+             % (bus, profile, ra_clock(profile, sleep, tcg),
                 ''.join('; %s=%s' % kv for kv in sets), ','.join(map(str, seeds)), nruns, n,
                 '' if elapsed else '; elapsed not shown (sleep=off: idle takes no time)')]
     # Each row's cells first, then one width for every policy column (a
@@ -313,9 +331,10 @@ def bench_ra(a):
     nruns = a.runs or 1
     cells = [(b, p) for b in a.buses for p in a.profiles]
     # Per (bus, profile): runs, then seeds, then the policies interleaved.
-    jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep, a.set) for bus, profile in cells
+    jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep, a.set, a.tcg) for bus, profile in cells
             for run in range(nruns) for seed in a.seeds for pol in a.policies]
-    name = 'ra%s%s.jsonl' % ('' if a.image == 'build/disk.img' else '-' + os.path.basename(a.image), set_tag(a.set))
+    name = 'ra%s%s%s.jsonl' % ('' if a.image == 'build/disk.img' else '-' + os.path.basename(a.image), set_tag(a.set),
+                              '+tcg' if a.tcg else '')
     out = open(os.path.join(OUT, name), 'w')
     rows, failed = [], []
 
@@ -337,7 +356,7 @@ def bench_ra(a):
             rows += got
     out.close()
     for bus, profile in cells:
-        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds, a.sleep, a.set)))
+        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds, a.sleep, a.set, a.tcg)))
         print()
     if failed:
         print('%d boot(s) failed:\n  %s' % (len(failed), '\n  '.join(failed)))
@@ -457,6 +476,9 @@ def main():
     ap.add_argument('--sleep', action='store_true',
                     help='ra: profile none under -icount shift=0 with sleep on, so elapsed is measured '
                          '(moved by host load: run --jobs 1 on a quiet host); default sleep=off, stime exact')
+    ap.add_argument('--tcg', action='store_true',
+                    help='ra: every profile under plain TCG, no -icount: guest time is host time, the clock the '
+                         'ssd and hdd throttle runs on (CPU time is TCG\'s; run --jobs 1 on a quiet host)')
     ap.add_argument('--set', action='append', default=[], metavar='KNOB=VALUE',
                     help='ra, smp: a run-time knob for every boot, @set after the policy (blk_read_split=16); '
                          'repeatable; a value the kernel refuses fails the boot')
@@ -478,6 +500,8 @@ def main():
     if bad:
         sys.exit('bench: --set %s: expected KNOB=VALUE, a run-time knob other than ra (--policies)' % bad[0])
     a.set = [tuple(s.split('=', 1)) for s in a.set]
+    if a.sleep and a.tcg:
+        sys.exit('bench: --sleep and --tcg: --sleep keeps -icount (with sleep on), --tcg runs without it; pick one')
     try:
         a.seeds = [int(s) for s in a.seeds.split(',')]
     except ValueError:

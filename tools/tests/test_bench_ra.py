@@ -49,6 +49,11 @@ def test_boot_profile_bus_and_icount(monkeypatch, tmp_path):
     bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'ssd', 0, False, [('blk_read_split', '16')])
     assert '@set ra own ; @set blk_read_split 16 ; touch 72 40000 seq anon 1' in calls[3]['cmdline']
     assert calls[3]['log_path'].endswith('ra-nvme-ssd+blk_read_split16-own-1-r0.log')
+    # --tcg: no -icount on any profile, its own log name.
+    bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'ssd', 0, False, (), True)
+    assert calls[4]['icount'] is False and calls[4]['log_path'].endswith('ra-nvme-ssd+tcg-own-1-r0.log')
+    bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'none', 0, False, (), True)
+    assert calls[5]['icount'] is False
 
 
 def test_boot_fails_when_a_set_is_refused(monkeypatch, tmp_path):
@@ -86,6 +91,9 @@ def test_table_rows_and_own_best():
     assert 'elapsed not shown' in none[0] and not any(' elapsed_ms ' in line for line in none)
     slept = bench.ra_table(rows_for('none', vals), list(vals), pats, 'nvme', 'none', 1, [1, 2, 3], True)
     assert 'sleep on' in slept[0] and any(' elapsed_ms ' in line for line in slept)
+    # --tcg: elapsed shown on every profile, the clock said.
+    tcg = bench.ra_table(rows_for('none', vals), list(vals), pats, 'nvme', 'none', 1, [1, 2, 3], False, (), True)
+    assert 'plain TCG' in tcg[0] and 'icount shift' not in tcg[0] and any(' elapsed_ms ' in line for line in tcg)
     # Another (bus, profile)'s rows stay out.
     assert bench.ra_table(rows_for('ssd', vals), list(vals), pats, 'sata', 'ssd', 1, [1])[2].split()[2] == 'n/a'
 
