@@ -820,12 +820,6 @@ static void fast_fold(struct ra_own *o)
 		o->hint = idx[n - 1];
 }
 
-/* Stream s's coming pages a fast hit may take: from its next page up to
- * its last window's halfway (where ra_own_hit issues the next window),
- * none of them in another stream's windows (stream_of would find that
- * one first, or in its place); only the streams of `against` are looked
- * at for that (those whose windows may have moved).  Returns how many
- * (0: none). */
 /* The lowest and highest of the n (> 0) pages from `from`, stride apart. */
 static void span(uint64_t from, int64_t stride, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
@@ -834,6 +828,12 @@ static void span(uint64_t from, int64_t stride, uint64_t n, uint64_t *lo, uint64
 	*hi = stride < 0 ? from : last;
 }
 
+/* Stream s's coming pages a fast hit may take: from its next page up to
+ * its last window's halfway (where ra_own_hit issues the next window),
+ * none of them in another stream's windows (stream_of would find that
+ * one first, or in its place); only the streams of `against` are looked
+ * at for that (those whose windows may have moved).  Returns how many
+ * (0: none). */
 static uint32_t fast_steps(const struct ra_own *o, const struct ra_stream *s, uint32_t against)
 {
 	if (s->state != RA_S_STREAM || !s->stride || !s->steps)

@@ -344,10 +344,6 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 	}
 }
 
-/* The policy's per-space state for the fault's address space or shmem
- * object (ops->space_size bytes, ops->space_init), allocated on first
- * use; NULL: no memory, or not a fault.  Only own has such state, so
- * mm->ra and shmem->ra always hold its kind.  Called without the lock. */
 /* Where a fault's per-space state lives (the mm's or the shmem object's),
  * or NULL: not a fault in a VMA or object, so no logical space. */
 static void **space_slot(const struct ra_fault *f)
@@ -360,6 +356,10 @@ static void **space_slot(const struct ra_fault *f)
 /* The fault's logical page: the object's index, or the virtual page. */
 static uint64_t logical_idx(const struct ra_fault *f) { return f->obj ? f->idx : f->va / P; }
 
+/* The policy's per-space state for the fault's address space or shmem
+ * object (ops->space_size bytes, ops->space_init), allocated on first
+ * use; NULL: no memory, or not a fault.  Only own has such state, so
+ * mm->ra and shmem->ra always hold its kind.  Called without the lock. */
 static void *space_state(const struct ra_fault *f, const struct ra_ops *ops)
 {
 	void **slot = space_slot(f);
