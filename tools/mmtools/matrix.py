@@ -53,16 +53,22 @@ Output in OUT (default build/matrix):
 The comparison, per script/profile/bus and per workload in it (columns
 that run the same command lines), names the column with the fewest major
 faults and the fastest one, and for each column whose policy (knob ra)
-is "own" its ratio to the best `off`/`fixed:N` column, in majflt and in
-elapsed: the check that the own policy comes within 5% of the best fixed
-setting for that workload.  majflt is the result record's (the run's
+is "own" its ratio to the best `off`/`fixed:N` column in majflt, in the
+runs' kernel CPU time (sys, the tasks' stime: the measure under --icount,
+where it repeats within about 2%) and in elapsed: the check that the own
+policy comes within 2% of the best fixed setting for that workload in
+major faults and elapsed time (issue 12's target).  majflt is the result record's (the run's
 tasks' major faults; the same as the table's pgmajfault so far).
 
 Timing: guest time is the TSC.  Plain TCG runs it at host speed, so host
 load shows up in elapsed (5-25%); --icount (-icount shift=0) makes guest
 time count instructions (a few percent of noise), but boots get much
 slower (smoke.mm: 93 s instead of 5 s) and the ssd/hdd throttling still
-runs on host time.  On a host with few cores, --jobs 2 runs two QEMUs at
+runs on host time: the disk works on while the guest computes and its clock
+counts instructions, so a disk-bound column's elapsed leaves that host time
+out, and leaves out more for work TCG emulates slowly (README, "Two clocks
+at ssd and hdd").  Compare elapsed at ssd and hdd without --icount, and
+kernel CPU (sys) with it.  On a host with few cores, --jobs 2 runs two QEMUs at
 once and distorts the timings of both (major faults and page counts are
 unaffected); keep --jobs 1 for times there.
 
@@ -113,7 +119,7 @@ from .stats import mean_stderr
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # tools/
 
 GNUPLOT_APT = 'apt-get install -y --no-install-recommends gnuplot-nox'
-OWN_MARGIN = 1.05
+OWN_MARGIN = 1.02     # issue 12: own within 2% of the best fixed setting
 
 RESULT_FIELDS = [
     'script', 'profile', 'swap_bus', 'column', 'run', 'seq', 'policy', 'page_cluster',
@@ -124,7 +130,8 @@ RESULT_FIELDS = [
 ]
 VMSTAT_FIELDS = ['pgmajfault', 'pgpgin', 'pgpgout', 'pswpin', 'pswpout', 'swap_ra', 'swap_ra_hit', 'swap_ra_waste']
 SUMMARY_FIELDS = ['script', 'profile', 'swap_bus', 'column', 'workload', 'policy', 'n',
-                  'elapsed_ms_mean', 'elapsed_ms_stderr', 'majflt_mean', 'majflt_stderr', 'rows'] + mmin.SUMMARY_FIELDS
+                  'elapsed_ms_mean', 'elapsed_ms_stderr', 'majflt_mean', 'majflt_stderr',
+                  'sys_ms_mean', 'sys_ms_stderr', 'rows'] + mmin.SUMMARY_FIELDS
 BOOT_FIELDS = ['script', 'profile', 'swap_bus', 'status', 'host_s', 'results', 'problems', 'log']
 KEEP_RECORDS = ('result', 'table', 'script_end', 'script_error', 'panic', 'probe')
 
@@ -435,11 +442,13 @@ def summarize(job, results, tables):
             continue
         el = mean_stderr([x['elapsed_ns'] / 1e6 for x in xs])
         mj = mean_stderr([x['majflt'] for x in xs])
+        sy = mean_stderr([x.get('stime_ns', 0) / 1e6 for x in xs])
         out.append({'script': job.name, 'profile': job.profile, 'swap_bus': job.bus, 'column': col,
                     'workload': ' | '.join(distinct(workload(x) for x in xs)),
                     'policy': '|'.join(distinct(x.get('knobs', {}).get('ra', '') for x in xs)), 'n': len(xs),
                     'elapsed_ms_mean': el[0], 'elapsed_ms_stderr': el[1],
-                    'majflt_mean': mj[0], 'majflt_stderr': mj[1], 'rows': rows_summary(xs)})
+                    'majflt_mean': mj[0], 'majflt_stderr': mj[1],
+                    'sys_ms_mean': sy[0], 'sys_ms_stderr': sy[1], 'rows': rows_summary(xs)})
     return out
 
 
@@ -503,15 +512,19 @@ def compare_group(cols):
             lines.append("own '%s': no off/fixed:N column with the same workload to compare with" % own['column'])
             continue
         bm = min(fixed, key=lambda s: s['majflt_mean'])
+        bs = min(fixed, key=lambda s: s['sys_ms_mean'])
         be = min(fixed, key=lambda s: s['elapsed_ms_mean'])
         rm = ratio(own['majflt_mean'], bm['majflt_mean'])
+        rs = ratio(own['sys_ms_mean'], bs['sys_ms_mean'])
         re_ = ratio(own['elapsed_ms_mean'], be['elapsed_ms_mean'])
         ok = rm <= OWN_MARGIN and re_ <= OWN_MARGIN
-        lines.append("own '%s' vs best fixed: majflt x%.3f (best '%s' %s %.1f), elapsed x%.3f "
-                     "(best '%s' %s %.1f ms): %s" % (
+        pct = '%g%%' % round((OWN_MARGIN - 1) * 100, 6)
+        lines.append("own '%s' vs best fixed: majflt x%.3f (best '%s' %s %.1f), sys x%.3f (best '%s' %s %.1f ms), "
+                     "elapsed x%.3f (best '%s' %s %.1f ms): %s" % (
                          own['column'], rm, bm['column'], bm['policy'], bm['majflt_mean'],
+                         rs, bs['column'], bs['policy'], bs['sys_ms_mean'],
                          re_, be['column'], be['policy'], be['elapsed_ms_mean'],
-                         'within 5%' if ok else 'NOT within 5%'))
+                         ('within ' if ok else 'NOT within ') + pct))
     return lines
 
 
@@ -848,12 +861,12 @@ def canned_log():
     """A console of one script with an own, a fixed and an off column and
     one failed run; figures chosen so the sums are easy to check."""
     def res(col, ci, run, seq, ra, el_ms, maj, failed=0, mism=0, probe=True, cmd='touch 56 20000 seq anon',
-            rows=None):
+            rows=None, sys_ms=250):
         x = {'type': 'result', 'script': 'scripts/canned.mm', 'line': 5, 'column': col, 'column_index': ci,
              'run': run, 'rep': run, 'reps': [run], 'seq': seq, 'commands': [cmd],
              'exits': [{'cmdline': cmd, 'started': True, 'pid': 6 + seq,
                         'exit_code': 1 if failed else 0, 'signal': None}],
-             'failed': failed, 'elapsed_ns': el_ms * 1000000, 'utime_ns': 60000000, 'stime_ns': 250000000,
+             'failed': failed, 'elapsed_ns': el_ms * 1000000, 'utime_ns': 60000000, 'stime_ns': sys_ms * 1000000,
              'minflt': 15000, 'majflt': maj, 'mismatches': mism, 'workload_records': 1,
              'knobs': {'ra': ra, 'page_cluster': '3', 'swap_cluster': '256', 'reclaim_batch': '64'},
              'readahead': {'swap_ra': 4000, 'swap_ra_hit': 3900, 'swap_ra_waste': 100, 'hit_pct': 97.5},
@@ -871,8 +884,9 @@ def canned_log():
         return x
     recs = [res('RA=3', 0, 0, 0, 'fixed:3', 600, 700, rows={'touch.pages': 100, 'touch.tps': None}),
             res('RA=3', 0, 1, 1, 'fixed:3', 700, 720, rows={'touch.pages': 120, 'touch.tps': None}),
-            res('RA=0', 1, 0, 2, 'off', 900, 5000, probe=False),
-            res('own', 2, 0, 3, 'own', 610, 707), res('own', 2, 1, 4, 'own', 650, 721, failed=1, mism=3),
+            res('RA=0', 1, 0, 2, 'off', 900, 5000, probe=False, sys_ms=200),
+            res('own', 2, 0, 3, 'own', 610, 707, sys_ms=200),
+            res('own', 2, 1, 4, 'own', 650, 721, failed=1, mism=3, sys_ms=220),
             res('rnd Hugh', 3, 0, 5, 'hugh', 2000, 3000, cmd='touch 56 3000 random anon'),
             res('rnd RA=0', 4, 0, 6, 'off', 1500, 2500, cmd='touch 56 3000 random anon'),
             res('rnd own', 5, 0, 7, 'own', 1800, 2600, cmd='touch 56 3000 random anon')]
@@ -970,17 +984,21 @@ def self_test():
         check([s['column'] for s in summ] == ['RA=3', 'RA=0', 'own', 'rnd Hugh', 'rnd RA=0', 'rnd own'],
               'summary columns')
         s0 = summ[0]
-        check((s0['n'], s0['elapsed_ms_mean'], s0['elapsed_ms_stderr'], s0['majflt_mean'], s0['majflt_stderr'])
-              == ('2', '650.000', '50.000', '710.000', '10.000'), 'summary row %r' % s0)
+        check((s0['n'], s0['elapsed_ms_mean'], s0['elapsed_ms_stderr'], s0['majflt_mean'], s0['majflt_stderr'],
+               s0['sys_ms_mean'], summ[2]['sys_ms_mean'], summ[2]['sys_ms_stderr'])
+              == ('2', '650.000', '50.000', '710.000', '10.000', '250.000', '210.000', '10.000'),
+              'summary row %r' % s0)
         check(s0['rows'] == 'touch.pages=110.000±10.000 n=2; touch.tps=-' and summ[1]['rows'] == '',
               'summary rows %r' % s0['rows'])
         text = m.report.getvalue()
         check('real time     650\u00b150   900  630\u00b120' in text, 'kernel table not printed')
-        check("own 'own' vs best fixed: majflt x1.006 (best 'RA=3' fixed:3 710.0), elapsed x0.969" in text,
-              'comparison: %s' % text)
+        check("own 'own' vs best fixed: majflt x1.006 (best 'RA=3' fixed:3 710.0), "
+              "sys x1.050 (best 'RA=0' off 200.0 ms), elapsed x0.969 (best 'RA=3' fixed:3 650.0 ms): within 2%"
+              in text, 'comparison: %s' % text)
         check("fewest major faults: 'RA=3'" in text and "fastest: 'own'" in text, 'best columns')
-        check("    own 'rnd own' vs best fixed: majflt x1.040 (best 'rnd RA=0' off 2500.0), elapsed x1.200 "
-              "(best 'rnd RA=0' off 1500.0 ms): NOT within 5%" in text, 'random group: %s' % text)
+        check("    own 'rnd own' vs best fixed: majflt x1.040 (best 'rnd RA=0' off 2500.0), sys x1.000 "
+              "(best 'rnd RA=0' off 250.0 ms), elapsed x1.200 (best 'rnd RA=0' off 1500.0 ms): NOT within 2%"
+              in text, 'random group: %s' % text)
         probs = m.problems
         check(len(probs) == 2 and "column 'own' run 1: failed=1: 'touch 56 20000 seq anon' exit 1" in probs[0]
               and 'run 1: 3 data mismatches' in probs[1], 'problems %r' % probs)
