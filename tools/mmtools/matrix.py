@@ -57,8 +57,9 @@ is "own" its ratio to the best `off`/`fixed:N` column in majflt, in the
 runs' kernel CPU time (sys, the tasks' stime: the measure under --icount,
 where it repeats within about 2%) and in elapsed: the check that the own
 policy comes within 2% of the best fixed setting for that workload in
-major faults and elapsed time (issue 12's target).  majflt is the result record's (the run's
-tasks' major faults; the same as the table's pgmajfault so far).
+major faults and elapsed time (issue 12's target).  majflt is the result
+record's (the run's tasks' major faults; the same as the table's
+pgmajfault so far).
 
 Timing: guest time is the TSC.  Plain TCG runs it at host speed, so host
 load shows up in elapsed (5-25%); --icount (-icount shift=0) makes guest
@@ -68,9 +69,9 @@ runs on host time: the disk works on while the guest computes and its clock
 counts instructions, so a disk-bound column's elapsed leaves that host time
 out, and leaves out more for work TCG emulates slowly (README, "Two clocks
 at ssd and hdd").  Compare elapsed at ssd and hdd without --icount, and
-kernel CPU (sys) with it.  On a host with few cores, --jobs 2 runs two QEMUs at
-once and distorts the timings of both (major faults and page counts are
-unaffected); keep --jobs 1 for times there.
+kernel CPU (sys) with it.  On a host with few cores, --jobs 2 runs two
+QEMUs at once and distorts the timings of both (major faults and page
+counts are unaffected); keep --jobs 1 for times there.
 
 --sshlogin HOSTS spreads the boots over machines with GNU parallel
 (HOSTS as parallel's --sshlogin: 'host1,user@host2'; ':' is this
