@@ -135,10 +135,9 @@ def expect_panic(r, *texts):
 def selftest(ctx, name, cmdline='', timeout=90, **kw):
     r = ctx.boot('test=%s quiet %s' % (name, cmdline), timeout=timeout, **kw)
     expect_ok(r)
-    s = [x for x in r.find('selftest') if x.get('name') == name]
-    expect(len(s) == 1, 'no selftest record for %s' % name)
-    expect(s[0]['ok'], '%s selftest failed: %r' % (name, s[0]))
-    return s[0].get('data', {}), r
+    s = selftest_record(r, name)
+    expect(s['ok'], '%s selftest failed: %r' % (name, s))
+    return s.get('data', {}), r
 
 
 # ------------------------------------------------------------ user programs
