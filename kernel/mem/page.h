@@ -58,6 +58,8 @@ enum page_flag {
 				    * age_ahead); reclaim's own look clears it */
 	PG_AGE_REF    = 1u << 25,  /* that look found it referenced (and cleared the bits): reclaim gives
 				    * it one more trip if it finds it unreferenced */
+	PG_RA_LOOSE   = 1u << 26,  /* read ahead outside a stream (a slot or block window): its first use,
+				    * or its reclaim unused, feeds the machine's verdict (ra_loose_pays) */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

@@ -971,11 +971,13 @@ static void miss(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint3
 	block(o, idx, lo, hi, budget, w);
 }
 
-uint32_t ra_own_slot_pages(struct ra_own *o)
+uint32_t ra_own_slot_pages(struct ra_own *o, bool loose_pays)
 {
 	uint32_t pages;
 	if (o->g_dense)
 		pages = RA_OWN_GPAGES;          /* misses denser than chance */
+	else if (loose_pays)
+		pages = RA_OWN_SW_PAGES;        /* the machine's resolved pages got used */
 	else if (o->sw_read < RA_OWN_SW_LEARN)
 		pages = 2;                      /* nothing known yet */
 	else if (o->sw_used * RA_OWN_SW_USE >= o->sw_read)
@@ -983,6 +985,32 @@ uint32_t ra_own_slot_pages(struct ra_own *o)
 	else
 		pages = ++o->sw_probe % RA_OWN_PROBE == 0 ? 2 : 1;
 	return pages;
+}
+
+static void loose_forget(struct ra_loose *l)
+{
+	if (l->used + l->wasted > RA_LOOSE_FORGET) {
+		l->used /= 2;
+		l->wasted /= 2;
+	}
+}
+
+void ra_loose_used(struct ra_loose *l)
+{
+	l->used++;
+	loose_forget(l);
+}
+
+void ra_loose_wasted(struct ra_loose *l)
+{
+	l->wasted++;
+	loose_forget(l);
+}
+
+bool ra_loose_pays(const struct ra_loose *l)
+{
+	uint32_t n = l->used + l->wasted;
+	return n >= RA_LOOSE_LEARN && l->used * RA_OWN_SW_USE >= n;
 }
 
 void ra_own_slot_read(struct ra_own *o, uint32_t read)
@@ -1161,7 +1189,7 @@ static void own_miss(const struct ra_ctx *c, const struct ra_event *e, struct ra
 		return;
 	ra_own_miss(c->space, e->idx, e->lo, e->hi, c->budget, &w->lwin);
 	if (!w->lwin.count)
-		slots_of(e, ra_own_slot_pages(c->space), w);
+		slots_of(e, ra_own_slot_pages(c->space, c->loose_pays), w);
 }
 
 static void own_found(const struct ra_ctx *c, const struct ra_event *e, bool readahead, bool marker,

@@ -14,7 +14,8 @@
  * address spaces do not meet here.  The fault's shared hold of the
  * owner's mm->lock keeps the VMA, and so that state's address, in place.
  * Gap filling's feedback (shared by every task: a fill page is used by
- * whichever task owns it) is one word changed by compare-and-swap, and
+ * whichever task owns it) is one word changed by compare-and-swap, as is
+ * the machine's verdict on pages read outside streams (ra_loose_pays), and
  * plans come from a pool taken the same way.
  */
 #include <string.h>
@@ -38,6 +39,7 @@ static struct ra_spec spec = { RA_FIXED, 3 };
 static unsigned page_cluster = 3;
 static struct ra_hugh hugh;             /* guarded by lock */
 static uint64_t fill_word;              /* gap filling's feedback: struct ra_fill packed (fill_apply) */
+static uint64_t loose_word;             /* pages read outside streams: struct ra_loose packed (loose_apply) */
 static char name[16] = "fixed:3";
 
 bool ra_set_policy(const char *s)
@@ -51,6 +53,7 @@ bool ra_set_policy(const char *s)
 		page_cluster = sp.order;
 	hugh = (struct ra_hugh){ 0, 0, 0 };
 	__atomic_store_n(&fill_word, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&loose_word, 0, __ATOMIC_RELAXED);
 	ra_format(&spec, name, sizeof name);
 	spin_unlock_irqrestore(&lock, on);
 	return true;
@@ -94,6 +97,20 @@ static uint32_t fill_apply(uint32_t (*op)(struct ra_fill *f, uint32_t n), uint32
 		      (uint64_t)(f.windows & FILL_MASK) << 2 * FILL_BITS;
 	} while (!__atomic_compare_exchange_n(&fill_word, &old, new, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return r;
+}
+
+/* The machine's verdict on pages read outside streams, lock-free the
+ * same way: struct ra_loose in one word (each count stays under
+ * RA_LOOSE_FORGET + 1). */
+static struct ra_loose loose_of(uint64_t w) { return (struct ra_loose){ (uint32_t)w, (uint32_t)(w >> 32) }; }
+static void loose_apply(void (*op)(struct ra_loose *l))
+{
+	uint64_t old = __atomic_load_n(&loose_word, __ATOMIC_RELAXED), new;
+	do {
+		struct ra_loose l = loose_of(old);
+		op(&l);
+		new = l.used | (uint64_t)l.wasted << 32;
+	} while (!__atomic_compare_exchange_n(&loose_word, &old, new, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 static uint32_t fill_room(struct ra_fill *f, uint32_t n) { return ra_fill_room(f, n); }
@@ -396,6 +413,8 @@ static void ctx_of(const struct ra_fault *f, const struct ra_ops *ops, bool want
 	c->vstate = f->obj ? NULL : f->vstate;
 	c->space = ops->space_size && want_space ? space_state(f, ops) : NULL;
 	c->budget = c->space ? own_budget() : 0;
+	struct ra_loose l = loose_of(__atomic_load_n(&loose_word, __ATOMIC_RELAXED));
+	c->loose_pays = ra_loose_pays(&l);
 	/* Set under the global lock by a policy switch; a switch racing
 	 * with a fault applies from the next one. */
 	c->order = __atomic_load_n(&spec.order, __ATOMIC_RELAXED);
@@ -552,8 +571,11 @@ void ra_fill_hit(void)
 	fill_apply(fill_used, 0);
 }
 
-void ra_waste(uint64_t entry)
+void ra_waste(bool loose)
 {
-	(void)entry;
 	vmstat_inc(SWAP_RA_WASTE);
+	if (loose)
+		loose_apply(ra_loose_wasted);
 }
+
+void ra_loose_hit(void) { loose_apply(ra_loose_used); }

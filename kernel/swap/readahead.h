@@ -95,8 +95,11 @@ void ra_fill_hit(void);
  * `steps` on (the reader trims it there), so the policy that chose it
  * learns what it really read. */
 void ra_window_cut(const struct ra_plan *p, uint32_t steps);
-/* A readahead page was reclaimed without being used. */
-void ra_waste(uint64_t entry);
+/* A readahead page was reclaimed or dropped without being used (loose:
+ * it was PG_RA_LOOSE); a fault found a PG_RA_LOOSE page.  The machine's
+ * verdict on pages read outside streams (ra_loose_pays). */
+void ra_waste(bool loose);
+void ra_loose_hit(void);
 
 /* "off", "fixed:N", "hugh", "shaohua", "vma", "own" (ra_policy.h).
  * fixed:N also sets page_cluster to N.  False on an unknown name. */

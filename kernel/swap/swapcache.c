@@ -392,8 +392,9 @@ bool swapcache_cached(uint64_t entry)
 void swapcache_drop(struct page *p)
 {
 	page_clear(p, PG_RA_MARK);
+	bool loose = page_test_clear(p, PG_RA_LOOSE);
 	if (page_test_clear(p, PG_READAHEAD))
-		ra_waste(p->private);
+		ra_waste(loose);
 	swapcache_del(p);
 }
 
@@ -419,8 +420,9 @@ void swapcache_evict(struct page *p, uint64_t shadow)
 		return;
 	}
 	page_clear(p, PG_RA_MARK);
+	bool loose = page_test_clear(p, PG_RA_LOOSE);
 	if (page_test_clear(p, PG_READAHEAD))
-		ra_waste(entry);
+		ra_waste(loose);
 	struct shard *sc = shard_of(entry);
 	struct node *old = NULL;
 	bool on = spin_lock_irqsave(&sc->lock);

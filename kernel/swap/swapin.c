@@ -252,6 +252,8 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			filled++;
 		} else if (plan->marker) {
 			page_set(p, PG_REFERENCED);     /* a confirmed stream's: vouched for (lru_judge_inactive) */
+		} else {
+			page_set(p, PG_RA_LOOSE);       /* a slot or block window's: ra_loose_hit, ra_waste */
 		}
 		if (!marked) {
 			page_set(p, PG_RA_MARK);
@@ -424,6 +426,8 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 	bool readahead = page_test_clear(p, PG_READAHEAD);
 	if (page_test_clear(p, PG_RA_FILL) && readahead)
 		ra_fill_hit();
+	if (page_test_clear(p, PG_RA_LOOSE) && readahead)
+		ra_loose_hit();
 	if (readahead) {
 		vmstat_inc(SWAP_RA_HIT);
 		__atomic_add_fetch(&mm->ra_hits, 1, __ATOMIC_RELAXED);

@@ -6,7 +6,10 @@
  * every page of it not in memory is read, marked as readahead.  An access
  * that finds a readahead page is a hit (the fault the kernel takes to map
  * it: ops->found); one that finds an ordinary page is no fault at all.  A
- * readahead page evicted unused is waste.  Counters are per region,
+ * readahead page evicted unused is waste; those read outside streams
+ * (slot windows and non-marker logical windows, the kernel's PG_RA_LOOSE)
+ * feed the machine's verdict on such pages (ra_loose_pays) when used or
+ * wasted, as swapin.c and swapcache.c do.  Counters are per region,
  * credited to the region whose fault issued the pages, as the kernel's
  * per-mm counters are.
  *
@@ -41,6 +44,8 @@ struct sim {
 	uint64_t nslots, cursor;        /* eviction layout: the last slot written */
 	uint8_t *st;
 	uint8_t *issuer;                /* region that read a readahead page */
+	uint8_t *loose;                 /* read ahead outside streams (the kernel's PG_RA_LOOSE) */
+	struct ra_loose lv;             /* the machine's verdict on those (readahead.c's loose_word) */
 	uint32_t *fifo, head, count;
 	const struct ra_ops *ops;
 	struct ra_ctx ctx[2];
@@ -117,6 +122,7 @@ static void sim_init(struct sim *s, uint32_t n, uint32_t cap, uint32_t nreg, boo
 	s->rng = t->seed;
 	s->st = calloc(n, 1);
 	s->issuer = calloc(n, 1);
+	s->loose = calloc(n, 1);
 	s->fifo = calloc(cap, sizeof *s->fifo);
 	layout_init(s, interleave);
 	struct ra_spec spec;
@@ -141,6 +147,7 @@ static void sim_free(struct sim *s)
 	free(s->page_of);
 	free(s->st);
 	free(s->issuer);
+	free(s->loose);
 	free(s->fifo);
 	free(s->space[0]);
 	free(s->space[1]);
@@ -153,10 +160,14 @@ static void evict(struct sim *s)
 	uint32_t v = s->fifo[s->head];
 	s->head = (s->head + 1) % s->cap;
 	s->count--;
-	if (s->st[v] >= RA)
+	if (s->st[v] >= RA) {
 		s->rs[s->issuer[v]].waste++;    /* dropped: its slot still holds it */
-	else
+		if (s->loose[v])
+			ra_loose_wasted(&s->lv);
+	} else {
 		set_slot(s, v, alloc_slot(s, v));
+	}
+	s->loose[v] = 0;
 	s->st[v] = NOT;
 }
 
@@ -185,8 +196,10 @@ static void read_slots(struct sim *s, const struct ra_slots *w, uint64_t fslot, 
 		if (p < 0 || slot == fslot)
 			continue;
 		in_use++;
-		if (s->st[p] == NOT)
+		if (s->st[p] == NOT) {
 			bring(s, (uint64_t)p, RA, r);
+			s->loose[p] = 1;
+		}
 	}
 	if (s->ops->slot_read)
 		s->ops->slot_read(&s->ctx[r], in_use);
@@ -202,6 +215,7 @@ static void read_logical(struct sim *s, const struct ra_lwin *w, uint64_t fault,
 		if (p == fault || s->st[p] != NOT)
 			continue;
 		bring(s, p, mark ? RA_MARK : RA, r);
+		s->loose[p] = !w->marker;
 		mark = false;
 	}
 }
@@ -222,6 +236,9 @@ static void sim_access(struct sim *s, uint64_t i)
 		struct ra_lwin w;
 		s->rs[r].hit++;
 		s->st[i] = MAPPED;
+		if (s->loose[i])
+			ra_loose_used(&s->lv);
+		s->loose[i] = 0;
 		drop_slot(s, i);
 		/* As readahead.c's ra_found: the policy's lock-free hit
 		 * first, where it has one and the space its state. */
@@ -234,6 +251,7 @@ static void sim_access(struct sim *s, uint64_t i)
 	struct ra_window w;
 	s->rs[r].major++;
 	bring(s, i, MAPPED, r);
+	s->ctx[r].loose_pays = ra_loose_pays(&s->lv);
 	s->ops->miss(&s->ctx[r], &e, &w);
 	if (w.slots.count > 1)
 		read_slots(s, &w.slots, e.slot, r);

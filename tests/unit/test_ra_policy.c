@@ -455,7 +455,7 @@ TEST(ra_own_ghost_windows_tell_dense_from_random)
 		CHECK(dense * 100 >= (MISSES - RA_OWN_GLEARN) * 95);
 		/* Its misses read slot windows, not logical blocks. */
 		CHECK_EQ(w.count, 0);
-		CHECK_EQ(ra_own_slot_pages(&o), RA_OWN_GPAGES);
+		CHECK_EQ(ra_own_slot_pages(&o, false), RA_OWN_GPAGES);
 	}
 }
 
@@ -886,4 +886,37 @@ TEST(ra_fill_room_follows_use)
 	CHECK_EQ(f.used, f.read);
 	ra_fill_read(&f, RA_FILL_FORGET);
 	CHECK(f.read <= RA_FILL_FORGET && f.used * 2 <= f.read);
+}
+
+TEST(ra_loose_verdict_counts_resolved_pages_only)
+{
+	struct ra_loose l = { 0, 0 };
+	CHECK(!ra_loose_pays(&l));                      /* nothing known */
+	for (uint32_t i = 0; i + 1 < RA_LOOSE_LEARN; i++)
+		ra_loose_used(&l);
+	CHECK(!ra_loose_pays(&l));                      /* too few to tell */
+	ra_loose_used(&l);
+	CHECK(ra_loose_pays(&l));
+	for (uint32_t i = 0; i < RA_LOOSE_LEARN; i++)
+		ra_loose_wasted(&l);
+	CHECK(ra_loose_pays(&l));                       /* half used */
+	ra_loose_wasted(&l);
+	CHECK(!ra_loose_pays(&l));
+	/* Past RA_LOOSE_FORGET both halve: the share stays, old pages weigh less. */
+	for (uint32_t i = 0; i < 10 * RA_LOOSE_FORGET; i++)
+		ra_loose_wasted(&l);
+	CHECK(l.used + l.wasted <= RA_LOOSE_FORGET);
+	CHECK(!ra_loose_pays(&l));
+	for (uint32_t i = 0; i < RA_LOOSE_FORGET; i++)
+		ra_loose_used(&l);
+	CHECK(ra_loose_pays(&l));
+	/* A slot miss reads the large window on the machine's verdict even
+	 * where the space's own counts say not yet or no. */
+	struct ra_own o;
+	memset(&o, 0, sizeof o);
+	CHECK_EQ(ra_own_slot_pages(&o, false), 2u);
+	CHECK_EQ(ra_own_slot_pages(&o, true), RA_OWN_SW_PAGES);
+	ra_own_slot_read(&o, 4 * RA_OWN_SW_LEARN);
+	CHECK(ra_own_slot_pages(&o, false) <= 2u);
+	CHECK_EQ(ra_own_slot_pages(&o, true), RA_OWN_SW_PAGES);
 }
