@@ -28,16 +28,22 @@ static struct ra_stats run(const char *policy, enum ra_pattern pat, const struct
 static const char *const fixed[] = { "off", "fixed:1", "fixed:2", "fixed:3", "fixed:4" };
 #define NFIXED (sizeof fixed / sizeof fixed[0])
 
-/* The fixed setting with the fewest major faults on the trial. */
-static struct ra_stats best_fixed(enum ra_pattern pat, const struct ra_trial *t)
+/* The fixed setting with the fewest major faults on the trial, with
+ * memory for cap pages. */
+static struct ra_stats best_fixed_at(enum ra_pattern pat, const struct ra_trial *t, uint32_t cap)
 {
 	struct ra_stats best = { 0, UINT64_MAX, 0, 0, 0 };
 	for (size_t i = 0; i < NFIXED; i++) {
-		struct ra_stats r = run(fixed[i], pat, t);
+		struct ra_stats r = ra_sim_run(fixed[i], pat, t, N, cap);
 		if (r.major < best.major)
 			best = r;
 	}
 	return best;
+}
+
+static struct ra_stats best_fixed(enum ra_pattern pat, const struct ra_trial *t)
+{
+	return best_fixed_at(pat, t, RA_SIM_CAP);
 }
 
 TEST(ra_fixed_and_off_baselines)
@@ -189,6 +195,36 @@ TEST(ra_own_build_shape)
 				(unsigned long long)o.major, (unsigned long long)o.issued, (unsigned long long)best.major,
 				(unsigned long long)best.issued);
 	}
+}
+
+TEST(ra_own_build_shape_light_pressure)
+{
+	/* The build shape as build16.mm runs it: memory holds 15/16 of the
+	 * pages, so nearly every page read ahead gets used, but tens of
+	 * misses after it was read.  The space's own counts call such pages
+	 * unused until then and keep its slot windows at one page; the
+	 * machine's verdict from pages whose fate is known (ra_loose_pays)
+	 * opens them once 64 are known.  Judged on the run's trials of each
+	 * layout summed (per trial the two overlap): own's major faults
+	 * within 1.45x the best fixed setting's.  Written after that verdict
+	 * went in: over the 13 seeds of SEED=all it took 1.29x in the
+	 * address layout (1.17-1.59x per trial; any four of them at most
+	 * 1.40x) and 0.87x in eviction order; without it 1.70x (1.57-1.84x).
+	 * The gap left is the verdict's start: at RA_LOOSE_LEARN 16 the
+	 * address layout took 1.03x, but random access on 64 MiB read
+	 * thousands of pages ahead (ra_own_random), since a page's use is
+	 * known before another's waste. */
+	uint64_t own[RA_NLAYOUTS] = { 0 }, best[RA_NLAYOUTS] = { 0 };
+	FOR_TRIALS(t) {
+		uint32_t cap = N - N / 16;
+		own[t->layout] += ra_sim_run("own", RA_BUILD, t, N, cap).major;
+		best[t->layout] += best_fixed_at(RA_BUILD, t, cap).major;
+	}
+	for (int l = 0; l < RA_NLAYOUTS; l++)
+		if (own[l] * 100 > best[l] * 145)
+			test_fail(__FILE__, __LINE__, "build at light pressure, %s layout, the run's trials summed: own major %llu, "
+				  "best fixed %llu", ra_layout_name((enum ra_layout)l), (unsigned long long)own[l],
+				  (unsigned long long)best[l]);
 }
 
 TEST(ra_own_mixed_seq_and_random_tasks)
