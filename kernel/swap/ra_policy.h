@@ -396,10 +396,10 @@ uint32_t ra_own_slot_pages(struct ra_own *o, bool loose_pays);
  * reads RA_OWN_SW_PAGES while half the pages resolved were used.  The
  * caller keeps this in one word for the machine (every task's pages
  * alike, as Linux keeps its swap read-ahead hits) and resets it with the
- * policy.  build16.mm at none under -icount, three runs: own's major
- * faults per page swapped in 0.099 against 0.177 before (fixed:4 0.064
- * and 0.073); the first run after the policy is set still learns (0.16,
- * then 0.074 and 0.069).  bench ra's patterns read too few pages outside
+ * policy.  build16.mm at none under -icount, two boots of three runs:
+ * own's major faults per page swapped in 0.099 and 0.089 against 0.177
+ * and 0.268 before (fixed:4 0.064-0.073); the first run after the policy
+ * is set still learns (0.16, then 0.074 and 0.069).  bench ra's patterns read too few pages outside
  * streams to move. */
 #define RA_LOOSE_LEARN 64       /* until this many pages were resolved: no verdict */
 #define RA_LOOSE_FORGET 1024    /* past this many, both counts halve */
