@@ -412,7 +412,7 @@ def test_matrix_min_rows_and_summary_columns(tmp_path):
         '{"type":"mem_balance","phase":"start","of":"script","free_frames":60}')
     r = rig.Result(0, log, parse_records(log), False, 1.0)
     job = matrix.Job('canned.mm', 'ssd', 'nvme', 'canned.mm')
-    m = matrix.Matrix(argparse.Namespace(out=str(tmp_path), build='build', scripts=[], min=True))
+    m = matrix.Matrix(argparse.Namespace(out=str(tmp_path), build='build', scripts=[], min=True, icount=False))
     scan = list(range(1, 101)) * 3
     m.oracle = FakeOracle({'touch 56 20000 seq anon': scan, 'touch 56 3000 random anon': scan[:150]})
     saved = sys.stdout, sys.stderr
@@ -448,7 +448,7 @@ def test_matrix_without_min_leaves_the_columns_empty(tmp_path):
     log = matrix.canned_log()
     r = rig.Result(0, log, parse_records(log), False, 1.0)
     job = matrix.Job('canned.mm', 'ssd', 'nvme', 'canned.mm')
-    m = matrix.Matrix(argparse.Namespace(out=str(tmp_path), build='build', scripts=[]))
+    m = matrix.Matrix(argparse.Namespace(out=str(tmp_path), build='build', scripts=[], icount=False))
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = io.StringIO()
     try:
