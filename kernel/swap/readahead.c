@@ -113,6 +113,12 @@ static void loose_apply(void (*op)(struct ra_loose *l))
 	} while (!__atomic_compare_exchange_n(&loose_word, &old, new, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
+static bool loose_pays(void)
+{
+	struct ra_loose l = loose_of(__atomic_load_n(&loose_word, __ATOMIC_RELAXED));
+	return ra_loose_pays(&l);
+}
+
 static uint32_t fill_room(struct ra_fill *f, uint32_t n) { return ra_fill_room(f, n); }
 static uint32_t fill_read(struct ra_fill *f, uint32_t n)
 {
@@ -413,8 +419,7 @@ static void ctx_of(const struct ra_fault *f, const struct ra_ops *ops, bool want
 	c->vstate = f->obj ? NULL : f->vstate;
 	c->space = ops->space_size && want_space ? space_state(f, ops) : NULL;
 	c->budget = c->space ? own_budget() : 0;
-	struct ra_loose l = loose_of(__atomic_load_n(&loose_word, __ATOMIC_RELAXED));
-	c->loose_pays = ra_loose_pays(&l);
+	c->loose_pays = c->space && loose_pays();       /* only own, with its state, reads it */
 	/* Set under the global lock by a policy switch; a switch racing
 	 * with a fault applies from the next one. */
 	c->order = __atomic_load_n(&spec.order, __ATOMIC_RELAXED);

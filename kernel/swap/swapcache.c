@@ -389,12 +389,18 @@ bool swapcache_cached(uint64_t entry)
 	return cached;
 }
 
-void swapcache_drop(struct page *p)
+/* p leaves the cache: a readahead page no fault used is waste. */
+static void readahead_done(struct page *p)
 {
 	page_clear(p, PG_RA_MARK);
 	bool loose = page_test_clear(p, PG_RA_LOOSE);
 	if (page_test_clear(p, PG_READAHEAD))
 		ra_waste(loose);
+}
+
+void swapcache_drop(struct page *p)
+{
+	readahead_done(p);
 	swapcache_del(p);
 }
 
@@ -419,10 +425,7 @@ void swapcache_evict(struct page *p, uint64_t shadow)
 		swapcache_drop(p);
 		return;
 	}
-	page_clear(p, PG_RA_MARK);
-	bool loose = page_test_clear(p, PG_RA_LOOSE);
-	if (page_test_clear(p, PG_READAHEAD))
-		ra_waste(loose);
+	readahead_done(p);
 	struct shard *sc = shard_of(entry);
 	struct node *old = NULL;
 	bool on = spin_lock_irqsave(&sc->lock);
