@@ -133,6 +133,7 @@ void ktimer_init(struct ktimer *t, void (*fn)(void *), void *arg)
 	t->fn = fn;
 	t->arg = arg;
 	t->armed = false;
+	t->fired_ns = 0;
 }
 
 /* Oneshot mode: fire at the next tick or the earliest ktimer, whichever
@@ -219,6 +220,7 @@ static void run_expired(uint64_t now)
 		list_init(&t->link);
 		t->armed = false;
 		t->running = true;
+		t->fired_ns = now;
 		spin_unlock_nosched(&tm.lock);
 		t->fn(t->arg);
 		__atomic_store_n(&t->running, false, __ATOMIC_RELEASE);

@@ -45,6 +45,7 @@ struct ktimer {
 	void *arg;
 	bool armed;
 	volatile bool running;          /* fn is running (on the boot CPU) */
+	uint64_t fired_ns;              /* when the interrupt that last ran fn came (time_ns) */
 };
 
 void ktimer_init(struct ktimer *t, void (*fn)(void *), void *arg);

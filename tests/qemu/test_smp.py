@@ -217,17 +217,20 @@ def test_smp_mutex_and_pingpong(ctx, n):
 def test_smp_rt_wakeups_under_load(ctx):
     # test_sched's RT probe with its two NORMAL hogs on 2 CPUs: the RT
     # thread still meets its deadlines (reschedule IPI or an idle CPU).
-    # -icount runs the vCPUs round-robin in one host thread.  In about one
-    # boot in ten (1 in 11 on 2026-12-03) every wake came about 0.6 ms late
-    # (mean 0.62, worst 0.67 ms), all 50 within 1 ms, and the selftest's
-    # mean-lateness check failed.  The cause is not established: the same
-    # lateness on every period of one boot, and none in the others, points
-    # at how the vCPUs interleaved in that boot rather than at the hogs
-    # (the timer lock's long holds, 54 over 100 us there, were seen in a
-    # passing boot too: 53, mean lateness 10 us).  A scheduler that lets
-    # NORMAL hogs delay the RT thread is late on every boot: up to 3 boots,
-    # each within 1 ms of 90% of its deadlines, one passing the selftest
-    # whole.
+    # -icount runs the vCPUs round-robin in one host thread, and in about
+    # one boot in ten every wake is late by about the same amount (0.3-0.9
+    # ms, 1 ms more every 100 ms; once 21 of 50 wakes over 1 ms).  The
+    # probe splits each wake's lateness into the timer's (deadline to the
+    # interrupt that ran the wake) and the rest.  Seen both ways on
+    # 2026-12-04: the boot CPU's timer interrupt arriving 0.9 ms after the
+    # time it was programmed for (its trace), and, in 3 boots of 20, the
+    # interrupt on time and the wake late, with the boot CPU's interrupt
+    # time 24.5 ms instead of 1.5 and the timer lock held up to 419 us in
+    # the tick, which points at the vCPU not being run in the middle of its
+    # handler.  On a PC these take microseconds.  A scheduler that lets NORMAL hogs delay
+    # the RT thread is late by up to their 10 ms slice on every boot, so
+    # every boot must wake within 2 ms of 90% of its deadlines, and one of
+    # up to 3 boots must pass the selftest's own checks (1 ms, mean 0.5 ms).
     seen = []
     for i in range(3):
         c = ctx if i == 0 else ctx.for_case('%s-%d' % (ctx.name, i))
@@ -236,7 +239,7 @@ def test_smp_rt_wakeups_under_load(ctx):
         s = selftest_record(r, 'rt')
         d = s.get('data', {})
         seen.append(d)
-        expect(d['met_1ms'] * 10 >= d['periods'] * 9, 'RT probe missed deadlines on 2 CPUs: %r' % seen)
+        expect(d['met_2ms'] * 10 >= d['periods'] * 9, 'RT probe missed deadlines by 2 ms on 2 CPUs: %r' % seen)
         if s['ok']:
             return
     expect(False, 'the RT selftest failed on 3 boots: %r' % seen)
