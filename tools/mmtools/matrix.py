@@ -1,7 +1,7 @@
 """Run workload scripts across disk profiles and gather their results.
 
   tools/matrix SCRIPT.mm... [--profile none,ssd,hdd] [--swap-bus nvme,sata]
-               [--swap-mib 256] [--mem 256M] [--icount] [--timeout S]
+               [--swap-mib 256] [--mem 256M] [--icount[=exact]] [--timeout S]
                [--jobs 1] [--sshlogin HOSTS] [--out build/matrix] [--build build]
                [--echo] [--cmdline 'KERNEL OPTIONS'] [--min]
   tools/matrix --self-test
@@ -61,7 +61,12 @@ major faults and elapsed time (issue 12's target).  At profile none under
 --icount the check takes sys instead of elapsed (the line says so): there
 the disk is not throttled, so a run is CPU-bound as on a fast NVMe, and
 elapsed follows the host, since the guest's idle time passes in host time
-(-icount sleeps), while sys counts instructions.  majflt is the result
+(-icount sleeps), while sys counts instructions.  --icount=exact adds
+sleep=off: the guest's idle time jumps to its next timer instead of
+passing in host time, so a boot repeats exactly whatever the host does
+(a latency probe's figures with them), but a wait for the disk takes
+however long the guest's next timer is away, not the disk's time; the
+check takes sys there at every profile.  majflt is the result
 record's (the run's tasks' major faults; the same as the table's
 pgmajfault so far).
 
@@ -487,11 +492,22 @@ def ratio(a, b):
     return a / b
 
 
-def compare(summary, cpu_clock=False):
+def cpu_clock_note(icount, profile):
+    """Why the own-vs-best verdict takes sys rather than elapsed for a
+    boot (icount: False, True or 'exact'), or None where it takes
+    elapsed."""
+    if icount == 'exact':
+        return 'elapsed jumps over idle time under --icount=exact'
+    if icount and profile == 'none':
+        return 'elapsed follows the host at none under --icount'
+    return None
+
+
+def compare(summary, cpu_clock=None):
     """Comparison lines for one boot's summary rows: per workload (columns
     running the same commands), the best columns and the own policy
-    against the best off/fixed:N column.  cpu_clock (profile none under
-    --icount): the verdict takes sys, not elapsed."""
+    against the best off/fixed:N column.  cpu_clock (cpu_clock_note's):
+    the verdict takes sys, not elapsed, and the line says why."""
     if not summary:
         return ['  no results']
     lines = []
@@ -506,7 +522,7 @@ def compare(summary, cpu_clock=False):
     return lines
 
 
-def compare_group(cols, cpu_clock=False):
+def compare_group(cols, cpu_clock=None):
     fewest = min(cols, key=lambda s: s['majflt_mean'])
     fastest = min(cols, key=lambda s: s['elapsed_ms_mean'])
     lines = ["fewest major faults: '%s' (%s) %.1f;  fastest: '%s' (%s) %.1f ms" % (
@@ -526,7 +542,7 @@ def compare_group(cols, cpu_clock=False):
         ok = rm <= OWN_MARGIN and (rs if cpu_clock else re_) <= OWN_MARGIN
         pct = '%g%%' % round((OWN_MARGIN - 1) * 100, 6)
         if cpu_clock:
-            pct += ' (in majflt and sys: elapsed follows the host at none under --icount)'
+            pct += ' (in majflt and sys: %s)' % cpu_clock
         lines.append("own '%s' vs best fixed: majflt x%.3f (best '%s' %s %.1f), sys x%.3f (best '%s' %s %.1f ms), "
                      "elapsed x%.3f (best '%s' %s %.1f ms): %s" % (
                          own['column'], rm, bm['column'], bm['policy'], bm['majflt_mean'],
@@ -732,7 +748,7 @@ class Matrix:
         for j in jobs:
             lines.append({'key': j.key, 'image': os.path.relpath(j.image, self.out), 'profile': j.profile,
                           'plan': remote.encode_plan(j.plan), 'mem': self.a.mem, 'timeout': self.a.timeout,
-                          'icount': 1 if self.a.icount else 0, 'swap_mib': self.a.swap_mib})
+                          'icount': remote.encode_icount(self.a.icount), 'swap_mib': self.a.swap_mib})
         if not lines:
             return
         self.say('matrix: %d boot(s) through GNU parallel on %s, %d at once per host' % (
@@ -819,7 +835,7 @@ class Matrix:
             self.say('=== %s (host %.0f s, %s)' % (j.where(), d['secs'], d['status']))
             self.say(d['table_text'] or '(no table)')
             self.say('')
-            for line in compare(d['summary'], cpu_clock=bool(self.a.icount) and j.profile == 'none'):
+            for line in compare(d['summary'], cpu_clock=cpu_clock_note(self.a.icount, j.profile)):
                 self.say(line)
             if self.oracle:
                 self.say('')
@@ -1006,10 +1022,14 @@ def self_test():
         check("fewest major faults: 'RA=3'" in text and "fastest: 'own'" in text, 'best columns')
         # At none under --icount the verdict takes sys: own's sys is 1.05x
         # off's there, so the same columns are not within 2%.
-        cpu = [x for x in compare(d['summary'], cpu_clock=True) if "own 'own'" in x]
+        cpu = [x for x in compare(d['summary'], cpu_clock=cpu_clock_note(True, 'none')) if "own 'own'" in x]
         check(len(cpu) == 1 and cpu[0].endswith(
             "elapsed x0.969 (best 'RA=3' fixed:3 650.0 ms): NOT within 2% "
             "(in majflt and sys: elapsed follows the host at none under --icount)"), 'cpu clock: %r' % cpu)
+        # --icount=exact: sys at every profile; plain --icount only at none.
+        check(cpu_clock_note(True, 'ssd') is None and cpu_clock_note(False, 'none') is None
+              and cpu_clock_note('exact', 'ssd') == 'elapsed jumps over idle time under --icount=exact',
+              'cpu clock notes')
         check("    own 'rnd own' vs best fixed: majflt x1.040 (best 'rnd RA=0' off 2500.0), sys x1.000 "
               "(best 'rnd RA=0' off 250.0 ms), elapsed x1.200 (best 'rnd RA=0' off 1500.0 ms): NOT within 2%"
               in text, 'random group: %s' % text)
@@ -1061,7 +1081,9 @@ def main():
     ap.add_argument('--swap-mib', type=int, default=256, help='size of each swap disk in MiB (default 256)')
     ap.add_argument('--mem', default='256M', help="QEMU -m (default 256M; the script's mem line caps the kernel)")
     ap.add_argument('--cmdline', default='', help="more kernel options for every image (e.g. 'swapcrc=on')")
-    ap.add_argument('--icount', action='store_true', help='-icount shift=0: low-noise guest time (slower)')
+    ap.add_argument('--icount', nargs='?', const=True, default=False, choices=['exact'],
+                    help='-icount shift=0: low-noise guest time (slower); --icount=exact adds sleep=off '
+                    '(idle time jumps to the next timer: exact, but a wait for the disk lasts until then)')
     ap.add_argument('--timeout', type=float, default=7200, help='seconds per boot (default 7200)')
     ap.add_argument('--jobs', type=int, default=1,
                     help='QEMUs at once (default 1; more than the host has spare cores distorts the timings)')

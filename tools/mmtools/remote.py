@@ -98,6 +98,16 @@ def boot_one(image, plan, profile, mem, timeout, icount, swap_mib, key, workdir,
                 os.unlink(p)
 
 
+def encode_icount(icount):
+    """A job's icount word: 0, 1 or exact (rig.qemu_command's False,
+    True and 'exact')."""
+    return 'exact' if icount == 'exact' else '1' if icount else '0'
+
+
+def decode_icount(word):
+    return 'exact' if word == 'exact' else word == '1'
+
+
 def worker(argv):
     """python3 mmtools.pyz boot KEY IMAGE PROFILE PLAN MEM TIMEOUT ICOUNT
     SWAP_MIB: one boot, its outcome in ret/KEY.json."""
@@ -109,7 +119,7 @@ def worker(argv):
     tmp = tempfile.mkdtemp(prefix='mmtools-boot-')
     try:
         r = boot_one(job['image'], decode_plan(job['plan']), job['profile'], job['mem'], float(job['timeout']),
-                     job['icount'] == '1', int(job['swap_mib']), job['key'], tmp)
+                     decode_icount(job['icount']), int(job['swap_mib']), job['key'], tmp)
         out.update(rc=r.rc, timed_out=r.timed_out, elapsed=r.elapsed, log=r.log)
     except (OSError, ValueError, subprocess.CalledProcessError) as e:
         out.update(error='%s: %s' % (out['host'], e))

@@ -109,6 +109,26 @@ def test_jobs_and_sshlogin_local_agree(rig_dir):
     assert len(argv) == 6 and all('canned-' in a and '-nvme1n1.img' in a for a in argv)
 
 
+@pytest.mark.skipif(not shutil.which('mkswap') or not shutil.which('mcopy'), reason='needs mkswap and mtools')
+def test_icount_exact_reaches_qemu(rig_dir):
+    # --icount=exact gives QEMU sleep=off, here and through GNU parallel's
+    # workers (the job's icount word), and the verdict says why it takes sys.
+    p = run_matrix(rig_dir, rig_dir / 'x1', '--icount=exact')
+    check_outputs(rig_dir / 'x1', p)
+    assert 'under --icount=exact' in p.stdout
+    opts = ['--icount=exact']
+    if shutil.which('parallel'):
+        p = run_matrix(rig_dir, rig_dir / 'x2', '--icount=exact', '--sshlogin', ':')
+        check_outputs(rig_dir / 'x2', p)
+        opts.append('--sshlogin')
+    argv = (rig_dir / 'qemu-argv.log').read_text().splitlines()
+    assert len(argv) == 2 * len(opts) and all('-icount shift=0,sleep=off' in a for a in argv), (opts, argv)
+    p = run_matrix(rig_dir, rig_dir / 'x3', '--icount')
+    check_outputs(rig_dir / 'x3', p)
+    argv = (rig_dir / 'qemu-argv.log').read_text().splitlines()[2 * len(opts):]
+    assert len(argv) == 2 and all('-icount shift=0 ' in a + ' ' and 'sleep=off' not in a for a in argv), argv
+
+
 def can_unshare():
     try:
         return subprocess.run(['unshare', '-m', 'true'], capture_output=True).returncode == 0
