@@ -360,6 +360,7 @@ void kmain(const struct boot_info *bi)
 	time_start_tick((unsigned)kcfg.hz, strcmp(kcfg.timer, "periodic") != 0);
 	halt_register_hook(sched_report);
 	halt_register_hook(irq_report);
+	halt_register_hook(console_report);
 	halt_register_hook(lockstat_halt_report);
 	bootfs_init(&bootinfo);
 	page_ref_init();

@@ -8,16 +8,42 @@
 #include "spinlock.h"
 #include "platform/serial.h"
 #include "platform/fbcon.h"
+#include "record.h"
 
 static struct spinlock console_lock = SPINLOCK_INIT("console");
 static volatile int panicking;
-
-void console_panic_mode(void) { panicking = 1; }
+static volatile bool sync_writes;       /* the machine is stopping: nothing may wait in the UART's queue */
 
 static void raw_write(const char *s, size_t n)
 {
 	serial_write(s, n);
+	if (panicking || sync_writes)
+		serial_flush();
 	fbcon_write(s, n);
+}
+
+void console_panic_mode(void)
+{
+	panicking = 1;
+	serial_flush();
+}
+
+void console_sync_mode(void)
+{
+	if (panicking)
+		return;                 /* already so, and the lock may never come free */
+	bool on = spin_lock_irqsave(&console_lock);
+	sync_writes = true;
+	serial_flush();
+	spin_unlock_irqrestore(&console_lock, on);
+}
+
+void console_poll(void)
+{
+	if (!serial_pending() || !spin_trylock(&console_lock))
+		return;
+	serial_poll();
+	spin_unlock_nosched(&console_lock);
 }
 
 void console_write(const char *s, size_t n)
@@ -75,4 +101,20 @@ int kprintf(const char *fmt, ...)
 	int n = kvprintf(fmt, ap);
 	va_end(ap);
 	return n;
+}
+
+void console_report(void)
+{
+	const struct serial_stats *s = serial_stats();
+	struct json *j = rec_begin("console");
+	json_bool(j, "serial", s->present);
+	if (s->present) {
+		json_u64(j, "fifo", s->fifo);
+		json_u64(j, "bytes", s->bytes);
+		json_u64(j, "queued_max", s->queued_max);
+		json_u64(j, "full_waits", s->full_waits);
+		json_u64(j, "timeouts", s->timeouts);
+		json_bool(j, "wedged", s->wedged);
+	}
+	rec_end();
 }

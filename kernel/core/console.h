@@ -12,7 +12,17 @@
 void console_write(const char *s, size_t n);
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int kvprintf(const char *fmt, va_list ap);
-/* Called by panic: stop honouring the console lock. */
+/* Called by panic: stop honouring the console lock; every write reaches
+ * COM1 before it returns. */
 void console_panic_mode(void);
+/* The machine is about to stop (halt): what waits for COM1 goes out now,
+ * and every later write before it returns. */
+void console_sync_mode(void);
+/* The boot CPU's tick, interrupts off: hand COM1 what it takes of the
+ * console's queued output (none of it if another CPU is writing). */
+void console_poll(void);
+/* The "console" record (halt): COM1's queue - how full it got, and how
+ * many bytes had to wait for the line. */
+void console_report(void);
 
 #endif

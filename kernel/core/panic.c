@@ -149,6 +149,7 @@ static void wait_for_key(void)
 static __attribute__((noreturn)) void finish(bool ok)
 {
 	irq_disable();
+	console_sync_mode();
 	enum halt_mode m = halt_mode();
 	if (m == HALT_REBOOT)
 		reboot();

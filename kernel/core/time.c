@@ -360,8 +360,10 @@ static void on_tick(struct trap_frame *f, void *arg)
 		kprof_tick(f);
 	}
 	run_expired(now);
-	if (tick)
+	if (tick) {
+		console_poll();
 		sched_tick(now);
+	}
 }
 
 void time_start_tick(unsigned hz, bool oneshot)

@@ -58,3 +58,31 @@ def test_latency_sections_and_probe_icount(ctx):
     by_name = {c['name']: c for c in halt['classes']}
     for name in ('ptl', 'swap', 'lru', 'pmm'):
         expect(name in by_name and by_name[name]['acquired'] > 0, 'no %s class at halt: %r' % (name, sorted(by_name)))
+
+
+def test_console_queues_for_a_slow_line(ctx):
+    # COM1 read at 115200 baud's 11520 bytes a second (the rig's
+    # serial_bps): QEMU's UART then waits for the reader as a real one
+    # waits for the line.  The console queues what the line has not taken
+    # instead of waiting for it with interrupts off (before the queue a
+    # record held them off for 210 ms here), and every byte arrives: the
+    # same records, of the same sizes give or take their figures, as a
+    # boot read at full speed.
+    import re
+    cmd = 'quiet run="touch 16 2000 seq anon ; hello"'
+    fast = ctx.for_case(ctx.name + '_fast').boot(cmd, timeout=300)
+    expect_ok(fast)
+    slow = ctx.boot(cmd, timeout=300, serial_bps=11520)
+    expect_ok(slow)
+    c = one_record(slow, 'console')
+    expect(c['serial'] and c['full_waits'] == 0 and c['timeouts'] == 0 and c['queued_max'] >= 2000,
+           'the console did not queue for the slow line: %r' % c)
+    expect(one_record(fast, 'console')['queued_max'] == 0, 'a queue at full speed: %r' % one_record(fast, 'console'))
+
+    def shape(r):
+        return [(x['type'], len(re.sub(r'-?[0-9.]+', 'N', line)))
+                for x, line in zip(r.records, [ln for ln in r.log.splitlines() if ln.startswith('{"type":')])]
+    a, b = shape(fast), shape(slow)
+    expect([t for t, _ in a] == [t for t, _ in b], 'records differ: %r against %r' % (a, b))
+    diff = [(x, y) for x, y in zip(a, b) if x != y and x[0] not in ('locks', 'cpu', 'console')]
+    expect(not diff, 'records changed size on the slow line: %r' % diff[:5])

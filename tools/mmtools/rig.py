@@ -9,6 +9,7 @@ records on the console.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -105,8 +106,11 @@ def disk_args(disks, profile):
 
 
 def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icount=False,
-                 smp=1, extra=(), cpu='max', serial_out=None, direct=None, pvh=None):
-    """direct: {'kernel', 'initrd', 'append'} boots a Linux kernel with
+                 smp=1, extra=(), cpu='max', serial_pipe=None, direct=None, pvh=None):
+    """serial_pipe: COM1 to the FIFOs SERIAL_PIPE.in and .out (QEMU's pipe
+    chardev) instead of stdout (run's serial_bps).
+
+    direct: {'kernel', 'initrd', 'append'} boots a Linux kernel with
     -kernel/-initrd/-append (no firmware, no boot disk; image unused) in
     the same machine otherwise (tools/linux-peer).
 
@@ -139,7 +143,8 @@ def qemu_command(image, boot='nvme', mem='256M', disks=(), profile='none', icoun
         cmd += boot_args(boot, image)
     cmd += disk_args(list(disks), profile)
     cmd += ['-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
-            '-chardev', 'stdio,id=ser0,signal=off', '-serial', 'chardev:ser0']
+            '-chardev', 'pipe,id=ser0,path=' + serial_pipe if serial_pipe else 'stdio,id=ser0,signal=off',
+            '-serial', 'chardev:ser0']
     if icount:
         cmd += ['-icount', 'shift=0,sleep=off' if icount == 'exact' else 'shift=0']
     elif int(str(smp).split(',')[0]) > 1 and not any(str(x).startswith('-accel') for x in extra):
@@ -191,25 +196,75 @@ class Result:
         return 'powered-off-early'
 
 
+F_SETPIPE_SZ = 1031    # fcntl.F_SETPIPE_SZ (Linux)
+
+
+def paced_console(path, bps, proc):
+    """The console lines QEMU writes to the FIFO at path, read at bps bytes
+    a second through a pipe of one page: QEMU's UART then waits for the
+    reader, a page at a time, as a PC's transmitter waits for the line
+    (115200 baud: 11520 bytes a second).  Reads on unpaced once QEMU has
+    exited."""
+    import fcntl
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fcntl.fcntl(fd, F_SETPIPE_SZ, 4096)
+        step = 0.01
+        per = max(1, int(bps * step))
+        buf = b''
+        nxt = time.time()
+        while True:
+            done = proc.poll() is not None
+            try:
+                chunk = os.read(fd, 65536 if done else per)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                buf += chunk
+                while b'\n' in buf:
+                    line, buf = buf.split(b'\n', 1)
+                    yield line + b'\n'
+            elif done:
+                break
+            nxt += step
+            time.sleep(max(0.0, nxt - time.time()))
+        if buf:
+            yield buf
+    finally:
+        os.close(fd)
+
+
 def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None, echo=False,
         disks=(), profile='none', icount=False, smp=1, extra=(), stop_pattern=None, cpu='max',
-        workdir=None, direct=None, on_line=None, pvh=None):
+        workdir=None, direct=None, on_line=None, pvh=None, serial_bps=None):
     """Boot image and return a Result.  stop_pattern: kill QEMU once a line
     matches (for failures the firmware never returns from).  direct: see
     qemu_command (image and cmdline are then unused).  on_line: called
     with each console line as it arrives (a test that acts on the guest
     through QEMU's monitor mid-run).  pvh: {'kernel', 'initrd'} boots
-    through the PVH entry with cmdline on QEMU's -append (qemu_command)."""
+    through the PVH entry with cmdline on QEMU's -append (qemu_command).
+    serial_bps: COM1 drains at that many bytes a second (paced_console),
+    not as fast as QEMU writes."""
     tmp_image = None
     if pvh:
         pvh = dict(pvh, append=cmdline or '')
     elif cmdline is not None and not direct:
         workdir = workdir or os.path.dirname(os.path.abspath(image))
         tmp_image = image = set_cmdline(image, cmdline, workdir)
-    cmd = qemu_command(image, boot, mem, disks, profile, icount, smp, extra, cpu, direct=direct, pvh=pvh)
+    fifo_dir = None
+    if serial_bps:
+        fifo_dir = tempfile.mkdtemp(prefix='serial-', dir=workdir)
+        for end in ('in', 'out'):
+            os.mkfifo(os.path.join(fifo_dir, 'com1.' + end))
+    cmd = qemu_command(image, boot, mem, disks, profile, icount, smp, extra, cpu, direct=direct, pvh=pvh,
+                       serial_pipe=fifo_dir and os.path.join(fifo_dir, 'com1'))
     start = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
+    if fifo_dir:
+        console = paced_console(os.path.join(fifo_dir, 'com1.out'), serial_bps, proc)
+    else:
+        console = proc.stdout
     lines, timed_out, stopped = [], False, False
     err = []
     t = threading.Thread(target=lambda: err.append(proc.stderr.read()))
@@ -217,7 +272,7 @@ def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None
     timer = threading.Timer(timeout, proc.kill)
     timer.start()
     try:
-        for raw in proc.stdout:
+        for raw in console:
             line = ANSI.sub('', raw.decode('utf-8', 'replace'))
             lines.append(line)
             if on_line:
@@ -235,6 +290,8 @@ def run(image, cmdline=None, boot='nvme', mem='256M', timeout=120, log_path=None
         t.join()
         if tmp_image:
             os.unlink(tmp_image)
+        if fifo_dir:
+            shutil.rmtree(fifo_dir, ignore_errors=True)
     elapsed = time.time() - start
     timed_out = not stopped and elapsed >= timeout - 0.5 and rc != 0 and rc < 0
     text = ''.join(lines)
