@@ -17,15 +17,18 @@ static volatile bool sync_writes;       /* the machine is stopping: nothing may 
 static void raw_write(const char *s, size_t n)
 {
 	serial_write(s, n);
-	if (panicking || sync_writes)
-		serial_flush();
 	fbcon_write(s, n);
+	if (panicking || sync_writes) {
+		serial_flush();
+		fbcon_flush();
+	}
 }
 
 void console_panic_mode(void)
 {
 	panicking = 1;
 	serial_flush();
+	fbcon_flush();
 }
 
 void console_sync_mode(void)
@@ -35,14 +38,16 @@ void console_sync_mode(void)
 	bool on = spin_lock_irqsave(&console_lock);
 	sync_writes = true;
 	serial_flush();
+	fbcon_flush();
 	spin_unlock_irqrestore(&console_lock, on);
 }
 
 void console_poll(void)
 {
-	if (!serial_pending() || !spin_trylock(&console_lock))
+	if ((!serial_pending() && !fbcon_pending()) || !spin_trylock(&console_lock))
 		return;
 	serial_poll();
+	fbcon_poll();
 	spin_unlock_nosched(&console_lock);
 }
 

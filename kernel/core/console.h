@@ -19,7 +19,8 @@ void console_panic_mode(void);
  * and every later write before it returns. */
 void console_sync_mode(void);
 /* The boot CPU's tick, interrupts off: hand COM1 what it takes of the
- * console's queued output (none of it if another CPU is writing). */
+ * console's queued output and redraw a row of the screen a scroll left
+ * (neither if another CPU is writing). */
 void console_poll(void);
 /* The "console" record (halt): COM1's queue - how full it got, and how
  * many bytes had to wait for the line. */
