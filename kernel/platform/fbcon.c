@@ -7,9 +7,10 @@
  * costs one redraw per rows/2 lines and the framebuffer (uncached or
  * write-combined memory) is never read.  The console is written with
  * interrupts off, and a whole screen took 8.8 ms of guest instructions
- * under QEMU at 1280x800 (`-icount`): so the rows are redrawn a few at a
- * time, by each write and by the boot CPU's tick (fbcon_poll), and all at
- * once only when the machine stops (fbcon_flush).
+ * under QEMU at 1280x800 (`-icount`): so the rows are redrawn one per tick
+ * of the boot CPU (fbcon_poll), and all at once only when the machine
+ * stops (fbcon_flush); a character written meanwhile on a row still due is
+ * only put in the grid.
  *
  * Records ({"type":...} lines, kernel/core/record.c) are not drawn: they are
  * for machines and reach them through COM1; on the screen a few hundred
@@ -44,7 +45,7 @@ static struct {
 } con;
 
 #define RECORD_PREFIX "{\"type\":"
-#define FBCON_ROWS_PER_POLL 1           /* a row: 0.18 ms of guest instructions at 1280 wide */
+#define FBCON_ROWS_PER_POLL 1           /* a row: 0.28 ms of guest instructions at 1280 wide */
 
 static uint32_t pack(const struct boot_framebuffer *fb, uint8_t r, uint8_t g, uint8_t b)
 {

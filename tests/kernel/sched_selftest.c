@@ -366,7 +366,8 @@ struct rtprobe {
 	int met_2ms;
 	/* The lateness in two parts: the timer's (deadline to the interrupt
 	 * that ran the wake: interrupts held off, or the platform late with
-	 * it) and the scheduler's (that interrupt to the thread running). */
+	 * it) and the rest, sched_* (that interrupt to the thread running:
+	 * the scheduler's, or under a hypervisor a vCPU not run meanwhile). */
 	uint64_t worst_timer_ns, sum_timer_ns, worst_sched_ns, sum_sched_ns;
 };
 
