@@ -146,13 +146,13 @@ PURE_SRC += kernel/vm/pagecache_idx.c kernel/vm/pagecache_policy.c
 PURE_SRC += kernel/vm/psi_avg.c
 # The PVH boot's initrd reader.
 PURE_SRC += kernel/lib/cpio.c
-# The framebuffer console (drawn into memory the test owns), with the
-# generated font.
-PURE_SRC += kernel/platform/fbcon.c
-$(BUILD)/host/kernel/platform/fbcon.o $(BUILD)/host/tests/unit/test_fbcon.o: HCFLAGS += -I$(BUILD)/gen
-$(BUILD)/host/kernel/platform/fbcon.o $(BUILD)/host/tests/unit/test_fbcon.o: $(BUILD)/gen/font8x16.h
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/host/%.o) $(PURE_SRC:%.c=$(BUILD)/host/%.o)
+# The framebuffer console, drawn into memory the unit test owns: with the
+# generated font, so not among the fuzz targets' PURE_SRC.
+UNIT_OBJ += $(BUILD)/host/kernel/platform/fbcon.o
+$(BUILD)/host/kernel/platform/fbcon.o $(BUILD)/host/tests/unit/test_fbcon.o: HCFLAGS += -I$(BUILD)/gen
+$(BUILD)/host/kernel/platform/fbcon.o $(BUILD)/host/tests/unit/test_fbcon.o: $(BUILD)/gen/font8x16.h
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
