@@ -14,20 +14,41 @@ static struct spinlock console_lock = SPINLOCK_INIT("console");
 static volatile int panicking;
 static volatile bool sync_writes;       /* the machine is stopping: nothing may wait in the UART's queue */
 
+/* After console_panic_mode the console lock is not taken, and CPUs may
+ * write at once (an NMI report carries on with the run): COM1 is then
+ * written straight, past its queue, whose indexes two writers would
+ * tangle (a record came out twice). */
 static void raw_write(const char *s, size_t n)
 {
-	serial_write(s, n);
+	if (panicking)
+		serial_write_sync(s, n);
+	else
+		serial_write(s, n);
 	fbcon_write(s, n);
 	if (panicking || sync_writes) {
-		serial_flush();
+		if (!panicking)
+			serial_flush();
 		fbcon_flush();
 	}
 }
 
 void console_panic_mode(void)
 {
-	panicking = 1;
-	serial_flush();
+	if (panicking)
+		return;
+	/* What waits in COM1's queue goes first, if the lock comes free in
+	 * about a second (a CPU stuck holding it would keep it for ever);
+	 * else it stays unsent. */
+	bool got = false;
+	for (long i = 0; i < 100000000L && !(got = spin_trylock(&console_lock)); i++)
+		cpu_relax();
+	if (got) {
+		serial_flush();
+		panicking = 1;
+		spin_unlock_nosched(&console_lock);
+	} else {
+		panicking = 1;
+	}
 	fbcon_flush();
 }
 
@@ -44,7 +65,7 @@ void console_sync_mode(void)
 
 void console_poll(void)
 {
-	if ((!serial_pending() && !fbcon_pending()) || !spin_trylock(&console_lock))
+	if (panicking || (!serial_pending() && !fbcon_pending()) || !spin_trylock(&console_lock))
 		return;
 	serial_poll();
 	fbcon_poll();

@@ -152,6 +152,22 @@ void serial_poll(void)
 		push();
 }
 
+void serial_write_sync(const char *s, size_t n)
+{
+	if (!present)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < 2; k++) {
+			if (k == 0 && s[i] != '\n')
+				continue;
+			for (int p = 0; p < 100000 && !thr_empty(); p++)
+				cpu_relax();
+			outb(COM1 + REG_DATA, k == 0 ? '\r' : (uint8_t)s[i]);
+		}
+	}
+	st.bytes += n;
+}
+
 void serial_flush(void)
 {
 	while (present && tx_head != tx_tail)

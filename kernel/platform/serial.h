@@ -20,6 +20,9 @@ bool serial_pending(void);
  * the line (before the machine stops). */
 void serial_poll(void);
 void serial_flush(void);
+/* Straight to the UART, past the queue, waiting for it byte by byte (a
+ * panic's report: callers may not serialise). */
+void serial_write_sync(const char *s, size_t n);
 
 struct serial_stats {
 	bool present;
