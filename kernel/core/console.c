@@ -110,12 +110,12 @@ int kvprintf(const char *fmt, va_list ap)
 {
 	struct chunk c;
 	c.len = 0;
-	bool on = false;
-	if (!panicking)
+	bool on = false, locked = !panicking;  /* panicking may be set while we wait */
+	if (locked)
 		on = spin_lock_irqsave(&console_lock);
 	int n = fmt_vformat(chunk_sink, &c, fmt, ap);
 	raw_write(c.buf, c.len);
-	if (!panicking)
+	if (locked)
 		spin_unlock_irqrestore(&console_lock, on);
 	return n;
 }
