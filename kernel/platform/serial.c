@@ -11,7 +11,9 @@
  * 16-byte FIFO once empty); the boot CPU's tick hands it more
  * (serial_poll: 16 bytes a tick at HZ 1000 outruns the line).  A full ring
  * waits for the line as before, so nothing is dropped; serial_flush empties
- * it before the machine stops.  A wait for the transmitter lasts at most
+ * it before the machine stops.  After a panic or an NMI report the console
+ * lock no longer serialises writers, and they go straight to the UART
+ * (serial_write_sync), past the ring.  A wait for the transmitter lasts at most
  * WAIT_POLLS polls (about 2 s on a PC, where a burst takes the line 1.4
  * ms; under QEMU the host end of the console may stall): then the burst
  * goes anyway (counted: what the UART still held may be lost), and after
