@@ -154,18 +154,22 @@ void serial_poll(void)
 		push();
 }
 
+/* A byte once the transmitter is empty, or after ~100k polls anyway. */
+static void put_sync(char c)
+{
+	for (int p = 0; p < 100000 && !thr_empty(); p++)
+		cpu_relax();
+	outb(COM1 + REG_DATA, (uint8_t)c);
+}
+
 void serial_write_sync(const char *s, size_t n)
 {
 	if (!present)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < 2; k++) {
-			if (k == 0 && s[i] != '\n')
-				continue;
-			for (int p = 0; p < 100000 && !thr_empty(); p++)
-				cpu_relax();
-			outb(COM1 + REG_DATA, k == 0 ? '\r' : (uint8_t)s[i]);
-		}
+		if (s[i] == '\n')
+			put_sync('\r');
+		put_sync(s[i]);
 	}
 	st.bytes += n;
 }
