@@ -139,6 +139,7 @@ void console_report(void)
 		json_u64(j, "bytes", s->bytes);
 		json_u64(j, "queued_max", s->queued_max);
 		json_u64(j, "full_waits", s->full_waits);
+		json_u64(j, "polled", s->polled);
 		json_u64(j, "timeouts", s->timeouts);
 		json_bool(j, "wedged", s->wedged);
 	}

@@ -150,8 +150,11 @@ bool serial_pending(void) { return present && __atomic_load_n(&tx_head, __ATOMIC
 
 void serial_poll(void)
 {
-	if (present)
-		push();
+	if (!present)
+		return;
+	uint32_t before = tx_tail;
+	push();
+	st.polled += tx_tail - before;
 }
 
 /* A byte once the transmitter is empty, or after ~100k polls anyway. */

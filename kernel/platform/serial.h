@@ -30,6 +30,7 @@ struct serial_stats {
 	uint64_t bytes;                 /* written */
 	uint32_t queued_max;            /* most bytes left waiting in the ring after a write */
 	uint64_t full_waits;            /* bytes that found the ring full and waited for the line */
+	uint64_t polled;                /* bytes the tick handed over (serial_poll) */
 	uint64_t timeouts;              /* bursts handed after WAIT_POLLS polls without THRE */
 	bool wedged;                    /* stopped taking bytes: COM1 written no more */
 };

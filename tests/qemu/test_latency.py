@@ -65,11 +65,14 @@ def test_console_queues_for_a_slow_line(ctx):
     # serial_bps): QEMU's UART then waits for the reader as a real one
     # waits for the line.  The console queues what the line has not taken
     # instead of waiting for it with interrupts off (before the queue a
-    # record held them off for 210 ms here), and every byte arrives: the
+    # record held them off for 210 ms here), the boot CPU's tick hands the
+    # line what waits while nothing else writes, and every byte arrives: the
     # same records, of the same sizes give or take their figures, as a
     # boot read at full speed.
     import re
-    cmd = 'quiet run="touch 16 2000 seq anon ; hello"'
+    # The sleep: nothing is written for 1.5 s, so only the tick can hand
+    # the line what waits.
+    cmd = 'quiet run="touch 16 2000 seq anon ; @sleep 1500 ; hello"'
     fast = ctx.for_case(ctx.name + '_fast').boot(cmd, timeout=300)
     expect_ok(fast)
     slow = ctx.boot(cmd, timeout=300, serial_bps=11520)
@@ -77,6 +80,7 @@ def test_console_queues_for_a_slow_line(ctx):
     c = one_record(slow, 'console')
     expect(c['serial'] and c['full_waits'] == 0 and c['timeouts'] == 0 and c['queued_max'] >= 2000,
            'the console did not queue for the slow line: %r' % c)
+    expect(c['polled'] > 0, 'the tick handed the line nothing: %r' % c)
     expect(one_record(fast, 'console')['queued_max'] == 0, 'a queue at full speed: %r' % one_record(fast, 'console'))
 
     def shape(r):
