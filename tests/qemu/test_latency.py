@@ -70,15 +70,18 @@ def test_console_queues_for_a_slow_line(ctx):
     # same records, of the same sizes give or take their figures, as a
     # boot read at full speed.
     import re
-    # The sleep: nothing is written for 1.5 s, so only the tick can hand
-    # the line what waits.
-    cmd = 'quiet run="touch 16 2000 seq anon ; @sleep 1500 ; hello"'
+    # Five quick steps write about 10 KB of records within milliseconds,
+    # far ahead of the line; then nothing is written for 1.5 s, so only
+    # the tick can hand the line what waits.
+    cmd = 'quiet run="touch 16 2000 seq anon ; hello ; hello ; hello ; hello ; @sleep 1500 ; hello"'
     fast = ctx.for_case(ctx.name + '_fast').boot(cmd, timeout=300)
     expect_ok(fast)
     slow = ctx.boot(cmd, timeout=300, serial_bps=11520)
     expect_ok(slow)
     c = one_record(slow, 'console')
-    expect(c['serial'] and c['full_waits'] == 0 and c['timeouts'] == 0 and c['queued_max'] >= 2000,
+    # Any queue at all: writing straight to the UART leaves none (how much
+    # depends on how far the guest outruns the line: 12580-12866 bytes here).
+    expect(c['serial'] and c['full_waits'] == 0 and c['timeouts'] == 0 and c['queued_max'] > 0,
            'the console did not queue for the slow line: %r' % c)
     expect(c['polled'] > 0, 'the tick handed the line nothing: %r' % c)
     expect(one_record(fast, 'console')['queued_max'] == 0, 'a queue at full speed: %r' % one_record(fast, 'console'))
