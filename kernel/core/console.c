@@ -20,16 +20,16 @@ static volatile bool sync_writes;       /* the machine is stopping: nothing may 
  * tangle (a record came out twice). */
 static void raw_write(const char *s, size_t n)
 {
-	if (panicking)
+	if (panicking) {
 		serial_write_sync(s, n);
-	else
+	} else {
 		serial_write(s, n);
-	fbcon_write(s, n);
-	if (panicking || sync_writes) {
-		if (!panicking)
+		if (sync_writes)
 			serial_flush();
-		fbcon_flush();
 	}
+	fbcon_write(s, n);
+	if (panicking || sync_writes)
+		fbcon_flush();
 }
 
 void console_panic_mode(void)
@@ -42,13 +42,11 @@ void console_panic_mode(void)
 	bool got = false;
 	for (long i = 0; i < 100000000L && !(got = spin_trylock(&console_lock)); i++)
 		cpu_relax();
-	if (got) {
+	if (got)
 		serial_flush();
-		panicking = 1;
+	panicking = 1;                  /* before the lock goes: a writer waiting for it must see this */
+	if (got)
 		spin_unlock_nosched(&console_lock);
-	} else {
-		panicking = 1;
-	}
 	fbcon_flush();
 }
 

@@ -80,9 +80,10 @@ static void draw(uint32_t cx, uint32_t cy, unsigned char c)
 	}
 }
 
-static void clear_screen(void)
+/* Scan lines [from, to) in the background colour. */
+static void clear_lines(uint32_t from, uint32_t to)
 {
-	for (uint32_t y = 0; y < con.height; y++) {
+	for (uint32_t y = from; y < to; y++) {
 		uint32_t *px = (uint32_t *)(con.base + y * con.pitch);
 		for (uint32_t x = 0; x < con.width; x++)
 			px[x] = con.bg;
@@ -91,11 +92,7 @@ static void clear_screen(void)
 
 static void redraw_row(uint32_t y)
 {
-	for (uint32_t line = y * GLYPH_H; line < (y + 1) * GLYPH_H; line++) {
-		uint32_t *px = (uint32_t *)(con.base + line * con.pitch);
-		for (uint32_t x = 0; x < con.cols * GLYPH_W; x++)
-			px[x] = con.bg;
-	}
+	clear_lines(y * GLYPH_H, (y + 1) * GLYPH_H);
 	for (uint32_t x = 0; x < con.cols; x++)
 		if (con.grid[y][x] != ' ')
 			draw(x, y, (unsigned char)con.grid[y][x]);
@@ -153,7 +150,7 @@ void fbcon_init(const struct boot_framebuffer *fb, void *virt)
 	con.rows = fb->height / GLYPH_H < MAX_ROWS ? fb->height / GLYPH_H : MAX_ROWS;
 	memset(con.grid, ' ', sizeof con.grid);
 	con.line_start = true;
-	clear_screen();
+	clear_lines(0, con.height);
 }
 
 void fbcon_size(uint32_t *cols, uint32_t *rows)

@@ -124,16 +124,22 @@ static void queue(char c)
 	tx[tx_head++ % TX_RING] = c;
 }
 
+/* s to put a byte at a time, each newline as CR LF. */
+static void crlf(const char *s, size_t n, void (*put)(char))
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			put('\r');
+		put(s[i]);
+	}
+	st.bytes += n;
+}
+
 void serial_write(const char *s, size_t n)
 {
 	if (!present)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\n')
-			queue('\r');
-		queue(s[i]);
-	}
-	st.bytes += n;
+	crlf(s, n, queue);
 	push();
 	if (tx_head - tx_tail > st.queued_max)
 		st.queued_max = tx_head - tx_tail;      /* what the line left waiting */
@@ -167,14 +173,8 @@ static void put_sync(char c)
 
 void serial_write_sync(const char *s, size_t n)
 {
-	if (!present)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\n')
-			put_sync('\r');
-		put_sync(s[i]);
-	}
-	st.bytes += n;
+	if (present)
+		crlf(s, n, put_sync);
 }
 
 void serial_flush(void)
