@@ -142,7 +142,7 @@ int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint6
 	return got;
 }
 
-int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, struct page **out, int n, struct page **cursor,
+int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, uint32_t mark, struct page **out, int n, struct page **cursor,
 		      uint32_t max_skip)
 {
 	int got = 0;
@@ -164,6 +164,7 @@ int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, struct page **out, int 
 		}
 		if (!get_page_unless_zero(p))
 			continue;               /* being freed */
+		page_set(p, mark);
 		out[got++] = p;
 	}
 	if (got)

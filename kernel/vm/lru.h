@@ -60,10 +60,11 @@ void lru_putback(struct page *p, enum lru_kind kind, bool active);
 /* Up to n pages of kind's inactive list, each with a reference taken and
  * left where it is, walking from the tail, or from just past *cursor when
  * that page is still on the list and carries one of the flags `skip`;
- * pages with any of them are passed over (at most max_skip).  *cursor
- * becomes the last page taken.  The caller marks each with one of `skip`
- * before the next call and drops the references (put_page). */
-int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, struct page **out, int n, struct page **cursor,
+ * pages with any of them are passed over (at most max_skip).  Each page
+ * taken gets `mark` (one of `skip`) under the list's lock, so a caller
+ * walking at the same time passes over it.  *cursor becomes the last page
+ * taken.  The caller drops the references (put_page). */
+int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, uint32_t mark, struct page **out, int n, struct page **cursor,
 		      uint32_t max_skip);
 
 uint64_t lru_size(enum lru_kind kind, bool active);
