@@ -9,6 +9,7 @@
                                 the ssd and hdd profiles
   tools/bench ra [--seeds S,..] [--runs N] [--profiles none,ssd,hdd]
                 [--buses nvme,sata] [--policies ...] [--patterns ...] [--sleep|--tcg]
+                [--threads N]
                                 the own read-ahead policy against off and
                                 fixed:N per touch pattern (seq, random,
                                 stride:4, back, a skewed hot set, a
@@ -31,6 +32,9 @@
                                 -icount: the guest's clock is the host's,
                                 as the disk throttle's is (README, "Two
                                 clocks at ssd and hdd").
+                                --threads N: N threads touch each
+                                pattern at once (touch ... threads=N
+                                shared) on cpus=N of -smp N.
                                 One boot per (bus, profile, run, seed,
                                 policy), the policies interleaved within
                                 each seed; --jobs of them at once
@@ -225,20 +229,25 @@ def set_tag(sets):
 
 
 def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile='none', run=0, sleep=False, sets=(),
-            tcg=False):
+            tcg=False, threads=1):
     """One boot: every pattern in turn under policy (and the (knob, value)
     pairs of sets, @set after the policy), swap on a scratch disk on bus,
     under profile; per pattern the task's majflt, stime_ns, elapsed_ns,
     ra_issued and ra_hits (its task_exit record: its own counters, so the
-    runs before it do not count)."""
-    tag = 'ra-%s-%s%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '+tcg' if tcg else '', set_tag(sets),
-                                      policy.replace(':', ''), seed, run)
+    runs before it do not count).  threads > 1: each pattern touched by
+    that many threads at once, all over its area (touch's threads=N
+    shared: its touches split between them, each thread its own seed
+    SEED+i), on cpus=N of QEMU -smp N; the counters are the process's."""
+    tag = 'ra-%s-%s%s%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '+tcg' if tcg else '', set_tag(sets),
+                                        '+t%d' % threads if threads > 1 else '', policy.replace(':', ''), seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
-    cmds = [p.format(seed=seed) for _, p in patterns]
+    cmds = [p.format(seed=seed) + (' threads=%d shared' % threads if threads > 1 else '') for _, p in patterns]
     set_cmds = set_steps(sets)
-    r = rig.run(image, cmdline='quiet mem=48M run="%s"' % ' ; '.join(['@set ra ' + policy] + set_cmds + cmds),
+    r = rig.run(image, cmdline='quiet mem=48M%s run="%s"' % (' cpus=%d' % threads if threads > 1 else '',
+                                                          ' ; '.join(['@set ra ' + policy] + set_cmds + cmds)),
                 mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep, tcg),
-                timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
+                smp=threads, timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'),
+                workdir=OUT)
     os.unlink(img)
     if r.status != 'ok':
         raise RuntimeError('%s failed (%s), see %s/%s.log' % (tag, r.status, OUT, tag))
@@ -284,7 +293,7 @@ def fewest(per, policies):
     return min(got, key=lambda p: mean(per[p])) if got else None
 
 
-def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, sets=(), tcg=False):
+def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, sets=(), tcg=False, threads=1):
     """One (bus, profile)'s table as lines: per pattern and metric each
     policy's mean±sd, the best fixed setting (every policy but own) and
     own / best."""
@@ -299,9 +308,10 @@ def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, 
                 cells.setdefault((row['pattern'], m), {}).setdefault(row['policy'], []).append(row[m])
     fixed = [p for p in policies if p != 'own']
     n = nruns * len(seeds)
-    lines = ['swap on %s, profile %s, %s; 72 MiB in 48 MiB%s; seeds %s x %d run(s) = %d values per cell '
+    lines = ['swap on %s, profile %s, %s; 72 MiB in 48 MiB%s%s; seeds %s x %d run(s) = %d values per cell '
              '(seeds count as runs), policies interleaved per seed; mean±sd%s'
              % (bus, profile, ra_clock(profile, sleep, tcg),
+                '; %d threads at once (shared) on %d CPUs' % (threads, threads) if threads > 1 else '',
                 ''.join('; %s=%s' % kv for kv in sets), ','.join(map(str, seeds)), nruns, n,
                 '' if elapsed else '; elapsed not shown (sleep=off: idle takes no time)')]
     # Each row's cells first, then one width for every policy column (a
@@ -331,10 +341,10 @@ def bench_ra(a):
     nruns = a.runs or 1
     cells = [(b, p) for b in a.buses for p in a.profiles]
     # Per (bus, profile): runs, then seeds, then the policies interleaved.
-    jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep, a.set, a.tcg) for bus, profile in cells
+    jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep, a.set, a.tcg, a.threads) for bus, profile in cells
             for run in range(nruns) for seed in a.seeds for pol in a.policies]
-    name = 'ra%s%s%s.jsonl' % ('' if a.image == 'build/disk.img' else '-' + os.path.basename(a.image), set_tag(a.set),
-                              '+tcg' if a.tcg else '')
+    name = 'ra%s%s%s%s.jsonl' % ('' if a.image == 'build/disk.img' else '-' + os.path.basename(a.image),
+                                set_tag(a.set), '+tcg' if a.tcg else '', '+t%d' % a.threads if a.threads > 1 else '')
     out = open(os.path.join(OUT, name), 'w')
     rows, failed = [], []
 
@@ -356,7 +366,8 @@ def bench_ra(a):
             rows += got
     out.close()
     for bus, profile in cells:
-        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds, a.sleep, a.set, a.tcg)))
+        print('\n'.join(ra_table(rows, a.policies, patterns, bus, profile, nruns, a.seeds, a.sleep, a.set, a.tcg,
+                                  a.threads)))
         print()
     if failed:
         print('%d boot(s) failed:\n  %s' % (len(failed), '\n  '.join(failed)))
@@ -482,6 +493,9 @@ def main():
     ap.add_argument('--set', action='append', default=[], metavar='KNOB=VALUE',
                     help='ra, smp: a run-time knob for every boot, @set after the policy (blk_read_split=16); '
                          'repeatable; a value the kernel refuses fails the boot')
+    ap.add_argument('--threads', type=int, default=1,
+                    help='ra: N threads touch each pattern at once, all over its area (touch ... threads=N shared), '
+                         'on cpus=N of QEMU -smp N (1..32; default 1)')
     ap.add_argument('--cpus', default='1,2,4', help='smp: cpus= values (each on QEMU -smp 4)')
     ap.add_argument('--workloads', default='', help='smp: which of %s (default: all)' % ','.join(n for n, _ in SMP_WORKLOADS))
     ap.add_argument('--image', default='build/disk.img', help='smp, ra: the disk image to boot (another build to compare)')
@@ -511,6 +525,8 @@ def main():
     unknown = [p for p in a.patterns if p not in dict(RA_PATTERNS)]
     if unknown:
         sys.exit('bench: --patterns %s: no such pattern (%s)' % (','.join(unknown), ','.join(dict(RA_PATTERNS))))
+    if not 1 <= a.threads <= 32:
+        sys.exit('bench: --threads %d: must be 1..32 (touch\'s threads=)' % a.threads)
     a.cpus = [int(c) for c in a.cpus.split(',')]
     if any(not 1 <= c <= 4 for c in a.cpus):
         sys.exit('bench: --cpus %s: each must be 1..4 (QEMU -smp 4)' % ','.join(map(str, a.cpus)))

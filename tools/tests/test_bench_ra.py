@@ -56,6 +56,20 @@ def test_boot_profile_bus_and_icount(monkeypatch, tmp_path):
     assert calls[5]['icount'] is False
 
 
+def test_boot_threads_touch_at_once_on_as_many_cpus(monkeypatch, tmp_path):
+    calls = fake_boot(monkeypatch, tmp_path)
+    pats = [p for p in bench.RA_PATTERNS if p[0] in ('hot', 'seq')]
+    rows = bench.ra_boot('own', 7, pats, 'x/disk.img', 'nvme', 'none', 0, False, (), False, 4)
+    c = calls[0]
+    assert c['smp'] == 4 and ' cpus=4 ' in c['cmdline']
+    assert ('@set ra own ; touch 72 40000 seq anon 7 threads=4 shared ; '
+            'touch 72 100000 hot:2048:75 anon 7 threads=4 shared"') in c['cmdline']
+    assert c['log_path'].endswith('ra-nvme-none+t4-own-7-r0.log')
+    assert [r['pattern'] for r in rows] == ['seq', 'hot']
+    bench.ra_boot('own', 7, pats, 'x/disk.img', 'nvme', 'none', 0)
+    assert calls[1]['smp'] == 1 and 'cpus=' not in calls[1]['cmdline'] and 'threads=' not in calls[1]['cmdline']
+
+
 def test_boot_fails_when_a_set_is_refused(monkeypatch, tmp_path):
     err = {'type': 'script_error', 'script': 'run=', 'message': "run=: step 2 '@set blk_read_split 7': refused"}
     fake_boot(monkeypatch, tmp_path, [err])
@@ -129,6 +143,8 @@ def test_busy_row_against_the_fixed_setting_with_the_least():
 @pytest.mark.parametrize('argv, said', [
     (['--patterns', 'seq,hot:2048:75'], 'bench: --patterns hot:2048:75: no such pattern (seq,'),
     (['--seeds', '1,x'], 'bench: --seeds 1,x: expected whole numbers'),
+    (['--threads', '0'], 'bench: --threads 0: must be 1..32'),
+    (['--threads', '33'], 'bench: --threads 33: must be 1..32'),
 ])
 def test_bad_pattern_or_seed_is_named_not_dropped(monkeypatch, argv, said):
     """A pattern name bench does not know (the touch argument instead of
