@@ -1082,6 +1082,23 @@ static void wake_kswapd(void)
 #define AGE_SKIP_MAX 1024       /* marked pages passed over in one look */
 static struct page *age_cursor[LRU_KINDS];      /* [L.lock, lru.c] */
 
+/* Looks go in chunks of one TLB batch's worth: each allocation adds its
+ * share to kind's count and looks at a chunk for each multiple of
+ * AGE_CHUNK its share crosses, so the pages cleared per shootdown round
+ * are about a batch, not one allocation's share (about 15 on a list
+ * about the size of memory).  Four threads sharing a hot set on four
+ * CPUs: 3546 shootdown IPIs with a round per allocation, against 1439
+ * with age_ahead off. */
+#define AGE_CHUNK TLB_BATCH_VAS
+static uint64_t age_asked[LRU_KINDS];           /* [A] looks asked for since boot */
+
+static uint32_t age_chunks(enum lru_kind kind, uint32_t n)
+{
+	uint64_t to = __atomic_add_fetch(&age_asked[kind], n, __ATOMIC_RELAXED);
+	uint64_t k = to / AGE_CHUNK - (to - n) / AGE_CHUNK;
+	return (uint32_t)(k * AGE_CHUNK < LRU_AGE_MAX ? k * AGE_CHUNK : LRU_AGE_MAX);
+}
+
 static void age_kind(enum lru_kind kind, uint32_t n)
 {
 	struct page *pg[LRU_AGE_MAX];
@@ -1118,6 +1135,10 @@ static void age_ahead(uint64_t free)
 	uint64_t floor = reclaim_knobs.wm_high + MAX_RA_AHEAD + reclaim_knobs.batch;
 	uint32_t na = lru_age_ahead_looks(free, floor, R.total_pages, lru_size(LRU_ANON, false));
 	uint32_t ns = lru_age_ahead_looks(free, floor, R.total_pages, lru_size(LRU_SHMEM, false));
+	if (na)
+		na = age_chunks(LRU_ANON, na);
+	if (ns)
+		ns = age_chunks(LRU_SHMEM, ns);
 	if (!na && !ns)
 		return;
 	bool nested = shared_lock();
