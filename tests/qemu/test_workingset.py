@@ -10,8 +10,8 @@ step).  Readahead is off (ra=off): every major fault is then one read of
 one slot, so a refault is a major fault."""
 import pytest
 
-from rig import (expect, expect_ok, expect_in_log, swap_image, vm_final, expect_clean_exits, script_text_image, boot_record,
-                 check_script_error, scratch_disk)
+from rig import (expect, expect_ok, expect_in_log, swap_image, vm_final, expect_clean_exits, script_text_image,
+                 boot_record, check_script_error, scratch_disk)
 
 
 def boot_swapping(ctx, progs, cmdline='', swap_mib=256):
