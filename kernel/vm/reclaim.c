@@ -1094,6 +1094,8 @@ static uint64_t age_asked[LRU_KINDS];           /* [A] looks asked for since boo
 
 static uint32_t age_chunks(enum lru_kind kind, uint32_t n)
 {
+	if (!n)
+		return 0;       /* outside the window: no shared write */
 	uint64_t to = __atomic_add_fetch(&age_asked[kind], n, __ATOMIC_RELAXED);
 	uint64_t k = to / AGE_CHUNK - (to - n) / AGE_CHUNK;
 	return (uint32_t)(k * AGE_CHUNK < LRU_AGE_MAX ? k * AGE_CHUNK : LRU_AGE_MAX);
@@ -1147,10 +1149,8 @@ static void age_ahead(uint64_t free)
 	uint64_t floor = reclaim_knobs.wm_high + MAX_RA_AHEAD + reclaim_knobs.batch;
 	uint32_t na = lru_age_ahead_looks(free, floor, R.total_pages, lru_size(LRU_ANON, false));
 	uint32_t ns = lru_age_ahead_looks(free, floor, R.total_pages, lru_size(LRU_SHMEM, false));
-	if (na)
-		na = age_chunks(LRU_ANON, na);
-	if (ns)
-		ns = age_chunks(LRU_SHMEM, ns);
+	na = age_chunks(LRU_ANON, na);
+	ns = age_chunks(LRU_SHMEM, ns);
 	if (!na && !ns)
 		return;
 	bool nested = shared_lock();
