@@ -1281,20 +1281,36 @@ long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, 
 
 #define PC_FAULT_AROUND 32              /* Linux's mmap read-around: ra_pages */
 
-struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagecache_fault_hint hint, bool *major,
-				  int *err)
+/* Racy as Linux's READ_ONCE/WRITE_ONCE of mmap_miss: faults of one mm
+ * on several CPUs may lose a count now and then. */
+static void count_mmap_miss(uint32_t *miss, uint64_t *last, uint64_t idx, bool hit)
+{
+	uint32_t m = __atomic_load_n(miss, __ATOMIC_RELAXED);
+	uint32_t n = pagecache_mmap_miss(m, hit, idx, __atomic_load_n(last, __ATOMIC_RELAXED));
+	if (n != m)
+		__atomic_store_n(miss, n, __ATOMIC_RELAXED);
+	if (!hit)
+		__atomic_store_n(last, idx, __ATOMIC_RELAXED);
+}
+
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagecache_fault_hint hint,
+				  uint32_t *mmap_miss, uint64_t *mmap_last, bool *major, int *err)
 {
 	*major = false;
 	if (idx >= pc_pages(pc)) {
 		*err = -EFAULT;
 		return NULL;
 	}
+	bool normal = hint == PAGECACHE_FAULT_NORMAL;
 	struct page *p = find_get(pc, idx);
+	if (normal)
+		count_mmap_miss(mmap_miss, mmap_last, idx, p != NULL);
 	if (!p) {
-		bool random = hint == PAGECACHE_FAULT_RANDOM, around = hint == PAGECACHE_FAULT_NORMAL;
+		bool around = normal && pagecache_mmap_read_around(__atomic_load_n(mmap_miss, __ATOMIC_RELAXED));
+		bool one = hint == PAGECACHE_FAULT_RANDOM || (normal && !around);
 		uint64_t start = !around || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
-		uint32_t n = random ? 1 : PC_FAULT_AROUND;
-		read_pages(pc, start, n, random ? ~0ull : start + n - n / 4, idx);
+		uint32_t n = one ? 1 : PC_FAULT_AROUND;
+		read_pages(pc, start, n, one ? ~0ull : start + n - n / 4, idx);
 		p = find_get(pc, idx);
 		*major = true;
 	} else if (page_test_clear(p, PG_RA_MARK)) {

@@ -94,7 +94,9 @@ void pagecache_mark_accessed(struct page *p);
 
 /* Memory mappings of block devices (vm.c).  The page at offset idx of
  * pc's disk, read if need be: NORMAL reads around it (a window of 32
- * pages centred on it), SEQUENTIAL (MADV_SEQUENTIAL) the 32 pages from it
+ * pages centred on it) while the area's *mmap_miss allows it
+ * (pagecache_mmap_read_around; NORMAL faults count their misses and hits
+ * there, and the page of the last miss in *mmap_last), else the page only; SEQUENTIAL (MADV_SEQUENTIAL) the 32 pages from it
  * on (Linux 6.1's VM_SEQ_READ: a sync read-ahead of ra_pages forward);
  * both read the next window when the marker in the last quarter is
  * reached; RANDOM reads the page only.  *major when the page was not in
@@ -102,8 +104,8 @@ void pagecache_mark_accessed(struct page *p);
  * minor fault).  A reference, or NULL with *err (-EIO: the read failed;
  * -ENOMEM). */
 enum pagecache_fault_hint { PAGECACHE_FAULT_NORMAL, PAGECACHE_FAULT_RANDOM, PAGECACHE_FAULT_SEQUENTIAL };
-struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagecache_fault_hint hint, bool *major,
-				  int *err);
+struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagecache_fault_hint hint,
+				  uint32_t *mmap_miss, uint64_t *mmap_last, bool *major, int *err);
 /* MADV_WILLNEED, POSIX_FADV_WILLNEED: start reading pages [from, to) of
  * pc's disk without waiting, as Linux's force_page_cache_ra: at most
  * max(the device's largest request, 32 pages) from `from` on, and only

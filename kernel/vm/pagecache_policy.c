@@ -85,6 +85,14 @@ struct pagecache_ra_io pagecache_ra_next(struct pagecache_ra *ra, uint64_t index
 	return (struct pagecache_ra_io){ .start = index, .n = req > max ? max : req, .mark = ~0ull };
 }
 
+uint32_t pagecache_mmap_miss(uint32_t miss, bool hit, uint64_t idx, uint64_t last_miss)
+{
+	uint64_t d = idx > last_miss ? idx - last_miss : last_miss - idx;
+	if (hit || (d && d <= PAGECACHE_MMAP_NEAR))
+		return miss ? miss - 1 : 0;
+	return miss < PAGECACHE_MMAP_LOTSAMISS * 10 ? miss + 1 : miss;
+}
+
 void pagecache_dirty_limits(uint64_t dirtyable, unsigned bg_ratio, unsigned ratio, uint64_t *bg, uint64_t *thresh)
 {
 	*thresh = dirtyable / 100 * ratio + dirtyable % 100 * ratio / 100;

@@ -286,16 +286,17 @@ static enum vm_fault_result cow_file(struct mm *mm, const struct vma *v, uint64_
 	return VM_FAULT_OK;
 }
 
-/* A fault on a device mapping with nothing mapped at va. */
-static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, uint64_t va, bool write,
-				       struct fault_stats *st)
+/* A fault on a device mapping with nothing mapped at va.  area: the
+ * area itself in mm->vmas (its read-around counts), v the caller's copy. */
+static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, struct vma *area, uint64_t va,
+				       bool write, struct fault_stats *st)
 {
 	bool major;
 	int err;
 	uint64_t idx = v->pgoff + (va - v->start) / P;
 	enum pagecache_fault_hint hint = v->flags & VM_RANDOM ? PAGECACHE_FAULT_RANDOM :
 					 v->flags & VM_SEQ ? PAGECACHE_FAULT_SEQUENTIAL : PAGECACHE_FAULT_NORMAL;
-	struct page *p = pagecache_fault_page(v->obj, idx, hint, &major, &err);
+	struct page *p = pagecache_fault_page(v->obj, idx, hint, &area->mmap_miss, &area->mmap_last, &major, &err);
 	if (!p)
 		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	if (major) {
@@ -382,7 +383,7 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 	if (pt_pte_is_swap(e))
 		return swapin_anon(mm, &v, mm->vmas.v[i].ra_state, va, e, write, st, dropped);
 	if (v.flags & VM_FILE)
-		return fault_file(mm, &v, va, write, st);
+		return fault_file(mm, &v, &mm->vmas.v[i], va, write, st);
 	if (v.flags & VM_SHARED)
 		return swapin_shmem(mm, &v, va, write, st, dropped);
 	return fault_anon_zero(mm, &v, va);
@@ -975,7 +976,7 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 		goto out;
 	uint64_t old_end = (cur + P - 1) & ~(P - 1), new_end = (newbrk + P - 1) & ~(P - 1);
 	if (new_end > old_end) {
-		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, { 0, 0 } };
+		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, { 0, 0 }, 0, 0 };
 		if (insert_vma(mm, &v))
 			goto out;
 	} else if (new_end < old_end) {
@@ -1014,7 +1015,7 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
 int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint32_t flags,
 		const void *data, uint64_t n, uint64_t skip)
 {
-	struct vma v = { start, end, prot, flags, NULL, 0, { 0, 0 } };
+	struct vma v = { start, end, prot, flags, NULL, 0, { 0, 0 }, 0, 0 };
 	down_write(&mm->lock);
 	int err = insert_vma(mm, &v);
 	if (!err && n)

@@ -38,6 +38,8 @@ struct vma {
 	void *obj;              /* shmem object when VM_SHARED, page cache when VM_FILE, else NULL */
 	uint64_t pgoff;         /* page offset of start within obj */
 	uint64_t ra_state[2];   /* per-area readahead state (swap readahead: RA_VSTATE_WORDS) */
+	uint32_t mmap_miss;     /* VM_FILE: page-cache misses less hits of its faults (pagecache_mmap_miss) */
+	uint64_t mmap_last;     /* VM_FILE: the page of its last miss */
 };
 
 struct vma_set {

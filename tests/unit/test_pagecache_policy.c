@@ -54,6 +54,53 @@ TEST(pagecache_ra_random_reads_only_the_request)
 	CHECK_EQ(io.n, 32);
 }
 
+/* Linux's mmap_miss: read-around stops once misses outnumber hits by
+ * more than 100, and comes back as hits pay the count down. */
+#define FAR ((uint64_t)1 << 40)         /* a last miss no page is near */
+TEST(pagecache_mmap_read_around_stops_on_misses)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < PAGECACHE_MMAP_LOTSAMISS; i++) {
+		m = pagecache_mmap_miss(m, false, 5000 * (uint64_t)i, FAR);
+		CHECK(pagecache_mmap_read_around(m));
+	}
+	m = pagecache_mmap_miss(m, false, 0, FAR);      /* the 101st miss reads its page only */
+	CHECK_EQ(m, PAGECACHE_MMAP_LOTSAMISS + 1);
+	CHECK(!pagecache_mmap_read_around(m));
+	/* Misses interleaved one for one with hits never get there. */
+	uint32_t even = 0;
+	for (int i = 0; i < 100000; i++)
+		even = pagecache_mmap_miss(even, i & 1, 5000 * (uint64_t)i, FAR);
+	CHECK_EQ(even, 0);
+	CHECK(pagecache_mmap_read_around(even));
+	/* The count stops at 10x the limit, so a long random phase is
+	 * forgotten after at most 900 hits more than misses. */
+	for (int i = 0; i < 100000; i++)
+		m = pagecache_mmap_miss(m, false, 5000 * (uint64_t)i, FAR);
+	CHECK_EQ(m, 10 * PAGECACHE_MMAP_LOTSAMISS);
+	for (int i = 0; i < 10 * PAGECACHE_MMAP_LOTSAMISS - PAGECACHE_MMAP_LOTSAMISS - 1; i++)
+		m = pagecache_mmap_miss(m, true, 0, 0);
+	CHECK(!pagecache_mmap_read_around(m));
+	m = pagecache_mmap_miss(m, true, 0, 0);
+	CHECK(pagecache_mmap_read_around(m));
+	/* A miss near the last one counts down, as a hit: the read-around
+	 * about the last miss would have brought it.  The same page again,
+	 * or one further than the read-around reaches, counts up. */
+	uint32_t before = m;
+	CHECK_EQ(pagecache_mmap_miss(m, false, 1001, 1000), before - 1);
+	CHECK_EQ(pagecache_mmap_miss(m, false, 1000 - PAGECACHE_MMAP_NEAR, 1000), before - 1);
+	CHECK_EQ(pagecache_mmap_miss(m, false, 1000, 1000), before + 1);
+	CHECK_EQ(pagecache_mmap_miss(m, false, 1000 + PAGECACHE_MMAP_NEAR + 1, 1000), before + 1);
+	/* A sequential pass missing every page (its windows cut short)
+	 * brings read-around back from the cap. */
+	uint32_t seq = 10 * PAGECACHE_MMAP_LOTSAMISS;
+	for (uint64_t idx = 1; idx < 1000; idx++)
+		seq = pagecache_mmap_miss(seq, false, idx, idx - 1);
+	CHECK(pagecache_mmap_read_around(seq));
+	/* Hits at 0 stay at 0 (no wrap). */
+	CHECK_EQ(pagecache_mmap_miss(0, true, 0, 0), 0);
+}
+
 TEST(pagecache_dirty_limits_and_states)
 {
 	uint64_t bg, th;

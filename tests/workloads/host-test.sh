@@ -122,6 +122,17 @@ run_ok touch "touches=5000 pages_touched=2048 threads=3 sharing=shared thread_to
 run_ok touch "touches=5000 pages_touched=2048 threads=3 sharing=slices" touch 8 5000 fill+back anon threads=3
 run_ok touch "touches=5000 threads=2 sharing=slices" touch_musl 8 5000 random anon threads=2
 run_ok touch "touches=5000 pattern=seq mapping=anon" touch_musl 8 5000 seq anon
+# file:PATH maps a file MAP_SHARED; what it held before (random bytes
+# here) is read on each page's first touch, not judged; every touch after
+# is verified, also in a second run over what the first one left.
+head -c $((8 << 20)) /dev/urandom >"$TMP/touchfile"
+run_ok touch "touches=5000 pages=2048 pattern=random mapping=file mismatches=0" \
+	touch 8 5000 random file:"$TMP/touchfile" 3
+run_ok touch "touches=3000 pages=2048 pages_touched=2048 pattern=fill+hot:64:75 mapping=file mismatches=0" \
+	touch 8 3000 fill+hot:64:75 file:"$TMP/touchfile"
+run_ok touch "touches=5000 mapping=file mismatches=0" touch_musl 8 5000 seq file:"$TMP/touchfile"
+run_usage touch 8 10 seq file:
+run_usage touch 9 10 seq file:"$TMP/touchfile"
 run_ok touch "touches=5000 pattern=random mapping=shmem" touch_musl 8 5000 random shmem
 run_ok hogmem "size_mib=16 loops=2" hogmem 16 2
 run_ok hogmem "size_mib=1 loops=1" hogmem 1 1

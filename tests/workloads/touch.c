@@ -1,10 +1,13 @@
 /*
  * touch.c - Hugh Dickins's swapin-readahead test (seed 000 in docs/seeds.md).
  *
- *   touch SIZE_MIB TOUCHES PATTERN anon|shmem [SEED]
+ *   touch SIZE_MIB TOUCHES PATTERN anon|shmem|file:PATH [SEED]
  *
  * Maps SIZE_MIB of anonymous memory - MAP_PRIVATE ("anon") or MAP_SHARED,
- * which Linux and our kernel back with a shmem object ("shmem") - and makes
+ * which Linux and our kernel back with a shmem object ("shmem") - or the
+ * first SIZE_MIB of a file or block device MAP_SHARED ("file:PATH",
+ * opened read-write: on our kernel a device named in data=; its pages
+ * live in the page cache and go back to PATH, not to swap), and makes
  * TOUCHES touches spaced a page apart: "seq" cycles round the region from
  * page 0, "random" picks pages with xorshift64* from SEED (default 1, so runs
  * on our kernel and on Linux touch the same pages in the same order). With
@@ -50,9 +53,10 @@
  */
 #include "rt/rt.h"
 #include "vpage.h"
+#include "wlio.h"
 #include "wtrace.h"
 
-#define TOUCH_USAGE "touch SIZE_MIB TOUCHES [fill+]seq|random|stride:N|streams:K|jumps:N|shift:W:N|hot:H:P|back anon|shmem [SEED] [threads=N [shared]]"
+#define TOUCH_USAGE "touch SIZE_MIB TOUCHES [fill+]seq|random|stride:N|streams:K|jumps:N|shift:W:N|hot:H:P|back anon|shmem|file:PATH [SEED] [threads=N [shared]]"
 #define TOUCH_MAX_MIB (1ULL << 24)	/* 16 TiB: keeps page numbers < 2^31 (VPAGE_LOCKED) */
 /* 32: the four per-thread lists (about 40 bytes a thread) keep the record
  * within RT_JSON_MAX; a 16-core PC runs 2 threads a core. */
@@ -70,6 +74,7 @@ struct touch_args {
 	const char *pattern_name;
 	bool fill;			/* fill+: one forward pass first */
 	bool shmem;
+	const char *file;		/* file:PATH, else NULL */
 	uint64_t seed;
 	uint64_t threads;		/* 0: no threads= (run in main) */
 	bool shared;			/* threads all touch the whole area */
@@ -201,7 +206,10 @@ static void touch_parse(int argc, char **argv, struct touch_args *a)
 				UINT64_MAX);
 	a->fill = false;
 	touch_pattern(argv[3], a);
-	a->shmem = touch_pick("touch", "mapping", argv[4], "shmem", "anon");
+	a->file = touch_prefix(argv[4], "file");
+	if (a->file && !*a->file)
+		rt_usage_error(TOUCH_USAGE, "touch: mapping 'file:' names no file");
+	a->shmem = a->file ? false : touch_pick("touch", "mapping", argv[4], "shmem", "anon");
 	a->seed = 1;
 	a->threads = 0;
 	a->shared = false;
@@ -414,15 +422,20 @@ static void touch_report_threads(struct rt_json *j, const struct touch_args *a)
 	touch_json_list(j, "thread_elapsed_us", us, n);
 }
 
+static const char *touch_mapping(const struct touch_args *a)
+{
+	return a->file ? "file" : a->shmem ? "shmem" : "anon";
+}
+
 static void touch_report(const struct touch_args *a, const struct vpage_set *set,
 			 uint64_t start, uint64_t end)
 {
 	struct rt_json j;
 	uint64_t ms = (end - start) / 1000000;
 
-	rt_dprintf(2, "touch: %llu MiB %s %s, %llu touches in %llu.%03llu s, "
+	rt_dprintf(2, "touch: %llu MiB %s %s%s%s, %llu touches in %llu.%03llu s, "
 		   "%llu mismatches", (unsigned long long)a->size_mib,
-		   a->pattern_name, a->shmem ? "shmem" : "anon",
+		   a->pattern_name, touch_mapping(a), a->file ? ":" : "", a->file ? a->file : "",
 		   (unsigned long long)a->touches, (unsigned long long)(ms / 1000),
 		   (unsigned long long)(ms % 1000),
 		   (unsigned long long)set->mismatches);
@@ -433,7 +446,9 @@ static void touch_report(const struct touch_args *a, const struct vpage_set *set
 	rt_report_begin(&j, "touch");
 	rt_json_u64(&j, "size_mib", a->size_mib);
 	rt_json_str(&j, "pattern", a->pattern_name);
-	rt_json_str(&j, "mapping", a->shmem ? "shmem" : "anon");
+	rt_json_str(&j, "mapping", touch_mapping(a));
+	if (a->file)
+		rt_json_str(&j, "file", a->file);
 	rt_json_u64(&j, "seed", a->seed);
 	rt_json_u64(&j, "touches", a->touches);
 	rt_json_u64(&j, "pages", set->pages);
@@ -449,17 +464,24 @@ int main(int argc, char **argv, char **envp)
 {
 	struct touch_args a;
 	struct vpage_set set;
-	uint64_t start, end;
-	int err;
+	uint64_t start, end, pages;
+	int err, fd = -1;
 
 	touch_parse(argc, argv, &a);
 	if (wtrace_init("touch", envp) < 0)
 		return 3;
+	pages = a.size_mib * (RT_MIB / RT_PAGE_SIZE);
+	if (a.file) {
+		fd = wlio_open("touch", a.file, true, a.size_mib * RT_MIB);
+		if (fd < 0)
+			return -fd;
+	}
 	start = rt_now_ns();
-	err = vpage_map(&set, a.size_mib * (RT_MIB / RT_PAGE_SIZE), a.shmem, "touch");
+	err = fd < 0 ? vpage_map(&set, pages, a.shmem, "touch") : vpage_map_file(&set, pages, fd, "touch");
 	if (err < 0) {
-		rt_dprintf(2, "touch: mmap of %llu MiB failed: error %d\n",
-			   (unsigned long long)a.size_mib, -err);
+		rt_dprintf(2, "touch: mmap of %llu MiB%s%s failed: %s (%d)\n",
+			   (unsigned long long)a.size_mib, a.file ? " of " : "", a.file ? a.file : "",
+			   wlio_errno_name(err), -err);
 		return 3;
 	}
 	if (a.threads) {

@@ -6,7 +6,8 @@
  * touch wrote (0 for a page never touched), then writes the next value. The
  * value depends on the page number and its touch count, and the second copy
  * sits at a page-dependent offset, so a page lost, swapped in from the wrong
- * slot, or only partly restored is caught on its next touch.
+ * slot, or only partly restored is caught on its next touch (in a mapped
+ * file, from its second: the first finds what the file held).
  * A set belongs to one thread, except through vpage_touch_shared: threads
  * that touch one set only with it take a lock bit (VPAGE_LOCKED) in the
  * page's counter for the check-and-write, so their touches of one page are
@@ -28,9 +29,14 @@ struct vpage_set {
 	uint64_t touched;	/* distinct pages touched at least once */
 	uint64_t mismatches;
 	const char *who;	/* names the workload in mismatch reports */
+	bool file;		/* vpage_map_file: untouched pages are not judged */
 };
 
 int vpage_map(struct vpage_set *s, uint64_t pages, bool shared, const char *who);
+/* fd's first pages, MAP_SHARED (a file or a device): a page's first touch
+ * reads it but does not judge it (the file holds whatever it held), the
+ * touches after it are verified as in an anonymous set. */
+int vpage_map_file(struct vpage_set *s, uint64_t pages, int fd, const char *who);
 void vpage_unmap(struct vpage_set *s);
 void vpage_touch(struct vpage_set *s, uint64_t page);
 void vpage_touch_shared(struct vpage_set *s, uint64_t page);
