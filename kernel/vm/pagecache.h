@@ -96,8 +96,9 @@ void pagecache_mark_accessed(struct page *p);
  * pc's disk, read if need be: NORMAL reads around it (a window of 32
  * pages centred on it) while the area's *mmap_miss allows it
  * (pagecache_mmap_read_around; NORMAL faults count their misses and hits
- * there, and the page of the last miss in *mmap_last), else the page only; SEQUENTIAL (MADV_SEQUENTIAL) the 32 pages from it
- * on (Linux 6.1's VM_SEQ_READ: a sync read-ahead of ra_pages forward);
+ * there, and the page of the last miss in *mmap_last), else the page
+ * only; SEQUENTIAL (MADV_SEQUENTIAL) the 32 pages from it on (Linux
+ * 6.1's VM_SEQ_READ: a sync read-ahead of ra_pages forward);
  * both read the next window when the marker in the last quarter is
  * reached; RANDOM reads the page only.  *major when the page was not in
  * the cache (Linux's rule: finding it cached and still being read is a

@@ -131,6 +131,11 @@ run_ok touch "touches=5000 pages=2048 pattern=random mapping=file mismatches=0" 
 run_ok touch "touches=3000 pages=2048 pages_touched=2048 pattern=fill+hot:64:75 mapping=file mismatches=0" \
 	touch 8 3000 fill+hot:64:75 file:"$TMP/touchfile"
 run_ok touch "touches=5000 mapping=file mismatches=0" touch_musl 8 5000 seq file:"$TMP/touchfile"
+head -c $((8 << 20)) /dev/urandom >"$TMP/touchfile"
+run_ok touch "touches=5000 pages_touched=2048 threads=2 sharing=slices mapping=file mismatches=0" \
+	touch 8 5000 fill+random file:"$TMP/touchfile" threads=2
+run_ok touch "touches=5000 threads=2 sharing=shared mapping=file mismatches=0" \
+	touch 8 5000 random file:"$TMP/touchfile" 9 threads=2 shared
 run_usage touch 8 10 seq file:
 run_usage touch 9 10 seq file:"$TMP/touchfile"
 run_ok touch "touches=5000 pattern=random mapping=shmem" touch_musl 8 5000 random shmem

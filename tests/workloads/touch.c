@@ -356,7 +356,7 @@ static void touch_worker_setup(struct touch_worker *w, unsigned i, struct vpage_
 	 * and they stay so for every touch, so the stamps stay consistent. */
 	w->slice = (struct vpage_set){ .base = area->base + from * RT_PAGE_SIZE,
 				       .counts = area->counts + from, .pages = len,
-				       .who = w->who };
+				       .who = w->who, .file = area->file };
 	w->job = (struct touch_job){ &w->slice, touches, seed, 0, len, false };
 }
 
