@@ -57,6 +57,7 @@
 #include "rtable.h"
 #include "vm/knobs.h"
 #include "mem/kmalloc.h"
+#include "mem/pmm.h"
 #include "swap/swap.h"
 #include "swap/swapin.h"
 #include "vm/vmstat.h"
@@ -143,6 +144,7 @@ struct script_unit {
 	uint64_t base[VMSTAT_NITEMS], end[VMSTAT_NITEMS];      /* counters before and after */
 	uint64_t elapsed, utime, stime, minflt, majflt;
 	uint64_t busy;                  /* sched_busy_ns at the start, then the unit's guest busy time */
+	uint64_t free_before;           /* free pages at the start, after the caches were dropped */
 	uint32_t failed;
 };
 
@@ -330,6 +332,7 @@ static void on_stdout(struct task *t, const char *line, uint32_t n)
 static void unit_start(struct script_unit *u)
 {
 	vm_drop_caches();
+	u->free_before = pmm_free_pages();
 	probe_window_begin();
 	lockstat_reset();
 	kprof_reset();
@@ -571,6 +574,7 @@ static void run_out_unit(struct script_exec *x, const struct script_unit *u, int
 	struct json *j = rec_begin("vmstat");
 	json_str(j, "label", x->prog->stmt[u->stmt].a);
 	json_u64(j, "busy_ns", u->busy);
+	json_u64(j, "free_before_pages", u->free_before);
 	vmstat_json_delta(j, u->base);
 	swapin_latency_json(j, "swapin_latency");
 	rec_end();

@@ -119,6 +119,11 @@ def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
     expect(rnd['pgpgin'] // 4 <= 2 * rnd['pgmajfault'],
            'random: %d pages read in %d major faults, want at most 2 a fault' % (rnd['pgpgin'] // 4, rnd['pgmajfault']))
     expect(seq['pgmajfault'] <= 4000, 'seq: %d major faults for 40000 touches' % seq['pgmajfault'])
+    # The runner drops the caches before each step; the step's record
+    # says what was free then (tools/linux-peer's "free before step").
+    expect(seq['free_before_pages'] > rnd['nr_free_pages'] + 2560,
+           'free before seq %d pages, after random %d: the cache random left was not dropped'
+           % (seq['free_before_pages'], rnd['nr_free_pages']))
 
 
 @pytest.mark.quick

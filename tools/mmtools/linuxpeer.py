@@ -788,12 +788,16 @@ def boot_ours(a, mem, pc, run, steps, tag=None, cfg=None, ci=0):
             free_start = free_now = x['nr_free_pages'] * 4096
             pending, exits = [], []
         elif t == 'vmstat' and x.get('label') in labels:
-            # free_bytes: free just before the step (the record before
-            # it), as Linux's step records give MemFree before each step.
+            # free_bytes: free just before the step, after the runner
+            # dropped the caches (free_before_pages), as Linux's step
+            # records give MemFree after its drop_caches; a kernel without
+            # that field: the record before it, before the drop (a file
+            # step then showed the cache the last step left: 1.6 MiB).
+            before = x['free_before_pages'] * 4096 if 'free_before_pages' in x else free_now
             out.append({'label': given[x['label']], 'workloads': pending, 'vmstat': x,
                         'exit_codes': [e.get('exit_code') for e in exits],
                         'exit_reasons': [e.get('reason') for e in exits if e.get('reason')],
-                        'free_bytes': free_now})
+                        'free_bytes': before})
             free_now = x['nr_free_pages'] * 4096
             pending, exits = [], []
     for s in out:
