@@ -7,7 +7,9 @@
  * which Linux and our kernel back with a shmem object ("shmem") - or the
  * first SIZE_MIB of a file or block device MAP_SHARED ("file:PATH",
  * opened read-write: on our kernel a device named in data=; its pages
- * live in the page cache and go back to PATH, not to swap), and makes
+ * live in the page cache and go back to PATH, not to swap; under MM_TRACE
+ * tools/min calls a page's first touch compulsory, not a fault: for a
+ * file it is a read from PATH), and makes
  * TOUCHES touches spaced a page apart: "seq" cycles round the region from
  * page 0, "random" picks pages with xorshift64* from SEED (default 1, so runs
  * on our kernel and on Linux touch the same pages in the same order). With

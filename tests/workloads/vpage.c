@@ -66,9 +66,9 @@ static bool vpage_check(struct vpage_set *s, uint64_t page)
 	return vpage_check_n(s, page, s->counts[page]);
 }
 
-/* Maps the region and its counters. Returns 0 or -errno. */
-/* The region: anonymous (MAP_PRIVATE, or MAP_SHARED: shmem) with fd < 0,
- * else fd's first pages MAP_SHARED; then the counters. */
+/* Maps the region - anonymous (MAP_PRIVATE, or MAP_SHARED: shmem) with
+ * fd < 0, else fd's first pages MAP_SHARED - and its counters. Returns 0
+ * or -errno. */
 static int vpage_map_on(struct vpage_set *s, uint64_t pages, bool shared, int fd, const char *who)
 {
 	int kind = shared ? RT_MAP_SHARED : RT_MAP_PRIVATE;
