@@ -543,14 +543,26 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 	uint64_t end = start + (n < PC_RA_MAX ? n : PC_RA_MAX);
 	if (end > pc_pages(pc))
 		end = pc_pages(pc);
+	/* The waited-for page first: if it has to reclaim, the read-ahead
+	 * pages after it find memory above the low watermark.  Taken after
+	 * them, the pages a miss read around it were refused whenever memory
+	 * was at the watermark, and a stream missed again at the next page
+	 * (touch 72 40000 seq on a mapped device, 6 boots each, -icount:
+	 * median 2611 -> 1198 major faults; stream 120 mmap-read 1803 -> 971;
+	 * busy time within 1%). */
+	struct page *sync = sync_page >= start && sync_page < end ? alloc_user_page(false) : NULL;
 	for (uint64_t i = start; i < end; i++) {
 		struct page *p = NULL;
 		bool pc_on = spin_lock_irqsave(&pc->lock);
 		void *e = pagecache_idx_get(&pc->idx, i);
 		bool have = e && !pagecache_idx_is_value(e);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
-		if (!have)
-			p = i == sync_page ? alloc_user_page(false) : alloc_ra_page(n);
+		if (i == sync_page)
+			p = have ? NULL : sync;
+		else if (!have)
+			p = alloc_ra_page(n);
+		if (i == sync_page && have && sync)
+			put_page(sync);         /* cached meanwhile: not needed */
 		if (p) {
 			page_set(p, PG_LOCKED | (i == mark ? PG_RA_MARK : 0));
 			if (insert(pc, i, p)) {
