@@ -1007,12 +1007,19 @@ def report(a, steps, results, mems, configs, sweep_key):
         metrics = METRICS + [('%s.%s' % pf, 'row:%s.%s' % pf, 'n') for pf in ROWS]
         nw = max(20, max(len(m[0]) for m in metrics) + 1)
         print(' ' * nw + ''.join(('%' + str(w) + 's') % title(c) for c in cols))
-        per = {}
+        # A run whose program exited non-zero (a Linux boot whose NVMe
+        # timed out under TCG: SIGBUS in touch) is left out of the means,
+        # not averaged in: named under the table.
+        per, left_out = {}, []
         for r in results:
             st = [x for x in r['steps'] if x['label'] == label]
-            if st:
-                per.setdefault((r['page_cluster'], r.get('config', 0), r['side']), []).append(
-                    metrics_of(st[0], r['free_bytes']))
+            if not st:
+                continue
+            col = (r['page_cluster'], r.get('config', 0), r['side'])
+            if any(c != 0 for c in st[0].get('exit_codes') or []):
+                left_out.append('%s run %d (exit %s)' % (title(col), r.get('run', 0) + 1, st[0]['exit_codes']))
+                continue
+            per.setdefault(col, []).append(metrics_of(st[0], r['free_bytes']))
         for name, k, unit in metrics:
             cells = []
             for c in cols:
@@ -1026,6 +1033,8 @@ def report(a, steps, results, mems, configs, sweep_key):
                              'sd': ('%.6g' % st.sd) if len(vals) > 1 else '',
                              'n': len(vals), 'values': ' '.join('%.6g' % x for x in vals)})
             print(name.ljust(nw) + ''.join(cells))
+        if left_out:
+            print('  left out of the means, a program exited non-zero: %s' % '; '.join(left_out))
         bad = [(c, m['mismatches']) for c, ms in per.items() for m in ms if m.get('mismatches')]
         if bad:
             print('  DATA MISMATCHES: %r' % bad)

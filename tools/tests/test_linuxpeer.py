@@ -138,6 +138,32 @@ def test_report_sweep_columns_and_rows(monkeypatch, tmp_path, capsys):
     assert got[('swappiness=200', 'row:shmdb.tps')] == '7' and got[('swappiness=0', 'pswpout')] == '5', got
 
 
+def test_report_leaves_out_failed_runs(monkeypatch, tmp_path, capsys):
+    # A run whose program exited non-zero (Linux's NVMe timed out under TCG,
+    # touch died of SIGBUS: exit 135) is named under the table and not
+    # averaged into its column.
+    import argparse
+    monkeypatch.setattr(linuxpeer, 'OUT', str(tmp_path))
+    monkeypatch.setattr(linuxpeer, 'ROWS', [])
+    a = argparse.Namespace(page_cluster=[3], mem='256M', icount='exact', swap_mib=512, swap_bus='nvme',
+                           profile='none', runs=2, linux_mem='128M', kernel=None, image='build/disk.img')
+    configs = linuxpeer.parse_sysctls([])
+    boot = {'vma_ra_enabled': 'true', 'rotational': 0, 'kernel': '6.1.0', 'thp': 'never', 'clocksource': 'tsc'}
+    kern = {'source': 'debian', 'package': 'linux-image-6.1.0', 'version': '1', 'pin': '--kernel-package x',
+            'sha256': '0' * 64}
+    results = [{'side': 'linux', 'page_cluster': 3, 'config': 0, 'vm': configs[0], 'run': run,
+                'linux_boot': boot, 'kernel': kern, 'free_bytes': 1 << 20, 'memavailable_bytes': 1 << 20,
+                'memtotal_bytes': 1 << 20,
+                'steps': [{'label': 'touch', 'exit_codes': [code], 'vmstat': {'pgmajfault': majflt},
+                           'workloads': []}]}
+               for run, code, majflt in ((0, 135, 7), (1, 0, 12000))]
+    linuxpeer.report(a, [('touch', ['touch'])], results, {'linux': '128M'}, configs, None)
+    out = capsys.readouterr().out
+    row = [x for x in out.splitlines() if x.startswith('pgmajfault')][0].split()
+    assert row[1:] == ['12000'], out
+    assert 'left out of the means, a program exited non-zero: pc=3 linux run 1 (exit [135])' in out, out
+
+
 def test_missing_columns_after_failed_boots():
     # A failed boot is said and skipped (BootFailed); a column left with no
     # boot at all is what stops the report.
