@@ -557,11 +557,11 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 		void *e = pagecache_idx_get(&pc->idx, i);
 		bool have = e && !pagecache_idx_is_value(e);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
-		if (i == sync_page)
-			p = have ? NULL : sync;
+		if (i != sync_page)
+			p = have ? NULL : alloc_ra_page(n);
 		else if (!have)
-			p = alloc_ra_page(n);
-		if (i == sync_page && have && sync)
+			p = sync;
+		else if (sync)
 			put_page(sync);         /* cached meanwhile: not needed */
 		if (p) {
 			page_set(p, PG_LOCKED | (i == mark ? PG_RA_MARK : 0));
