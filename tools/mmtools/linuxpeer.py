@@ -718,7 +718,7 @@ def boot_linux(a, kernel, initrd, pc, run, cfg=None, ci=0):
         raise BootFailed('Linux boot (page-cluster %d, run %d) failed: %s; serial log tail:\n%s'
                          % (pc, run, why, log_tail(r, log)))
     for x in r.find('linux_result'):
-        if any(c != 0 for c in x['exit_codes']):
+        if step_failed(x):
             say('warning: linux, page-cluster %d run %d: %r exit codes %s (its stderr is in %s)'
                 % (pc, run, x['label'], x['exit_codes'], log))
     boot = r.find('linux_boot')[0]
@@ -801,7 +801,7 @@ def boot_ours(a, mem, pc, run, steps, tag=None, cfg=None, ci=0):
             free_now = x['nr_free_pages'] * 4096
             pending, exits = [], []
     for s in out:
-        if any(c != 0 for c in s['exit_codes']):
+        if step_failed(s):
             say('warning: ours, page-cluster %d run %d: %r exit codes %s %s (log %s)'
                 % (pc, run, s['label'], s['exit_codes'], s['exit_reasons'], log))
     if len(out) != len(steps):
@@ -879,6 +879,12 @@ def calibrate_rss(a, target_kib, steps, start_mem, cfg=None, boot=None):
 # ------------------------------------------------------------ the table
 
 ROWS = []     # --row (program, field)
+
+
+def step_failed(step):
+    """A step (either side's record) one of whose programs exited non-zero:
+    warned about when its boot is read, left out of the report's means."""
+    return any(c != 0 for c in step.get('exit_codes') or [])
 
 
 def metrics_of(step, run_free):
@@ -1016,7 +1022,7 @@ def report(a, steps, results, mems, configs, sweep_key):
             if not st:
                 continue
             col = (r['page_cluster'], r.get('config', 0), r['side'])
-            if any(c != 0 for c in st[0].get('exit_codes') or []):
+            if step_failed(st[0]):
                 left_out.append('%s run %d (exit %s)' % (title(col), r.get('run', 0) + 1, st[0]['exit_codes']))
                 continue
             per.setdefault(col, []).append(metrics_of(st[0], r['free_bytes']))

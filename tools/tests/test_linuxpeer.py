@@ -106,29 +106,39 @@ def dies_rows(monkeypatch, rows):
     return str(e.value)
 
 
+def report_args(runs=1):
+    """report()'s options as the command line would give them."""
+    import argparse
+    return argparse.Namespace(page_cluster=[3], mem='256M', icount='exact', swap_mib=512, swap_bus='nvme',
+                              profile='none', runs=runs, linux_mem='128M', kernel=None, image='build/disk.img')
+
+
+def linux_run(config, vm, steps, run=0, boot_vm=None):
+    """One Linux boot's result as boot_linux returns it, at page-cluster 3."""
+    boot = {'vma_ra_enabled': 'true', 'rotational': 0, 'kernel': '6.1.0', 'thp': 'never', 'clocksource': 'tsc'}
+    if boot_vm is not None:
+        boot['vm'] = boot_vm
+    kern = {'source': 'debian', 'package': 'linux-image-6.1.0', 'version': '1', 'pin': '--kernel-package x',
+            'sha256': '0' * 64}
+    return {'side': 'linux', 'page_cluster': 3, 'config': config, 'vm': vm, 'run': run, 'linux_boot': boot,
+            'kernel': kern, 'free_bytes': 1 << 20, 'memavailable_bytes': 1 << 20, 'memtotal_bytes': 1 << 20,
+            'steps': steps}
+
+
 def test_report_sweep_columns_and_rows(monkeypatch, tmp_path, capsys):
     # The table of a sweep: one column per swappiness, --row figures summed
     # over the step's records of the program, and the csv's config column.
-    import argparse
     import csv
     monkeypatch.setattr(linuxpeer, 'OUT', str(tmp_path))
     monkeypatch.setattr(linuxpeer, 'ROWS', [('shmdb', 'tps')])
-    a = argparse.Namespace(page_cluster=[3], mem='256M', icount='exact', swap_mib=512, swap_bus='nvme',
-                           profile='none', runs=1, linux_mem='128M', kernel=None, image='build/disk.img')
     configs = linuxpeer.parse_sysctls(['swappiness=0,200'])
-    boot = {'vma_ra_enabled': 'true', 'rotational': 0, 'kernel': '6.1.0', 'thp': 'never',
-            'clocksource': 'tsc'}
-    kern = {'source': 'debian', 'package': 'linux-image-6.1.0', 'version': '1', 'pin': '--kernel-package x',
-            'sha256': '0' * 64}
-    results = []
-    for ci, tps in ((0, [100, 20]), (1, [7])):
-        results.append({'side': 'linux', 'page_cluster': 3, 'config': ci, 'vm': configs[ci],
-                        'linux_boot': dict(boot, vm={'swappiness': int(configs[ci]['swappiness'])}),
-                        'kernel': kern, 'free_bytes': 1 << 20, 'memavailable_bytes': 1 << 20,
-                        'memtotal_bytes': 1 << 20,
-                        'steps': [{'label': 'shmdb 8 1', 'vmstat': {'pswpout': 5},
-                                   'workloads': [{'name': 'shmdb', 'tps': t, 'elapsed_ns': 10 ** 9} for t in tps]}]})
-    linuxpeer.report(a, [('shmdb 8 1', ['shmdb 8 1'])], results, {'linux': '128M'}, configs, 'swappiness')
+    results = [linux_run(ci, configs[ci],
+                         [{'label': 'shmdb 8 1', 'vmstat': {'pswpout': 5},
+                           'workloads': [{'name': 'shmdb', 'tps': t, 'elapsed_ns': 10 ** 9} for t in tps]}],
+                         boot_vm={'swappiness': int(configs[ci]['swappiness'])})
+               for ci, tps in ((0, [100, 20]), (1, [7]))]
+    linuxpeer.report(report_args(), [('shmdb 8 1', ['shmdb 8 1'])], results, {'linux': '128M'}, configs,
+                     'swappiness')
     out = capsys.readouterr().out
     assert 'pc=3 swappiness=0 linux' in out and 'pc=3 swappiness=200 linux' in out, out
     row = [x for x in out.splitlines() if x.startswith('shmdb.tps')][0].split()
@@ -142,22 +152,13 @@ def test_report_leaves_out_failed_runs(monkeypatch, tmp_path, capsys):
     # A run whose program exited non-zero (Linux's NVMe timed out under TCG,
     # touch died of SIGBUS: exit 135) is named under the table and not
     # averaged into its column.
-    import argparse
     monkeypatch.setattr(linuxpeer, 'OUT', str(tmp_path))
     monkeypatch.setattr(linuxpeer, 'ROWS', [])
-    a = argparse.Namespace(page_cluster=[3], mem='256M', icount='exact', swap_mib=512, swap_bus='nvme',
-                           profile='none', runs=2, linux_mem='128M', kernel=None, image='build/disk.img')
     configs = linuxpeer.parse_sysctls([])
-    boot = {'vma_ra_enabled': 'true', 'rotational': 0, 'kernel': '6.1.0', 'thp': 'never', 'clocksource': 'tsc'}
-    kern = {'source': 'debian', 'package': 'linux-image-6.1.0', 'version': '1', 'pin': '--kernel-package x',
-            'sha256': '0' * 64}
-    results = [{'side': 'linux', 'page_cluster': 3, 'config': 0, 'vm': configs[0], 'run': run,
-                'linux_boot': boot, 'kernel': kern, 'free_bytes': 1 << 20, 'memavailable_bytes': 1 << 20,
-                'memtotal_bytes': 1 << 20,
-                'steps': [{'label': 'touch', 'exit_codes': [code], 'vmstat': {'pgmajfault': majflt},
-                           'workloads': []}]}
+    results = [linux_run(0, configs[0], [{'label': 'touch', 'exit_codes': [code], 'vmstat': {'pgmajfault': majflt},
+                                          'workloads': []}], run=run)
                for run, code, majflt in ((0, 135, 7), (1, 0, 12000))]
-    linuxpeer.report(a, [('touch', ['touch'])], results, {'linux': '128M'}, configs, None)
+    linuxpeer.report(report_args(runs=2), [('touch', ['touch'])], results, {'linux': '128M'}, configs, None)
     out = capsys.readouterr().out
     row = [x for x in out.splitlines() if x.startswith('pgmajfault')][0].split()
     assert row[1:] == ['12000'], out
