@@ -145,6 +145,7 @@ struct script_unit {
 	uint64_t elapsed, utime, stime, minflt, majflt;
 	uint64_t busy;                  /* sched_busy_ns at the start, then the unit's guest busy time */
 	uint64_t free_before;           /* free pages at the start, after the caches were dropped */
+	uint64_t dirty_before;          /* file pages the drop left dirty or under write-back */
 	uint32_t failed;
 };
 
@@ -333,6 +334,7 @@ static void unit_start(struct script_unit *u)
 {
 	vm_drop_caches();
 	u->free_before = pmm_free_pages();
+	u->dirty_before = pagecache_nr_dirty() + pagecache_nr_writeback();
 	probe_window_begin();
 	lockstat_reset();
 	kprof_reset();
@@ -575,6 +577,7 @@ static void run_out_unit(struct script_exec *x, const struct script_unit *u, int
 	json_str(j, "label", x->prog->stmt[u->stmt].a);
 	json_u64(j, "busy_ns", u->busy);
 	json_u64(j, "free_before_pages", u->free_before);
+	json_u64(j, "dirty_before_pages", u->dirty_before);
 	vmstat_json_delta(j, u->base);
 	swapin_latency_json(j, "swapin_latency");
 	rec_end();

@@ -194,6 +194,11 @@ def test_pagecache_mmap_shared_and_private(ctx):
     expect(len(w) == 6, 'filecheck records %d' % len(w))
     for x in w:
         expect(x['failed'] == '' and x['mismatches'] == 0 and x['leaked'] == 0, 'filecheck %s: %r' % (x['mode'], x))
+    # After msync, and after munmap + fsync, nothing is dirty or in flight
+    # (filecheck reads /proc/meminfo's Dirty and Writeback then).
+    for x in w[0], w[4]:
+        expect(x.get('unwritten_kib') == 0, 'filecheck %s: %r KiB unwritten after the sync'
+               % (x['mode'], x.get('unwritten_kib')))
     e = task_exits(r)
     expect([x['exit_code'] for x in e] == [0] * 6, 'exits %r' % [(x['cmdline'], x['exit_code']) for x in e])
     with open(data, 'rb') as f:
@@ -212,6 +217,8 @@ def test_pagecache_mmap_larger_than_memory(ctx):
                  'filecheck /dev/nvme1n1 96 verify 21"', disks=[{'file': data, 'bus': 'nvme'}], timeout=900)
     expect_ok(r)
     expect_filechecks_clean(r, 2)
+    m = filechecks(r)[0]
+    expect(m.get('unwritten_kib') == 0, 'msync under pressure left %r KiB unwritten' % m.get('unwritten_kib'))
     v = vm_final(r)
     expect(v['pgsteal_file'] > 10000, 'mapped file pages not reclaimed: %d' % v['pgsteal_file'])
     expect(v['pgmajfault'] > 0, 'no major faults on the mapping')

@@ -61,6 +61,11 @@
  *         it (FMODE_ATOMIC_POS) only for regular files and directories,
  *         so on a Linux block device this mode may report duplicates.
  *
+ * After each fsync(2) or msync(2) the record's `unwritten_kib` is what
+ * /proc/meminfo then called Dirty plus Writeback (absent if unreadable):
+ * on a machine where nothing else writes files, 0 when the sync did its
+ * job (on Linux it counts every file's dirty pages).
+ *
  * The pattern of word w (byte offset 8w) is mix64(SEED) ^ 8w, so a page
  * written at the wrong place or a stale page both show.  The device size
  * comes from ioctl(BLKGETSIZE64), as a Linux tool gets it; SIZE_MIB must
@@ -72,6 +77,7 @@
  * failed (open, write, fsync, read: the record names which and errno).
  */
 #include "rt/rt.h"
+#include "wlio.h"
 
 #define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
 	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx|sharedpos [SEED [LINGER_S]]"
@@ -116,7 +122,23 @@ struct fc {
 	uint64_t leaked;                /* mmapp: pattern words found on the device */
 	uint64_t pos_dups, pos_missing; /* sharedpos: blocks read twice, never */
 	bool count_leaks;               /* fc_check counts matches instead of mismatches */
+	bool have_unwritten;
+	uint64_t unwritten_kib;         /* Dirty + Writeback after the last sync */
 };
+
+/* Dirty + Writeback of /proc/meminfo, after a sync: what it left. */
+static void fc_note_unwritten(struct fc *c)
+{
+	static char text[4096];
+	long fd = rt_syscall3(WLIO_SYS_openat, WLIO_AT_FDCWD, (long)"/proc/meminfo", WLIO_O_RDONLY);
+	long n = fd < 0 ? fd : rt_syscall4(WLIO_SYS_pread64, fd, (long)text, sizeof text - 1, 0);
+	if (fd >= 0)
+		rt_syscall1(WLIO_SYS_close, fd);
+	uint64_t d, w;
+	text[n > 0 ? n : 0] = 0;
+	c->have_unwritten = wlio_proc_field(text, "Dirty", ':', &d) && wlio_proc_field(text, "Writeback", ':', &w);
+	c->unwritten_kib = c->have_unwritten ? d + w : 0;
+}
 
 static int fc_fail(struct fc *c, const char *call, long err)
 {
@@ -146,6 +168,8 @@ static int fc_write(struct fc *c, int fd, bool sync)
 	uint64_t t1 = rt_now_ns();
 	long r = sync ? rt_syscall1(NR_FSYNC, fd) : 0;
 	uint64_t t2 = rt_now_ns();
+	if (sync)
+		fc_note_unwritten(c);
 	c->write_ns = t1 - t0;
 	c->fsync_ns = t2 - t1;
 	return r ? fc_fail(c, "fsync", r) : 0;
@@ -288,6 +312,8 @@ static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync, bool don
 		r = rt_syscall1(NR_FSYNC, fd);
 	c->write_ns = t1 - t0;
 	c->fsync_ns = rt_now_ns() - t1;
+	if (type == MAP_SHARED)
+		fc_note_unwritten(c);
 	if (r)
 		return fc_fail(c, do_msync ? "msync" : "fsync", r);
 	if (u)
@@ -420,6 +446,8 @@ static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint6
 	rt_json_u64(&j, "leaked", c->leaked);
 	rt_json_u64(&j, "pos_dups", c->pos_dups);
 	rt_json_u64(&j, "pos_missing", c->pos_missing);
+	if (c->have_unwritten)
+		rt_json_u64(&j, "unwritten_kib", c->unwritten_kib);
 	rt_report_usage(&j, start, end);
 	rt_json_end(&j, 1);
 }
