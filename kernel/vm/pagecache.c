@@ -131,7 +131,7 @@ struct pc_pool {
 	struct spinlock lock;
 	struct waitq wq;                /* pool_put wakes pool_get_wait */
 	size_t size;
-	int n;                          /* [lock] */
+	int n;                          /* [lock]; pool_has peeks without it */
 	void *free[PC_POOL];
 };
 
@@ -620,7 +620,7 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 		if (!io && i == sync_page) {
 			/* A reader waits for this page: wait for a request
 			 * in flight to give its structure back (unplugged:
-			 * ours may be among them).  Failed, the reader got
+			 * ours may be among them).  Given up, the reader got
 			 * -EIO and a fault SIGBUS for want of memory. */
 			blk_unplug(pc->disk);
 			io = pool_get_wait(&io_pool, &pooled);
@@ -972,8 +972,10 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 				break;
 			/* Wait for a batch in flight to end, with no page
 			 * locked, then take this page again.  Giving up here
-			 * left 1934-5041 pages dirty after drop_caches at 48 MiB
-			 * (-icount), and fsync returned with them unwritten. */
+			 * left 1934 of about 10000 pages dirty after
+			 * drop_caches at 48 MiB (plain TCG under host load;
+			 * none under -icount), and fsync and msync come the
+			 * same way. */
 			wb = pool_get_wait(&wb_pool, &pooled);
 			wb->pooled = pooled;
 			i = at;
