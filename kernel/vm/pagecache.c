@@ -1151,8 +1151,14 @@ uint64_t pagecache_drop_clean(void)
 	struct pagecache *list = G.caches;
 	mutex_unlock(&G.lock);
 	for (struct pagecache *pc = list; pc; pc = pc->next) {
-		writeback_range(pc, 0, pc_pages(pc), false);
-		wait_writeback(pc);
+		/* Again while pages are dirty, at most 3 passes: a page
+		 * kswapd was writing when the pass came by is skipped, and
+		 * kswapd's nowait write gives it back dirty if it found no
+		 * request structure (as fsync's second pass). */
+		for (int pass = 0; pass < 3 && __atomic_load_n(&pc->nr_dirty, __ATOMIC_ACQUIRE); pass++) {
+			writeback_range(pc, 0, pc_pages(pc), false);
+			wait_writeback(pc);
+		}
 		for (uint64_t i = 0, at;; i = at + 1) {
 			bool pc_on = spin_lock_irqsave(&pc->lock);
 			struct page *p = pagecache_idx_next(&pc->idx, i, &at);
