@@ -133,6 +133,7 @@ def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
            'free before seq %d pages, after random %d free and %d dirty: the cache random left was not dropped'
            % (seq['free_before_pages'], rnd['nr_free_pages'], rnd['nr_dirty']))
 
+
 @pytest.mark.quick
 def test_procfs_listings_and_pressure(ctx):
     # busybox ls on the folders open() reaches (getdents64), and
