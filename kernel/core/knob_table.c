@@ -34,6 +34,10 @@ const struct knob_def knob_defs[] = {
 	  "% of dirtyable memory dirty before writers wait for write-back (default 20)" },
 	{ "dirty_expire_centisecs", KNOB_U64, 1, 8640000, false, NULL,
 	  "age in 1/100 s at which dirty file pages are written back (default 3000)" },
+	{ "dirty_mmap", KNOB_BOOL, 0, 1, false, NULL,
+	  "on: a write to a shared file mapping marks the page dirty at its fault and counts against the dirty "
+	  "limits, and write-back write-protects the page again (Linux since 2.6.19); off: the page is dirty "
+	  "only once its PTE dirty bit is found at munmap, msync or reclaim (default on)" },
 	/* SWAP_CLUSTER_MIN..MAX (mm/swapalloc.h), what swapalloc accepts;
 	 * this layer may not include mm/, a unit test keeps them equal. */
 	{ "swap_cluster", KNOB_U64, 8, 65536, true, NULL,

@@ -270,6 +270,14 @@ bool pt_test_clear_dirty(uint64_t pml4, uint64_t va)
 	return __atomic_fetch_and(e, ~P_DIRTY, __ATOMIC_ACQ_REL) & P_DIRTY;
 }
 
+pte_t pt_mkclean(uint64_t pml4, uint64_t va)
+{
+	pte_t *e = walk(pml4, va, 0, false);
+	if (!e || !(*e & P_PRESENT))
+		return 0;
+	return __atomic_fetch_and(e, ~(pte_t)(P_DIRTY | P_WRITE), __ATOMIC_ACQ_REL);
+}
+
 bool pt_pte_dirty(pte_t e) { return (e & (P_PRESENT | P_DIRTY)) == (P_PRESENT | P_DIRTY); }
 bool pt_pte_young(pte_t e) { return (e & (P_PRESENT | P_ACCESSED)) == (P_PRESENT | P_ACCESSED); }
 bool pt_pte_writable(pte_t e) { return (e & (P_PRESENT | P_WRITE)) == (P_PRESENT | P_WRITE); }

@@ -74,6 +74,10 @@ pte_t pt_make(uint64_t pa, unsigned flags);
 bool pt_test_clear_young(uint64_t pml4, uint64_t va);
 /* Clear the dirty bit; true if it was set (msync of a shared file page). */
 bool pt_test_clear_dirty(uint64_t pml4, uint64_t va);
+/* Clear the write and dirty bits (Linux's page_mkclean, for a shared
+ * file page about to be written back: the next write faults).  The old
+ * PTE; 0 when nothing is present. */
+pte_t pt_mkclean(uint64_t pml4, uint64_t va);
 bool pt_pte_dirty(pte_t e);
 bool pt_pte_young(pte_t e);
 bool pt_pte_writable(pte_t e);

@@ -25,6 +25,7 @@
 #include "core/bootfs.h"
 #include "vm/vmstat.h"
 #include "vm/reclaim.h"
+#include "vm/pagecache.h"
 #include "swap/swap.h"
 #include "lib/printf.h"
 #include "lib/errno.h"
@@ -556,6 +557,11 @@ static bool page_fault(struct trap_frame *f, uint64_t addr)
 	struct fault_stats st = { 0 };
 	enum vm_fault_result r = vm_fault(k->mm, addr, f->error & PF_WRITE, f->error & PF_FETCH, &st);
 	count_fault(k, current_thread(), &st);
+	/* A program's write dirtied a shared file page: the dirty limits,
+	 * with no lock held (not for a uaccess fault: the syscall may hold
+	 * a page lock the flusher waits for). */
+	if (st.dirtied && user)
+		pagecache_balance_dirty();
 	irq_disable();
 	if (r == VM_FAULT_OK) {
 		/* Threads of one task fault at once on several CPUs: a

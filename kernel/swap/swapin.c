@@ -741,7 +741,7 @@ long swapin_unuse_mm(struct mm *mm, unsigned area)
 			spin_unlock_irqrestore(&mm->ptl, on);
 			if (!pt_pte_is_swap(e) || swp_area(pt_pte_swap_entry(e)) != area)
 				continue;
-			struct fault_stats st = { 0, 0, 0 };
+			struct fault_stats st = { 0, 0, 0, 0 };
 			if (vm_fault(mm, va, false, false, &st) != VM_FAULT_OK)
 				continue;       /* the area went away meanwhile, or no memory */
 			forget_copy(mm, va, area);

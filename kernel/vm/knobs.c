@@ -127,6 +127,8 @@ static int set_dirty_bg(const char *v, uint64_t x, char *e, size_t n) { (void)v;
 static void get_dirty_bg(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_background_ratio); }
 static int set_dirty_ratio(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_ratio = (unsigned)x; return 0; }
 static void get_dirty_ratio(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_ratio); }
+static int set_dirty_mmap(const char *v, uint64_t on, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_mmap = on; return 0; }
+static void get_dirty_mmap(char *b, size_t n) { ksnprintf(b, n, "%s", pagecache_dirty_mmap ? "on" : "off"); }
 static int set_dirty_expire(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_expire_cs = (unsigned)x; return 0; }
 static void get_dirty_expire(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_expire_cs); }
 
@@ -149,6 +151,7 @@ static const struct knob knobs[] = {
 	{ "dirty_background_ratio", set_dirty_bg, get_dirty_bg },
 	{ "dirty_ratio", set_dirty_ratio, get_dirty_ratio },
 	{ "dirty_expire_centisecs", set_dirty_expire, get_dirty_expire },
+	{ "dirty_mmap", set_dirty_mmap, get_dirty_mmap },
 };
 
 #define NKNOBS (sizeof knobs / sizeof knobs[0])

@@ -44,6 +44,9 @@
 #include "vmstat.h"
 #include "psi.h"
 #include "page_ref.h"
+#include "rmap.h"
+#include "vm.h"
+#include "arch/x86_64/tlb.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "mem/pmm.h"
@@ -67,6 +70,7 @@
 unsigned pagecache_dirty_background_ratio = 10;
 unsigned pagecache_dirty_ratio = 20;
 unsigned pagecache_dirty_expire_cs = 3000;
+bool pagecache_dirty_mmap = true;
 
 struct pagecache {
 	struct pagecache *next;         /* [G] */
@@ -789,7 +793,6 @@ static struct page *get_write(struct pagecache_file *f, uint64_t i, uint64_t in,
 }
 
 static bool dirty_below_thresh(void *arg);
-static void balance_dirty_pages(void);
 
 long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n)
 {
@@ -832,10 +835,10 @@ long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint
 		put_page(p);
 		done += chunk;
 		if ((done & ((64 << PAGE_SHIFT) - 1)) < chunk)
-			balance_dirty_pages();          /* every 64 pages, as Linux's ratelimit */
+			pagecache_balance_dirty();          /* every 64 pages, as Linux's ratelimit */
 	}
 	kfree(bounce);
-	balance_dirty_pages();
+	pagecache_balance_dirty();
 	return done ? (long)done : r;
 }
 
@@ -917,8 +920,11 @@ static void submit_write_to(struct pc_wb *wb, struct blk_dev *d)
 	}
 }
 
-static void submit_wb(struct pc_wb *wb)
+/* Submit wb once the PTEs its pages' mkclean changed are flushed: a CPU
+ * still writing through a stale entry writes before the disk reads. */
+static void submit_wb(struct pc_wb *wb, struct tlb_batch *tlb)
 {
+	vm_tlb_flush(tlb);
 	int nw = __atomic_load_n(&wb->pc->nwriters, __ATOMIC_ACQUIRE);
 	for (int k = 0; k < nw; k++)
 		submit_write_to(wb, wb->pc->writers[k]);
@@ -935,6 +941,8 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 {
 	uint64_t started = 0, i = from;
 	struct pc_wb *wb = NULL;
+	struct tlb_batch tlb;
+	tlb_batch_init(&tlb);
 	while (i < to) {
 		bool pc_on = spin_lock_irqsave(&pc->lock);
 		uint64_t at;
@@ -949,7 +957,7 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 		if (!dirty)
 			continue;       /* clean: not even locked */
 		if (wb && wb->n && (wb->n == PC_IO_PAGES || wb->pages[wb->n - 1]->index + 1 != at)) {
-			submit_wb(wb);
+			submit_wb(wb, &tlb);
 			wb = NULL;
 		}
 		if (nowait ? !trylock_page(p) : (lock_page(p), false)) {
@@ -984,6 +992,10 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 		wb->pc = pc;
 		wb->pending = 1;
 		wb->may_wait = !nowait;
+		/* Mapped: write-protect it, so a write from now on faults and
+		 * marks it dirty again (vm.c's shared file faults). */
+		if (pagecache_dirty_mmap && __atomic_load_n(&p->mapcount, __ATOMIC_ACQUIRE))
+			rmap_mkclean_file(p, &tlb);
 		page_set(p, PG_WRITEBACK);
 		__atomic_add_fetch(&pc->nr_writeback, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&G.nr_writeback, 1, __ATOMIC_ACQ_REL);
@@ -992,7 +1004,7 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 		started++;
 	}
 	if (wb && wb->n)
-		submit_wb(wb);
+		submit_wb(wb, &tlb);
 	else if (wb)
 		pool_put(&wb_pool, wb, wb->pooled);     /* waited for, then nothing to write */
 	return started;
@@ -1067,7 +1079,7 @@ static bool dirty_below_thresh(void *arg)
  * flusher is woken; past dirty_ratio the writer waits for write-back to
  * bring the count down (it does not write itself: one writer, the
  * flusher, keeps the disk's writes sequential). */
-static void balance_dirty_pages(void)
+void pagecache_balance_dirty(void)
 {
 	enum pagecache_dirty_state s = dirty_state();
 	if (s == PAGECACHE_DIRTY_FREE)

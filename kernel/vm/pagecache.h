@@ -119,6 +119,11 @@ void pagecache_pageout(struct pagecache *pc, uint64_t from, uint64_t to);
 /* A shared mapping's PTE was dirty: the page is dirty (any context that
  * may take a spinlock; the ptl may be held). */
 void pagecache_set_page_dirty(struct page *p);
+/* The dirty limits for a task that has just dirtied pages (write(2), or
+ * a write fault on a shared mapping): past the background limit the
+ * flusher is woken, past dirty_ratio the caller waits for write-back.
+ * May sleep; hold no lock. */
+void pagecache_balance_dirty(void);
 /* msync: write back pc's dirty pages in [from, to) (page offsets); wait
  * when asked.  -EIO when a write-back of pc failed meanwhile. */
 int pagecache_sync_pages(struct pagecache *pc, uint64_t from, uint64_t to, bool wait);
@@ -143,5 +148,8 @@ uint64_t pagecache_nr_shadows(void);
 extern unsigned pagecache_dirty_background_ratio;
 extern unsigned pagecache_dirty_ratio;
 extern unsigned pagecache_dirty_expire_cs;
+/* Knob dirty_mmap: shared file mappings mark pages dirty at the write
+ * fault and write-back write-protects them (default on). */
+extern bool pagecache_dirty_mmap;
 
 #endif

@@ -206,6 +206,27 @@ static void unmap_one(struct mm *mm, const struct vma *v, uint64_t va, void *ctx
 	drop_pte(mm, va, c->p, c->tlb);
 }
 
+static void clean_one(struct mm *mm, const struct vma *v, uint64_t va, void *ctx)
+{
+	struct ref_ctx *c = ctx;
+	(void)v;
+	if (!maps(mm, va, c->p))
+		return;
+	pte_t old = pt_mkclean(mm->pml4, va);
+	if (pt_pte_writable(old) || pt_pte_dirty(old)) {
+		c->refs += pt_pte_writable(old);
+		tlb_batch_add(c->tlb, &mm->cpus, va);
+	}
+}
+
+unsigned rmap_mkclean_file(struct page *p, struct tlb_batch *tlb)
+{
+	struct ref_ctx c = { p, 0, false, tlb, false };
+	if (page_test(p, PG_FILE))
+		for_each_mapping(p, clean_one, &c);
+	return c.refs;
+}
+
 void rmap_unmap_file(struct page *p, bool *dirty, struct tlb_batch *tlb)
 {
 	rmap_unmap_shmem(p, dirty, tlb);        /* for_each_mapping knows a file page */

@@ -46,5 +46,12 @@ void rmap_unmap_shmem(struct page *p, bool *dirty, struct tlb_batch *tlb);
  * private read-only); *dirty when a shared PTE had written it.  The page
  * lock is held; the caller marks the page dirty. */
 void rmap_unmap_file(struct page *p, bool *dirty, struct tlb_batch *tlb);
+/* Write-protect every PTE mapping a page-cache page and clear its dirty
+ * bit (Linux's page_mkclean), before the page is written back: a write
+ * after that faults and marks the page dirty again.  Returns how many
+ * PTEs were writable.  The page lock is held; reclaim_lock is not needed
+ * (file pages are found through the mm list, whose lock keeps an mm's
+ * tables). */
+unsigned rmap_mkclean_file(struct page *p, struct tlb_batch *tlb);
 
 #endif

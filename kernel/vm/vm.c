@@ -308,7 +308,19 @@ static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, struc
 		put_page(p);
 		return r;
 	}
-	uint32_t prot = v->flags & VM_FSHARED ? v->prot : v->prot & ~VM_WRITE;
+	/* Shared: a write maps it writable and marks it dirty now, so the
+	 * dirty limits see it and the writer is throttled (Linux's
+	 * do_shared_fault); a read maps it read-only, so the first write
+	 * faults (fault_write_upgrade), as Linux does for a mapping whose
+	 * dirty pages are counted.  Write-back write-protects it again
+	 * (rmap_mkclean_file).  Private: read-only, a write copies. */
+	bool dirty = write && (v->flags & VM_FSHARED) && pagecache_dirty_mmap;
+	bool ro = dirty ? false : (v->flags & VM_FSHARED) ? pagecache_dirty_mmap : true;
+	uint32_t prot = ro ? v->prot & ~VM_WRITE : v->prot;
+	if (dirty) {
+		pagecache_set_page_dirty(p);
+		st->dirtied++;
+	}
 	if (!vm_install(mm, va, 0, p, vm_pt_prot(prot)))
 		put_page(p);            /* another thread mapped it first */
 	return VM_FAULT_OK;
@@ -316,18 +328,25 @@ static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, struc
 
 /* A present PTE without write permission in a writable area: a swap-cache
  * page mapped read-only (drop its disk copy; map it writable), or a
- * device's cache page (a private mapping copies it; a shared one, made
- * writable by mprotect, maps it writable).  p is e's page, referenced by
+ * device's cache page (a private mapping copies it; a shared one, mapped
+ * read-only until written or since write-back, marks the page dirty and
+ * maps it writable).  p is e's page, referenced by
  * the caller under the ptl while e still mapped it (taken after the ptl
  * is dropped, reclaim could unmap and free it first: a double free seen
  * when read(2) faulted on a buffer being swapped); the reference is
  * dropped here. */
 static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e,
-						struct page *p)
+						struct page *p, struct fault_stats *st)
 {
 	if (page_test(p, PG_FILE) && (v->flags & VM_FILE)) {
 		enum vm_fault_result r = VM_FAULT_OK;
 		if (v->flags & VM_FSHARED) {
+			/* Dirty before writable: write-back write-protects
+			 * only pages it takes as dirty. */
+			if (pagecache_dirty_mmap) {
+				pagecache_set_page_dirty(p);
+				st->dirtied++;
+			}
 			bool on = spin_lock_irqsave(&mm->ptl);
 			if (pt_get(mm->pml4, va) == e && !pt_protect(mm->pml4, va, vm_pt_prot(v->prot)) &&
 			    vm_is_active(mm))
@@ -375,7 +394,7 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 	spin_unlock_irqrestore(&mm->ptl, on);
 	if (pt_pte_present(e)) {
 		if (held)
-			return fault_write_upgrade(mm, &v, va, e, held);
+			return fault_write_upgrade(mm, &v, va, e, held, st);
 		return VM_FAULT_OK;     /* another thread won the race */
 	}
 	st->minflt++;
@@ -727,9 +746,12 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 	bool cow = (piece->flags & (VM_FILE | VM_FSHARED)) == VM_FILE;
 	for (uint64_t va = piece->start; va < piece->end; va += P) {
 		unsigned flags = r->flags;
-		pte_t e = cow ? pt_get(r->mm->pml4, va) : 0;
-		if (pt_pte_present(e) && page_test(phys_to_page(pt_pte_phys(e)), PG_FILE))
-			flags &= ~PT_WRITE;     /* a private mapping never writes the cache page */
+		pte_t e = piece->flags & VM_FILE ? pt_get(r->mm->pml4, va) : 0;
+		/* A private mapping never writes the cache page; a shared
+		 * one's first write faults, to mark the page dirty. */
+		if (pt_pte_present(e) && page_test(phys_to_page(pt_pte_phys(e)), PG_FILE) &&
+		    (cow || (pagecache_dirty_mmap && !page_test(phys_to_page(pt_pte_phys(e)), PG_DIRTY))))
+			flags &= ~PT_WRITE;
 		if (!pt_protect(r->mm->pml4, va, flags))
 			tlb_batch_add(&r->tlb, &r->mm->cpus, va);
 	}

@@ -85,6 +85,8 @@ enum vm_fault_result {
 struct fault_stats {
 	uint64_t minflt, majflt;
 	uint64_t swapflt;       /* faults that took their page from swap (major or swap cache) */
+	uint64_t dirtied;       /* shared file pages a write fault marked dirty: the caller
+				 * throttles the writer (pagecache_balance_dirty) */
 };
 
 /* Resolve a fault at addr.  May sleep.  Counts into *st. */

@@ -169,6 +169,16 @@ bool pt_test_clear_young(uint64_t pml4, uint64_t va)
 	return true;
 }
 
+pte_t pt_mkclean(uint64_t pml4, uint64_t va)
+{
+	pte_t *e = pt_slot(pml4, va, false);
+	if (!e || !(*e & PTE_P))
+		return 0;
+	pte_t old = *e;
+	*e &= ~(PTE_W | PTE_D);
+	return old;
+}
+
 bool pt_pte_present(pte_t e) { return e & PTE_P; }
 bool pt_pte_dirty(pte_t e) { return (e & PTE_P) && (e & PTE_D); }
 bool pt_pte_young(pte_t e) { return (e & PTE_P) && (e & PTE_A); }
@@ -263,9 +273,18 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 
 static uint64_t next_root = 0x1000;
 
+/* The live test mms, for vm_for_each_mm (rmap's walk of file pages). */
+#define FAKE_MMS 16
+static struct mm *live_mm[FAKE_MMS];
+
 struct mm *fake_mm_new(void)
 {
 	struct mm *mm = calloc(1, sizeof *mm);
+	for (int i = 0; i < FAKE_MMS; i++)
+		if (!live_mm[i]) {
+			live_mm[i] = mm;
+			break;
+		}
 	rwsem_init(&mm->lock, "mm");
 	spin_init(&mm->ptl, "ptl");
 	mm->pml4 = next_root += 0x1000;
@@ -351,6 +370,9 @@ void fake_mm_free(struct mm *mm)
 			release(e);
 		}
 	ra_state_free(mm->ra);
+	for (int i = 0; i < FAKE_MMS; i++)
+		if (live_mm[i] == mm)
+			live_mm[i] = NULL;
 	free(mm);
 	drop_unused_cache();
 }
@@ -368,6 +390,7 @@ void fake_mm_reset(void)
 	}
 	held = 0;
 	memset(pt, 0, sizeof pt);
+	memset(live_mm, 0, sizeof live_mm);     /* a test that did not free its mm */
 }
 
 /* ------------------------------------------------------------ page cache */
@@ -409,12 +432,13 @@ int pagecache_reclaim_page(struct page *p, bool *activate)
 	return 1;
 }
 
-/* vm.c's walk of every address space: the glue tests' file pages are
- * never mapped, so there is nothing to visit. */
+/* vm.c's walk of every address space: the live test mms (a file page
+ * is found in those whose areas map its cache, mm->vmas.v[0..n)). */
 void vm_for_each_mm(void (*fn)(struct mm *mm, void *ctx), void *ctx)
 {
-	(void)fn;
-	(void)ctx;
+	for (int i = 0; i < FAKE_MMS; i++)
+		if (live_mm[i])
+			fn(live_mm[i], ctx);
 }
 
 void pagecache_set_page_dirty(struct page *p) { page_set(p, PG_DIRTY); }

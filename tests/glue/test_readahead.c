@@ -51,7 +51,7 @@ static void swapped(uint64_t i, uint64_t off, uint64_t data)
 
 static enum vm_fault_result fault(uint64_t i)
 {
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	return fake_fault(mm, &v, VA0 + i * P, false, &st);
 }
 

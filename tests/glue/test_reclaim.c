@@ -60,7 +60,7 @@ static uint64_t swapped_to(int i)
 
 static enum vm_fault_result fault(int i, bool write)
 {
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	return fake_fault(mm, &v, VA0 + (uint64_t)i * P, write, &st);
 }
 

@@ -14,6 +14,10 @@
 #include "vm/lru.h"
 #include "vm/reclaim.h"
 #include "swap/swap.h"
+#include "vm/rmap.h"
+#include "vm/vma.h"
+#include "vm/vm.h"
+#include "arch/x86_64/tlb.h"
 
 #define P 4096ul
 #define VA0 0x400000ul
@@ -111,4 +115,56 @@ TEST(reclaim_file_dirty_pages_are_written_then_dropped)
 	CHECK_EQ(fake.file_writebacks, 8);
 	CHECK_EQ(fake.file_dropped, 8);
 	teardown(8);
+}
+
+/* Write-back's page_mkclean: every PTE mapping a page-cache page, in every
+ * mm whose file area covers its offset, loses its write and dirty bits
+ * (and goes into the TLB batch); a PTE of another page stays writable. */
+TEST(rmap_mkclean_file_write_protects_every_mapping)
+{
+	fake_reset();
+	static int cache;               /* stands for the page cache */
+	struct mm *a = fake_mm_new(), *b = fake_mm_new();
+	struct vma va = { .start = VA0, .end = VA0 + 8 * P, .prot = VM_READ | VM_WRITE,
+			  .flags = VM_FILE | VM_FSHARED, .obj = &cache, .pgoff = 2 };
+	struct vma vb = va;
+	vb.start = VA0 + 0x100000;
+	vb.end = vb.start + 8 * P;
+	vb.pgoff = 5;
+	a->vmas.v = &va;
+	a->vmas.n = 1;
+	b->vmas.v = &vb;
+	b->vmas.n = 1;
+	struct page *p = fake_file_page(4000, true), *q = fake_file_page(4001, true);
+	p->mapping = q->mapping = &cache;
+	p->index = 5;
+	q->index = 6;
+	uint64_t at_a = VA0 + 3 * P, at_b = vb.start, q_at_a = VA0 + 4 * P;
+	struct { struct mm *mm; uint64_t va; struct page *pg; } maps[] = { { a, at_a, p }, { b, at_b, p }, { a, q_at_a, q } };
+	for (int i = 0; i < 3; i++) {
+		get_page(maps[i].pg);
+		maps[i].pg->mapcount++;
+		fake_set_pte(maps[i].mm, maps[i].va, pt_make(page_to_phys(maps[i].pg), PT_WRITE | PT_USER));
+		fake_touch(maps[i].mm, maps[i].va, true);
+	}
+	struct tlb_batch tlb;
+	tlb_batch_init(&tlb);
+	CHECK_EQ(rmap_mkclean_file(p, &tlb), 2);
+	CHECK_EQ(tlb.pages, 2);
+	for (int i = 0; i < 2; i++) {
+		uint64_t e = fake_pte(maps[i].mm, maps[i].va);
+		CHECK(pt_pte_present(e) && !pt_pte_writable(e) && !pt_pte_dirty(e));
+	}
+	uint64_t eq = fake_pte(a, q_at_a);
+	CHECK(pt_pte_writable(eq) && pt_pte_dirty(eq));
+	/* Clean already: nothing more to change or flush. */
+	CHECK_EQ(rmap_mkclean_file(p, &tlb), 0);
+	CHECK_EQ(tlb.pages, 2);
+	vm_tlb_flush(&tlb);
+	fake_mm_free(a);
+	fake_mm_free(b);
+	p->mapping = q->mapping = NULL;
+	fake_file_drop(p);
+	fake_file_drop(q);
+	CHECK_EQ(fake_leaks(), 0);
 }

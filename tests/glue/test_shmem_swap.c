@@ -48,7 +48,7 @@ static void setup(void)
 	mm2->vmas.n = 1;
 	shmem_get(mm, obj);
 	shmem_get(mm2, obj);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	for (uint64_t i = 0; i < NPAGES; i++) {
 		CHECK_EQ(fake_fault(mm, &v, VA0 + i * P, true, &st), VM_FAULT_OK);
 		*fake_page_data(phys_to_page(pt_pte_phys(fake_pte(mm, VA0 + i * P)))) = 500 + i;
@@ -89,7 +89,7 @@ TEST(shmem_pages_go_to_swap_and_come_back_without_a_disk_copy)
 	CHECK_EQ(fake.write_reqs, 1);
 	CHECK_EQ(fake_pmm_used(), 0);
 	uint64_t e3 = shmem_slot_peek(obj, 3);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fake_fault(mm2, &v2, VA1 + 3 * P, false, &st), VM_FAULT_OK);
 	CHECK_EQ(data_at(mm2, VA1 + 3 * P), 503);
 	CHECK_EQ(st.majflt, 1);
@@ -113,7 +113,7 @@ TEST(shmem_write_error_puts_the_page_back_in_its_slot)
 	for (uint64_t i = 0; i < 2; i++) {
 		CHECK_EQ(shmem_slot_peek(obj, i), 0);   /* a page, not an entry */
 		CHECK(fake_swap_retired(swp_entry(0, 1 + i)));
-		struct fault_stats st = { 0, 0, 0 };
+		struct fault_stats st = { 0, 0, 0, 0 };
 		CHECK_EQ(fake_fault(mm, &v, VA0 + i * P, false, &st), VM_FAULT_OK);
 		CHECK_EQ(data_at(mm, VA0 + i * P), 500 + i);
 		CHECK_EQ(st.majflt, 0);

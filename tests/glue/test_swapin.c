@@ -74,7 +74,7 @@ TEST(swapin_reads_the_slot_and_maps_it_read_only)
 {
 	setup(64, "off");
 	swapped(0, 5, 0xdada);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, false, &st), VM_FAULT_OK);
 	struct page *p = mapped(mm, 0);
 	CHECK(p != NULL);
@@ -107,7 +107,7 @@ TEST(swapin_write_fault_drops_the_disk_copy)
 {
 	setup(64, "off");
 	swapped(0, 5, 77);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, true, &st), VM_FAULT_OK);
 	struct page *p = mapped(mm, 0);
 	CHECK(p != NULL);
@@ -132,7 +132,7 @@ TEST(swapin_second_fault_on_a_slot_hits_the_cache)
 	swapped(0, 5, 1234);
 	swap_dup(E(5));
 	fake_set_pte(mm2, VA0, pt_swap_pte(E(5)));
-	struct fault_stats st = { 0, 0, 0 }, st2 = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 }, st2 = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, false, &st), VM_FAULT_OK);
 	CHECK_EQ(fake_fault(mm2, &v, VA0, false, &st2), VM_FAULT_OK);
 	CHECK_EQ(fake.read_reqs, 1);
@@ -157,7 +157,7 @@ TEST(swapin_readahead_pages_are_cached_and_counted_when_used)
 	setup(64, "fixed:3");
 	for (uint64_t i = 0; i < 8; i++)
 		swapped(i, 8 + i, 100 + i);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(2, false, &st), VM_FAULT_OK);
 	CHECK_EQ(fake.read_reqs, 1);
 	check_req(0, 0, 8, 8);
@@ -193,7 +193,7 @@ TEST(swapin_read_error_fails_the_fault)
 	setup(64, "off");
 	swapped(0, 5, 1);
 	fake_swap_bad(E(5), true, false);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, false, &st), VM_FAULT_SIGBUS);
 	CHECK_EQ(fake.vmstat[SWAP_READ_ERRORS], 1);
 	CHECK(fake_swap_retired(E(5)));
@@ -216,7 +216,7 @@ TEST(swapin_readahead_error_spares_the_fault_and_reaches_the_owner)
 	for (uint64_t i = 0; i < 8; i++)
 		swapped(i, 8 + i, 100 + i);
 	fake_swap_bad(E(11), true, false);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, false, &st), VM_FAULT_OK);
 	CHECK(mapped(mm, 0) && *fake_page_data(mapped(mm, 0)) == 100);
 	CHECK_EQ(fake.read_reqs, 9);            /* the window, then each slot alone */
@@ -244,7 +244,7 @@ TEST(swapin_submit_failure_fails_the_fault)
 	setup(64, "off");
 	swapped(0, 5, 1);
 	fake.fail_submit = 1;
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, false, &st), VM_FAULT_SIGBUS);
 	CHECK_CONTAINS(fake.last_msg, "fakeswap0");
 	CHECK_EQ(fake.read_reqs, 0);
@@ -266,7 +266,7 @@ TEST(swapin_without_memory_returns_oom)
 	fake_pmm_set_free(0);
 	kills = 0;
 	reclaim_set_oom_policy(&(struct reclaim_oom_policy){ no_reserve, kill_nobody });
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, false, &st), VM_FAULT_OOM);
 	CHECK(kills >= 1);      /* the fault's allocation asked (readahead pages still allocate
 				 * through the same path, so they may ask too) */
@@ -287,7 +287,7 @@ TEST(swapin_willneed_reads_ahead_and_faults_wait_for_it)
 	swapin_willneed(mm, VA0, VA0 + 8 * P);
 	CHECK_EQ(fake_io_in_flight(), 1);
 	CHECK_EQ(fake.read_reqs, 1);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(5, false, &st), VM_FAULT_OK);
 	CHECK_EQ(fake.read_reqs, 1);
 	for (uint64_t i = 0; i < 8; i++)
@@ -306,7 +306,7 @@ TEST(swapin_drops_the_copy_when_swap_is_more_than_half_full)
 	for (uint64_t i = 0; i < 5; i++)
 		swapped(i, 1 + i, 10 + i);
 	CHECK(reclaim_swap_full());
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(0, false, &st), VM_FAULT_OK);
 	struct page *p = mapped(mm, 0);
 	CHECK(p && !page_test(p, PG_SWAPCACHE) && page_test(p, PG_DIRTY));
@@ -354,7 +354,7 @@ TEST(swapin_cuts_reads_at_the_read_split)
 	fake.read_max = 8;
 	for (uint64_t i = 0; i < 16; i++)
 		swapped(i, 16 + i, 100 + i);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	CHECK_EQ(fault(5, false, &st), VM_FAULT_OK);
 	CHECK_EQ(fake.read_reqs, 2);
 	check_req(0, 0, 16, 8);
@@ -376,7 +376,7 @@ TEST(swapin_submits_a_backward_window_from_the_top)
 	fake.read_max = 8;
 	for (uint64_t i = 0; i < NB; i++)
 		swapped(i, 8 + i, 1000 + i);
-	struct fault_stats st = { 0, 0, 0 };
+	struct fault_stats st = { 0, 0, 0, 0 };
 	int multi = 0;
 	for (uint64_t i = NB; i-- > 0;) {
 		long before = fake.read_reqs;
