@@ -317,11 +317,17 @@ static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, struc
 	bool dirty = write && (v->flags & VM_FSHARED) && pagecache_dirty_mmap;
 	bool ro = dirty ? false : (v->flags & VM_FSHARED) ? pagecache_dirty_mmap : true;
 	uint32_t prot = ro ? v->prot & ~VM_WRITE : v->prot;
+	/* Under the page lock, as write-back's clean and write-protect: a
+	 * writable PTE never maps a page it has just taken as clean. */
 	if (dirty) {
+		lock_page(p);
 		pagecache_set_page_dirty(p);
 		st->dirtied++;
 	}
-	if (!vm_install(mm, va, 0, p, vm_pt_prot(prot)))
+	bool mapped = vm_install(mm, va, 0, p, vm_pt_prot(prot));
+	if (dirty)
+		unlock_page(p);         /* the PTE's reference keeps it */
+	if (!mapped)
 		put_page(p);            /* another thread mapped it first */
 	return VM_FAULT_OK;
 }
@@ -341,8 +347,9 @@ static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma 
 	if (page_test(p, PG_FILE) && (v->flags & VM_FILE)) {
 		enum vm_fault_result r = VM_FAULT_OK;
 		if (v->flags & VM_FSHARED) {
-			/* Dirty before writable: write-back write-protects
-			 * only pages it takes as dirty. */
+			/* Dirty, then writable, under the page lock:
+			 * write-back cleans and write-protects under it. */
+			lock_page(p);
 			if (pagecache_dirty_mmap) {
 				pagecache_set_page_dirty(p);
 				st->dirtied++;
@@ -352,6 +359,7 @@ static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma 
 			    vm_is_active(mm))
 				pt_flush(va);
 			spin_unlock_irqrestore(&mm->ptl, on);
+			unlock_page(p);
 		} else {
 			r = cow_file(mm, v, va, e, p);
 		}
