@@ -315,7 +315,7 @@ static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, struc
 	 * dirty pages are counted.  Write-back write-protects it again
 	 * (rmap_mkclean_file).  Private: read-only, a write copies. */
 	bool dirty = write && (v->flags & VM_FSHARED) && pagecache_dirty_mmap;
-	bool ro = dirty ? false : (v->flags & VM_FSHARED) ? pagecache_dirty_mmap : true;
+	bool ro = !dirty && (!(v->flags & VM_FSHARED) || pagecache_dirty_mmap);
 	uint32_t prot = ro ? v->prot & ~VM_WRITE : v->prot;
 	/* Under the page lock, as write-back's clean and write-protect: a
 	 * writable PTE never maps a page it has just taken as clean. */
