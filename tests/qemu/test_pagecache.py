@@ -207,6 +207,23 @@ def test_pagecache_mmap_shared_and_private(ctx):
     expect(v['nr_mapped'] == 0, 'nr_mapped %d with nothing mapped (MAP_PRIVATE copies unmap the cache page)' % v['nr_mapped'])
 
 
+def test_pagecache_fsync_while_mapped(ctx):
+    # filecheck mmapfs: the pattern written through a shared mapping,
+    # fsync(2) while it is still mapped, then the device read with
+    # O_DIRECT (the disk, not the cache).  The pages are dirty since
+    # their write faults (dirty_mmap, on by default), so fsync writes
+    # them; with dirty_mmap off they are dirty only in the PTEs, fsync
+    # finds nothing to write, and the disk read mismatches.
+    data = scratch_disk(ctx, 'data.img', 16 << 20)
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="filecheck /dev/nvme1n1 8 mmapfs 31"',
+                 disks=[{'file': data, 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    expect_filechecks_clean(r, 1)
+    x = filechecks(r)[0]
+    expect(x['mode'] == 'mmapfs' and x.get('unwritten_kib') == 0, 'filecheck: %r' % x)
+    with open(data, 'rb') as f:
+        expect(int.from_bytes(f.read(8), 'little') == pattern_word(31, 0), 'the disk does not hold seed 31')
+
 def test_pagecache_mmap_larger_than_memory(ctx):
     # seed 002's mmap001 shape: a shared mapping of 96 MiB with 48 MiB of
     # RAM, written through, msync'ed: reclaim unmaps written pages (their

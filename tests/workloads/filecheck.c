@@ -17,6 +17,10 @@
  *         mapping, msync(MS_SYNC)s, munmaps, then reads it back with
  *         read(2) and checks it.
  * mmapu:  the same without msync: munmap, then fsync(2) on the fd.
+ * mmapfs: the same with fsync(2) while still mapped, then reads the device
+ *         back with O_DIRECT on a second descriptor before munmap: the
+ *         fsync must have written what the mapping wrote (Linux counts
+ *         a written shared page dirty at its write fault).
  * mmapdn: the same as mmapu with madvise(MADV_DONTNEED) of the whole
  *         mapping before munmap: the written pages must stay in the page
  *         cache (the mapping reads them back; no word may be lost), and
@@ -79,7 +83,7 @@
 #include "rt/rt.h"
 #include "wlio.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapfs|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
 	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx|sharedpos [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
@@ -285,8 +289,11 @@ static int fc_dontneed(struct fc *c, uint64_t *m)
 	return 0;
 }
 
-/* Write the pattern through a mapping (shared: then msync or not). */
-static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync, bool dontneed)
+static int fc_open(struct fc *c, int flags);
+
+/* Write the pattern through a mapping (shared: then msync or not; or,
+ * fsync_mapped, fsync while mapped and an O_DIRECT read-back). */
+static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync, bool dontneed, bool fsync_mapped)
 {
 	uint64_t t0 = rt_now_ns();
 	uint64_t *m = rt_mmap(0, c->bytes, PROT_RW, type, fd, 0);
@@ -307,13 +314,22 @@ static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync, bool don
 	}
 	if (do_msync)
 		r = rt_syscall3(NR_MSYNC, (long)m, (long)c->bytes, MS_SYNC);
+	if (fsync_mapped) {
+		r = rt_syscall1(NR_FSYNC, fd);
+		int dfd = r ? -1 : fc_open(c, O_RDONLY | O_DIRECT);
+		if (dfd >= 0) {
+			fc_note_unwritten(c);
+			fc_verify(c, dfd);      /* the disk: what fsync wrote */
+			rt_syscall1(NR_CLOSE, dfd);
+		}
+	}
 	int u = rt_munmap(m, c->bytes);
-	if (!r && !do_msync && type == MAP_SHARED)
+	if (!r && !do_msync && !fsync_mapped && type == MAP_SHARED)
 		r = rt_syscall1(NR_FSYNC, fd);
 	c->write_ns = t1 - t0;
 	c->fsync_ns = rt_now_ns() - t1;
-	if (type == MAP_SHARED)
-		fc_note_unwritten(c);
+	if (type == MAP_SHARED && !fsync_mapped)
+		fc_note_unwritten(c);   /* mmapfs noted it after its fsync */
 	if (r)
 		return fc_fail(c, do_msync ? "msync" : "fsync", r);
 	if (u)
@@ -337,8 +353,6 @@ static int fc_rewind(struct fc *c, int fd)
 {
 	return rt_syscall3(NR_LSEEK, fd, 0, 0) ? fc_fail(c, "lseek", -22) : 0;
 }
-
-static int fc_open(struct fc *c, int flags);
 
 /* dmix: fd is the buffered descriptor; a second, O_DIRECT one is opened. */
 static void fc_mix(struct fc *c, int fd, uint64_t seed)
@@ -470,7 +484,8 @@ int main(int argc, char **argv, char **envp)
 	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;       /* sharedpos: its own */
 	bool openw = !rt_strcmp(mode, "openw");
 	bool mdn = !rt_strcmp(mode, "mmapdn");
-	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") || mdn ? MAP_SHARED :
+	bool mfs = !rt_strcmp(mode, "mmapfs");
+	int mtype = !rt_strcmp(mode, "mmap") || !rt_strcmp(mode, "mmapu") || mdn || mfs ? MAP_SHARED :
 		    !rt_strcmp(mode, "mmapp") ? MAP_PRIVATE : 0;
 	bool dw = !rt_strcmp(mode, "dwrite"), dmis = !rt_strcmp(mode, "dmisalign");
 	bool direct = dw || dmis || !rt_strcmp(mode, "dverify");
@@ -502,7 +517,7 @@ int main(int argc, char **argv, char **envp)
 		fc_madvise_read(&c, fd, advice);
 	if (fd >= 0 && (hot || hotx))
 		fc_hot(&c, fd, hotx);
-	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap"), mdn) == 0) {
+	if (fd >= 0 && mtype && fc_mmap_write(&c, fd, mtype, !rt_strcmp(mode, "mmap"), mdn, mfs) == 0) {
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
 	}
