@@ -145,6 +145,7 @@ def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
     expect(on['nr_dirty'] <= on['free_before_pages'] // 5,
            'random (dirty_mmap on) ended with %d dirty pages, over 20%% of %d' % (on['nr_dirty'], on['free_before_pages']))
 
+
 @pytest.mark.quick
 def test_procfs_listings_and_pressure(ctx):
     # busybox ls on the folders open() reaches (getdents64), and
