@@ -224,6 +224,7 @@ def test_pagecache_fsync_while_mapped(ctx):
     with open(data, 'rb') as f:
         expect(int.from_bytes(f.read(8), 'little') == pattern_word(31, 0), 'the disk does not hold seed 31')
 
+
 def test_pagecache_mmap_larger_than_memory(ctx):
     # seed 002's mmap001 shape: a shared mapping of 96 MiB with 48 MiB of
     # RAM, written through, msync'ed: reclaim unmaps written pages (their
