@@ -134,12 +134,8 @@ struct fc {
 static void fc_note_unwritten(struct fc *c)
 {
 	static char text[4096];
-	long fd = rt_syscall3(WLIO_SYS_openat, WLIO_AT_FDCWD, (long)"/proc/meminfo", WLIO_O_RDONLY);
-	long n = fd < 0 ? fd : rt_syscall4(WLIO_SYS_pread64, fd, (long)text, sizeof text - 1, 0);
-	if (fd >= 0)
-		rt_syscall1(WLIO_SYS_close, fd);
 	uint64_t d, w;
-	text[n > 0 ? n : 0] = 0;
+	wlio_read_text("/proc/meminfo", text, sizeof text);
 	c->have_unwritten = wlio_proc_field(text, "Dirty", ':', &d) && wlio_proc_field(text, "Writeback", ':', &w);
 	c->unwritten_kib = c->have_unwritten ? d + w : 0;
 }

@@ -43,12 +43,7 @@ static bool vmstat_get(const char *name, uint64_t *v)
 {
 	static char text[HOLD_PROC_MAX];
 	static bool warned;
-	long fd = rt_syscall3(WLIO_SYS_openat, WLIO_AT_FDCWD, (long)"/proc/vmstat", WLIO_O_RDONLY);
-	long n = fd < 0 ? fd : rt_syscall4(WLIO_SYS_pread64, fd, (long)text, HOLD_PROC_MAX - 1, 0);
-	if (fd >= 0)
-		rt_syscall1(WLIO_SYS_close, fd);
-	if (n >= 0)
-		text[n] = 0;
+	long n = wlio_read_text("/proc/vmstat", text, sizeof text);
 	if (n >= 0 && wlio_proc_field(text, name, ' ', v))
 		return true;
 	if (!warned)

@@ -192,6 +192,16 @@ bool wlio_proc_field(const char *text, const char *name, char sep, uint64_t *out
 	return false;
 }
 
+long wlio_read_text(const char *path, char *buf, size_t cap)
+{
+	long fd = rt_syscall3(WLIO_SYS_openat, WLIO_AT_FDCWD, (long)path, WLIO_O_RDONLY);
+	long n = fd < 0 ? fd : rt_syscall4(WLIO_SYS_pread64, fd, (long)buf, (long)cap - 1, 0);
+	if (fd >= 0)
+		rt_syscall1(WLIO_SYS_close, fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
 /* ------------------------------------------------------------ errors */
 
 const char *wlio_errno_name(long err)

@@ -69,6 +69,9 @@ uint64_t wlio_pace_us(uint64_t bytes, uint64_t rate, uint64_t elapsed_us);
 
 /* ---- /proc text: "name value" (vmstat) or "Name: value kB" (meminfo) ---- */
 bool wlio_proc_field(const char *text, const char *name, char sep, uint64_t *out);
+/* A small file's text (a /proc file) into buf, NUL-terminated (empty on
+ * error): its length, or -errno. */
+long wlio_read_text(const char *path, char *buf, size_t cap);
 
 /* ---- errors and devices ---- */
 const char *wlio_errno_name(long err);
