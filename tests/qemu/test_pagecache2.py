@@ -103,6 +103,10 @@ def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
     # counted, they switched read-around off for good in one boot of five
     # (28956 major faults for 40000 touches instead of 300 to 1900, under
     # -icount), too rare to provoke here; the unit test checks the rule.
+    # When memory is at the low watermark, the stream's next window lets
+    # kswapd run before it is trimmed: without that, 447 and 577 major
+    # faults in two boots here (each a window cut short), with it 4 and 17
+    # (Linux 6.1 at equal free memory: 17).
     # Every touch after a page's first verifies it (touch's file: mapping).
     # The first random pass runs with dirty_mmap off: its writes stay
     # dirty in the PTEs until reclaim or the drop finds them, so the drop
@@ -123,7 +127,7 @@ def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
         expect(rnd['pgmajfault'] > 5000, 'random: %d major faults' % rnd['pgmajfault'])
         expect(rnd['pgpgin'] // 4 <= 2 * rnd['pgmajfault'], 'random: %d pages read in %d major faults, want at most 2 a '
                'fault' % (rnd['pgpgin'] // 4, rnd['pgmajfault']))
-    expect(seq['pgmajfault'] <= 4000, 'seq: %d major faults for 40000 touches' % seq['pgmajfault'])
+    expect(seq['pgmajfault'] <= 100, 'seq: %d major faults for 40000 touches' % seq['pgmajfault'])
     # The runner drops the caches before each step: it writes back what
     # the last step left dirty and drops what is clean.  Write-back under
     # pressure used to give up when its request structures ran out (1934
