@@ -66,6 +66,7 @@
 #define PC_RA_MAX 32                    /* Linux's default read_ahead_kb 128 */
 #define PC_TRIM_SCAN 8                  /* index entries looked at per eviction for stale shadows */
 #define PC_FLUSH_INTERVAL_NS (5ull * 1000000000ull)     /* dirty_writeback_centisecs 500 */
+#define PC_BG_CHUNK 1024                /* Linux's MIN_WRITEBACK_PAGES: background write-back looks at the limit every 4 MiB */
 
 unsigned pagecache_dirty_background_ratio = 10;
 unsigned pagecache_dirty_ratio = 20;
@@ -82,6 +83,7 @@ struct pagecache {
 	uint64_t nr_dirty;              /* [lock] */
 	uint64_t trim_at;               /* [lock] where trim_shadows goes on */
 	uint64_t dirtied_ns;            /* [lock] when nr_dirty last left 0 */
+	uint64_t wb_next;               /* [flusher] where background write-back goes on */
 	uint64_t nr_writeback;          /* [A] pages under write-back */
 	uint64_t wb_err;                /* [A] failed write-back requests so far */
 	struct blk_dev *writers[PC_MAX_WRITERS];        /* [G] appended only */
@@ -962,13 +964,14 @@ static void submit_wb(struct pc_wb *wb, struct tlb_batch *tlb)
  * may be waiting for that lock (a writer whose copy faulted).  Never
  * plugs the disk: a batch is one request already, and sleeping on a page
  * lock while plugged would hold back the very read that unlocks it. */
-static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait)
+static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait, uint64_t max,
+			       uint64_t *next)
 {
 	uint64_t started = 0, i = from;
 	struct pc_wb *wb = NULL;
 	struct tlb_batch tlb;
 	tlb_batch_init(&tlb);
-	while (i < to) {
+	while (i < to && started < max) {
 		bool pc_on = spin_lock_irqsave(&pc->lock);
 		uint64_t at;
 		struct page *p = next_page(pc, i, &at);
@@ -976,8 +979,10 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 		if (dirty)
 			get_page(p);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
-		if (!p || at >= to)
+		if (!p || at >= to) {
+			i = to;
 			break;
+		}
 		i = at + 1;
 		if (!dirty)
 			continue;       /* clean: not even locked */
@@ -1032,7 +1037,14 @@ static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to
 		submit_wb(wb, &tlb);
 	else if (wb)
 		pool_put(&wb_pool, wb, wb->pooled);     /* waited for, then nothing to write */
+	if (next)
+		*next = i;
 	return started;
+}
+
+static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait)
+{
+	return writeback_some(pc, from, to, nowait, UINT64_MAX, NULL);
 }
 
 static bool pc_idle(void *arg)
@@ -1126,16 +1138,48 @@ static bool flush_wanted(void *arg)
 	return G.flush_kick;
 }
 
+static bool over_background(void)
+{
+	uint64_t bg, th;
+	limits(&bg, &th);
+	return __atomic_load_n(&G.nr_dirty, __ATOMIC_RELAXED) > bg;
+}
+
+/* Past the background limit the flusher writes until the cache's dirty
+ * pages are under it again, PC_BG_CHUNK pages at a time, going on where
+ * its last pass stopped (Linux's wb_writeback for_background, with the
+ * inode's writeback_index): pages dirtied again soon after - a mapped
+ * writer's hot set - wait for the next round, not every one.  Only
+ * dirty pages count here, not those under write-back (Linux's
+ * wb_over_bg_thresh): they are on their way.  Once the cache has been
+ * dirty for dirty_expire, it is written whole, as Linux writes an
+ * expired inode (a block device is one inode). */
 static void flush_cache(struct pagecache *pc, bool background)
 {
 	bool pc_on = spin_lock_irqsave(&pc->lock);
 	uint64_t dirty = pc->nr_dirty, since = pc->dirtied_ns;
 	spin_unlock_irqrestore(&pc->lock, pc_on);
 	uint64_t expire = (uint64_t)pagecache_dirty_expire_cs * 10000000ull;
-	if (!dirty || (!background && time_ns() - since < expire))
+	bool expired = time_ns() - since >= expire;
+	if (!dirty || (!background && !expired))
 		return;
-	/* Linux writes an expired inode whole; a block device is one inode. */
-	writeback_range(pc, 0, pc_pages(pc), false);
+	if (expired) {
+		writeback_range(pc, 0, pc_pages(pc), false);
+		return;
+	}
+	uint64_t end = pc_pages(pc), at = pc->wb_next < end ? pc->wb_next : 0, stop = at;
+	bool wrapped = false;
+	while (over_background()) {
+		uint64_t to = wrapped ? stop : end;
+		writeback_some(pc, at, to, false, PC_BG_CHUNK, &at);
+		if (at < to)
+			continue;
+		if (wrapped || !stop)
+			break;          /* once round */
+		wrapped = true;
+		at = 0;
+	}
+	pc->wb_next = at;
 }
 
 static void flusher(void *arg)

@@ -92,6 +92,31 @@ def test_pagecache_madvise_on_device_mappings(ctx):
            'PAGEOUT: %d major faults over two passes (one NORMAL pass: %d)' % (maj['mpageout'], maj['mnormal']))
 
 
+def test_pagecache_background_writeback_stops_under_the_limit(ctx):
+    # 80 MiB left dirty by write(2) on a 512 MiB machine: over the
+    # background limit (10% of about 500 MiB), under dirty_ratio (20%).
+    # The flusher writes until the dirty pages are under the background
+    # limit again, 4 MiB at a time (Linux's background write-back), and
+    # leaves the rest for the expiry (30 s, after the step): 32 MiB
+    # written.  Before, each pass wrote every page dirty when it came by,
+    # as far as the writer had got (51648 and 53232 KiB in two boots).
+    # The runner's drop before the verify writes the rest, and the verify
+    # reads every word back.
+    data = scratch_disk(ctx, 'data.img', 96 << 20)
+    steps = ['filecheck /dev/nvme1n1 80 writenf 1 6', 'filecheck /dev/nvme1n1 80 verify 1']
+    r = ctx.boot('quiet mem=512M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
+                 mem='768M', timeout=600)
+    expect_ok(r)
+    expect_filechecks_clean(r, 2)
+    v = step_vmstat(r, steps)
+    w = v[steps[0]]
+    expect(w['pgpgout'] >= 16 << 10, 'the flusher wrote %d KiB of 80 MiB over the background limit' % w['pgpgout'])
+    expect(w['pgpgout'] <= 48 << 10, 'the flusher wrote %d KiB of 80 MiB: past the background limit (about %d '
+           'pages)' % (w['pgpgout'], w['free_before_pages'] // 10))
+    expect(w['nr_dirty'] * 4 >= 32 << 10, '%d pages dirty at the end of the step: the flusher wrote under the '
+           'background limit' % w['nr_dirty'])
+
+
 def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
     # touch on a shared mapping of 72 MiB of the device with 48 MiB of
     # RAM.  At random, misses soon outnumber hits by Linux's 100
