@@ -20,7 +20,9 @@
  *
  * Dirty accounting: PG_DIRTY is set under the page lock by a write and
  * cleared under the page lock when its write-back starts; the cache's
- * nr_dirty and the global counter follow the bit's transitions only.
+ * nr_dirty, the global counter and the index's tag (which write-back
+ * walks, so a pass costs the dirty pages, not the cached ones) follow
+ * the bit's transitions only, under pc->lock.
  *
  * Write-back of a page goes to every write-allowed device (data=) that
  * overlaps it, with only that device's blocks: a partition whose ends are
@@ -751,6 +753,7 @@ static void set_dirty(struct pagecache *pc, struct page *p)
 	bool pc_on = spin_lock_irqsave(&pc->lock);
 	if (!page_test(p, PG_DIRTY)) {
 		page_set(p, PG_DIRTY);
+		pagecache_idx_tag_set(&pc->idx, p->index, p);
 		if (!pc->nr_dirty++)
 			pc->dirtied_ns = time_ns();
 		__atomic_add_fetch(&G.nr_dirty, 1, __ATOMIC_RELAXED);
@@ -764,6 +767,7 @@ static bool clear_dirty(struct pagecache *pc, struct page *p)
 	bool pc_on = spin_lock_irqsave(&pc->lock);
 	if (page_test(p, PG_DIRTY)) {
 		page_clear(p, PG_DIRTY);
+		pagecache_idx_tag_clear(&pc->idx, p->index, p);
 		pc->nr_dirty--;
 		__atomic_sub_fetch(&G.nr_dirty, 1, __ATOMIC_RELAXED);
 		was = true;
@@ -974,9 +978,8 @@ static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to,
 	while (i < to && started < max) {
 		bool pc_on = spin_lock_irqsave(&pc->lock);
 		uint64_t at;
-		struct page *p = next_page(pc, i, &at);
-		bool dirty = p && at < to && page_test(p, PG_DIRTY);
-		if (dirty)
+		struct page *p = pagecache_idx_next_tagged(&pc->idx, i, &at);     /* the next dirty page */
+		if (p && at < to)
 			get_page(p);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
 		if (!p || at >= to) {
@@ -984,8 +987,6 @@ static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to,
 			break;
 		}
 		i = at + 1;
-		if (!dirty)
-			continue;       /* clean: not even locked */
 		if (wb && wb->n && (wb->n == PC_IO_PAGES || wb->pages[wb->n - 1]->index + 1 != at)) {
 			submit_wb(wb, &tlb);
 			wb = NULL;

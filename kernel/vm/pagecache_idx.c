@@ -61,6 +61,7 @@ static int grow(struct pagecache_idx *x, uint64_t i)
 			return -ENOMEM;
 		n->slot[0] = x->root;
 		n->count = 1;
+		n->tag = x->root->tag != 0;
 		x->root = n;
 		x->height++;
 	}
@@ -147,6 +148,7 @@ void *pagecache_idx_replace(struct pagecache_idx *x, uint64_t i, void *v)
 	void *old = s ? *s : NULL;
 	if (!old)
 		return NULL;
+	pagecache_idx_tag_clear(x, i, NULL);
 	*s = v;
 	x->values += (uint64_t)pagecache_idx_is_value(v) - (uint64_t)pagecache_idx_is_value(old);
 	return old;
@@ -157,6 +159,7 @@ void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i)
 	struct pagecache_idx_node *path[MAX_HEIGHT];
 	if (!x->height || !fits(i, x->height))
 		return NULL;
+	pagecache_idx_tag_clear(x, i, NULL);
 	struct pagecache_idx_node *n = x->root;
 	unsigned depth = 0;
 	for (unsigned h = x->height; h > 1 && n; h--) {
@@ -181,6 +184,91 @@ void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i)
 	}
 	shrink(x);
 	return v;
+}
+
+/* The nodes from the root down to the leaf holding index i, in path[];
+ * the leaf, or NULL when the path is absent. */
+static struct pagecache_idx_node *walk(const struct pagecache_idx *x, uint64_t i, struct pagecache_idx_node **path)
+{
+	if (!x->height || !fits(i, x->height))
+		return NULL;
+	struct pagecache_idx_node *n = x->root;
+	for (unsigned h = x->height, d = 0; h > 1 && n; h--) {
+		path[d++] = n;
+		n = n->slot[slot_of(i, (h - 1) * PAGECACHE_IDX_SHIFT)];
+	}
+	return n;
+}
+
+bool pagecache_idx_tag_set(struct pagecache_idx *x, uint64_t i, const void *v)
+{
+	struct pagecache_idx_node *path[MAX_HEIGHT];
+	struct pagecache_idx_node *n = walk(x, i, path);
+	unsigned s = slot_of(i, 0);
+	if (!n || !n->slot[s] || (v && n->slot[s] != v))
+		return false;
+	if (n->tag >> s & 1)
+		return true;
+	n->tag |= 1ull << s;
+	x->tagged++;
+	/* Up while the parent's bit for this child was clear. */
+	for (unsigned d = x->height - 1; d--;) {
+		unsigned ps = slot_of(i, (x->height - 1 - d) * PAGECACHE_IDX_SHIFT);
+		if (path[d]->tag >> ps & 1)
+			break;
+		path[d]->tag |= 1ull << ps;
+	}
+	return true;
+}
+
+void pagecache_idx_tag_clear(struct pagecache_idx *x, uint64_t i, const void *v)
+{
+	struct pagecache_idx_node *path[MAX_HEIGHT];
+	struct pagecache_idx_node *n = walk(x, i, path);
+	unsigned s = slot_of(i, 0);
+	if (!n || !(n->tag >> s & 1) || (v && n->slot[s] != v))
+		return;
+	n->tag &= ~(1ull << s);
+	x->tagged--;
+	/* Up while the node below has no tag left. */
+	for (unsigned d = x->height - 1; d-- && !n->tag;) {
+		n = path[d];
+		n->tag &= ~(1ull << slot_of(i, (x->height - 1 - d) * PAGECACHE_IDX_SHIFT));
+	}
+}
+
+bool pagecache_idx_tag_get(const struct pagecache_idx *x, uint64_t i)
+{
+	struct pagecache_idx_node *path[MAX_HEIGHT];
+	struct pagecache_idx_node *n = walk(x, i, path);
+	return n && (n->tag >> slot_of(i, 0) & 1);
+}
+
+/* The first tagged entry at an index >= from below node n: next_in over
+ * the slots whose tag bit is set. */
+static void *next_tagged_in(const struct pagecache_idx_node *n, unsigned sh, uint64_t base, uint64_t from,
+			    uint64_t *at)
+{
+	unsigned first = from > base ? slot_of(from, sh) : 0;
+	for (uint64_t m = n->tag & (~0ull << first); m; m &= m - 1) {
+		unsigned s = (unsigned)__builtin_ctzll(m);
+		uint64_t cbase = base + ((uint64_t)s << sh);
+		if (!sh) {
+			*at = cbase;
+			return n->slot[s];
+		}
+		void *v = next_tagged_in(n->slot[s], sh - PAGECACHE_IDX_SHIFT, cbase, from > cbase ? from : cbase, at);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+void *pagecache_idx_next_tagged(const struct pagecache_idx *x, uint64_t from, uint64_t *at)
+{
+	if (!x->height || !fits(from, x->height))
+		return NULL;
+	return next_tagged_in(x->root, (x->height - 1) * PAGECACHE_IDX_SHIFT, 0, from, at);
 }
 
 /* The first entry at an index >= from below node n (level shift `sh`,
@@ -211,20 +299,29 @@ void *pagecache_idx_next(const struct pagecache_idx *x, uint64_t from, uint64_t 
 	return next_in(x->root, (x->height - 1) * PAGECACHE_IDX_SHIFT, 0, from, at);
 }
 
-/* Entries below n; -1 when a node (other than the root) is empty or a
- * count is wrong. */
-static int64_t check_node(const struct pagecache_idx_node *n, unsigned h, uint64_t *nodes, uint64_t *values)
+/* Entries below n; -1 when a node (other than the root) is empty, a
+ * count is wrong, or a tag bit disagrees with what is below it. */
+static int64_t check_node(const struct pagecache_idx_node *n, unsigned h, uint64_t *nodes, uint64_t *values,
+			  uint64_t *tagged)
 {
 	int64_t sum = 0;
 	uint32_t used = 0;
 	(*nodes)++;
 	for (unsigned s = 0; s < PAGECACHE_IDX_FANOUT; s++) {
-		if (!n->slot[s])
+		bool bit = n->tag >> s & 1;
+		if (!n->slot[s]) {
+			if (bit)
+				return -1;
 			continue;
+		}
 		used++;
-		if (h == 1)
+		if (h == 1) {
 			*values += pagecache_idx_is_value(n->slot[s]);
-		int64_t below = h > 1 ? check_node(n->slot[s], h - 1, nodes, values) : 1;
+			*tagged += bit;
+		} else if (bit != (((const struct pagecache_idx_node *)n->slot[s])->tag != 0)) {
+			return -1;
+		}
+		int64_t below = h > 1 ? check_node(n->slot[s], h - 1, nodes, values, tagged) : 1;
 		if (below <= 0)
 			return -1;
 		sum += below;
@@ -235,12 +332,12 @@ static int64_t check_node(const struct pagecache_idx_node *n, unsigned h, uint64
 int pagecache_idx_check(const struct pagecache_idx *x)
 {
 	if (!x->height)
-		return x->root || x->entries || x->values || x->nodes ? -__LINE__ : 0;
-	uint64_t nodes = 0, values = 0;
-	int64_t n = check_node(x->root, x->height, &nodes, &values);
+		return x->root || x->entries || x->values || x->nodes || x->tagged ? -__LINE__ : 0;
+	uint64_t nodes = 0, values = 0, tagged = 0;
+	int64_t n = check_node(x->root, x->height, &nodes, &values, &tagged);
 	if (n < 0 || (uint64_t)n != x->entries)
 		return -__LINE__;
-	if (nodes != x->nodes || values != x->values)
+	if (nodes != x->nodes || values != x->values || tagged != x->tagged)
 		return -__LINE__;
 	if (x->height > 1 && x->root->count == 1 && x->root->slot[0])
 		return -__LINE__;               /* should have shrunk */

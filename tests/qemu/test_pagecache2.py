@@ -92,6 +92,26 @@ def test_pagecache_madvise_on_device_mappings(ctx):
            'PAGEOUT: %d major faults over two passes (one NORMAL pass: %d)' % (maj['mpageout'], maj['mnormal']))
 
 
+@pytest.mark.quick
+def test_pagecache_fsync_writes_each_commit(ctx):
+    # filecheck's commits: 16 MiB written and fsynced (clean in the
+    # cache), then 128 times one page rewritten and fsynced.  Write-back
+    # walks the index's dirty tags, not the cached pages: each fsync must
+    # still find its page (at least 16 MiB + 128 pages written in the
+    # step), and the device must hold every word after the drop.
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    steps = ['filecheck /dev/nvme1n1 16 commits 3', 'filecheck /dev/nvme1n1 16 verify 3']
+    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
+                 timeout=300)
+    expect_ok(r)
+    w = expect_filechecks_clean(r, 2)
+    expect(w[0]['mode'] == 'commits' and w[0].get('commits') == 128, 'commits record: %r' % w[0])
+    v = step_vmstat(r, steps)
+    out = v[steps[0]]['pgpgout']
+    expect(out >= (16 << 10) + 128 * 4, 'commits wrote %d KiB: each of the 128 fsyncs a page after 16 MiB' % out)
+    expect(v[steps[1]]['pgpgin'] >= 16 << 10, 'verify read %d KiB: not from the disk' % v[steps[1]]['pgpgin'])
+
+
 def test_pagecache_background_writeback_stops_under_the_limit(ctx):
     # 80 MiB left dirty by write(2) on a 512 MiB machine: over the
     # background limit (10% of about 500 MiB), under dirty_ratio (20%).

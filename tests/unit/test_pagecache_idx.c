@@ -1,5 +1,6 @@
-/* The page cache's radix tree: entries, node counts, the walk, and the
- * tree's size following what it holds (16 TiB disk offsets). */
+/* The page cache's radix tree: entries, node counts, the walk, the
+ * tree's size following what it holds (16 TiB disk offsets), and its
+ * tag (the dirty pages write-back walks). */
 #include <stdlib.h>
 #include "test.h"
 #include "vm/pagecache_idx.h"
@@ -156,5 +157,116 @@ TEST(pagecache_idx_value_entries)
 	CHECK_EQ(x.values, 0);
 	CHECK(pagecache_idx_del(&x, 7) == val(9));
 	CHECK_EQ(x.nodes, 0);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+}
+
+/* Tags: set only on an entry, found in order by next_tagged (skipping
+ * untagged entries and the subtrees without tags), dropped by del and
+ * replace, and the root's bits kept when the tree grows and shrinks. */
+TEST(pagecache_idx_tags)
+{
+	struct pagecache_idx x = fresh();
+	CHECK(!pagecache_idx_tag_set(&x, 7, NULL));     /* empty: nothing to tag */
+	uint64_t keys[] = { 3, 64, 65, 4095, 4096, 1ull << 30 };
+	for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		CHECK_EQ(pagecache_idx_set(&x, keys[k], val(keys[k])), 0);
+	CHECK(!pagecache_idx_tag_set(&x, 66, NULL));
+	CHECK(pagecache_idx_tag_set(&x, 65, NULL));
+	CHECK(pagecache_idx_tag_set(&x, 65, NULL));     /* twice: counted once */
+	CHECK(pagecache_idx_tag_set(&x, 1ull << 30, NULL));
+	CHECK(!pagecache_idx_tag_set(&x, 64, val(65)));    /* another entry than the one named */
+	CHECK(!pagecache_idx_tag_get(&x, 64));
+	pagecache_idx_tag_clear(&x, 65, val(64));
+	CHECK(pagecache_idx_tag_get(&x, 65));
+	CHECK_EQ(x.tagged, 2);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	uint64_t at = 0;
+	CHECK(pagecache_idx_next_tagged(&x, 0, &at) == val(65) && at == 65);
+	CHECK(pagecache_idx_next_tagged(&x, 66, &at) == val(1ull << 30) && at == 1ull << 30);
+	CHECK(!pagecache_idx_next_tagged(&x, (1ull << 30) + 1, &at));
+	CHECK(pagecache_idx_tag_get(&x, 65) && !pagecache_idx_tag_get(&x, 64) && !pagecache_idx_tag_get(&x, 66));
+	pagecache_idx_tag_clear(&x, 65, NULL);
+	pagecache_idx_tag_clear(&x, 65, NULL);
+	CHECK_EQ(x.tagged, 1);
+	CHECK(pagecache_idx_next_tagged(&x, 0, &at) == val(1ull << 30));
+	/* Growing past 2^36 puts the old root under a new one: its tags stay
+	 * reachable. */
+	uint64_t far = 1ull << 40;
+	CHECK_EQ(pagecache_idx_set(&x, far, val(far)), 0);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	CHECK(pagecache_idx_next_tagged(&x, 0, &at) == val(1ull << 30));
+	CHECK(pagecache_idx_tag_set(&x, far, NULL));
+	CHECK(pagecache_idx_del(&x, far) == val(far));  /* the tag goes with it */
+	CHECK_EQ(x.tagged, 1);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	CHECK(pagecache_idx_replace(&x, 1ull << 30, val(9)) == val(1ull << 30));
+	CHECK(!pagecache_idx_tag_get(&x, 1ull << 30));  /* a new entry starts untagged */
+	CHECK_EQ(x.tagged, 0);
+	CHECK(!pagecache_idx_next_tagged(&x, 0, &at));
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+	for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		CHECK(pagecache_idx_del(&x, keys[k]));
+	CHECK_EQ(x.nodes, 0);
+	CHECK_EQ(pagecache_idx_check(&x), 0);
+}
+
+/* Random sets, deletes, tags and untags over a sparse range, against a
+ * model: every next_tagged from a random start finds the model's next. */
+TEST(pagecache_idx_tags_match_a_model)
+{
+	enum { KEYS = 512, OPS = 20000 };
+	static uint64_t key[KEYS];
+	static bool present[KEYS], tagged[KEYS];
+	uint64_t r = 88172645463325252ull;
+	for (unsigned k = 0; k < KEYS; k++) {
+		/* Sorted, clustered and spread: runs of neighbours, then jumps
+		 * of up to 2^20 pages. */
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		key[k] = (k ? key[k - 1] : 0) + (r % 4 ? 1 : 1 + r % (1u << 20));
+	}
+	struct pagecache_idx x = fresh();
+	for (unsigned op = 0; op < OPS; op++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		unsigned k = (unsigned)(r >> 8) % KEYS;
+		switch (r % 5) {
+		case 0:
+			CHECK_EQ(pagecache_idx_set(&x, key[k], val(k)), present[k] ? -EEXIST : 0);
+			present[k] = true;
+			break;
+		case 1:
+			CHECK(pagecache_idx_del(&x, key[k]) == (present[k] ? val(k) : NULL));
+			present[k] = tagged[k] = false;
+			break;
+		case 2:
+		case 3:
+			CHECK_EQ(pagecache_idx_tag_set(&x, key[k], NULL), present[k]);
+			tagged[k] = present[k];
+			break;
+		default:
+			pagecache_idx_tag_clear(&x, key[k], NULL);
+			tagged[k] = false;
+			break;
+		}
+		CHECK_EQ(pagecache_idx_tag_get(&x, key[k]), tagged[k]);
+		if (op % 64 == 0) {
+			CHECK_EQ(pagecache_idx_check(&x), 0);
+			uint64_t from = key[(r >> 20) % KEYS] + (r >> 40) % 3, at = 0;
+			unsigned want = 0;
+			while (want < KEYS && (key[want] < from || !tagged[want]))
+				want++;
+			void *v = pagecache_idx_next_tagged(&x, from, &at);
+			if (want == KEYS) {
+				CHECK(!v);
+			} else {
+				CHECK(v == val(want));
+				CHECK_EQ(at, key[want]);
+			}
+		}
+	}
+	for (unsigned k = 0; k < KEYS; k++)
+		if (present[k])
+			CHECK(pagecache_idx_del(&x, key[k]) == val(k));
+	CHECK_EQ(x.nodes, 0);
+	CHECK_EQ(x.tagged, 0);
 	CHECK_EQ(pagecache_idx_check(&x), 0);
 }

@@ -53,6 +53,11 @@
  *         mapped pages stay hot while reclaim ages the file lists.  The
  *         mapped words are checked (SEED's pattern must be there).
  *
+ * commits: write and fsync the pattern (a clean cache of SIZE_MIB), then
+ *         FC_COMMITS times rewrite one page of it, picked from SEED, with
+ *         the same words (pwrite64) and fsync(2): a database's commits
+ *         beside a large cache; `commits` and `fsync_ns` (their total)
+ *         in the record.  Then verify.
  * sharedpos: write and fsync the pattern, drop it from the cache, then
  *         FC_POS_THREADS threads read the device through ONE descriptor,
  *         4 KiB per read(2), until end of file.  Each piece names its
@@ -84,7 +89,7 @@
 #include "wlio.h"
 
 #define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapfs|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
-	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx|sharedpos [SEED [LINGER_S]]"
+	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx|sharedpos|commits [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
 #define FC_MAX_MIB (1ULL << 24)
@@ -128,6 +133,7 @@ struct fc {
 	bool count_leaks;               /* fc_check counts matches instead of mismatches */
 	bool have_unwritten;
 	uint64_t unwritten_kib;         /* Dirty + Writeback after the last sync */
+	uint64_t commits;               /* commits: fsyncs done */
 };
 
 /* Dirty + Writeback of /proc/meminfo, after a sync: what it left. */
@@ -203,6 +209,32 @@ static int fc_verify(struct fc *c, int fd)
 		off += (uint64_t)r;
 	}
 	c->read_ns = rt_now_ns() - t0;
+	return 0;
+}
+
+#define FC_COMMITS 128
+#define FC_PAGE 4096
+
+/* commits (see the top): fsync_ns becomes the commits' total. */
+static int fc_commits(struct fc *c, int fd, uint64_t seed)
+{
+	uint64_t r = rt_mix64(seed + 0x2b), total = 0, pages = c->bytes / FC_PAGE;
+	for (unsigned k = 0; k < FC_COMMITS; k++) {
+		r = rt_mix64(r);
+		uint64_t off = r % pages * FC_PAGE;
+		for (uint64_t w = 0; w < FC_PAGE / 8; w++)
+			buf[w] = c->tag ^ (off + w * 8);
+		long n = rt_syscall4(WLIO_SYS_pwrite64, fd, (long)buf, FC_PAGE, (long)off);
+		if (n != FC_PAGE)
+			return fc_fail(c, "pwrite64", n < 0 ? n : -5);
+		uint64_t t0 = rt_now_ns();
+		n = rt_syscall1(NR_FSYNC, fd);
+		total += rt_now_ns() - t0;
+		if (n)
+			return fc_fail(c, "fsync", n);
+		c->commits++;
+	}
+	c->fsync_ns = total;
 	return 0;
 }
 
@@ -456,6 +488,8 @@ static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint6
 	rt_json_u64(&j, "leaked", c->leaked);
 	rt_json_u64(&j, "pos_dups", c->pos_dups);
 	rt_json_u64(&j, "pos_missing", c->pos_missing);
+	if (!rt_strcmp(mode, "commits"))
+		rt_json_u64(&j, "commits", c->commits);
 	if (c->have_unwritten)
 		rt_json_u64(&j, "unwritten_kib", c->unwritten_kib);
 	rt_report_usage(&j, start, end);
@@ -475,9 +509,10 @@ int main(int argc, char **argv, char **envp)
 	c.tag = rt_mix64(seed + 0x13);
 	bool nf = !rt_strcmp(mode, "writenf");
 	bool spos = !rt_strcmp(mode, "sharedpos");
+	bool commits = !rt_strcmp(mode, "commits");
 	bool drop = !rt_strcmp(mode, "bothdrop") || spos;
-	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop;
-	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop;       /* sharedpos: its own */
+	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop || commits;
+	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop || commits;    /* sharedpos: its own */
 	bool openw = !rt_strcmp(mode, "openw");
 	bool mdn = !rt_strcmp(mode, "mmapdn");
 	bool mfs = !rt_strcmp(mode, "mmapfs");
@@ -517,7 +552,7 @@ int main(int argc, char **argv, char **envp)
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
 	}
-	if (fd >= 0 && w && fc_write(&c, fd, !nf) == 0 && v) {
+	if (fd >= 0 && w && fc_write(&c, fd, !nf) == 0 && (!commits || fc_commits(&c, fd, seed) == 0) && v) {
 		long r = drop ? rt_syscall4(NR_FADVISE64, fd, 0, (long)c.bytes, POSIX_FADV_DONTNEED) : 0;
 		if (r)
 			fc_fail(&c, "fadvise", r);
