@@ -66,6 +66,7 @@
 #define PC_MAX_WRITERS 16               /* data devices per disk */
 #define PC_IO_PAGES 64                  /* pages per request we build (256 KiB) */
 #define PC_RA_MAX 32                    /* Linux's default read_ahead_kb 128 */
+#define PC_STREAM_NEXT 4                /* a stream window's first missing pages may reclaim (ra_page) */
 #define PC_TRIM_SCAN 8                  /* index entries looked at per eviction for stale shadows */
 #define PC_FLUSH_INTERVAL_NS (5ull * 1000000000ull)     /* dirty_writeback_centisecs 500 */
 #define PC_BG_CHUNK 1024                /* Linux's MIN_WRITEBACK_PAGES: background write-back looks at the limit every 4 MiB */
@@ -572,17 +573,22 @@ static void submit_read(struct pagecache *pc, struct pc_io *io)
 
 /* A read-ahead page for a window of n pages.  stream: the window a
  * sequential reader asked for when it reached the last one's marker.
- * Refused one (free memory at the low watermark), it lets kswapd run
- * once per window (*yielded) before the window is trimmed, as swap's
- * stream windows do (swapin.c, read_plan): alloc_ra_page woke kswapd,
- * but on this CPU it would run only at the end of the reader's slice,
- * and the reader met the trimmed window's end as a major fault.
- * touch 72 40000 seq on a mapped device at 48 MiB, -icount, 3 boots
- * each: 439-456 major faults -> 4-5, busy time 489-492 -> 483-488 ms
- * (allocating the window's first pages with reclaim, or moving the
- * marker onto the last page read, each left 4-16). */
-static struct page *ra_page(uint32_t n, bool stream, bool *yielded)
+ * Its first PC_STREAM_NEXT missing pages are the ones the reader touches
+ * next: no guess, and a fault on them would reclaim anyway, so they may
+ * reclaim (*asked counts them), as swap's stream windows do (swapin.c,
+ * read_plan).  For the rest, a refused page (free memory at the low
+ * watermark) lets kswapd run once per window (*yielded) before the
+ * window is trimmed: alloc_ra_page woke it, but on this CPU it would run
+ * only at the end of the reader's slice.  touch 72 40000 seq on a mapped
+ * device at 48 MiB took 439-456 major faults, each a trimmed window's
+ * end; with the yield alone 4-5 on one CPU (-icount, 3 boots) but 283
+ * and 289 on two (plain TCG, kswapd then runs elsewhere and the yield
+ * waits for nothing); with the reclaimed pages and the marker moved
+ * (read_pages) 5 and 5. */
+static struct page *ra_page(uint32_t n, bool stream, bool *yielded, uint32_t *asked)
 {
+	if (stream && (*asked)++ < PC_STREAM_NEXT)
+		return alloc_user_page(false);
 	struct page *p = alloc_ra_page(n);
 	if (!p && stream && !*yielded) {
 		*yielded = true;
@@ -596,9 +602,12 @@ static struct page *ra_page(uint32_t n, bool stream, bool *yielded)
  * page `mark` gets the read-ahead marker.  `sync_page` is the page a
  * reader waits for (allocated with reclaim allowed); the others are
  * read-ahead (allocated only above the low watermark; `stream`: see
- * ra_page).  Pages are allocated before the disk is plugged: an
- * allocation may reclaim, and reclaim may wait for writes to this disk,
- * which a plug holds back. */
+ * ra_page).  A stream window trimmed before its marker's page gives the
+ * marker to the last page it read, so the next window still goes out
+ * when the reader gets there (without, it met the trimmed end as a major
+ * fault).  Pages are allocated before the disk is plugged: an allocation
+ * may reclaim, and reclaim may wait for writes to this disk, which a
+ * plug holds back. */
 static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_t mark, uint64_t sync_page,
 		       bool stream)
 {
@@ -615,6 +624,8 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 	 * busy time within 1%). */
 	struct page *sync = sync_page >= start && sync_page < end ? alloc_user_page(false) : NULL;
 	bool yielded = false;
+	uint32_t asked = 0;
+	struct page *last = NULL;       /* the last read-ahead page read before the marker */
 	for (uint64_t i = start; i < end; i++) {
 		struct page *p = NULL;
 		bool pc_on = spin_lock_irqsave(&pc->lock);
@@ -622,7 +633,7 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 		bool have = e && !pagecache_idx_is_value(e);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
 		if (i != sync_page)
-			p = have ? NULL : ra_page(n, stream, &yielded);
+			p = have ? NULL : ra_page(n, stream, &yielded, &asked);
 		else if (!have)
 			p = sync;
 		else if (sync)
@@ -635,8 +646,14 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 				p = NULL;
 			}
 		}
+		if (i == mark && p)
+			last = NULL;
+		else if (i < mark && p && i != sync_page)
+			last = p;
 		got[i - start] = p;
 	}
+	if (stream && last && mark >= start && mark < end && !got[mark - start])
+		page_set(last, PG_RA_MARK);     /* locked and ours until its read ends */
 	struct pc_io *io = NULL;
 	blk_plug(pc->disk);
 	for (uint64_t i = start; i < end; i++) {
