@@ -131,24 +131,45 @@ undo:
 	return -ENOMEM;
 }
 
-/* The leaf slot holding index i, or NULL when its path is absent. */
-static void **leaf_slot(const struct pagecache_idx *x, uint64_t i)
+/* The nodes from the root down to the leaf holding index i, in path[];
+ * the leaf, or NULL when the path is absent. */
+static struct pagecache_idx_node *walk(const struct pagecache_idx *x, uint64_t i, struct pagecache_idx_node **path)
 {
 	if (!x->height || !fits(i, x->height))
 		return NULL;
 	struct pagecache_idx_node *n = x->root;
-	for (unsigned h = x->height; h > 1 && n; h--)
+	for (unsigned h = x->height, d = 0; h > 1 && n; h--) {
+		path[d++] = n;
 		n = n->slot[slot_of(i, (h - 1) * PAGECACHE_IDX_SHIFT)];
-	return n ? &n->slot[slot_of(i, 0)] : NULL;
+	}
+	return n;
+}
+
+/* Untag slot i of leaf n (walk's path above it), and the bits above
+ * that no longer have a tag below them. */
+static void untag(struct pagecache_idx *x, uint64_t i, struct pagecache_idx_node *n,
+		  struct pagecache_idx_node **path)
+{
+	unsigned s = slot_of(i, 0);
+	if (!(n->tag >> s & 1))
+		return;
+	n->tag &= ~(1ull << s);
+	x->tagged--;
+	for (unsigned d = x->height - 1; d-- && !n->tag;) {
+		n = path[d];
+		n->tag &= ~(1ull << slot_of(i, (x->height - 1 - d) * PAGECACHE_IDX_SHIFT));
+	}
 }
 
 void *pagecache_idx_replace(struct pagecache_idx *x, uint64_t i, void *v)
 {
-	void **s = leaf_slot(x, i);
+	struct pagecache_idx_node *path[MAX_HEIGHT];
+	struct pagecache_idx_node *n = walk(x, i, path);
+	void **s = n ? &n->slot[slot_of(i, 0)] : NULL;
 	void *old = s ? *s : NULL;
 	if (!old)
 		return NULL;
-	pagecache_idx_tag_clear(x, i, NULL);
+	untag(x, i, n, path);
 	*s = v;
 	x->values += (uint64_t)pagecache_idx_is_value(v) - (uint64_t)pagecache_idx_is_value(old);
 	return old;
@@ -157,17 +178,11 @@ void *pagecache_idx_replace(struct pagecache_idx *x, uint64_t i, void *v)
 void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i)
 {
 	struct pagecache_idx_node *path[MAX_HEIGHT];
-	if (!x->height || !fits(i, x->height))
-		return NULL;
-	pagecache_idx_tag_clear(x, i, NULL);
-	struct pagecache_idx_node *n = x->root;
-	unsigned depth = 0;
-	for (unsigned h = x->height; h > 1 && n; h--) {
-		path[depth++] = n;
-		n = n->slot[slot_of(i, (h - 1) * PAGECACHE_IDX_SHIFT)];
-	}
+	struct pagecache_idx_node *n = walk(x, i, path);
 	if (!n || !n->slot[slot_of(i, 0)])
 		return NULL;
+	untag(x, i, n, path);
+	unsigned depth = x->height - 1;
 	void *v = n->slot[slot_of(i, 0)];
 	n->slot[slot_of(i, 0)] = NULL;
 	n->count--;
@@ -184,20 +199,6 @@ void *pagecache_idx_del(struct pagecache_idx *x, uint64_t i)
 	}
 	shrink(x);
 	return v;
-}
-
-/* The nodes from the root down to the leaf holding index i, in path[];
- * the leaf, or NULL when the path is absent. */
-static struct pagecache_idx_node *walk(const struct pagecache_idx *x, uint64_t i, struct pagecache_idx_node **path)
-{
-	if (!x->height || !fits(i, x->height))
-		return NULL;
-	struct pagecache_idx_node *n = x->root;
-	for (unsigned h = x->height, d = 0; h > 1 && n; h--) {
-		path[d++] = n;
-		n = n->slot[slot_of(i, (h - 1) * PAGECACHE_IDX_SHIFT)];
-	}
-	return n;
 }
 
 bool pagecache_idx_tag_set(struct pagecache_idx *x, uint64_t i, const void *v)
@@ -225,16 +226,8 @@ void pagecache_idx_tag_clear(struct pagecache_idx *x, uint64_t i, const void *v)
 {
 	struct pagecache_idx_node *path[MAX_HEIGHT];
 	struct pagecache_idx_node *n = walk(x, i, path);
-	unsigned s = slot_of(i, 0);
-	if (!n || !(n->tag >> s & 1) || (v && n->slot[s] != v))
-		return;
-	n->tag &= ~(1ull << s);
-	x->tagged--;
-	/* Up while the node below has no tag left. */
-	for (unsigned d = x->height - 1; d-- && !n->tag;) {
-		n = path[d];
-		n->tag &= ~(1ull << slot_of(i, (x->height - 1 - d) * PAGECACHE_IDX_SHIFT));
-	}
+	if (n && (!v || n->slot[slot_of(i, 0)] == v))
+		untag(x, i, n, path);
 }
 
 bool pagecache_idx_tag_get(const struct pagecache_idx *x, uint64_t i)
@@ -244,39 +237,15 @@ bool pagecache_idx_tag_get(const struct pagecache_idx *x, uint64_t i)
 	return n && (n->tag >> slot_of(i, 0) & 1);
 }
 
-/* The first tagged entry at an index >= from below node n: next_in over
- * the slots whose tag bit is set. */
-static void *next_tagged_in(const struct pagecache_idx_node *n, unsigned sh, uint64_t base, uint64_t from,
-			    uint64_t *at)
+/* The first entry at an index >= from below node n (level shift `sh`,
+ * covering indices from `base`); tagged: the first tagged one, looking
+ * only where the tag bits lead. */
+static void *next_in(const struct pagecache_idx_node *n, unsigned sh, uint64_t base, uint64_t from, uint64_t *at,
+		     bool tagged)
 {
 	unsigned first = from > base ? slot_of(from, sh) : 0;
-	for (uint64_t m = n->tag & (~0ull << first); m; m &= m - 1) {
+	for (uint64_t m = (tagged ? n->tag : ~0ull) & (~0ull << first); m; m &= m - 1) {
 		unsigned s = (unsigned)__builtin_ctzll(m);
-		uint64_t cbase = base + ((uint64_t)s << sh);
-		if (!sh) {
-			*at = cbase;
-			return n->slot[s];
-		}
-		void *v = next_tagged_in(n->slot[s], sh - PAGECACHE_IDX_SHIFT, cbase, from > cbase ? from : cbase, at);
-		if (v)
-			return v;
-	}
-	return NULL;
-}
-
-void *pagecache_idx_next_tagged(const struct pagecache_idx *x, uint64_t from, uint64_t *at)
-{
-	if (!x->height || !fits(from, x->height))
-		return NULL;
-	return next_tagged_in(x->root, (x->height - 1) * PAGECACHE_IDX_SHIFT, 0, from, at);
-}
-
-/* The first entry at an index >= from below node n (level shift `sh`,
- * covering indices from `base`). */
-static void *next_in(const struct pagecache_idx_node *n, unsigned sh, uint64_t base, uint64_t from, uint64_t *at)
-{
-	unsigned s = from > base ? slot_of(from, sh) : 0;
-	for (; s < PAGECACHE_IDX_FANOUT; s++) {
 		void *c = n->slot[s];
 		uint64_t cbase = base + ((uint64_t)s << sh);
 		if (!c)
@@ -285,18 +254,28 @@ static void *next_in(const struct pagecache_idx_node *n, unsigned sh, uint64_t b
 			*at = cbase;
 			return c;
 		}
-		void *v = next_in(c, sh - PAGECACHE_IDX_SHIFT, cbase, from > cbase ? from : cbase, at);
+		void *v = next_in(c, sh - PAGECACHE_IDX_SHIFT, cbase, from > cbase ? from : cbase, at, tagged);
 		if (v)
 			return v;
 	}
 	return NULL;
 }
 
-void *pagecache_idx_next(const struct pagecache_idx *x, uint64_t from, uint64_t *at)
+static void *next(const struct pagecache_idx *x, uint64_t from, uint64_t *at, bool tagged)
 {
 	if (!x->height || !fits(from, x->height))
 		return NULL;
-	return next_in(x->root, (x->height - 1) * PAGECACHE_IDX_SHIFT, 0, from, at);
+	return next_in(x->root, (x->height - 1) * PAGECACHE_IDX_SHIFT, 0, from, at, tagged);
+}
+
+void *pagecache_idx_next(const struct pagecache_idx *x, uint64_t from, uint64_t *at)
+{
+	return next(x, from, at, false);
+}
+
+void *pagecache_idx_next_tagged(const struct pagecache_idx *x, uint64_t from, uint64_t *at)
+{
+	return next(x, from, at, true);
 }
 
 /* Entries below n; -1 when a node (other than the root) is empty, a
