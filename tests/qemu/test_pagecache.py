@@ -26,6 +26,13 @@ def expect_filechecks_clean(r, n):
     return w
 
 
+def step_vmstat(r, steps):
+    """The runner's vmstat record of each step, by its label."""
+    v = {x['label']: x for x in r.find('vmstat') if x.get('label') in steps}
+    expect(len(v) == len(steps), 'vmstat records of the steps: %r' % list(v))
+    return v
+
+
 def pattern_word(seed, off):
     """filecheck's pattern: mix64(seed + 0x13) ^ off (rt_rand.c's mix64)."""
     m = (1 << 64) - 1
@@ -261,8 +268,7 @@ def test_pagecache_flusher_expiry_and_background_limit(ctx):
                  timeout=300)
     expect_ok(r)
     expect_filechecks_clean(r, 3)
-    out = {x['label']: x['pgpgout'] for x in r.find('vmstat') if x.get('label') in (steps[0], steps[2], steps[5])}
-    expect(len(out) == 3, 'vmstat records of the steps: %r' % out)
+    out = {k: x['pgpgout'] for k, x in step_vmstat(r, [steps[0], steps[2], steps[5]]).items()}
     expect(out[steps[0]] == 0, 'written back before it expired: %d KiB' % out[steps[0]])
     expect(out[steps[2]] >= 4096, 'expired pages not written back: %d KiB' % out[steps[2]])
     expect(3072 <= out[steps[5]] <= 4096, 'pages over the background limit: %d KiB written back' % out[steps[5]])
@@ -286,8 +292,7 @@ def test_pagecache_swappiness_moves_reclaim_between_anon_and_file(ctx):
     expect_filechecks_clean(r, 2)
     e = task_exits(r)
     expect(len(e) == 4 and all(x['exit_code'] == 0 for x in e), 'exits %r' % [(x['cmdline'], x['exit_code']) for x in e])
-    v = {x['label']: x for x in r.find('vmstat') if x.get('label') in (steps[1], steps[3])}
-    expect(len(v) == 2, 'vmstat records %r' % list(v))
+    v = step_vmstat(r, [steps[1], steps[3]])
     lo, hi = v[steps[1]], v[steps[3]]
     expect(lo['pswpout'] * 4 < hi['pswpout'], 'pswpout at swappiness 0: %d, at 200: %d' % (lo['pswpout'], hi['pswpout']))
     # (File pages go in both runs: touch ends first, and then only file
@@ -305,9 +310,9 @@ def test_pagecache_fadvise_dontneed_drops_the_range(ctx):
                  timeout=300)
     expect_ok(r)
     expect_filechecks_clean(r, 2)
-    pin = {x['label']: x['pgpgin'] for x in r.find('vmstat') if x.get('label') in steps}
-    expect(pin.get(steps[0], 1 << 30) < 1024, 'both read %r KiB from the disk' % pin.get(steps[0]))
-    expect(pin.get(steps[1], 0) >= 16 << 10, 'bothdrop read %r KiB from the disk, want 16 MiB' % pin.get(steps[1]))
+    pin = {k: x['pgpgin'] for k, x in step_vmstat(r, steps).items()}
+    expect(pin[steps[0]] < 1024, 'both read %r KiB from the disk' % pin[steps[0]])
+    expect(pin[steps[1]] >= 16 << 10, 'bothdrop read %r KiB from the disk, want 16 MiB' % pin[steps[1]])
 
 
 @pytest.mark.uefi    # the ESP refusal needs the boot partition the loader names

@@ -4,13 +4,7 @@ and /proc/pressure/memory."""
 import pytest
 
 from rig import expect, expect_ok, expect_in_log, scratch_disk
-from test_pagecache import filechecks, expect_filechecks_clean, pattern_word
-
-
-def step_vmstat(r, steps):
-    v = {x['label']: x for x in r.find('vmstat') if x.get('label') in steps}
-    expect(len(v) == len(steps), 'vmstat records of the steps: %r' % list(v))
-    return v
+from test_pagecache import filechecks, expect_filechecks_clean, pattern_word, step_vmstat
 
 
 @pytest.mark.quick
