@@ -15,6 +15,8 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/x86.h"
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/tsc.h"
 #include "vm/vmstat.h"
 #include "vm/vm.h"
 
@@ -685,6 +687,46 @@ static void test_lockstat(struct json *r)
 	check(c.over_1ms <= c.over_100us && c.over_100us <= c.acquired, "long holds within the count");
 }
 
+/* --- an NMI while GS is the user's ------------------------------------ */
+
+/* An NMI can arrive in the kernel with the user's GS base loaded: on
+ * syscall_entry's first instruction, between trap_return's swapgs and its
+ * iretq.  Make that state on purpose (swapgs with interrupts off) and send
+ * this CPU an NMI; its handler must find this CPU's struct cpu.  Before
+ * isr_paranoid it read GS base 0 and ended in a double fault (a CI run of
+ * test_smp_nmi_shows_every_cpu met it once). */
+static void test_nmi_user_gs(struct json *r)
+{
+	struct cpu *me;
+	bool on = irq_save();
+	me = this_cpu();
+	uint64_t limit = tsc_hz() ? tsc_hz() / 10 : 400000000ull;      /* about 100 ms */
+	uint32_t hits0 = trap_nmi_probe.hits;
+	trap_nmi_probe.cpu = NULL;
+	trap_nmi_probe.armed = 1;
+	uint64_t t0 = rdtsc(), waited;
+	/* From here to the second swapgs nothing may use per-CPU data. */
+	__asm__ volatile("swapgs" ::: "memory");
+	uint64_t gs_in_window = rdmsr(MSR_GS_BASE);
+	apic_nmi_self();
+	while (__atomic_load_n(&trap_nmi_probe.hits, __ATOMIC_ACQUIRE) == hits0 && rdtsc() - t0 < limit)
+		__asm__ volatile("pause");
+	waited = rdtsc() - t0;
+	__asm__ volatile("swapgs" ::: "memory");
+	trap_nmi_probe.armed = 0;
+	bool back = this_cpu() == me;
+	irq_restore(on);
+	uint32_t hits = trap_nmi_probe.hits - hits0;
+	json_u64(r, "gs_base_in_window", gs_in_window);
+	json_u64(r, "nmis", hits);
+	json_u64(r, "wait_tsc", waited);
+	json_bool(r, "handler_found_this_cpu", trap_nmi_probe.cpu == me);
+	check(gs_in_window == 0, "swapgs did not load the user's GS base (0)");
+	check(hits == 1, "the NMI did not arrive (or came more than once)");
+	check(trap_nmi_probe.cpu == me, "the NMI handler did not find this CPU's struct cpu");
+	check(back, "GS is not this CPU's after the NMI");
+}
+
 static const struct selftest tests[] = {
 	{ "threads", test_threads },
 	{ "sleep", test_sleep },
@@ -698,6 +740,7 @@ static const struct selftest tests[] = {
 	{ "lostwakeup", test_lostwakeup },
 	{ "timerstall", test_timerstall },
 	{ "lockstat", test_lockstat },
+	{ "nmi_user_gs", test_nmi_user_gs },
 };
 
 bool sched_selftest(const char *name)

@@ -301,6 +301,18 @@ def test_smp_nmi_shows_every_cpu(ctx):
     expect_clean_exits(r, 1)
 
 
+def test_nmi_with_the_users_gs(ctx):
+    # test=nmi_user_gs: an NMI that arrives while the kernel runs with the
+    # user's GS base (between syscall entry and its swapgs, or between the
+    # return's swapgs and iretq) must still find its CPU's data.  The test
+    # makes that window on purpose and sends itself an NMI.  Before the
+    # NMI entry asked the GS MSR, its handler read address 0, faulted, and
+    # the page-fault handler did the same until the stack ran out.
+    d, r = selftest(ctx, 'nmi_user_gs', 'mem=48M')
+    expect(d['nmis'] == 1 and d['handler_found_this_cpu'], 'data %r' % d)
+    expect('Double fault' not in r.log, 'double fault in the log')
+
+
 @pytest.mark.parametrize('n', [1, 2])
 def test_hangcheck_sees_stuck_cpu(ctx, n):
     # test=lockup with hangcheck=1: a CPU spinning with preemption off

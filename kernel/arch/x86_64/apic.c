@@ -307,6 +307,11 @@ void apic_nmi_others(void)
 	lapic_write(LAPIC_ICR_LO, (3u << 18) | (4u << 8));
 }
 
+void apic_nmi_self(void)
+{
+	send_ipi(apic_id(), 4u << 8);
+}
+
 bool apic_send_sipi(uint32_t dest, uint8_t page)
 {
 	return send_ipi(dest, ICR_STARTUP | page);

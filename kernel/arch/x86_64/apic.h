@@ -61,6 +61,9 @@ bool apic_send_ipi(uint32_t dest, uint8_t vector);
 
 /* An NMI to every CPU but this one (a panic stops the others). */
 void apic_nmi_others(void);
+/* An NMI to this CPU (by its APIC id: the self shorthand is for fixed
+ * interrupts only).  Interrupts off; uses no per-CPU data. */
+void apic_nmi_self(void);
 
 /* Send a self-IPI (for tests of the interrupt path). */
 void apic_self_ipi(uint8_t vector);

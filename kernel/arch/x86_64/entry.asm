@@ -10,6 +10,16 @@
 ; the general registers into a struct trap_frame (see trap.h, same order)
 ; and calls trap_dispatch(frame).  swapgs happens only when the interrupted
 ; code ran in ring 3.
+;
+; NMI, double fault and machine check come through isr_paranoid instead:
+; they can arrive in the kernel while GS is still (or again) the user's,
+; between syscall_entry and its swapgs, between trap_return's swapgs and
+; its iretq, or on isr_common's first instruction.  The interrupted CS
+; says kernel there, so isr_common would run C code with the user's GS
+; base (0): this_cpu() reads address 0, the page-fault handler does the
+; same, and the recursion ends in a double fault.  isr_paranoid asks the
+; MSR instead, as Linux's paranoid_entry does: the kernel's GS base is a
+; kernel address (bit 63 set) and the user's never is (always 0 here).
 
 bits 64
 default abs
@@ -32,26 +42,30 @@ _start:
 
 section .text
 
-%macro ISR_NOERR 1
+%macro ISR_NOERR 2
 isr_%1:
 	push qword 0
 	push qword %1
-	jmp isr_common
+	jmp %2
 %endmacro
 
-%macro ISR_ERR 1
+%macro ISR_ERR 2
 isr_%1:
 	push qword %1
-	jmp isr_common
+	jmp %2
 %endmacro
 
 ; Vectors where the CPU pushes an error code.
 %assign v 0
 %rep 256
-%if v == 8 || v == 10 || v == 11 || v == 12 || v == 13 || v == 14 || v == 17 || v == 21 || v == 29 || v == 30
-	ISR_ERR v
+%if v == 2 || v == 18
+	ISR_NOERR v, isr_paranoid
+%elif v == 8
+	ISR_ERR v, isr_paranoid
+%elif v == 10 || v == 11 || v == 12 || v == 13 || v == 14 || v == 17 || v == 21 || v == 29 || v == 30
+	ISR_ERR v, isr_common
 %else
-	ISR_NOERR v
+	ISR_NOERR v, isr_common
 %endif
 %assign v v + 1
 %endrep
@@ -101,6 +115,57 @@ trap_return:
 	jz .to_kernel
 	swapgs
 .to_kernel:
+	add rsp, 16
+	iretq
+
+; The same trap_frame; ebx (callee-saved, so trap_dispatch keeps it)
+; remembers whether GS was swapped on the way in, to swap it back.
+isr_paranoid:
+	push rax
+	push rbx
+	push rcx
+	push rdx
+	push rsi
+	push rdi
+	push rbp
+	push r8
+	push r9
+	push r10
+	push r11
+	push r12
+	push r13
+	push r14
+	push r15
+	cld
+	mov ecx, 0xc0000101     ; MSR_GS_BASE
+	rdmsr
+	xor ebx, ebx
+	test edx, edx
+	js .kernel_gs
+	swapgs
+	mov ebx, 1
+.kernel_gs:
+	mov rdi, rsp
+	call trap_dispatch
+	test ebx, ebx
+	jz .restore
+	swapgs
+.restore:
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rbp
+	pop rdi
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rbx
+	pop rax
 	add rsp, 16
 	iretq
 

@@ -207,12 +207,19 @@ static void nmi_report(const struct trap_frame *f)
 	ask_others();
 }
 
+struct trap_nmi_probe trap_nmi_probe;
+
 static void exception(struct trap_frame *f)
 {
 	if (f->vector == 2 && panic_in_progress()) {
 		/* Another CPU panicked and stops us (smp_stop_others). */
 		for (;;)
 			__asm__ volatile("cli; hlt" ::: "memory");
+	}
+	if (f->vector == 2 && trap_nmi_probe.armed) {
+		trap_nmi_probe.cpu = this_cpu();
+		__atomic_add_fetch(&trap_nmi_probe.hits, 1, __ATOMIC_RELEASE);
+		return;
 	}
 	if (f->vector == 2) {
 		nmi_report(f);
@@ -230,8 +237,10 @@ static void exception(struct trap_frame *f)
 
 void trap_dispatch(struct trap_frame *f)
 {
-	/* Time in ring 3 ends here; the kernel's share ends on the way out. */
-	bool from_user = (f->cs & 3) && user.enter;
+	/* Time in ring 3 ends here; the kernel's share ends on the way out.
+	 * Not for an NMI: it returns through isr_paranoid, not trap_return,
+	 * and user.leave may end the thread (a kill) on the NMI's stack. */
+	bool from_user = (f->cs & 3) && user.enter && f->vector != 2;
 	/* Interrupt gates turned interrupts off at entry; iret turns them
 	 * back on if the interrupted code had them on. */
 	bool was_on = (f->rflags & RFLAGS_IF) != 0;

@@ -56,4 +56,13 @@ void trap_backtrace(uint64_t rip, uint64_t rbp, bool rip_is_return);
  * report while one runs is dropped. */
 void trap_report_all_cpus(const char *why);
 
+/* Test hook (selftest nmi_user_gs): while armed, an NMI on any CPU only
+ * records the struct cpu its handler found through GS and returns. */
+struct cpu;
+struct trap_nmi_probe {
+	volatile uint32_t armed, hits;
+	struct cpu *volatile cpu;
+};
+extern struct trap_nmi_probe trap_nmi_probe;
+
 #endif
