@@ -138,7 +138,7 @@ struct nvme_ns {
 
 struct nvme_stats {
 	uint64_t cmds, errors, resets;
-	uint64_t timeouts;              /* commands failed for want of a completion */
+	uint64_t timeouts;              /* commands past their deadline (each starts a reset) */
 	uint64_t max_bytes;             /* largest command issued */
 	uint64_t irqs, polled;          /* handler calls; completions found by polling */
 };
@@ -367,24 +367,39 @@ static void chain_add(struct chain *ch, struct nvme_slot *s)
 	ch->tail = &s->next;
 }
 
-static void print_failure(struct nvme_ctrl *c, const struct nvme_slot *s, const char *why)
+/* "nvme1n1: write of blocks 0..423 failed: why" (outcome "failed"). */
+static void print_outcome(struct nvme_ctrl *c, const struct nvme_slot *s, const char *outcome, const char *why)
 {
 	uint32_t n = __atomic_fetch_add(&c->error_lines, 1, __ATOMIC_RELAXED);
 	const struct blk_cmd *cmd = s->cmd;
 	if (n < NVME_ERROR_LINES)
-		kprintf("%s: %s of blocks %lu..%lu failed: %s\n", s->ns->blk.name,
-			cmd->op == BLK_WRITE ? "write" : "read", cmd->lba, cmd->lba + cmd->nblocks - 1, why);
+		kprintf("%s: %s of blocks %lu..%lu %s: %s\n", s->ns->blk.name,
+			cmd->op == BLK_WRITE ? "write" : "read", cmd->lba, cmd->lba + cmd->nblocks - 1, outcome, why);
 	else if (n == NVME_ERROR_LINES)
 		kprintf("%s: more I/O errors: counted in the halt record, no longer printed\n", c->name);
+}
+
+static void print_failure(struct nvme_ctrl *c, const struct nvme_slot *s, const char *why)
+{
+	print_outcome(c, s, "failed", why);
 }
 
 /* The errno a DONE slot ends with; explains failures on the console. */
 static int slot_result(struct nvme_ctrl *c, const struct nvme_slot *s)
 {
 	char why[112];
-	if (s->err == -ETIMEDOUT)
-		print_failure(c, s, "timed out (no completion in 30 s); failed by the controller reset");
-	else if (s->err == -EIO)
+	if (s->err == -ETIMEDOUT) {
+		ksnprintf(why, sizeof why, "timed out (no completion in %lu ms); failed by the controller reset",
+			  nvme_cmd_timeout_ns() / 1000000);
+		print_failure(c, s, why);
+	} else if (s->timed_out && !s->err) {
+		/* Its completion came after the deadline but before the reset
+		 * disabled the controller: it stands (Linux's reset reaps such
+		 * completions too). */
+		ksnprintf(why, sizeof why, "past its %lu ms deadline, before the controller reset",
+			  nvme_cmd_timeout_ns() / 1000000);
+		print_outcome(c, s, "completed", why);
+	} else if (s->err == -EIO)
 		print_failure(c, s, c->state == NVME_DEAD ? "the controller is dead"
 							  : "aborted by a controller reset");
 	else if (s->err)
@@ -513,6 +528,7 @@ static bool check_health(struct nvme_ctrl *c)
 			late++;
 		}
 	}
+	c->st.timeouts += late;
 	uint32_t csts = rd32(c, NVME_REG_CSTS);
 	if (csts == 0xffffffffu)
 		c->reset_reason = "the controller stopped answering (CSTS reads all ones)";
@@ -792,7 +808,6 @@ static void fail_inflight(struct nvme_ctrl *c)
 		chain_add(&done, s);
 	}
 	c->inflight = 0;
-	c->st.timeouts += late;
 	spin_unlock_irqrestore(&c->lock, on);
 	if (n)
 		kprintf("%s: failing %u command(s) that were in flight, %u of them timed out\n", c->name, n, late);
