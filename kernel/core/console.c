@@ -14,10 +14,41 @@ static struct spinlock console_lock = SPINLOCK_INIT("console");
 static volatile int panicking;
 static volatile bool sync_writes;       /* the machine is stopping: nothing may wait in the UART's queue */
 
-/* After console_panic_mode the console lock is not taken, and CPUs may
- * write at once (an NMI report carries on with the run): COM1 is then
- * written straight, past its queue, whose indexes two writers would
- * tangle (a record came out twice). */
+/* After console_panic_mode the console lock is not taken (its holder may
+ * be the CPU that is stuck), and COM1 is written straight, past its
+ * queue, whose indexes two writers would tangle (a record came out
+ * twice).  An NMI report carries on with the run, so writes still go one
+ * whole write at a time through raw_owner (a record written beside a
+ * report came out torn), with a bounded wait: a CPU whose NMI came in
+ * the middle of its own write does not wait for itself, and once a wait
+ * has run out (the owner stopped for good by a panic) no one waits
+ * again. */
+static volatile uint32_t raw_owner;     /* CPU id + 1 of the writer; 0: none */
+static volatile bool raw_owner_lost;
+
+#define RAW_WAIT_SPINS 20000000L
+
+static bool raw_enter(void)
+{
+	uint32_t me = this_cpu()->id + 1;
+	if (raw_owner_lost || __atomic_load_n(&raw_owner, __ATOMIC_RELAXED) == me)
+		return false;
+	for (long i = 0; i < RAW_WAIT_SPINS; i++) {
+		uint32_t none = 0;
+		if (__atomic_compare_exchange_n(&raw_owner, &none, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+		cpu_relax();
+	}
+	raw_owner_lost = true;
+	return false;
+}
+
+static void raw_leave(bool took)
+{
+	if (took)
+		__atomic_store_n(&raw_owner, 0, __ATOMIC_RELEASE);
+}
+
 static void raw_write(const char *s, size_t n)
 {
 	if (panicking) {
@@ -73,7 +104,11 @@ void console_poll(void)
 void console_write(const char *s, size_t n)
 {
 	if (panicking) {
+		bool on = irq_save();           /* not preempted while others wait */
+		bool took = raw_enter();
 		raw_write(s, n);
+		raw_leave(took);
+		irq_restore(on);
 		return;
 	}
 	bool on = spin_lock_irqsave(&console_lock);
@@ -109,12 +144,21 @@ int kvprintf(const char *fmt, va_list ap)
 	struct chunk c;
 	c.len = 0;
 	bool on = false, locked = !panicking;  /* panicking may be set while we wait */
-	if (locked)
+	bool took = false;
+	if (locked) {
 		on = spin_lock_irqsave(&console_lock);
+	} else {
+		on = irq_save();                /* not preempted while others wait */
+		took = raw_enter();
+	}
 	int n = fmt_vformat(chunk_sink, &c, fmt, ap);
 	raw_write(c.buf, c.len);
-	if (locked)
+	if (locked) {
 		spin_unlock_irqrestore(&console_lock, on);
+	} else {
+		raw_leave(took);
+		irq_restore(on);
+	}
 	return n;
 }
 
