@@ -253,7 +253,10 @@ static void control_regs_init(void)
 	/* WP: the kernel honours read-only pages too.  MP|NE, no EM/TS: user
 	 * code may use x87/SSE directly (its state is switched eagerly). */
 	write_cr0((read_cr0() | CR0_WP | (1ul << 1) | (1ul << 5)) & ~((1ul << 2) | (1ul << 3)));
-	uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
+	/* No FSGSBASE for user code: isr_paranoid (entry.asm) trusts that
+	 * the user's GS base is never a kernel address, and wrgsbase would
+	 * let a program set one.  Firmware may leave the bit on. */
+	uint64_t cr4 = (read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT) & ~CR4_FSGSBASE;
 	if (cpu.pge)
 		cr4 |= CR4_PGE;
 	if (cpu.smep)

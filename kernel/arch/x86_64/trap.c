@@ -61,6 +61,14 @@ void trap_backtrace(uint64_t rip, uint64_t rbp, bool rip_is_return)
 	print_sym(rip_is_return ? rip - 1 : rip);
 	kprintf("\n");
 	for (int depth = 1; depth < 32 && rbp; depth++) {
+		/* Kernel frames only.  rbp is still (or again) the user's in
+		 * the instructions around swapgs on entry and return; an NMI
+		 * there would read user memory, which SMAP turns into a page
+		 * fault in the middle of the report. */
+		if (rbp < DIRECT_MAP) {
+			kprintf("  (frame pointer %016lx is not a kernel address, backtrace ends)\n", rbp);
+			return;
+		}
 		if ((rbp & 7) || !kmem_readable(rbp) || !kmem_readable(rbp + 8)) {
 			kprintf("  (frame pointer %016lx unreadable, backtrace ends)\n", rbp);
 			return;

@@ -27,6 +27,7 @@
 #define CR4_PGE   (1ul << 7)
 #define CR4_OSFXSR (1ul << 9)
 #define CR4_OSXMMEXCPT (1ul << 10)
+#define CR4_FSGSBASE (1ul << 16)
 #define CR4_SMEP  (1ul << 20)
 #define CR4_SMAP  (1ul << 21)
 
