@@ -27,7 +27,7 @@
 #include <stdbool.h>
 
 #define ELF_PAGE        4096ull
-#define ELF_USER_TOP    0x0000800000000000ull   /* first non-canonical user address */
+#define ELF_USER_TOP    0x00007ffffffff000ull   /* below the last page under 2^47 (vm.h's USER_MAP_TOP) */
 #define ELF_MIN_VADDR   0x10000ull              /* Linux's default mmap_min_addr */
 #define ELF_EHDR_SIZE   64
 #define ELF_PHDR_SIZE   56

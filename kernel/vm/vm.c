@@ -586,7 +586,7 @@ static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & (P - 1))
 			return -EINVAL;
-		if (addr < USER_MMAP_MIN / 16 || addr + len > USER_TOP || addr + len < addr)
+		if (addr < USER_MMAP_MIN / 16 || addr + len > USER_MAP_TOP || addr + len < addr)
 			return -ENOMEM;
 		if (vma_range_free(&mm->vmas, addr, addr + len))
 			return (long)addr;

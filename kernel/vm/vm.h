@@ -40,6 +40,11 @@
 
 struct page;
 
+/* The last page below 2^47 is never mapped (Linux's TASK_SIZE_MAX): a
+ * syscall instruction in its last two bytes would return to the first
+ * non-canonical address, and iretq faults on that in the kernel, after
+ * its swapgs. */
+#define USER_MAP_TOP     0x00007ffffffff000ul
 #define USER_STACK_TOP   0x00007ffffffff000ul
 #define USER_STACK_SIZE  (8ul << 20)
 #define USER_MMAP_TOP    0x00007f0000000000ul

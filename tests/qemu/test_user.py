@@ -51,6 +51,18 @@ def test_user_faults_kill_only_the_task(ctx):
     expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'the program after the crashes did not run')
 
 
+def test_user_top_page_not_mappable(ctx):
+    # A syscall in the last two bytes below 2^47 would return to the first
+    # non-canonical address; iretq faults on that in the kernel, after its
+    # swapgs.  The page is never mapped (Linux's TASK_SIZE_MAX), so crash
+    # toppage finds its MAP_FIXED refused and exits 0.
+    r = ctx.boot('quiet run="crash toppage ; hello after"', timeout=120)
+    expect_ok(r)
+    e = task_exits(r)
+    expect([x['exit_code'] for x in e] == [0, 0], 'exits %r' % e)
+    expect_in_log(r, 'crash: the top user page is not mappable')
+
+
 def test_user_concurrent_tasks(ctx):
     r = ctx.boot('quiet run="touch 8 4000 seq anon & touch 8 4000 random shmem & threads 2 8 1"', timeout=120)
     expect_ok(r)

@@ -137,6 +137,9 @@ TEST(elf_segment_checks)
 		{ 1, { PT_LOAD, R | X, UINT64_MAX, 0x401000, 2, 2, 0x1000 }, ELF_ESEGFILE },
 		{ 1, { PT_LOAD, R | X, 0x1000, 0x401000, 0x800, 0x7ff, 0x1000 }, ELF_ESEGSIZE },
 		{ 3, { PT_LOAD, R | W, 0x2fc0, 0x7ffffffff000 + 0xfc0, 0x40, 0x41, 0x1000 }, ELF_ESEGADDR },
+		/* Into the last page below 2^47, which is never mapped (a syscall
+		 * in its last bytes would return to a non-canonical address). */
+		{ 3, { PT_LOAD, R | W, 0x2fc0, 0x7fffffffefc0, 0x40, 0x41, 0x1000 }, ELF_ESEGADDR },
 		{ 3, { PT_LOAD, R | W, 0x2fc0, 0xfffffffffffffc0, 0x40, UINT64_MAX, 0x1000 }, ELF_ESEGADDR },
 		{ 3, { PT_LOAD, R | W, 0x2fc0, 0xffff800000000fc0, 0x40, 0x40, 0x1000 }, ELF_ESEGADDR },
 		{ 1, { PT_LOAD, R | X, 0x1000, 0x401000, 0x800, 0x800, 0x1800 }, ELF_ESEGALIGN },

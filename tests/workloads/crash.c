@@ -1,6 +1,11 @@
 /*
  * crash: a program that dies on purpose, to test that the kernel kills only
- * it, reports why, and goes on.  crash null|kernel|ud|readonly|div0|stack
+ * it, reports why, and goes on.  crash null|kernel|ud|readonly|div0|stack|toppage
+ *
+ * toppage: a syscall instruction in the last two bytes below 2^47, whose
+ * return address is then not canonical (the return would fault in the
+ * kernel, after its swapgs).  The kernel must refuse to map that page, as
+ * Linux does; the program then says so and exits 0.
  */
 #include "rt/rt.h"
 
@@ -36,6 +41,21 @@ int main(int argc, char **argv)
 	}
 	if (!rt_strcmp(how, "stack"))
 		return deep(0);
+	if (!rt_strcmp(how, "toppage")) {
+		char *top = (char *)0x7ffffffff000ul;
+		char *p = rt_mmap(top, 4096, RT_PROT_READ | RT_PROT_WRITE | 0x4 /* PROT_EXEC */,
+				  RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | 0x10 /* MAP_FIXED */, -1, 0);
+		if (rt_mmap_failed(p)) {
+			rt_dprintf(2, "crash: the top user page is not mappable (error %d): nothing to crash\n",
+				   rt_mmap_error(p));
+			return 0;
+		}
+		p[4094] = 0x0f;         /* syscall */
+		p[4095] = 0x05;
+		long r;
+		__asm__ volatile("call *%1" : "=a"(r) : "r"(p + 4094), "0"(39L) : "rcx", "r11", "memory");
+		return 3;               /* not reached: the return address is not canonical */
+	}
 	rt_dprintf(2, "crash: unknown way to crash: %s\n", how);
 	return 2;
 }
