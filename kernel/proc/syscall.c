@@ -631,8 +631,11 @@ void syscall_init(void)
 	/* STAR: kernel CS/SS from 0x08, user base 0x18 (sysret layout, cpu.h). */
 	wrmsr(MSR_STAR, ((uint64_t)SEL_UCODE32 << 48) | ((uint64_t)SEL_KCODE << 32));
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
-	/* Clear IF (enabled again once on the kernel stack), DF, TF and AC
-	 * (so SMAP protects the kernel from the first instruction). */
-	wrmsr(MSR_FMASK, RFLAGS_IF | (1u << 10) | (1u << 8) | RFLAGS_AC);
+	/* Clear IF (enabled again once on the kernel stack), DF, TF, AC (so
+	 * SMAP protects the kernel from the first instruction) and NT: user
+	 * code may set NT, and an iretq with NT set faults in 64-bit mode,
+	 * in the kernel after trap_return's swapgs (crash nt).  The user's
+	 * own RFLAGS, NT and all, come back from the frame. */
+	wrmsr(MSR_FMASK, RFLAGS_IF | (1u << 10) | (1u << 8) | RFLAGS_AC | (1u << 14));
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 }

@@ -51,16 +51,21 @@ def test_user_faults_kill_only_the_task(ctx):
     expect(e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'the program after the crashes did not run')
 
 
-def test_user_top_page_not_mappable(ctx):
-    # A syscall in the last two bytes below 2^47 would return to the first
-    # non-canonical address; iretq faults on that in the kernel, after its
-    # swapgs.  The page is never mapped (Linux's TASK_SIZE_MAX), so crash
-    # toppage finds its MAP_FIXED refused and exits 0.
-    r = ctx.boot('quiet run="crash toppage ; hello after"', timeout=120)
+def test_user_cannot_make_the_return_fault_in_the_kernel(ctx):
+    # Two ways a program could make the kernel's iretq back to it fault in
+    # ring 0, after trap_return's swapgs (a double fault, or worse):
+    # - toppage: a syscall in the last two bytes below 2^47 returns to the
+    #   first non-canonical address (Intel faults on the iretq; QEMU, like
+    #   AMD, in user mode).  That page is never mapped (Linux's
+    #   TASK_SIZE_MAX): the MAP_FIXED is refused and crash exits 0.
+    # - nt: RFLAGS.NT set before a syscall; iretq with NT set faults in
+    #   64-bit mode.  IA32_FMASK clears it on entry (a double fault before).
+    r = ctx.boot('quiet run="crash toppage ; crash nt ; hello after"', timeout=120)
     expect_ok(r)
     e = task_exits(r)
-    expect([x['exit_code'] for x in e] == [0, 0], 'exits %r' % e)
+    expect([x['exit_code'] for x in e] == [0, 0, 0], 'exits %r' % e)
     expect_in_log(r, 'crash: the top user page is not mappable')
+    expect_in_log(r, 'crash: a system call with NT set returned')
 
 
 def test_user_concurrent_tasks(ctx):

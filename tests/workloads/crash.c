@@ -1,11 +1,16 @@
 /*
  * crash: a program that dies on purpose, to test that the kernel kills only
- * it, reports why, and goes on.  crash null|kernel|ud|readonly|div0|stack|toppage
+ * it, reports why, and goes on.  crash null|kernel|ud|readonly|div0|stack|toppage|nt
  *
  * toppage: a syscall instruction in the last two bytes below 2^47, whose
  * return address is then not canonical (the return would fault in the
  * kernel, after its swapgs).  The kernel must refuse to map that page, as
  * Linux does; the program then says so and exits 0.
+ *
+ * nt: sets RFLAGS.NT (user code may) and makes a system call.  An iretq
+ * with NT set faults in 64-bit mode, so the kernel must clear NT on entry
+ * (IA32_FMASK), as Linux does; the call then returns and the program
+ * exits 0.
  */
 #include "rt/rt.h"
 
@@ -41,6 +46,14 @@ int main(int argc, char **argv)
 	}
 	if (!rt_strcmp(how, "stack"))
 		return deep(0);
+	if (!rt_strcmp(how, "nt")) {
+		long r;
+		__asm__ volatile("pushfq\n\torq $0x4000, (%%rsp)\n\tpopfq\n\tsyscall\n\t"
+				 "pushfq\n\tandq $~0x4000, (%%rsp)\n\tpopfq"
+				 : "=a"(r) : "0"(39L) : "rcx", "r11", "memory", "cc");
+		rt_dprintf(2, "crash: a system call with NT set returned %ld\n", r);
+		return 0;
+	}
 	if (!rt_strcmp(how, "toppage")) {
 		char *top = (char *)0x7ffffffff000ul;
 		char *p = rt_mmap(top, 4096, RT_PROT_READ | RT_PROT_WRITE | 0x4 /* PROT_EXEC */,
