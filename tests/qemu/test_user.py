@@ -3,7 +3,7 @@ kill only their task, concurrent tasks, bad ELF files."""
 
 import pytest
 
-from rig import expect, expect_ok, expect_in_log, task_exits
+from rig import expect, expect_ok, expect_in_log, task_exits, boot_record
 
 
 @pytest.mark.quick
@@ -66,6 +66,18 @@ def test_user_cannot_make_the_return_fault_in_the_kernel(ctx):
     expect([x['exit_code'] for x in e] == [0, 0, 0], 'exits %r' % e)
     expect_in_log(r, 'crash: the top user page is not mappable')
     expect_in_log(r, 'crash: a system call with NT set returned')
+
+
+@pytest.mark.parametrize('vendor,sig', [('AuthenticAMD', 'SIGILL'), ('GenuineIntel', 'SIGSEGV')])
+def test_user_sysenter_is_a_user_fault(ctx, vendor, sig):
+    # Intel CPUs run SYSENTER in 64-bit mode: it would enter ring 0 wherever
+    # firmware left IA32_SYSENTER_EIP, unless IA32_SYSENTER_CS is 0, which
+    # the kernel sets on every CPU (then #GP).  AMD raises #UD there.
+    r = ctx.boot('quiet run="crash sysenter ; hello after"', timeout=120, cpu='max,vendor=' + vendor)
+    expect_ok(r)
+    expect(boot_record(r)['cpu_vendor'] == vendor, 'vendor %r' % boot_record(r)['cpu_vendor'])
+    e = task_exits(r)
+    expect(len(e) == 2 and e[0]['signal'] == sig and e[1]['exit_code'] == 0, 'exits %r' % e)
 
 
 def test_user_concurrent_tasks(ctx):

@@ -1,6 +1,6 @@
 /*
  * crash: a program that dies on purpose, to test that the kernel kills only
- * it, reports why, and goes on.  crash null|kernel|ud|readonly|div0|stack|toppage|nt
+ * it, reports why, and goes on.  crash null|kernel|ud|readonly|div0|stack|toppage|nt|sysenter
  *
  * toppage: a syscall instruction in the last two bytes below 2^47, whose
  * return address is then not canonical (the return would fault in the
@@ -46,6 +46,8 @@ int main(int argc, char **argv)
 	}
 	if (!rt_strcmp(how, "stack"))
 		return deep(0);
+	if (!rt_strcmp(how, "sysenter"))
+		__asm__ volatile("sysenter");   /* #GP (IA32_SYSENTER_CS is 0) or, on AMD in 64-bit mode, #UD */
 	if (!rt_strcmp(how, "nt")) {
 		long r;
 		__asm__ volatile("pushfq\n\torq $0x4000, (%%rsp)\n\tpopfq\n\tsyscall\n\t"

@@ -264,6 +264,10 @@ static void control_regs_init(void)
 	if (cpu.smap)
 		cr4 |= CR4_SMAP;
 	write_cr4(cr4);
+	/* SYSENTER, which Intel CPUs run in 64-bit mode too, enters ring 0
+	 * at IA32_SYSENTER_EIP unless IA32_SYSENTER_CS is 0 (then #GP, a
+	 * user fault): we use SYSCALL, and firmware may have left them set. */
+	wrmsr(MSR_SYSENTER_CS, 0);
 	if (cpu.pat) {
 		/* PA1 becomes write-combining (PWT=1 -> WC) for the framebuffer;
 		 * PA3 stays UC for MMIO.  Others keep their power-on values. */
