@@ -235,7 +235,7 @@ WDIR     := tests/workloads
 WOUT     := $(BUILD)/workloads
 RT_OBJ   := $(patsubst $(WDIR)/%,$(WOUT)/%.o,$(basename $(wildcard $(WDIR)/rt/rt_*.c $(WDIR)/rt/rt_*.S)))
 RT_LIB_OBJ := $(filter-out $(WOUT)/rt/rt_libc_shim.o,$(RT_OBJ))
-WPROGS   := touch hogmem fill threads hello uperf systest crash hold vmstat shmdb stream mmap001 filecheck tlbtest filews
+WPROGS   := touch hogmem fill threads hello uperf systest crash sysfuzz hold vmstat shmdb stream mmap001 filecheck tlbtest filews
 WBINS    := $(WPROGS:%=$(WOUT)/%) $(WOUT)/hello_musl $(WOUT)/touch_musl
 
 $(WOUT)/%.o: $(WDIR)/%.c

@@ -222,6 +222,22 @@ uint64_t pt_free_user(uint64_t pml4, void (*leaf)(pte_t e, uint64_t va, void *ct
 
 void pt_flush(uint64_t va) { invlpg(va); }
 
+uint64_t pt_skip_absent(uint64_t pml4, uint64_t va)
+{
+	const pte_t *t = table(pml4);
+	for (int l = 3; l > 0; l--) {
+		pte_t e = t[idx(va, l)];
+		if (!(e & P_PRESENT)) {
+			uint64_t span = 1ull << (12 + 9 * l);
+			return (va & ~(span - 1)) + span;       /* 0 past the top */
+		}
+		if (e & P_PS)
+			return va;
+		t = table(e & P_ADDR);
+	}
+	return va;
+}
+
 pte_t pt_get(uint64_t pml4, uint64_t va)
 {
 	pte_t *e = walk(pml4, va, 0, false);

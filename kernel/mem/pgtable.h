@@ -58,6 +58,12 @@ bool pt_pte_present(pte_t e);
 
 /* --- PTE-level access for user pages (the caller holds the mm's ptl) --- */
 
+/* va when a page table (the last level) covers it; else the start of the
+ * next range the first missing entry on the way down would cover (0 past
+ * the top of the address space).  Walks over a range call it to step
+ * over what was never mapped: an area of TiBs with a few pages in it. */
+#define PT_TABLE_SPAN (1ull << 21)      /* what one page table maps */
+uint64_t pt_skip_absent(uint64_t pml4, uint64_t va);
 /* The 4 KiB PTE for va, or 0 when there is none (no table or empty). */
 pte_t pt_get(uint64_t pml4, uint64_t va);
 /* The PTEs of n pages from va, `step` bytes apart (a multiple of 4 KiB,

@@ -479,6 +479,20 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
  * TLB_BATCH_VAS pages at a time: unmapped under the ptl, flushed on every
  * CPU with one IPI round, then their pages released (another CPU could
  * write through a stale entry until the flush). */
+/* Where a per-page walk of [va, end) goes on: va, or past the ranges
+ * with no page table from va on (end at most).  Looked up when `first`
+ * or at a page table's first page: tables are not freed while an area
+ * exists, so one found stays for its 512 pages. */
+static uint64_t walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first)
+{
+	if (!first && (va & (PT_TABLE_SPAN - 1)))
+		return va;
+	uint64_t nx = pt_skip_absent(mm->pml4, va);
+	if (nx == va)
+		return va;
+	return nx > va && nx < end ? nx : end;  /* nx 0: past the top */
+}
+
 static void zap(struct mm *mm, uint64_t start, uint64_t end)
 {
 	rwsem_assert_write_held(&mm->lock);
@@ -488,7 +502,12 @@ static void zap(struct mm *mm, uint64_t start, uint64_t end)
 	for (uint64_t va = start; va < end;) {
 		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
-		for (; va < end && n < TLB_BATCH_VAS; va += P) {
+		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
+			uint64_t from = walk_from(mm, va, end, first);
+			if (from != va) {
+				va = from - P;          /* the loop steps to `from` */
+				continue;
+			}
 			pte_t e = pt_unmap(mm->pml4, va);
 			if (!e)
 				continue;
@@ -550,11 +569,22 @@ static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
 	struct removed *r = kmalloc(sizeof *r);
 	if (!r)
 		return -ENOMEM;
-	r->n = r->lost = 0;
-	bool on = spin_lock_irqsave(&mm->ptl);
-	int err = vma_remove(&mm->vmas, start, end, collect_piece, r);
-	spin_unlock_irqrestore(&mm->ptl, on);
-	finish_removed(mm, r);
+	int err = 0;
+	while (!err && start < end) {
+		/* At most 64 areas a pass (struct removed): this pass ends with
+		 * the 64th area from start, if that ends before `end` (an
+		 * munmap over 65 areas panicked here). */
+		r->n = r->lost = 0;
+		bool on = spin_lock_irqsave(&mm->ptl);
+		uint64_t stop = end;
+		uint32_t i = vma_lower_bound(&mm->vmas, start) + 63;
+		if (i < mm->vmas.n && mm->vmas.v[i].start < end && mm->vmas.v[i].end < end)
+			stop = mm->vmas.v[i].end;
+		err = vma_remove(&mm->vmas, start, stop, collect_piece, r);
+		spin_unlock_irqrestore(&mm->ptl, on);
+		finish_removed(mm, r);
+		start = stop;
+	}
 	kfree(r);
 	return err;
 }
@@ -686,7 +716,12 @@ static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, ui
 	for (uint64_t va = start; va < end;) {
 		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
-		for (; va < end && n < TLB_BATCH_VAS; va += P) {
+		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
+			uint64_t from = walk_from(mm, va, end, first);
+			if (from != va) {
+				va = from - P;
+				continue;
+			}
 			pte_t e = pt_get(mm->pml4, va);
 			if (!pt_pte_present(e))
 				continue;
@@ -753,6 +788,11 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 	struct reprotect *r = ctx;
 	bool cow = (piece->flags & (VM_FILE | VM_FSHARED)) == VM_FILE;
 	for (uint64_t va = piece->start; va < piece->end; va += P) {
+		uint64_t from = walk_from(r->mm, va, piece->end, va == piece->start);
+		if (from != va) {
+			va = from - P;
+			continue;
+		}
 		unsigned flags = r->flags;
 		pte_t e = piece->flags & VM_FILE ? pt_get(r->mm->pml4, va) : 0;
 		/* A private mapping never writes the cache page; a shared
@@ -871,6 +911,11 @@ static uint64_t advise_collect(struct mm *mm, uint64_t va, uint64_t end, struct 
 	tlb_batch_init(&tlb);
 	bool on = spin_lock_irqsave(&mm->ptl);
 	for (unsigned k = 0; va < end && k < TLB_BATCH_VAS && a->n < ADVISE_BATCH; va += P, k++) {
+		uint64_t from = walk_from(mm, va, end, k == 0);
+		if (from != va) {
+			va = from - P;
+			continue;
+		}
 		pte_t e = pt_get(mm->pml4, va);
 		if (!pt_pte_present(e))
 			continue;

@@ -80,6 +80,37 @@ def test_user_sysenter_is_a_user_fault(ctx, vendor, sig):
     expect(len(e) == 2 and e[0]['signal'] == sig and e[1]['exit_code'] == 0, 'exits %r' % e)
 
 
+def test_user_sysfuzz_areas(ctx):
+    # A 64 TiB PROT_NONE area with 16 pages in it: mprotect, madvise and
+    # munmap of all of it walked every page (a hang: 2^34 steps under the
+    # page-table lock); brk up by 1 TiB and back; one munmap over 200
+    # areas (a panic: "more than 64 areas removed at once").
+    r = ctx.boot('quiet run="sysfuzz areas ; hello after"', timeout=120)
+    expect_ok(r)
+    e = task_exits(r)
+    expect([x['exit_code'] for x in e] == [0, 0], 'exits %r' % e)
+    w = [x for x in r.find('workload') if x.get('mode') == 'areas']
+    expect(len(w) == 1 and w[0]['failures'] == 0 and w[0]['brk_up_1tib'], 'record %r' % w)
+
+
+def test_user_sysfuzz_random_calls(ctx):
+    # 120000 system calls with hostile arguments from six processes, three
+    # at a time on 2 CPUs: the kernel must neither panic, hang nor leak (the
+    # balance check after every case).  A fuzzer may kill itself (it can
+    # unmap its own data); the program after them must run.
+    seeds = [101, 102, 103, 104, 105, 106]
+    run = ' ; '.join('sysfuzz %d 20000 & sysfuzz %d 20000 & sysfuzz %d 20000' % tuple(seeds[i:i + 3])
+                     for i in (0, 3))
+    r = ctx.boot('quiet mem=64M run="%s ; hello after"' % run, smp=2, timeout=600)
+    expect_ok(r)
+    e = task_exits(r)
+    expect(len(e) == 7 and e[-1]['name'] == 'hello' and e[-1]['exit_code'] == 0, 'exits %r' % e)
+    for x in e[:-1]:
+        expect(x['exit_code'] == 0 or x['signal'], 'sysfuzz exit %r' % x)
+    done = [x for x in r.find('workload') if x['name'] == 'sysfuzz']
+    expect(sum(x['calls'] for x in done) >= 60000, 'only %d fuzzers finished: %r' % (len(done), done))
+
+
 def test_user_concurrent_tasks(ctx):
     r = ctx.boot('quiet run="touch 8 4000 seq anon & touch 8 4000 random shmem & threads 2 8 1"', timeout=120)
     expect_ok(r)
