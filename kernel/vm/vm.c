@@ -475,10 +475,6 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 
 /* ---------------------------------------------------------------- unmap */
 
-/* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held exclusive.
- * TLB_BATCH_VAS pages at a time: unmapped under the ptl, flushed on every
- * CPU with one IPI round, then their pages released (another CPU could
- * write through a stale entry until the flush). */
 /* Where a per-page walk of [va, end) goes on: va, or past the ranges
  * with no page table from va on (end at most).  Looked up when `first`
  * or at a page table's first page: tables are not freed while an area
@@ -493,6 +489,10 @@ static uint64_t walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first)
 	return nx > va && nx < end ? nx : end;  /* nx 0: past the top */
 }
 
+/* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held exclusive.
+ * TLB_BATCH_VAS pages at a time: unmapped under the ptl, flushed on every
+ * CPU with one IPI round, then their pages released (another CPU could
+ * write through a stale entry until the flush). */
 static void zap(struct mm *mm, uint64_t start, uint64_t end)
 {
 	rwsem_assert_write_held(&mm->lock);
