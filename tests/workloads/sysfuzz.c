@@ -15,8 +15,8 @@
  * stall the program (exit, execve, clone, kill, sleeps, futex, wait4,
  * arch_prctl, rseq) are left out, and console descriptors are never
  * written to, so the log stays readable.  The program may still die of
- * what it did to itself (an munmap of its own text): the kernel must
- * not.
+ * what it did to itself (a call that wrote over its own data): the
+ * kernel must not.
  *
  * Refuses to run anywhere but our kernel: random system calls as root
  * would harm a Linux host.  Prints a record with the calls made and
@@ -26,19 +26,19 @@
 
 static uint64_t rng;
 
-static int rt_memcmp_prefix(const char *a, const char *b, size_t n)
+static bool differs(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (a[i] != b[i])
-			return 1;
-	return 0;
+			return true;
+	return false;
 }
 
 static bool contains(const char *s, const char *w)
 {
 	size_t n = rt_strlen(w);
 	for (; *s; s++)
-		if (!rt_memcmp_prefix(s, w, n))
+		if (!differs(s, w, n))
 			return true;
 	return false;
 }
@@ -194,14 +194,14 @@ int main(int argc, char **argv)
 		if (fd >= 0 && nfds < NFDS)
 			fds[nfds++] = (int)fd;
 	}
-	uint64_t t0 = rt_now_ns(), failed = 0, unknown = 0;
+	uint64_t t0 = rt_now_ns(), failed = 0, randnr = 0;
 	for (uint64_t i = 0; i < calls; i++) {
 		long nr;
 		if (next() % 64 == 0) {
 			nr = (long)(next() % 1024);     /* mostly numbers the kernel does not serve */
 			if (excluded(nr))
 				continue;
-			unknown++;
+			randnr++;
 		} else {
 			nr = known[next() % (sizeof known / sizeof known[0])];
 		}
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 	rt_json_u64(&j, "seed", rt_arg_u64("sysfuzz", usage, "SEED", argv[1], 0, UINT64_MAX));
 	rt_json_u64(&j, "calls", calls);
 	rt_json_u64(&j, "failed", failed);
-	rt_json_u64(&j, "unknown_numbers", unknown);
+	rt_json_u64(&j, "random_numbers", randnr);
 	rt_json_u64(&j, "files_open", nfds);
 	rt_report_usage(&j, t0, t1);
 	return rt_json_end(&j, 1) < 0 ? 3 : 0;
