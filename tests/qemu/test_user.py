@@ -96,8 +96,8 @@ def test_user_sysfuzz_areas(ctx):
 def test_user_sysfuzz_random_calls(ctx):
     # 120000 system calls with hostile arguments from six processes, three
     # at a time on 2 CPUs: the kernel must neither panic, hang nor leak (the
-    # balance check after every case).  A fuzzer may kill itself (it can
-    # unmap its own data); the program after them must run.
+    # balance check after every case).  A fuzzer may kill itself (a call
+    # can write over its own data); the program after them must run.
     seeds = [101, 102, 103, 104, 105, 106]
     run = ' ; '.join('sysfuzz %d 20000 & sysfuzz %d 20000 & sysfuzz %d 20000' % tuple(seeds[i:i + 3])
                      for i in (0, 3))
