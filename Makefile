@@ -79,6 +79,9 @@ $(BUILD)/k/%.o: %.asm
 	@echo '  NASM $<'
 	$(Q)$(NASM) $< -o $@
 
+# The trap frame's register pushes, shared by the two entry files.
+$(BUILD)/k/kernel/arch/x86_64/entry.o $(BUILD)/k/kernel/arch/x86_64/syscall.o: kernel/arch/x86_64/frame.inc
+
 # Two links: the first with an empty symbol table, the second with the
 # table of the first.  .ksyms sits after .text/.rodata, so no code moves;
 # the cmp below proves it.

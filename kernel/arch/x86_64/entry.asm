@@ -24,6 +24,8 @@
 bits 64
 default abs
 
+%include "kernel/arch/x86_64/frame.inc"
+
 extern kmain
 extern trap_dispatch
 
@@ -76,41 +78,13 @@ isr_common:
 	jz .from_kernel
 	swapgs
 .from_kernel:
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_GPRS
 	cld
 	mov rdi, rsp
 	call trap_dispatch
 global trap_return
 trap_return:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi
-	pop rdx
-	pop rcx
-	pop rbx
-	pop rax
+	POP_GPRS
 	test qword [rsp + 24], 3
 	jz .to_kernel
 	swapgs
@@ -121,21 +95,7 @@ trap_return:
 ; The same trap_frame; ebx (callee-saved, so trap_dispatch keeps it)
 ; remembers whether GS was swapped on the way in, to swap it back.
 isr_paranoid:
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_GPRS
 	cld
 	mov ecx, 0xc0000101     ; MSR_GS_BASE
 	rdmsr
@@ -151,21 +111,7 @@ isr_paranoid:
 	jz .restore
 	swapgs
 .restore:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi
-	pop rdx
-	pop rcx
-	pop rbx
-	pop rax
+	POP_GPRS
 	add rsp, 16
 	iretq
 

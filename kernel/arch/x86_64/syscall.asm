@@ -17,6 +17,8 @@
 bits 64
 default abs
 
+%include "kernel/arch/x86_64/frame.inc"
+
 extern syscall_dispatch
 extern trap_return
 
@@ -53,21 +55,7 @@ syscall_entry:
 	push rcx
 	push qword 0
 	push qword 256
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_GPRS
 	cld
 	xor ebp, ebp
 	mov rdi, rsp
