@@ -26,6 +26,17 @@ def expect_filechecks_clean(r, n):
     return w
 
 
+def boot_steps_on_data_disk(ctx, steps, disk_mib, opts='mem=96M', timeout=300, **kw):
+    """Boot with a fresh disk of disk_mib MiB as nvme1n1, named in data=,
+    and run steps one after another (opts: the rest of the command line);
+    expects a clean halt.  Returns the result and the disk image's path."""
+    data = scratch_disk(ctx, 'data.img', disk_mib << 20)
+    r = ctx.boot('quiet %s data=nvme1n1 run="%s"' % (opts, ' ; '.join(steps)),
+                 disks=[{'file': data, 'bus': 'nvme'}], timeout=timeout, **kw)
+    expect_ok(r)
+    return r, data
+
+
 def step_vmstat(r, steps):
     """The runner's vmstat record of each step, by its label."""
     v = {x['label']: x for x in r.find('vmstat') if x.get('label') in steps}
@@ -260,13 +271,10 @@ def test_pagecache_flusher_expiry_and_background_limit(ctx):
     # with an expiry of 1 s the flusher (every 5 s) writes it all; with
     # dirty_background_ratio 1 the writer wakes the flusher at once, which
     # writes until the dirty pages are under that limit (1% of ~90 MiB).
-    data = scratch_disk(ctx, 'data.img', 32 << 20)
     steps = ['filecheck /dev/nvme1n1 4 writenf 1 8', '@set dirty_expire_centisecs 100',
              'filecheck /dev/nvme1n1 4 writenf 2 8', '@set dirty_expire_centisecs 3000',
              '@set dirty_background_ratio 1', 'filecheck /dev/nvme1n1 4 writenf 3 3']
-    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
-                 timeout=300)
-    expect_ok(r)
+    r, data = boot_steps_on_data_disk(ctx, steps, 32)
     expect_filechecks_clean(r, 3)
     out = {k: x['pgpgout'] for k, x in step_vmstat(r, [steps[0], steps[2], steps[5]]).items()}
     expect(out[steps[0]] == 0, 'written back before it expired: %d KiB' % out[steps[0]])
@@ -304,11 +312,8 @@ def test_pagecache_fadvise_dontneed_drops_the_range(ctx):
     # After a written and fsync'ed 16 MiB, POSIX_FADV_DONTNEED drops the
     # range: the read-back comes from the disk (pgpgin), where "both"
     # reads its own cached pages.
-    data = scratch_disk(ctx, 'data.img', 32 << 20)
     steps = ['filecheck /dev/nvme1n1 16 both 1', 'filecheck /dev/nvme1n1 16 bothdrop 2']
-    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
-                 timeout=300)
-    expect_ok(r)
+    r, _ = boot_steps_on_data_disk(ctx, steps, 32)
     expect_filechecks_clean(r, 2)
     pin = {k: x['pgpgin'] for k, x in step_vmstat(r, steps).items()}
     expect(pin[steps[0]] < 1024, 'both read %r KiB from the disk' % pin[steps[0]])

@@ -4,7 +4,7 @@ and /proc/pressure/memory."""
 import pytest
 
 from rig import expect, expect_ok, expect_in_log, scratch_disk
-from test_pagecache import filechecks, expect_filechecks_clean, pattern_word, step_vmstat
+from test_pagecache import filechecks, expect_filechecks_clean, pattern_word, step_vmstat, boot_steps_on_data_disk
 
 
 @pytest.mark.quick
@@ -63,12 +63,9 @@ def test_pagecache_madvise_on_device_mappings(ctx):
     # WILLNEED reads the start of the range ahead (Linux's cap: max(the
     # device's largest request, 32 pages)), whose touches fault minor.  PAGEOUT between two passes drops the
     # pages: the second pass faults them in again.
-    data = scratch_disk(ctx, 'data.img', 16 << 20)
     modes = ('mnormal', 'mrandom', 'msequential', 'mwillneed', 'mpageout')
     steps = ['filecheck /dev/nvme1n1 4 write 5'] + ['filecheck /dev/nvme1n1 4 %s 5' % m for m in modes]
-    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
-                 timeout=300)
-    expect_ok(r)
+    r, _ = boot_steps_on_data_disk(ctx, steps, 16)
     w = {x['mode']: x for x in expect_filechecks_clean(r, 6)}
     v = step_vmstat(r, steps)
     pin = {m: v[s]['pgpgin'] for m, s in zip(modes, steps[1:])}
@@ -93,11 +90,8 @@ def test_pagecache_fsync_writes_each_commit(ctx):
     # walks the index's dirty tags, not the cached pages: each fsync must
     # still find its page (at least 16 MiB + 128 pages written in the
     # step), and the device must hold every word after the drop.
-    data = scratch_disk(ctx, 'data.img', 32 << 20)
     steps = ['filecheck /dev/nvme1n1 16 commits 3', 'filecheck /dev/nvme1n1 16 verify 3']
-    r = ctx.boot('quiet mem=96M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
-                 timeout=300)
-    expect_ok(r)
+    r, _ = boot_steps_on_data_disk(ctx, steps, 32)
     w = expect_filechecks_clean(r, 2)
     expect(w[0]['mode'] == 'commits' and w[0].get('commits') == 128, 'commits record: %r' % w[0])
     v = step_vmstat(r, steps)
@@ -116,11 +110,8 @@ def test_pagecache_background_writeback_stops_under_the_limit(ctx):
     # as far as the writer had got (51648 and 53232 KiB in two boots).
     # The runner's drop before the verify writes the rest, and the verify
     # reads every word back.
-    data = scratch_disk(ctx, 'data.img', 96 << 20)
     steps = ['filecheck /dev/nvme1n1 80 writenf 1 6', 'filecheck /dev/nvme1n1 80 verify 1']
-    r = ctx.boot('quiet mem=512M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
-                 mem='768M', timeout=600)
-    expect_ok(r)
+    r, _ = boot_steps_on_data_disk(ctx, steps, 96, 'mem=512M', mem='768M', timeout=600)
     expect_filechecks_clean(r, 2)
     v = step_vmstat(r, steps)
     w = v[steps[0]]
@@ -138,11 +129,8 @@ def test_pagecache_sequential_readers_keep_ahead_on_two_cpus(ctx):
     # window cut short passes its marker to its last page: before, on two
     # CPUs (where kswapd runs beside the reader), 283 and 289 major faults
     # for the pass in two boots and 192 for the stream; now 5 and 2.
-    data = scratch_disk(ctx, 'data.img', 80 << 20)
     steps = ['touch 72 40000 seq file:/dev/nvme1n1 1', 'stream /dev/nvme1n1 72 mmap-read']
-    r = ctx.boot('quiet mem=48M cpus=2 data=nvme1n1 run="%s"' % ' ; '.join(steps),
-                 disks=[{'file': data, 'bus': 'nvme'}], smp=2, timeout=600)
-    expect_ok(r)
+    r, _ = boot_steps_on_data_disk(ctx, steps, 80, 'mem=48M cpus=2', smp=2, timeout=600)
     t = [x for x in r.find('workload') if x['name'] == 'touch']
     expect(len(t) == 1 and t[0]['mismatches'] == 0, 'touch records: %r' % t)
     v = step_vmstat(r, steps)
@@ -169,12 +157,9 @@ def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
     # The first random pass runs with dirty_mmap off: its writes stay
     # dirty in the PTEs until reclaim or the drop finds them, so the drop
     # has about 10000 pages to write (see below); the second with it on.
-    data = scratch_disk(ctx, 'data.img', 80 << 20)
     steps = ['@set dirty_mmap off', 'touch 72 30000 random file:/dev/nvme1n1 1', '@set dirty_mmap on',
              'touch 72 30000 random file:/dev/nvme1n1 2', 'touch 72 40000 seq file:/dev/nvme1n1 1']
-    r = ctx.boot('quiet mem=48M data=nvme1n1 run="%s"' % ' ; '.join(steps), disks=[{'file': data, 'bus': 'nvme'}],
-                 timeout=600)
-    expect_ok(r)
+    r, _ = boot_steps_on_data_disk(ctx, steps, 80, 'mem=48M', timeout=600)
     t = [x for x in r.find('workload') if x['name'] == 'touch']
     expect([x['pattern'] for x in t] == ['random', 'random', 'seq'], 'touch records: %r' % [x['pattern'] for x in t])
     for x in t:
@@ -259,11 +244,8 @@ def test_pagecache_active_file_aging(ctx):
     # enough).  Linux 6.1's rule: a referenced page goes
     # inactive anyway (pgdeactivate) unless it is mapped executable
     # (mhotx: it rotates, pgrotated here).
-    data = scratch_disk(ctx, 'data.img', 128 << 20)
     steps = ['filecheck /dev/nvme1n1 24 write 8', 'filecheck /dev/nvme1n1 24 mhot 8', 'filecheck /dev/nvme1n1 24 mhotx 8']
-    r = ctx.boot('quiet mem=48M swap=none data=nvme1n1 run="%s"' % ' ; '.join(steps),
-                 disks=[{'file': data, 'bus': 'nvme'}], timeout=900)
-    expect_ok(r)
+    r, _ = boot_steps_on_data_disk(ctx, steps, 128, 'mem=48M swap=none', timeout=900)
     expect_filechecks_clean(r, 3)
     v = step_vmstat(r, steps)
     hot, hotx = v[steps[1]], v[steps[2]]
