@@ -475,18 +475,23 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 
 /* ---------------------------------------------------------------- unmap */
 
-/* Where a per-page walk of [va, end) goes on: va, or past the ranges
- * with no page table from va on (end at most).  Looked up when `first`
- * or at a page table's first page: tables are not freed while an area
+/* Where a per-page walk of [va, end) goes on: va, or the first page
+ * past it that a page table covers, or end.  Looked up when `first` or
+ * at a page table's first page: tables are not freed while an area
  * exists, so one found stays for its 512 pages. */
 static uint64_t walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first)
 {
 	if (!first && (va & (PT_TABLE_SPAN - 1)))
 		return va;
-	uint64_t nx = pt_skip_absent(mm->pml4, va);
-	if (nx == va)
-		return va;
-	return nx > va && nx < end ? nx : end;  /* nx 0: past the top */
+	while (va < end) {
+		uint64_t nx = pt_skip_absent(mm->pml4, va);
+		if (nx == va)
+			return va;
+		if (nx < va)
+			return end;             /* past the top */
+		va = nx;
+	}
+	return end;
 }
 
 /* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held exclusive.
@@ -503,11 +508,8 @@ static void zap(struct mm *mm, uint64_t start, uint64_t end)
 		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
 		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
-			uint64_t from = walk_from(mm, va, end, first);
-			if (from != va) {
-				va = from - P;          /* the loop steps to `from` */
-				continue;
-			}
+			if ((va = walk_from(mm, va, end, first)) >= end)
+				break;
 			pte_t e = pt_unmap(mm->pml4, va);
 			if (!e)
 				continue;
@@ -717,11 +719,8 @@ static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, ui
 		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
 		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
-			uint64_t from = walk_from(mm, va, end, first);
-			if (from != va) {
-				va = from - P;
-				continue;
-			}
+			if ((va = walk_from(mm, va, end, first)) >= end)
+				break;
 			pte_t e = pt_get(mm->pml4, va);
 			if (!pt_pte_present(e))
 				continue;
@@ -788,11 +787,8 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 	struct reprotect *r = ctx;
 	bool cow = (piece->flags & (VM_FILE | VM_FSHARED)) == VM_FILE;
 	for (uint64_t va = piece->start; va < piece->end; va += P) {
-		uint64_t from = walk_from(r->mm, va, piece->end, va == piece->start);
-		if (from != va) {
-			va = from - P;
-			continue;
-		}
+		if ((va = walk_from(r->mm, va, piece->end, va == piece->start)) >= piece->end)
+			break;
 		unsigned flags = r->flags;
 		pte_t e = piece->flags & VM_FILE ? pt_get(r->mm->pml4, va) : 0;
 		/* A private mapping never writes the cache page; a shared
@@ -911,11 +907,8 @@ static uint64_t advise_collect(struct mm *mm, uint64_t va, uint64_t end, struct 
 	tlb_batch_init(&tlb);
 	bool on = spin_lock_irqsave(&mm->ptl);
 	for (unsigned k = 0; va < end && k < TLB_BATCH_VAS && a->n < ADVISE_BATCH; va += P, k++) {
-		uint64_t from = walk_from(mm, va, end, k == 0);
-		if (from != va) {
-			va = from - P;
-			continue;
-		}
+		if ((va = walk_from(mm, va, end, k == 0)) >= end)
+			break;
 		pte_t e = pt_get(mm->pml4, va);
 		if (!pt_pte_present(e))
 			continue;
