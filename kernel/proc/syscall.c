@@ -230,6 +230,8 @@ static long sleep_until(uint64_t until)
 	return time_ns() < until ? -EINTR : 0;
 }
 
+#define TIMESPEC_NEVER_NS (1ull << 62)   /* 146 years: far beyond any run, and time_ns() + it cannot wrap */
+
 static int read_timespec(uint64_t uaddr, uint64_t *ns)
 {
 	int64_t ts[2];
@@ -237,6 +239,13 @@ static int read_timespec(uint64_t uaddr, uint64_t *ns)
 		return -EFAULT;
 	if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
 		return -EINVAL;
+	/* Past 2^32 seconds (136 years) a timeout is "never": the product
+	 * would wrap, and so would now + ns (a wait of 2^64 ns + 0.29 s
+	 * ended after 0.29 s). */
+	if (ts[0] >= 1ll << 32) {
+		*ns = TIMESPEC_NEVER_NS;
+		return 0;
+	}
 	*ns = (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
 	return 0;
 }
@@ -396,7 +405,7 @@ static long sys_arch_prctl(struct trap_frame *f)
 	struct thread *t = current_thread();
 	switch (ARG0) {
 	case 0x1002:                    /* ARCH_SET_FS */
-		if (ARG1 >= USER_TOP)
+		if (ARG1 >= USER_MAP_TOP)       /* Linux's TASK_SIZE_MAX */
 			return -EPERM;
 		t->fs_base = ARG1;
 		wrmsr(MSR_FS_BASE, ARG1);

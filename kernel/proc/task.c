@@ -23,6 +23,7 @@
 #include "core/console.h"
 #include "core/record.h"
 #include "core/bootfs.h"
+#include "vm/vm.h"
 #include "vm/vmstat.h"
 #include "vm/reclaim.h"
 #include "vm/pagecache.h"
@@ -330,6 +331,11 @@ unsigned task_nr_threads(void)
 int task_clone_thread(struct task *k, const struct trap_frame *parent, uint64_t flags, uint64_t stack,
 		      uint64_t ptid, uint64_t ctid, uint64_t tls)
 {
+	/* As arch_prctl(ARCH_SET_FS): a base at or above Linux's TASK_SIZE_MAX
+	 * is refused.  A non-canonical one would fault in wrmsr at the
+	 * thread's first switch, in the kernel. */
+	if ((flags & CLONE_SETTLS) && tls >= USER_MAP_TOP)
+		return -EPERM;
 	struct trap_frame f = *parent;
 	f.rax = 0;
 	if (stack)

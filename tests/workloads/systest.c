@@ -8,10 +8,15 @@
  */
 #include "rt/rt.h"
 
+/* From rt/rt_internal.h, which is not included: it declares main with three arguments. */
+long rt_clone_raw(unsigned long flags, void *child_sp, volatile int *parent_tid,
+		  volatile int *child_tid, void *tls);
+
 #define EFAULT 14
 #define EBADF 9
 #define EEXIST 17
 #define ENOTTY 25
+#define EPERM 1
 
 static int checks, failed;
 
@@ -309,6 +314,67 @@ static void test_futex_and_threads(void)
 	check(res == 42, "thread result comes back through join", res);
 }
 
+/* A futex wait of "never": 18446744074 s is 2^64 ns and 0.29 s more,
+ * so a kernel that multiplies without care waits 0.29 s.  It must wait
+ * until it is woken. */
+static volatile int far_word, far_state;
+static long far_result;
+
+static int far_waiter(void *arg)
+{
+	(void)arg;
+	struct rt_timespec never = { 18446744074ll, 0 };
+	far_state = 1;
+	far_result = rt_futex_wait(&far_word, 0, &never, true);
+	far_state = 2;
+	return 0;
+}
+
+static void test_far_timeouts(void)
+{
+	struct rt_timespec huge = { 0x7fffffffffffffffll, 999999999 }, half = { 0, 500000000 };
+	static volatile int other = 1;
+	EXPECT(rt_futex_wait(&other, 0, &huge, true), == -RT_EAGAIN);
+	struct rt_thread *t;
+	EXPECT(rt_thread_create(&t, far_waiter, 0, 65536), == 0);
+	rt_nanosleep(&half, 0);
+	check(far_state == 1, "a futex wait of 2^64 ns + 0.29 s is still waiting after 0.5 s", far_state);
+	far_word = 1;
+	rt_futex_wake(&far_word, 1, true);
+	EXPECT(rt_thread_join(t, 0), == 0);
+	check(far_result == 0, "the far futex wait ends by its wake", far_result);
+}
+
+/* A TLS base at or past TASK_SIZE_MAX (0x7ffffffff000): -EPERM from
+ * clone(CLONE_SETTLS) as from arch_prctl(ARCH_SET_FS).  A non-canonical
+ * base taken as it was would fault in the kernel's wrmsr. */
+static int clone_child(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static void test_bad_tls(void)
+{
+	static const unsigned long bad[] = { 0x7ffffffff000ul, 0x800000000000ul, 0xffff800000001000ul };
+	static uint64_t stacks[3][512] __attribute__((aligned(16)));
+	const unsigned long flags = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x80000;
+	for (int i = 0; i < 3; i++) {
+		uint64_t *sp = &stacks[i][510];
+		sp[0] = (uint64_t)(uintptr_t)clone_child;       /* popped first: the function */
+		sp[1] = 0;                                     /* its argument */
+		long r = rt_clone_raw(flags, sp, 0, 0, (void *)bad[i]);
+		check(r == -EPERM, "clone(CLONE_SETTLS) with a TLS base at or past TASK_SIZE_MAX: -EPERM", r);
+	}
+	unsigned long fs = 0;
+	EXPECT(rt_arch_prctl(0x1003, (unsigned long)&fs), == 0);
+	long r = rt_arch_prctl(0x1002, 0x7ffffffff000ul);
+	check(r == -EPERM, "arch_prctl(ARCH_SET_FS, TASK_SIZE_MAX): -EPERM", r);
+	if (r == 0)
+		rt_arch_prctl(0x1002, fs);
+	EXPECT(rt_arch_prctl(0x1002, 0x800000000000ul), == -EPERM);
+}
+
 /* Unknown numbers called again and again, below and far above the
  * syscall table: -ENOSYS every time (the kernel logs each number once). */
 static void test_enosys_repeated(void)
@@ -331,6 +397,8 @@ int main(void)
 	test_system();
 	test_signals_and_tls();
 	test_futex_and_threads();
+	test_far_timeouts();
+	test_bad_tls();
 	EXPECT(sys(500, 0, 0, 0, 0, 0, 0), == -RT_ENOSYS);     /* unassigned on x86-64 (335 is uretprobe since Linux 6.11) */
 	test_enosys_repeated();
 	struct rt_json j;
