@@ -37,6 +37,14 @@
 
 uint64_t kmem_phys_offset;
 
+/* Kernel stack addresses.  A thread's stack range is reused only after
+ * KSTACK_QUARANTINE later frees, so a stale pointer into a dead stack
+ * still faults for a while; without reuse every thread ever created took
+ * 20 KiB of the 512 GiB area for good, and a page table per 100 threads
+ * (a program making threads all day ran the area out, then past it). */
+#define KSTACK_RING        4096
+#define KSTACK_QUARANTINE  256
+
 static struct {
 	struct spinlock lock;
 	uint64_t pml4;                  /* physical */
@@ -46,6 +54,10 @@ static struct {
 	bool early_done;
 	uint64_t iomap_next;            /* guarded by lock */
 	uint64_t kstack_next;           /* guarded by lock */
+	/* Freed stack ranges, oldest first, guarded by lock: reused once
+	 * KSTACK_QUARANTINE younger ones wait behind them. */
+	struct { uint64_t top, size; } kstack_freed[KSTACK_RING];
+	unsigned kstack_head, kstack_nfreed;
 	uint64_t direct_1g, direct_2m, direct_4k;      /* direct-map pages, for the report */
 	const struct memmap *map;
 } km = { .lock = SPINLOCK_INIT("kmem") };
@@ -249,32 +261,11 @@ void *kmem_map_phys(uint64_t phys, uint64_t len)
 	return kmem_ioremap(phys, len, 0);
 }
 
-uint64_t kmem_stack_alloc(size_t size)
+/* Unmap [top - size, top) and free its frames.  Every CPU the thread ran
+ * on may cache the mapping: the frames are freed only after all have
+ * flushed it, TLB_BATCH_VAS pages at a time. */
+static void unmap_stack(uint64_t top, size_t size)
 {
-	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	bool on = spin_lock_irqsave(&km.lock);
-	uint64_t guard = km.kstack_next;
-	km.kstack_next += size + PAGE_SIZE;
-	spin_unlock_irqrestore(&km.lock, on);
-	uint64_t base = guard + PAGE_SIZE;
-	for (uint64_t o = 0; o < size; o += PAGE_SIZE) {
-		struct page *p = pmm_alloc(0, PMM_KERNEL);
-		if (!p || pt_map(km.pml4, base + o, page_to_phys(p), PT_WRITE | PT_GLOBAL)) {
-			if (p)
-				pmm_free(p, 0);
-			kmem_stack_free(base + o, o);
-			return 0;
-		}
-	}
-	return base + size;
-}
-
-void kmem_stack_free(uint64_t top, size_t size)
-{
-	/* The address range is not reused: 512 GiB of stack space outlasts
-	 * any run, and a stale pointer into a dead stack then faults.  Every
-	 * CPU the thread ran on may cache the mapping: the frames are freed
-	 * only after all have flushed it, TLB_BATCH_VAS pages at a time. */
 	pte_t old[TLB_BATCH_VAS];
 	for (uint64_t va = top - size; va < top;) {
 		uint64_t start = va;
@@ -286,6 +277,69 @@ void kmem_stack_free(uint64_t top, size_t size)
 			if (old[i])
 				pmm_free(phys_to_page(pt_pte_phys(old[i])), 0);
 	}
+}
+
+/* The range waits for reuse; with the ring full (thousands of threads
+ * ended at once) its addresses are not used again. */
+static void queue_freed_stack(uint64_t top, size_t size)
+{
+	bool on = spin_lock_irqsave(&km.lock);
+	if (km.kstack_nfreed < KSTACK_RING) {
+		unsigned i = (km.kstack_head + km.kstack_nfreed) % KSTACK_RING;
+		km.kstack_freed[i].top = top;
+		km.kstack_freed[i].size = size;
+		km.kstack_nfreed++;
+	}
+	spin_unlock_irqrestore(&km.lock, on);
+}
+
+uint64_t kmem_stack_alloc(size_t size)
+{
+	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	bool on = spin_lock_irqsave(&km.lock);
+	uint64_t base = 0;
+	while (km.kstack_nfreed > KSTACK_QUARANTINE && !base) {
+		unsigned oldest = km.kstack_head;
+		if (km.kstack_freed[oldest].size == size)
+			base = km.kstack_freed[oldest].top - size;
+		/* else a stack of another size (a CPU that did not come up):
+		 * its addresses are not used again */
+		km.kstack_head = (oldest + 1) % KSTACK_RING;
+		km.kstack_nfreed--;
+	}
+	if (!base && km.kstack_next + size + PAGE_SIZE <= KSTACK_BASE + KSTACK_AREA_SIZE) {
+		base = km.kstack_next + PAGE_SIZE;      /* after its guard page */
+		km.kstack_next += size + PAGE_SIZE;
+	}
+	spin_unlock_irqrestore(&km.lock, on);
+	if (!base)
+		return 0;
+	for (uint64_t o = 0; o < size; o += PAGE_SIZE) {
+		struct page *p = pmm_alloc(0, PMM_KERNEL);
+		if (!p || pt_map(km.pml4, base + o, page_to_phys(p), PT_WRITE | PT_GLOBAL)) {
+			if (p)
+				pmm_free(p, 0);
+			unmap_stack(base + o, o);
+			queue_freed_stack(base + size, size);
+			return 0;
+		}
+	}
+	return base + size;
+}
+
+void kmem_stack_free(uint64_t top, size_t size)
+{
+	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	unmap_stack(top, size);
+	queue_freed_stack(top, size);
+}
+
+uint64_t kmem_stack_area_used(void)
+{
+	bool on = spin_lock_irqsave(&km.lock);
+	uint64_t used = km.kstack_next - KSTACK_BASE;
+	spin_unlock_irqrestore(&km.lock, on);
+	return used;
 }
 
 void kmem_report(void)

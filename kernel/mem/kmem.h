@@ -48,6 +48,8 @@ uint64_t kmem_kernel_pml4(void);
  * guard page below it.  Returns the top, or 0. */
 uint64_t kmem_stack_alloc(size_t size);
 void kmem_stack_free(uint64_t top, size_t size);
+/* Bytes of the stack area ever handed out (freed ranges are reused). */
+uint64_t kmem_stack_area_used(void);
 
 /* Print the kernel sections and their protections (boot report). */
 void kmem_report(void);

@@ -53,23 +53,32 @@ static pte_t leaf_bits(unsigned flags)
 	return e;
 }
 
-/* Walk down to the table at `level` (0 = PT) for va, creating tables. */
+/* Walk down to the table at `level` (0 = PT) for va, creating tables.
+ * A new table goes in with a compare-and-swap: the kernel half is mapped
+ * from every CPU at once with no common lock (kernel stacks of threads
+ * cloned on two CPUs), and a plain store let the second CPU's new table
+ * hide the first one's, with the mapping just made in it. */
 static pte_t *walk(uint64_t pml4, uint64_t va, int level, bool create)
 {
 	pte_t *t = table(pml4);
 	for (int l = 3; l > level; l--) {
 		pte_t *e = &t[idx(va, l)];
-		if (!(*e & P_PRESENT)) {
+		pte_t cur = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+		if (!(cur & P_PRESENT)) {
 			if (!create || !alloc_table)
 				return 0;
 			uint64_t p = alloc_table();
 			if (!p)
 				return 0;
-			*e = p | P_PRESENT | P_WRITE | (va < USER_TOP ? P_USER : 0);
-		} else if (*e & P_PS) {
-			return 0;       /* a large page covers this range */
+			pte_t want = p | P_PRESENT | P_WRITE | (va < USER_TOP ? P_USER : 0);
+			if (__atomic_compare_exchange_n(e, &cur, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				cur = want;
+			else
+				pt_free_table(p);       /* another CPU's table went in first: use it */
 		}
-		t = table(*e & P_ADDR);
+		if (cur & P_PS)
+			return 0;       /* a large page covers this range */
+		t = table(cur & P_ADDR);
 	}
 	return &t[idx(va, level)];
 }

@@ -1,6 +1,7 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
- * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup|lostwakeup|timerstall.  Each prints a selftest
+ * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup|lostwakeup|timerstall|
+ * lockstat|nmi_user_gs|kstacks.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
 #include <string.h>
@@ -19,6 +20,9 @@
 #include "arch/x86_64/tsc.h"
 #include "vm/vmstat.h"
 #include "vm/vm.h"
+#include "mem/kmem.h"
+#include "mem/page.h"
+#include "mem/pgtable.h"
 
 static int failures;
 
@@ -727,6 +731,68 @@ static void test_nmi_user_gs(struct json *r)
 	check(back, "GS is not this CPU's after the NMI");
 }
 
+/* --- kernel stacks mapped from two CPUs at once ---------------------
+ * Two threads of a program cloning at once map new kernel stacks on two
+ * CPUs.  Where the stacks crossed into a new 2 MiB range, both CPUs found
+ * its page table missing and each installed one: the second hid the
+ * first's mapping, and the next write to that stack faulted in
+ * alloc_thread.  Two threads, one per CPU, each map 2000 stacks and check
+ * every page of each is there before freeing it.  The area must not grow
+ * by a stack per stack: freed ranges are reused. */
+struct kstacks {
+	struct completion done;
+	volatile int ready;
+	volatile uint64_t missing, nomem, cpus_seen;
+};
+
+static void kstack_worker(void *arg)
+{
+	struct kstacks *k = arg;
+	__atomic_add_fetch(&k->ready, 1, __ATOMIC_ACQ_REL);
+	for (int i = 0; i < 100000 && __atomic_load_n(&k->ready, __ATOMIC_ACQUIRE) < 2; i++)
+		sched_yield();
+	__atomic_or_fetch(&k->cpus_seen, 1ull << (this_cpu()->id & 63), __ATOMIC_RELAXED);
+	for (int i = 0; i < 2000; i++) {
+		uint64_t top = kmem_stack_alloc(KSTACK_SIZE);
+		if (!top) {
+			__atomic_add_fetch(&k->nomem, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		for (uint64_t va = top - KSTACK_SIZE; va < top; va += PAGE_SIZE)
+			if (pt_translate(kmem_kernel_pml4(), va) == PT_NOT_MAPPED)
+				__atomic_add_fetch(&k->missing, 1, __ATOMIC_RELAXED);
+		kmem_stack_free(top, KSTACK_SIZE);
+	}
+	complete(&k->done);
+}
+
+static void test_kstacks(struct json *r)
+{
+	check(sched_cpus() >= 2, "test=kstacks needs a second CPU");
+	if (sched_cpus() < 2)
+		return;
+	static struct kstacks k;
+	completion_init(&k.done);
+	uint64_t area0 = kmem_stack_area_used();
+	for (int i = 0; i < 2; i++)
+		check(thread_create("kstacks", kstack_worker, &k, SCHED_NORMAL) != NULL, "create kstacks");
+	for (int i = 0; i < 2; i++)
+		completion_wait(&k.done);
+	json_u64(r, "stacks", 4000 - k.nomem);
+	json_u64(r, "pages_missing", k.missing);
+	/* Freed ranges are reused (after a quarantine of a few hundred):
+	 * 4000 stacks must not each take new addresses (and page tables). */
+	uint64_t grew = kmem_stack_area_used() - area0;
+	json_u64(r, "area_grew_stacks", grew / (KSTACK_SIZE + PAGE_SIZE));
+	check(grew <= 1000 * (KSTACK_SIZE + PAGE_SIZE), "stack addresses not reused");
+	unsigned cpus = 0;
+	for (uint64_t m = k.cpus_seen; m; m &= m - 1)
+		cpus++;
+	json_u64(r, "cpus_seen", cpus);
+	check(k.missing == 0, "pages of freshly mapped kernel stacks were not mapped");
+	check(k.nomem == 0, "kmem_stack_alloc failed");
+}
+
 static const struct selftest tests[] = {
 	{ "threads", test_threads },
 	{ "sleep", test_sleep },
@@ -741,6 +807,7 @@ static const struct selftest tests[] = {
 	{ "timerstall", test_timerstall },
 	{ "lockstat", test_lockstat },
 	{ "nmi_user_gs", test_nmi_user_gs },
+	{ "kstacks", test_kstacks },
 };
 
 bool sched_selftest(const char *name)

@@ -315,6 +315,17 @@ def test_nmi_with_the_users_gs(ctx):
     expect('Double fault' not in r.log, 'double fault in the log')
 
 
+def test_kernel_stacks_mapped_from_two_cpus(ctx):
+    # test=kstacks: two threads, one per CPU, each map 2000 kernel stacks
+    # and check every page.  Where the stacks crossed into a new 2 MiB
+    # range both CPUs installed a page table, the second hiding the first's
+    # mapping: 15-32 pages missing in 3 of 3 boots before page tables went
+    # in by compare-and-swap, and threads cloned on two CPUs at once
+    # faulted in alloc_thread (sysfuzz threads).
+    d, r = selftest(ctx, 'kstacks', 'mem=64M', smp=2)
+    expect(d['stacks'] == 4000 and d['pages_missing'] == 0 and d['cpus_seen'] == 2, 'data %r' % d)
+
+
 def test_nmis_while_threads_cross_into_the_kernel(ctx):
     # NMIs every 0.1 s at 2 CPUs busy with system calls whose rbp points at
     # the user's stack (uperf's syscalls mode).  Some NMIs land in the
