@@ -190,8 +190,11 @@ static void user_entry(void *arg)
 	enter_user(&f);
 }
 
-/* A thread of k that will start in user mode with frame f (copied). */
-static struct thread *new_user_thread(struct task *k, const struct trap_frame *f, uint64_t fs_base)
+/* A thread of k that will start in user mode with frame f (copied to
+ * *frame, which user_entry frees; undo_user_thread frees it if the thread
+ * never starts). */
+static struct thread *new_user_thread(struct task *k, const struct trap_frame *f, uint64_t fs_base,
+				      struct trap_frame **frame)
 {
 	struct trap_frame *copy = kmalloc(sizeof *copy);
 	uint8_t *fpu = kmalloc(512);
@@ -202,6 +205,7 @@ static struct thread *new_user_thread(struct task *k, const struct trap_frame *f
 		return NULL;
 	}
 	*copy = *f;
+	*frame = copy;
 	fpu_init_state(fpu);
 	t->fpu = fpu;
 	t->task = k;
@@ -299,7 +303,8 @@ struct task *task_spawn(const char *cmdline, int ppid)
 	mm->brk_start = mm->brk = ex.brk;
 	struct trap_frame f;
 	initial_frame(&f, ex.entry, ex.rsp);
-	struct thread *t = new_user_thread(k, &f, 0);
+	struct trap_frame *frame;
+	struct thread *t = new_user_thread(k, &f, 0, &frame);
 	if (!t) {
 		kprintf("task: cannot run \"%s\": out of memory\n", cmdline);
 		mm_put(mm);
@@ -340,17 +345,20 @@ int task_clone_thread(struct task *k, const struct trap_frame *parent, uint64_t 
 	f.rax = 0;
 	if (stack)
 		f.rsp = stack;
-	struct thread *t = new_user_thread(k, &f, (flags & CLONE_SETTLS) ? tls : current_thread()->fs_base);
+	struct trap_frame *frame;
+	struct thread *t = new_user_thread(k, &f, (flags & CLONE_SETTLS) ? tls : current_thread()->fs_base, &frame);
 	if (!t)
 		return -ENOMEM;
 	if (flags & CLONE_CHILD_CLEARTID)
 		t->clear_child_tid = ctid;
 	if ((flags & CLONE_PARENT_SETTID) && put_user_u32(ptid, (uint32_t)t->tid)) {
-		/* Not started yet: undo. */
+		/* Not started yet: undo, down to the frame user_entry would
+		 * have freed (it leaked, 256 bytes a refused clone). */
 		bool on = spin_lock_irqsave(&k->lock);
 		list_del(&t->task_link);
 		k->nthreads--;
 		spin_unlock_irqrestore(&k->lock, on);
+		kfree(frame);
 		kfree(t->fpu);
 		thread_free_unstarted(t);
 		return -EFAULT;

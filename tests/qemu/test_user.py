@@ -111,6 +111,27 @@ def test_user_sysfuzz_random_calls(ctx):
     expect(sum(x['calls'] for x in done) >= 60000, 'only %d fuzzers finished: %r' % (len(done), done))
 
 
+def test_user_sysfuzz_threads(ctx):
+    # Three threads per fuzzer making random calls plus clone (pthread
+    # flags with random extras, hostile parent/child tid pointers and TLS
+    # bases), futex (shared words, bad ops, misaligned and bad addresses,
+    # timeouts short or bad), the sleeps and arch_prctl; clone children
+    # run 200 calls, set_tid_address among them, and exit.  The second
+    # pair dies of SIGSEGV halfway with its threads mid-call: the teardown
+    # must neither hang nor leak (the balance check after every case).
+    run = ('sysfuzz threads 401 30000 & sysfuzz threads 402 30000 ; '
+           'sysfuzz threads 403 30000 die & sysfuzz threads 404 30000 die ; hello after')
+    r = ctx.boot('quiet mem=64M hangcheck=10 run="%s"' % run, smp=2, timeout=600)
+    expect_ok(r)
+    e = task_exits(r)
+    expect([x['exit_code'] for x in e[:2]] == [0, 0] and [x['signal'] for x in e[2:4]] == ['SIGSEGV'] * 2 and
+           e[4]['name'] == 'hello' and e[4]['exit_code'] == 0, 'exits %r' % e)
+    w = [x for x in r.find('workload') if x.get('mode') == 'threads']
+    expect(len(w) == 2 and all(x['clones'] > 50 and x['child_calls'] > 10000 and x['futex_calls'] > 500 for x in w),
+           'records %r' % w)
+    expect('hangcheck:' not in r.log, 'hangcheck fired (no progress, or a CPU stuck)')
+
+
 def test_user_concurrent_tasks(ctx):
     r = ctx.boot('quiet run="touch 8 4000 seq anon & touch 8 4000 random shmem & threads 2 8 1"', timeout=120)
     expect_ok(r)

@@ -24,7 +24,12 @@
  */
 #include "rt/rt.h"
 
-static uint64_t rng;
+/* One fuzzing thread's state: its generator and what it did. */
+struct fz {
+	uint64_t rng;
+	uint64_t calls, failed, randnr;
+	bool joined;                    /* rt_thread_join waits for this thread's tid */
+};
 
 static bool differs(const char *a, const char *b, size_t n)
 {
@@ -43,12 +48,12 @@ static bool contains(const char *s, const char *w)
 	return false;
 }
 
-static uint64_t next(void)
+static uint64_t next(struct fz *z)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ull;
+	z->rng ^= z->rng >> 12;
+	z->rng ^= z->rng << 25;
+	z->rng ^= z->rng >> 27;
+	return z->rng * 2685821657736338717ull;
 }
 
 /* The system calls the kernel serves (kernel/proc/syscall.c), minus
@@ -60,8 +65,10 @@ static const int known[] = {
 	273, 280, 302, 309, 318, 332, 439,
 };
 
-/* Never called: exit, exit_group, execve, clone, fork, kill, nanosleep,
- * clock_nanosleep, futex, wait4, arch_prctl, rseq. */
+/* Never called at random: exit, exit_group, execve, clone, fork, kill,
+ * nanosleep, clock_nanosleep, futex, wait4, arch_prctl, rseq.  The
+ * threads mode makes clone, futex, the sleeps and arch_prctl calls itself,
+ * with hostile arguments but bounded waits. */
 static bool excluded(long nr)
 {
 	static const int no[] = { 60, 231, 59, 56, 57, 62, 35, 230, 202, 61, 158, 334 };
@@ -80,20 +87,67 @@ static bool writes_fd0(long nr) { return nr == 1 || nr == 18 || nr == 20; }
 static char *scratch;
 static int fds[NFDS];
 static unsigned nfds;
+/* The fuzzer's own mappings (scratch, stacks) lie at or above this:
+ * mmap, mprotect, munmap and madvise ranges end below it. */
+static uint64_t own_lo = 0x7f0000000000ull;
 
-static long arg(void)
+static void own(const void *p)
 {
-	switch (next() % 9) {
+	if ((uint64_t)p < own_lo)
+		own_lo = (uint64_t)p;
+}
+
+static long arg(struct fz *z)
+{
+	switch (next(z) % 9) {
 	case 0: return 0;
-	case 1: return (long)(next() % 64);
+	case 1: return (long)(next(z) % 64);
 	case 2: return -1;
-	case 3: return (long)next();
-	case 4: return (long)(scratch + next() % SCRATCH);
-	case 5: return (long)(0xffff800000000000ull + (next() % (1ull << 40)));
-	case 6: return (long)(0x7ffffffff000ull + next() % 8192);        /* the page never mapped, then non-canonical */
-	case 7: return (long)(0x10000000ull + (next() % 4096) * 4096);     /* page-aligned, above the program */
-	default: return nfds ? fds[next() % nfds] : 3;
+	case 3: return (long)next(z);
+	case 4: return (long)(scratch + next(z) % SCRATCH);
+	case 5: return (long)(0xffff800000000000ull + (next(z) % (1ull << 40)));
+	case 6: return (long)(0x7ffffffff000ull + next(z) % 8192);        /* the page never mapped, then non-canonical */
+	case 7: return (long)(0x10000000ull + (next(z) % 4096) * 4096);     /* page-aligned, above the program */
+	default: return nfds ? fds[next(z) % nfds] : 3;
 	}
+}
+
+/* One random call from the known set (or a random number). */
+static void random_call(struct fz *z)
+{
+	long nr;
+	if (next(z) % 64 == 0) {
+		nr = (long)(next(z) % 1024);    /* mostly numbers the kernel does not serve */
+		if (excluded(nr))
+			return;
+		z->randnr++;
+	} else {
+		nr = known[next(z) % (sizeof known / sizeof known[0])];
+	}
+	/* set_tid_address in a thread that rt_thread_join waits for would
+	 * leave its tid uncleared, and the join waiting for ever. */
+	if (nr == 218 && z->joined)
+		return;
+	long a[6];
+	for (int k = 0; k < 6; k++)
+		a[k] = arg(z);
+	if (writes_fd0(nr) && a[0] >= 0 && a[0] <= 2)
+		a[0] = 3;
+	if (nr == 40 && a[0] >= 0 && a[0] <= 2)          /* sendfile's out_fd */
+		a[0] = 3;
+	/* mmap, mprotect, munmap and madvise keep off the program, its
+	 * stacks and scratch area (else the first munmap(0, huge) ends the
+	 * run). */
+	if (nr == 9 || nr == 10 || nr == 11 || nr == 28) {
+		uint64_t lo = (uint64_t)a[0], n = (uint64_t)a[1];
+		if (lo < 0x10000000ull || lo + n < lo || lo + n > own_lo)
+			a[0] = (long)(0x10000000ull + (next(z) % 4096) * 4096);
+		if ((uint64_t)a[0] + n > own_lo || (uint64_t)a[0] + n < (uint64_t)a[0])
+			a[1] = (long)(next(z) % (1ull << 32));
+	}
+	z->calls++;
+	if (rt_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]) < 0)
+		z->failed++;
 }
 
 static int fails;
@@ -165,26 +219,261 @@ static int areas(void)
 	return fails ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* ---- threads mode ---------------------------------------------------- */
+
+#define WORKERS 3
+#define SLOTS 12                        /* clone children alive at once */
+#define SLOT_STACK (16 * 4096)
+#define CHILD_CALLS 200
+#define CLONE_NEED (0x100 | 0x800 | 0x10000)     /* CLONE_VM | CLONE_SIGHAND | CLONE_THREAD */
+
+/* From rt/rt_internal.h (not included: it declares main with three
+ * arguments): clone, the child running sp[0](sp[1]) on its new stack. */
+long rt_clone_raw(unsigned long flags, void *child_sp, volatile int *parent_tid,
+		  volatile int *child_tid, void *tls);
+
+/* A clone child's stack.  busy is set by the worker that clones onto it
+ * and cleared by the child as its last store before exit(2): after that
+ * store the child touches no memory of its own. */
+static struct slot {
+	volatile int busy;
+	uint64_t seed;
+	char *stack;
+} slots[SLOTS];
+
+static volatile int words[4];           /* futex words the threads share */
+static uint64_t child_calls, child_failed, clones, clones_refused, futexes, sleeps, prctls;
+
+static void add(uint64_t *c, uint64_t n) { __atomic_add_fetch(c, n, __ATOMIC_RELAXED); }
+
+/* A timespec for a wait: mostly short and valid (at most 2 ms), else one
+ * whose address or fields are bad.  Never a long wait: the program would
+ * stall, and systest checks far timeouts. */
+static long timeout_arg(struct fz *z, struct rt_timespec *ts)
 {
-	static const char usage[] = "sysfuzz SEED CALLS | sysfuzz areas";
-	if (argc == 2 && !rt_strcmp(argv[1], "areas"))
-		return areas();
-	if (argc != 3)
-		rt_usage_error(usage, "sysfuzz: expected SEED and CALLS, or areas");
-	rng = rt_arg_u64("sysfuzz", usage, "SEED", argv[1], 0, UINT64_MAX) * 0x9e3779b97f4a7c15ull + 1;
-	uint64_t calls = rt_arg_u64("sysfuzz", usage, "CALLS", argv[2], 1, 100000000);
-	char u[6][65];
-	if (rt_syscall1(63, (long)u) != 0 || !contains(u[2], "mmkernel")) {
-		rt_dprintf(2, "sysfuzz: runs only on mmkernel (random system calls as root would harm this host)\n");
-		return 2;
+	switch (next(z) % 8) {
+	case 0: return (long)(0xffff800000000000ull + next(z) % (1ull << 40));
+	case 1: return (long)(0x7ffffffff000ull + next(z) % 8192);
+	case 2: return (long)(next(z) % 4096);
+	case 3:
+		ts->tv_sec = next(z) % 2 ? -1 : 0;
+		ts->tv_nsec = next(z) % 2 ? 1000000000 : -1;
+		return (long)ts;
+	default:
+		ts->tv_sec = 0;
+		ts->tv_nsec = (long)(next(z) % 2000000);
+		return (long)ts;
 	}
+}
+
+static _Noreturn void child_exit(struct slot *s)
+{
+	__asm__ volatile("movl $0, (%0)\n\t"
+			 "mov $60, %%eax\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "syscall\n\t"
+			 "ud2" : : "r"(&s->busy) : "memory");
+	__builtin_unreachable();
+}
+
+static void thread_call(struct fz *z);
+
+/* A clone child: a short burst of calls (set_tid_address among them),
+ * then exit(2), which writes 0 to whatever clear_child_tid was left. */
+static int child_main(void *p)
+{
+	struct slot *s = p;
+	struct fz z = { .rng = s->seed };
+	for (int i = 0; i < CHILD_CALLS; i++) {
+		if (next(&z) % 8 == 0)
+			thread_call(&z);
+		else
+			random_call(&z);
+	}
+	add(&child_calls, z.calls);
+	add(&child_failed, z.failed);
+	child_exit(s);
+}
+
+static void clone_call(struct fz *z)
+{
+	struct slot *s = 0;
+	for (int i = 0; i < SLOTS && !s; i++) {
+		int zero = 0;
+		if (__atomic_compare_exchange_n(&slots[i].busy, &zero, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			s = &slots[i];
+	}
+	if (!s)
+		return;
+	s->seed = next(z) | 1;
+	uint64_t *sp = (uint64_t *)(s->stack + SLOT_STACK) - 2;
+	sp[0] = (uint64_t)(uintptr_t)child_main;        /* popped first: the function */
+	sp[1] = (uint64_t)(uintptr_t)s;                 /* its argument */
+	/* Mostly what pthreads asks for with random extras (SETTLS,
+	 * PARENT_SETTID, CHILD_CLEARTID, noise); now and then anything. */
+	unsigned long flags = CLONE_NEED;
+	static const unsigned long extra[] = { 0x200, 0x400, 0x40000, 0x80000, 0x100000, 0x200000 };
+	for (unsigned i = 0; i < sizeof extra / sizeof extra[0]; i++)
+		if (next(z) % 2)
+			flags |= extra[i];
+	if (next(z) % 8 == 0)
+		flags |= next(z) & 0xffffffffull;
+	if (next(z) % 64 == 0)
+		flags = next(z);
+	long tls = next(z) % 4 ? arg(z) : (long)(next(z) & 0x7fffffffffffull);
+	z->calls++;
+	long r = rt_clone_raw(flags, sp, (volatile int *)arg(z), (volatile int *)arg(z), (void *)tls);
+	if (r < 0) {
+		z->failed++;
+		add(&clones_refused, 1);
+		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+	} else {
+		add(&clones, 1);
+	}
+}
+
+/* clone, futex, the sleeps and arch_prctl, with hostile arguments. */
+static void thread_call(struct fz *z)
+{
+	struct rt_timespec ts;
+	long r;
+	switch (next(z) % 5) {
+	case 0:
+		if (z->joined)          /* only the workers clone: children stay few */
+			clone_call(z);
+		return;
+	case 1: {
+		static const int ops[] = { 0, 1, 128, 129, 256, 3, 5, 4 };
+		int op = next(z) % 4 ? ops[next(z) % 8] : (int)next(z);
+		long uaddr = next(z) % 2 ? (long)&words[next(z) % 4] : arg(z);
+		if (next(z) % 4 == 0)
+			uaddr++;        /* misaligned */
+		long val = next(z) % 2 ? words[next(z) % 4] : arg(z);      /* often the value: a real wait */
+		long t = (op & 0x7f) == 0 ? timeout_arg(z, &ts) : arg(z);
+		add(&futexes, 1);
+		r = rt_syscall6(202, uaddr, op, val, t, arg(z), arg(z));
+		break;
+	}
+	case 2:
+		add(&sleeps, 1);
+		r = rt_syscall2(35, timeout_arg(z, &ts), arg(z));
+		break;
+	case 3: {
+		long clk = next(z) % 2 ? (long)(next(z) % 12) : arg(z);
+		add(&sleeps, 1);
+		r = rt_syscall4(230, clk, next(z) % 4 ? 0 : arg(z), timeout_arg(z, &ts), arg(z));
+		break;
+	}
+	default: {
+		static const long codes[] = { 0x1001, 0x1002, 0x1003, 0x1004, 0x1011, 0x1012 };
+		long code = next(z) % 4 ? codes[next(z) % 6] : arg(z);
+		long a = next(z) % 2 ? arg(z) : (long)(next(z) & 0x7fffffffffffull);
+		add(&prctls, 1);
+		r = rt_syscall2(158, code, a);
+		break;
+	}
+	}
+	z->calls++;
+	if (r < 0)
+		z->failed++;
+}
+
+struct worker {
+	struct fz z;
+	uint64_t calls;
+	uint64_t die_at;                /* die: fault after this many calls */
+	struct rt_thread *t;
+};
+
+static int worker_main(void *p)
+{
+	struct worker *w = p;
+	while (w->z.calls < w->calls) {
+		if (next(&w->z) % 8 == 0)
+			thread_call(&w->z);
+		else
+			random_call(&w->z);
+		if (w->die_at && w->z.calls >= w->die_at)
+			__asm__ volatile("movl $1, 8" : : : "memory");  /* SIGSEGV: the program ends, its threads mid-call */
+	}
+	/* Wake whoever still waits on the shared words. */
+	for (int i = 0; i < 4; i++)
+		rt_syscall3(202, (long)&words[i], 1, 0x7fffffff);
+	return 0;
+}
+
+static int threads(uint64_t seed, uint64_t calls, bool die)
+{
+	static struct worker w[WORKERS];
+	for (int i = 0; i < SLOTS; i++) {
+		slots[i].stack = rt_mmap(0, SLOT_STACK, RT_PROT_READ | RT_PROT_WRITE, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
+		if (rt_mmap_failed(slots[i].stack)) {
+			rt_dprintf(2, "sysfuzz: mmap of a child stack failed\n");
+			return 3;
+		}
+		own(slots[i].stack);
+	}
+	uint64_t t0 = rt_now_ns();
+	for (int i = 0; i < WORKERS; i++) {
+		w[i].z.rng = (seed + (uint64_t)i + 1) * 0x9e3779b97f4a7c15ull + 1;
+		w[i].z.joined = true;
+		w[i].calls = calls / WORKERS;
+		w[i].die_at = die && i == 0 ? w[i].calls / 2 + 1 : 0;
+		int err = rt_thread_create(&w[i].t, worker_main, &w[i], 65536);
+		if (err) {
+			rt_dprintf(2, "sysfuzz: thread %d: create failed (error %d)\n", i, -err);
+			return 3;
+		}
+		own(w[i].t->map);
+	}
+	uint64_t total = 0, failed = 0, randnr = 0;
+	for (int i = 0; i < WORKERS; i++) {
+		rt_thread_join(w[i].t, 0);
+		total += w[i].z.calls;
+		failed += w[i].z.failed;
+		randnr += w[i].z.randnr;
+	}
+	/* The children still running finish their bursts. */
+	struct rt_timespec ms = { 0, 1000000 };
+	int busy = SLOTS;
+	for (int tries = 0; busy && tries < 20000; tries++) {
+		busy = 0;
+		for (int i = 0; i < SLOTS; i++)
+			busy += __atomic_load_n(&slots[i].busy, __ATOMIC_ACQUIRE);
+		if (busy)
+			rt_nanosleep(&ms, 0);
+	}
+	if (busy) {
+		rt_dprintf(2, "sysfuzz: %d clone children still running after 20000 waits\n", busy);
+		return 1;
+	}
+	uint64_t t1 = rt_now_ns();
+	struct rt_json j;
+	rt_report_begin(&j, "sysfuzz");
+	rt_json_str(&j, "mode", "threads");
+	rt_json_u64(&j, "seed", seed);
+	rt_json_u64(&j, "calls", total + child_calls);
+	rt_json_u64(&j, "failed", failed + child_failed);
+	rt_json_u64(&j, "random_numbers", randnr);
+	rt_json_u64(&j, "clones", clones);
+	rt_json_u64(&j, "clones_refused", clones_refused);
+	rt_json_u64(&j, "child_calls", child_calls);
+	rt_json_u64(&j, "futex_calls", futexes);
+	rt_json_u64(&j, "sleep_calls", sleeps);
+	rt_json_u64(&j, "arch_prctl_calls", prctls);
+	rt_report_usage(&j, t0, t1);
+	return rt_json_end(&j, 1) < 0 ? 3 : 0;
+}
+
+/* The scratch area with real paths at page starts, and those files open. */
+static int setup(void)
+{
 	scratch = rt_mmap(0, SCRATCH, RT_PROT_READ | RT_PROT_WRITE, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
 	if (rt_mmap_failed(scratch)) {
 		rt_dprintf(2, "sysfuzz: mmap of the scratch area failed\n");
 		return 3;
 	}
-	/* Real paths for the calls that take one, at page starts. */
+	own(scratch);
 	static const char *const paths[] = {
 		"/proc/self/status", "/proc/meminfo", "/proc/vmstat", "/bin/hello", "/dev/nvme0n1", "/", "/proc",
 	};
@@ -194,43 +483,43 @@ int main(int argc, char **argv)
 		if (fd >= 0 && nfds < NFDS)
 			fds[nfds++] = (int)fd;
 	}
-	uint64_t t0 = rt_now_ns(), failed = 0, randnr = 0;
-	for (uint64_t i = 0; i < calls; i++) {
-		long nr;
-		if (next() % 64 == 0) {
-			nr = (long)(next() % 1024);     /* mostly numbers the kernel does not serve */
-			if (excluded(nr))
-				continue;
-			randnr++;
-		} else {
-			nr = known[next() % (sizeof known / sizeof known[0])];
-		}
-		long a[6];
-		for (int k = 0; k < 6; k++)
-			a[k] = arg();
-		if (writes_fd0(nr) && a[0] >= 0 && a[0] <= 2)
-			a[0] = 3;
-		if (nr == 40 && a[0] >= 0 && a[0] <= 2)          /* sendfile's out_fd */
-			a[0] = 3;
-		/* mmap, mprotect, munmap and madvise keep off the program and
-		 * its stack (else the first munmap(0, huge) ends the run). */
-		if (nr == 9 || nr == 10 || nr == 11 || nr == 28) {
-			uint64_t lo = (uint64_t)a[0], n = (uint64_t)a[1];
-			if (lo < 0x10000000ull || lo + n < lo || lo + n > 0x7f0000000000ull)
-				a[0] = (long)(0x10000000ull + (next() % 4096) * 4096);
-			if ((uint64_t)a[0] + n > 0x7f0000000000ull || (uint64_t)a[0] + n < (uint64_t)a[0])
-				a[1] = (long)(next() % (1ull << 32));
-		}
-		if (rt_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]) < 0)
-			failed++;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char usage[] = "sysfuzz SEED CALLS | sysfuzz threads SEED CALLS [die] | sysfuzz areas";
+	if (argc == 2 && !rt_strcmp(argv[1], "areas"))
+		return areas();
+	bool thr = (argc == 4 || argc == 5) && !rt_strcmp(argv[1], "threads");
+	bool die = thr && argc == 5;
+	if (die && rt_strcmp(argv[4], "die"))
+		rt_usage_error(usage, "sysfuzz: the word after threads SEED CALLS can only be die");
+	if (argc != 3 && !thr)
+		rt_usage_error(usage, "sysfuzz: expected SEED and CALLS, threads SEED CALLS [die], or areas");
+	uint64_t seed = rt_arg_u64("sysfuzz", usage, "SEED", argv[1 + thr], 0, UINT64_MAX);
+	uint64_t calls = rt_arg_u64("sysfuzz", usage, "CALLS", argv[2 + thr], 1, 100000000);
+	char u[6][65];
+	if (rt_syscall1(63, (long)u) != 0 || !contains(u[2], "mmkernel")) {
+		rt_dprintf(2, "sysfuzz: runs only on mmkernel (random system calls as root would harm this host)\n");
+		return 2;
 	}
+	int err = setup();
+	if (err)
+		return err;
+	if (thr)
+		return threads(seed, calls, die);
+	struct fz z = { .rng = seed * 0x9e3779b97f4a7c15ull + 1 };
+	uint64_t t0 = rt_now_ns();
+	for (uint64_t i = 0; i < calls; i++)
+		random_call(&z);
 	uint64_t t1 = rt_now_ns();
 	struct rt_json j;
 	rt_report_begin(&j, "sysfuzz");
-	rt_json_u64(&j, "seed", rt_arg_u64("sysfuzz", usage, "SEED", argv[1], 0, UINT64_MAX));
+	rt_json_u64(&j, "seed", seed);
 	rt_json_u64(&j, "calls", calls);
-	rt_json_u64(&j, "failed", failed);
-	rt_json_u64(&j, "random_numbers", randnr);
+	rt_json_u64(&j, "failed", z.failed);
+	rt_json_u64(&j, "random_numbers", z.randnr);
 	rt_json_u64(&j, "files_open", nfds);
 	rt_report_usage(&j, t0, t1);
 	return rt_json_end(&j, 1) < 0 ? 3 : 0;
