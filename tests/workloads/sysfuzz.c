@@ -2,6 +2,9 @@
  * sysfuzz: random system calls with hostile arguments, to show that no
  * argument a program passes can crash the kernel or leak its memory.
  * sysfuzz SEED CALLS
+ * sysfuzz threads SEED CALLS [die]: three threads make the calls, adding
+ * clone, futex, the sleeps and arch_prctl (below); with die, one of them
+ * faults halfway and the program ends with the others mid-call.
  * sysfuzz areas: a 64 TiB area with a few pages (mprotect, madvise and
  * munmap of all of it), brk up by 1 TiB and back, and one munmap over 200
  * areas; each must succeed, quickly.
@@ -17,6 +20,13 @@
  * written to, so the log stays readable.  The program may still die of
  * what it did to itself (a call that wrote over its own data): the
  * kernel must not.
+ *
+ * The threads mode clones with the flags pthreads use plus random ones,
+ * random parent and child tid pointers and TLS bases, onto stacks of its
+ * own; each child makes 200 calls (set_tid_address among them) and exits.
+ * Its futex calls take shared words, bad ops, misaligned and bad
+ * addresses; its waits and sleeps last at most 2 ms or have a bad
+ * timespec, so the program never stalls.
  *
  * Refuses to run anywhere but our kernel: random system calls as root
  * would harm a Linux host.  Prints a record with the calls made and
