@@ -32,6 +32,8 @@
 #include "lib/errno.h"
 #include "lib/timemath.h"
 #include "mem/kmalloc.h"
+#include "mem/pmm.h"
+#include "mem/page.h"
 #include "mem/layout.h"
 #include "arch/x86_64/x86.h"
 #include "arch/x86_64/cpu.h"
@@ -333,9 +335,30 @@ unsigned task_nr_threads(void)
 	return n;
 }
 
+/* Linux's threads-max: kernel stacks may take an eighth of RAM.  Each
+ * thread costs the kernel 16 KiB of stack and its structures, its program
+ * as little as one page, and kernel memory is neither reclaimed nor
+ * counted by the OOM killer: a program cloning without end took all of it
+ * (at 64 MiB, 2900 threads; then the OOM killer chose a victim by its
+ * pages, not by what it had cost). */
+static unsigned max_user_threads(void)
+{
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	uint64_t n = st.total_pages / (8 * (KSTACK_SIZE / PAGE_SIZE));
+	return n < 20 ? 20 : n > 4000000 ? 4000000 : (unsigned)n;
+}
+
 int task_clone_thread(struct task *k, const struct trap_frame *parent, uint64_t flags, uint64_t stack,
 		      uint64_t ptid, uint64_t ctid, uint64_t tls)
 {
+	unsigned limit = max_user_threads();
+	if (task_nr_threads() >= limit) {
+		if (!__atomic_exchange_n(&k->told_thread_limit, true, __ATOMIC_RELAXED))
+			kprintf("task: %s (pid %d): clone refused (-EAGAIN): %u threads, the limit for this RAM "
+				"(kernel stacks may take an eighth of it)\n", k->name, k->pid, limit);
+		return -EAGAIN;
+	}
 	/* As arch_prctl(ARCH_SET_FS): a base at or above Linux's TASK_SIZE_MAX
 	 * is refused.  A non-canonical one would fault in wrmsr at the
 	 * thread's first switch, in the kernel. */

@@ -44,6 +44,7 @@ struct task {
 	int exit_code;                  /* valid when !killed */
 	bool killed;
 	bool oom_victim;                /* killed by task_oom_kill; its memory not yet given back */
+	bool told_thread_limit;         /* the clone refusal line was printed */
 	char kill_reason[192];
 	const char *signal;             /* "SIGSEGV", "SIGKILL", ... when killed */
 	uint64_t start_ns, end_ns;

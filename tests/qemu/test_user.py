@@ -132,6 +132,24 @@ def test_user_sysfuzz_threads(ctx):
     expect('hangcheck:' not in r.log, 'hangcheck fired (no progress, or a CPU stuck)')
 
 
+def test_user_clone_bomb_is_refused_in_time(ctx):
+    # sysfuzz clones: threads on one-page stacks, parked, until clone
+    # refuses.  Each costs the kernel 16 KiB of stack: without a limit a
+    # program took all memory at 64 MiB (2900 threads), and the OOM killer
+    # then chose by pages mapped.  Linux's threads-max (kernel stacks at
+    # most an eighth of RAM) stops it at about 500 with -EAGAIN; the
+    # program beside it runs untouched.
+    r = ctx.boot('quiet mem=64M run="sysfuzz clones & touch 16 20000 random anon ; hello after"', smp=2, timeout=300)
+    expect_ok(r)
+    e = task_exits(r)
+    expect(len(e) == 3 and all(x['exit_code'] == 0 for x in e), 'exits %r' % e)
+    w = [x for x in r.find('workload') if x.get('mode') == 'clones']
+    expect(len(w) == 1 and w[0]['error'] == 11 and 300 <= w[0]['threads'] <= 600 and w[0]['still_parked'] == 0,
+           'record %r' % w)
+    expect_in_log(r, 'clone refused (-EAGAIN)')
+    expect('out of memory' not in r.log, 'the OOM killer ran')
+
+
 def test_user_concurrent_tasks(ctx):
     r = ctx.boot('quiet run="touch 8 4000 seq anon & touch 8 4000 random shmem & threads 2 8 1"', timeout=120)
     expect_ok(r)

@@ -8,6 +8,7 @@
  * sysfuzz areas: a 64 TiB area with a few pages (mprotect, madvise and
  * munmap of all of it), brk up by 1 TiB and back, and one munmap over 200
  * areas; each must succeed, quickly.
+ * sysfuzz clones: parked threads on one-page stacks until clone refuses.
  *
  * Each call picks a system call number (mostly ones the kernel knows,
  * some it does not) and six arguments, each one of: 0, a small number,
@@ -252,7 +253,7 @@ static struct slot {
 } slots[SLOTS];
 
 static volatile int words[4];           /* futex words the threads share */
-static uint64_t child_calls, child_failed, clones, clones_refused, futexes, sleeps, prctls;
+static uint64_t child_calls, child_failed, nclones, clones_refused, futexes, sleeps, prctls;
 
 static void add(uint64_t *c, uint64_t n) { __atomic_add_fetch(c, n, __ATOMIC_RELAXED); }
 
@@ -338,7 +339,7 @@ static void clone_call(struct fz *z)
 		add(&clones_refused, 1);
 		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
 	} else {
-		add(&clones, 1);
+		add(&nclones, 1);
 	}
 }
 
@@ -465,7 +466,7 @@ static int threads(uint64_t seed, uint64_t calls, bool die)
 	rt_json_u64(&j, "calls", total + child_calls);
 	rt_json_u64(&j, "failed", failed + child_failed);
 	rt_json_u64(&j, "random_numbers", randnr);
-	rt_json_u64(&j, "clones", clones);
+	rt_json_u64(&j, "clones", nclones);
 	rt_json_u64(&j, "clones_refused", clones_refused);
 	rt_json_u64(&j, "child_calls", child_calls);
 	rt_json_u64(&j, "futex_calls", futexes);
@@ -473,6 +474,81 @@ static int threads(uint64_t seed, uint64_t calls, bool die)
 	rt_json_u64(&j, "arch_prctl_calls", prctls);
 	rt_report_usage(&j, t0, t1);
 	return rt_json_end(&j, 1) < 0 ? 3 : 0;
+}
+
+/* ---- clones mode ----------------------------------------------------- */
+
+#define CLONES_MAX 100000
+
+static volatile int park, parked;
+
+/* A parked thread: waits until main lets it go, then exits.  Its last
+ * store is the count, after which it touches no memory of its own. */
+static int parked_main(void *arg)
+{
+	(void)arg;
+	struct rt_timespec sec = { 1, 0 };
+	while (!__atomic_load_n(&park, __ATOMIC_ACQUIRE))
+		rt_syscall4(202, (long)&park, 128, 0, (long)&sec);     /* FUTEX_WAIT_PRIVATE */
+	__asm__ volatile("lock decl %0\n\t"
+			 "mov $60, %%eax\n\t"
+			 "xor %%edi, %%edi\n\t"
+			 "syscall\n\t"
+			 "ud2" : "+m"(parked) : : "memory");
+	__builtin_unreachable();
+}
+
+/* sysfuzz clones: threads on one-page stacks, each parked in a futex
+ * wait, until clone refuses one (or CLONES_MAX); then all are let go.
+ * Each costs the kernel far more than the program (a 16 KiB kernel
+ * stack against a 4 KiB user page): the kernel must refuse in time,
+ * not run out of memory or kill another program. */
+static int clones(void)
+{
+	const unsigned long flags = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000;
+	char *stacks = rt_mmap(0, (size_t)CLONES_MAX * 4096, RT_PROT_READ | RT_PROT_WRITE,
+			       RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | RT_MAP_NORESERVE, -1, 0);
+	if (rt_mmap_failed(stacks)) {
+		rt_dprintf(2, "sysfuzz: mmap of the clone stacks failed (error %d)\n", rt_mmap_error(stacks));
+		return 3;
+	}
+	uint64_t t0 = rt_now_ns();
+	long n = 0, r = 0;
+	while (n < CLONES_MAX) {
+		uint64_t *sp = (uint64_t *)(stacks + (size_t)(n + 1) * 4096) - 2;
+		sp[0] = (uint64_t)(uintptr_t)parked_main;
+		sp[1] = 0;
+		__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL);
+		r = rt_clone_raw(flags, sp, 0, 0, 0);
+		if (r < 0) {
+			__atomic_sub_fetch(&parked, 1, __ATOMIC_ACQ_REL);
+			break;
+		}
+		n++;
+	}
+	uint64_t t1 = rt_now_ns();
+	__atomic_store_n(&park, 1, __ATOMIC_RELEASE);
+	struct rt_timespec ms = { 0, 1000000 };
+	int waits = 0;
+	while (__atomic_load_n(&parked, __ATOMIC_ACQUIRE) && waits < 120000) {
+		rt_syscall3(202, (long)&park, 129, 0x7fffffff);        /* FUTEX_WAKE_PRIVATE */
+		rt_nanosleep(&ms, 0);
+		waits++;
+	}
+	int left = __atomic_load_n(&parked, __ATOMIC_ACQUIRE);
+	if (!left)
+		rt_munmap(stacks, (size_t)CLONES_MAX * 4096);
+	struct rt_json j;
+	rt_report_begin(&j, "sysfuzz");
+	rt_json_str(&j, "mode", "clones");
+	rt_json_u64(&j, "threads", (uint64_t)n);
+	rt_json_u64(&j, "error", (uint64_t)(r < 0 ? -r : 0));
+	rt_json_u64(&j, "clone_ns", t1 - t0);
+	rt_json_u64(&j, "still_parked", (uint64_t)left);
+	rt_report_usage(&j, t0, rt_now_ns());
+	if (rt_json_end(&j, 1) < 0)
+		return 3;
+	return left ? 1 : 0;
 }
 
 /* The scratch area with real paths at page starts, and those files open. */
@@ -498,15 +574,17 @@ static int setup(void)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "sysfuzz SEED CALLS | sysfuzz threads SEED CALLS [die] | sysfuzz areas";
+	static const char usage[] = "sysfuzz SEED CALLS | sysfuzz threads SEED CALLS [die] | sysfuzz areas | sysfuzz clones";
 	if (argc == 2 && !rt_strcmp(argv[1], "areas"))
 		return areas();
+	if (argc == 2 && !rt_strcmp(argv[1], "clones"))
+		return clones();
 	bool thr = (argc == 4 || argc == 5) && !rt_strcmp(argv[1], "threads");
 	bool die = thr && argc == 5;
 	if (die && rt_strcmp(argv[4], "die"))
 		rt_usage_error(usage, "sysfuzz: the word after threads SEED CALLS can only be die");
 	if (argc != 3 && !thr)
-		rt_usage_error(usage, "sysfuzz: expected SEED and CALLS, threads SEED CALLS [die], or areas");
+		rt_usage_error(usage, "sysfuzz: expected SEED and CALLS, threads SEED CALLS [die], areas or clones");
 	uint64_t seed = rt_arg_u64("sysfuzz", usage, "SEED", argv[1 + thr], 0, UINT64_MAX);
 	uint64_t calls = rt_arg_u64("sysfuzz", usage, "CALLS", argv[2 + thr], 1, 100000000);
 	char u[6][65];
