@@ -52,9 +52,12 @@ static int reserve(struct vma_set *s, uint32_t extra)
 {
 	if (s->n + extra <= s->cap)
 		return 0;
-	uint32_t cap = s->cap ? s->cap * 2 : 16;
+	/* Half as much again each time: the sizes stay under the 4 MiB the
+	 * page allocator gives at once up to 52597 areas (doubling stopped at
+	 * 32768, the next size being 4.7 MB). */
+	uint32_t cap = s->cap ? s->cap + s->cap / 2 : 16;
 	while (cap < s->n + extra)
-		cap *= 2;
+		cap += cap / 2;
 	struct vma *nv = s->alloc(cap * sizeof *nv);
 	if (!nv)
 		return -ENOMEM;
@@ -115,13 +118,23 @@ bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end)
 	return i == s->n || s->v[i].start >= end;
 }
 
+/* How many areas [start, end)'s ends fall strictly inside (0-2), and
+ * whether both fall inside one area (cutting a hole adds an area). */
+static uint32_t splits(const struct vma_set *s, uint64_t start, uint64_t end, bool *same)
+{
+	int a = vma_find(s, start), b = vma_find(s, end);
+	bool sa = a >= 0 && s->v[a].start < start, sb = b >= 0 && s->v[b].start < end;
+	*same = sa && sb && a == b;
+	return (uint32_t)sa + (uint32_t)sb;
+}
+
 int vma_insert(struct vma_set *s, const struct vma *v)
 {
 	if (v->start >= v->end || (v->start | v->end) & (VMA_PAGE - 1))
 		return -EINVAL;
 	if (!vma_range_free(s, v->start, v->end))
 		return -EEXIST;
-	if (reserve(s, 1))
+	if (s->n >= VMA_MAX_COUNT || reserve(s, 1))
 		return -ENOMEM;
 	uint32_t i = vma_lower_bound(s, v->start);
 	insert_at(s, i, v);
@@ -155,16 +168,23 @@ int vma_remove(struct vma_set *s, uint64_t start, uint64_t end, vma_piece_fn fn,
 {
 	if (check_range(start, end))
 		return -EINVAL;
-	if (reserve(s, 2))
+	/* Room only for the splits it makes: with none, removing never
+	 * fails (a program at its limit could unmap nothing). */
+	bool same;
+	uint32_t need = splits(s, start, end, &same);
+	if ((same && s->n >= VMA_MAX_COUNT) || reserve(s, need))
 		return -ENOMEM;
 	split_at(s, start);
 	split_at(s, end);
-	uint32_t i = vma_lower_bound(s, start);
-	while (i < s->n && s->v[i].start < end) {
+	/* One move for the whole run of areas: removing them one at a time
+	 * moved the areas above once each (an munmap over 32763 areas took
+	 * 87 s under TCG). */
+	uint32_t i = vma_lower_bound(s, start), j = i;
+	for (; j < s->n && s->v[j].start < end; j++)
 		if (fn)
-			fn(ctx, &s->v[i]);
-		remove_at(s, i);
-	}
+			fn(ctx, &s->v[j]);
+	memmove(&s->v[i], &s->v[j], (s->n - j) * sizeof s->v[0]);
+	s->n -= j - i;
 	return 0;
 }
 
@@ -187,7 +207,9 @@ static int modify(struct vma_set *s, uint64_t start, uint64_t end,
 		return -EINVAL;
 	if (!fully_mapped(s, start, end))
 		return -ENOMEM;
-	if (reserve(s, 2))
+	bool same;
+	uint32_t need = splits(s, start, end, &same);
+	if (s->n + need > VMA_MAX_COUNT || reserve(s, need))
 		return -ENOMEM;
 	split_at(s, start);
 	split_at(s, end);

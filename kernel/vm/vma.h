@@ -18,6 +18,13 @@
 #include <stddef.h>
 
 #define VMA_PAGE 4096ull
+/* Areas per address space, as Linux's vm.max_map_count default: an mmap,
+ * mprotect or munmap that would make more fails with -ENOMEM (the array
+ * is 72 bytes an area, and inserting is a move of the areas above).  The
+ * array itself stops growing at 52597 areas (3.8 MB; the next size is
+ * past the 4 MiB the page allocator gives at once), so in the kernel that
+ * comes first. */
+#define VMA_MAX_COUNT 65530
 
 enum vma_prot { VM_READ = 1, VM_WRITE = 2, VM_EXEC = 4 };
 enum vma_flags {

@@ -150,6 +150,22 @@ def test_user_clone_bomb_is_refused_in_time(ctx):
     expect('out of memory' not in r.log, 'the OOM killer ran')
 
 
+def test_user_many_areas(ctx):
+    # sysfuzz maps: one-page areas that do not merge until mmap refuses
+    # (-ENOMEM at the area limit, 65530 as Linux's max_map_count, or where
+    # the area array stops growing), then one munmap over all of them.
+    # That munmap needed room for two splits it did not make and failed
+    # with -ENOMEM at the limit (a program there could unmap nothing), and
+    # removing the areas one move each took 87 s under TCG for 32763.
+    r = ctx.boot('quiet mem=256M run="sysfuzz maps ; hello after"', timeout=300)
+    expect_ok(r)
+    e = task_exits(r)
+    expect([x['exit_code'] for x in e] == [0, 0], 'exits %r' % e)
+    w = [x for x in r.find('workload') if x.get('mode') == 'maps']
+    expect(len(w) == 1 and w[0]['areas'] >= 30000 and w[0]['error'] == 12 and w[0]['munmap_error'] == 0,
+           'record %r' % w)
+
+
 def test_user_concurrent_tasks(ctx):
     r = ctx.boot('quiet run="touch 8 4000 seq anon & touch 8 4000 random shmem & threads 2 8 1"', timeout=120)
     expect_ok(r)

@@ -180,3 +180,61 @@ TEST(vma_object_refs_follow_splits_and_merges)
 	CHECK_EQ(refs, 0);
 	vma_set_destroy(&s);
 }
+
+/* An allocator that refuses to grow the array. */
+static bool refuse;
+static void *maybe_malloc(size_t n) { return refuse ? NULL : malloc(n); }
+
+TEST(vma_remove_needs_no_room_without_splits)
+{
+	vma_set_destroy(&s);
+	vma_set_init(&s, maybe_malloc, free);
+	refuse = false;
+	/* Alternating protections: nothing merges.  Fill up to capacity. */
+	uint32_t n = 0;
+	while (s.n == 0 || s.n < s.cap) {
+		struct vma v = anon(100 + 2 * n, 101 + 2 * n, n & 1 ? VM_READ : VM_READ | VM_WRITE);
+		CHECK_EQ(vma_insert(&s, &v), 0);
+		n++;
+	}
+	refuse = true;                  /* the array is full and cannot grow */
+	struct vma more = anon(100 + 2 * n, 101 + 2 * n, VM_READ);
+	CHECK_EQ(vma_insert(&s, &more), -ENOMEM);
+	/* Whole areas go without a split: no room needed (this was -ENOMEM,
+	 * and a program at its limit could unmap nothing). */
+	CHECK_EQ(vma_remove(&s, 100 * P, 104 * P, NULL, NULL), 0);
+	CHECK_EQ(s.n, n - 2);
+	CHECK_EQ(vma_protect(&s, 104 * P, 105 * P, VM_READ, NULL, NULL), 0);
+	CHECK(invariants());
+	refuse = false;
+	CHECK_EQ(vma_remove(&s, 0, 1ull << 40, NULL, NULL), 0);
+	CHECK_EQ(s.n, 0);
+	vma_set_destroy(&s);
+	vma_set_init(&s, malloc, free);
+}
+
+TEST(vma_count_limit)
+{
+	fresh();
+	uint32_t n = 0;
+	int err = 0;
+	for (; n < VMA_MAX_COUNT + 10 && !err; n++) {
+		struct vma v = anon(100 + 2 * n, 101 + 2 * n, VM_READ);       /* gaps between: none merge */
+		err = vma_insert(&s, &v);
+	}
+	CHECK_EQ(err, -ENOMEM);
+	CHECK_EQ(s.n, VMA_MAX_COUNT);
+	CHECK_EQ(vma_remove(&s, 100 * P, 101 * P, NULL, NULL), 0);     /* a whole area: always */
+	CHECK_EQ(s.n, VMA_MAX_COUNT - 1);
+	struct vma two = anon(100, 102, VM_READ);
+	CHECK_EQ(vma_insert(&s, &two), 0);                              /* merges with 102..103 */
+	CHECK_EQ(s.n, VMA_MAX_COUNT - 1);
+	CHECK_EQ(vma_remove(&s, 101 * P, 102 * P, NULL, NULL), 0);     /* a hole in 100..103: one more area */
+	CHECK_EQ(s.n, VMA_MAX_COUNT);
+	struct vma one = anon(101, 102, VM_READ);
+	CHECK_EQ(vma_insert(&s, &one), -ENOMEM);
+	CHECK_EQ(vma_protect(&s, 104 * P, 105 * P, VM_READ | VM_WRITE, NULL, NULL), 0);     /* no split */
+	CHECK_EQ(s.n, VMA_MAX_COUNT);
+	CHECK(invariants());
+	fresh();
+}

@@ -9,6 +9,8 @@
  * munmap of all of it), brk up by 1 TiB and back, and one munmap over 200
  * areas; each must succeed, quickly.
  * sysfuzz clones: parked threads on one-page stacks until clone refuses.
+ * sysfuzz maps: one-page areas that do not merge until mmap refuses, then
+ * one munmap over all of them, which must succeed.
  *
  * Each call picks a system call number (mostly ones the kernel knows,
  * some it does not) and six arguments, each one of: 0, a small number,
@@ -476,6 +478,43 @@ static int threads(uint64_t seed, uint64_t calls, bool die)
 	return rt_json_end(&j, 1) < 0 ? 3 : 0;
 }
 
+/* ---- maps mode ------------------------------------------------------- */
+
+#define MAPS_MAX 100000
+
+/* sysfuzz maps: one-page areas side by side, every other one read-only so
+ * none merge, until mmap refuses one (or MAPS_MAX); then one munmap over
+ * all of them.  Linux stops at vm.max_map_count (65530) with -ENOMEM. */
+static int maps(void)
+{
+	char *base = (char *)0x300000000000ul;
+	uint64_t t0 = rt_now_ns();
+	long n = 0, err = 0;
+	for (; n < MAPS_MAX; n++) {
+		char *q = rt_mmap(base + n * 4096l, 4096, RT_PROT_READ | (n & 1 ? 0 : RT_PROT_WRITE),
+				  RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | 0x10 /* MAP_FIXED */, -1, 0);
+		if (rt_mmap_failed(q)) {
+			err = rt_mmap_error(q);
+			break;
+		}
+	}
+	uint64_t t1 = rt_now_ns();
+	long r = rt_syscall2(11, (long)base, n * 4096l);
+	uint64_t t2 = rt_now_ns();
+	struct rt_json j;
+	rt_report_begin(&j, "sysfuzz");
+	rt_json_str(&j, "mode", "maps");
+	rt_json_u64(&j, "areas", (uint64_t)n);
+	rt_json_u64(&j, "error", (uint64_t)err);
+	rt_json_u64(&j, "map_ns", t1 - t0);
+	rt_json_u64(&j, "munmap_ns", t2 - t1);
+	rt_json_u64(&j, "munmap_error", (uint64_t)-r);
+	rt_report_usage(&j, t0, t2);
+	if (rt_json_end(&j, 1) < 0)
+		return 3;
+	return r ? 1 : 0;
+}
+
 /* ---- clones mode ----------------------------------------------------- */
 
 #define CLONES_MAX 100000
@@ -579,6 +618,8 @@ int main(int argc, char **argv)
 		return areas();
 	if (argc == 2 && !rt_strcmp(argv[1], "clones"))
 		return clones();
+	if (argc == 2 && !rt_strcmp(argv[1], "maps"))
+		return maps();
 	bool thr = (argc == 4 || argc == 5) && !rt_strcmp(argv[1], "threads");
 	bool die = thr && argc == 5;
 	if (die && rt_strcmp(argv[4], "die"))
