@@ -20,6 +20,7 @@
 #include "swapcache.h"
 #include "readahead.h"
 #include "vm/reclaim.h"
+#include "vm/vm.h"
 #include "vm/shmem.h"
 #include "vm/lru.h"
 #include "vm/lru_policy.h"
@@ -590,6 +591,10 @@ enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t v
 void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end)
 {
 	for (uint64_t va = start; va < end; va += P) {
+		/* Over what has no page table in one step: MADV_WILLNEED over a
+		 * 64 TiB reservation went page by page, under mm->lock. */
+		if ((va = vm_walk_from(mm, va, end, va == start)) >= end)
+			break;
 		bool on = spin_lock_irqsave(&mm->ptl);
 		pte_t e = pt_get(mm->pml4, va);
 		spin_unlock_irqrestore(&mm->ptl, on);
@@ -736,6 +741,8 @@ long swapin_unuse_mm(struct mm *mm, unsigned area)
 		if (v[i].flags & VM_SHARED)
 			continue;               /* shmem pages live in their object */
 		for (uint64_t va = v[i].start; va < v[i].end; va += P) {
+			if ((va = vm_walk_from(mm, va, v[i].end, va == v[i].start)) >= v[i].end)
+				break;
 			bool on = spin_lock_irqsave(&mm->ptl);
 			pte_t e = pt_get(mm->pml4, va);
 			spin_unlock_irqrestore(&mm->ptl, on);

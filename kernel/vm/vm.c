@@ -475,11 +475,7 @@ enum vm_fault_result vm_fault(struct mm *mm, uint64_t addr, bool write, bool exe
 
 /* ---------------------------------------------------------------- unmap */
 
-/* Where a per-page walk of [va, end) goes on: va, or the first page
- * past it that a page table covers, or end.  Looked up when `first` or
- * at a page table's first page: tables are not freed while an area
- * exists, so one found stays for its 512 pages. */
-static uint64_t walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first)
+uint64_t vm_walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first)
 {
 	if (!first && (va & (PT_TABLE_SPAN - 1)))
 		return va;
@@ -508,7 +504,7 @@ static void zap(struct mm *mm, uint64_t start, uint64_t end)
 		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
 		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
-			if ((va = walk_from(mm, va, end, first)) >= end)
+			if ((va = vm_walk_from(mm, va, end, first)) >= end)
 				break;
 			pte_t e = pt_unmap(mm->pml4, va);
 			if (!e)
@@ -719,7 +715,7 @@ static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, ui
 		unsigned n = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
 		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
-			if ((va = walk_from(mm, va, end, first)) >= end)
+			if ((va = vm_walk_from(mm, va, end, first)) >= end)
 				break;
 			pte_t e = pt_get(mm->pml4, va);
 			if (!pt_pte_present(e))
@@ -787,7 +783,7 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 	struct reprotect *r = ctx;
 	bool cow = (piece->flags & (VM_FILE | VM_FSHARED)) == VM_FILE;
 	for (uint64_t va = piece->start; va < piece->end; va += P) {
-		if ((va = walk_from(r->mm, va, piece->end, va == piece->start)) >= piece->end)
+		if ((va = vm_walk_from(r->mm, va, piece->end, va == piece->start)) >= piece->end)
 			break;
 		unsigned flags = r->flags;
 		pte_t e = piece->flags & VM_FILE ? pt_get(r->mm->pml4, va) : 0;
@@ -907,7 +903,7 @@ static uint64_t advise_collect(struct mm *mm, uint64_t va, uint64_t end, struct 
 	tlb_batch_init(&tlb);
 	bool on = spin_lock_irqsave(&mm->ptl);
 	for (unsigned k = 0; va < end && k < TLB_BATCH_VAS && a->n < ADVISE_BATCH; va += P, k++) {
-		if ((va = walk_from(mm, va, end, k == 0)) >= end)
+		if ((va = vm_walk_from(mm, va, end, k == 0)) >= end)
 			break;
 		pte_t e = pt_get(mm->pml4, va);
 		if (!pt_pte_present(e))

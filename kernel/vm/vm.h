@@ -107,6 +107,12 @@ const char *vm_fault_name(enum vm_fault_result r);
 
 /* Linux semantics and error codes (negative errno). */
 long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags);
+/* Where a per-page walk of [va, end) goes on: va, or the first page
+ * past it that a page table covers, or end.  Looked up when `first` or
+ * at a page table's first page: tables are not freed while an area
+ * exists, so one found stays for its 512 pages.  Walks over an area of
+ * TiBs with a few pages in it take it to step over the rest. */
+uint64_t vm_walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first);
 int vm_munmap(struct mm *mm, uint64_t addr, uint64_t len);
 int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot);
 int vm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice);

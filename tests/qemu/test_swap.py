@@ -154,3 +154,19 @@ def test_swap_swapoff_brings_everything_back(ctx):
     expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
     v = vm_final(r)
     expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])
+
+
+def test_swap_swapoff_over_a_huge_reservation(ctx):
+    # As above, with hold's region in the middle of a 64 TiB PROT_NONE
+    # reservation (hold reserved).  swapoff walked every page of every
+    # private area to find its swap entries, the empty 64 TiB too: in
+    # effect a hang.  It now steps over ranges with no page table.
+    progs = ['hold 20 12 anon reserved & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M', timeout=300)
+    expect_clean_exits(r, 3)
+    h = [x for x in r.find('workload') if x['name'] == 'hold']
+    expect(len(h) == 1 and h[0]['mode'] == 'reserved', 'hold record %r' % h)
+    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
+    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
+    v = vm_final(r)
+    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])

@@ -1,5 +1,5 @@
 /*
- * hold SIZE_MIB SECONDS [anon|shmem [pageout|cold:MIB|nocold:MIB]]: fill
+ * hold SIZE_MIB SECONDS [anon|shmem [pageout|reserved|cold:MIB|nocold:MIB]]: fill
  * a region with a verifiable pattern, sleep (so other programs can push
  * it out to swap, or swapoff can pull it back), then verify every page.
  * Exit status 1 on any mismatch.
@@ -22,19 +22,22 @@
  *               cold half is the newer one, so only the advice makes it
  *               go first.
  *   nocold:MIB  the same without the advice: the control.
+ * reserved: the region lies in the middle of a 64 TiB PROT_NONE
+ * reservation (as a JIT's or a sanitizer's), so what walks the process's
+ * areas meets TiBs with nothing in them.
  * A /proc/vmstat that cannot be read gives one line on stderr and the
  * counter fields are left out; a failed madvise is one line and exit 3.
  */
 #include "rt/rt.h"
 #include "wlio.h"
 
-#define HOLD_USAGE "hold SIZE_MIB SECONDS [anon|shmem [pageout|cold:MIB|nocold:MIB]]"
+#define HOLD_USAGE "hold SIZE_MIB SECONDS [anon|shmem [pageout|reserved|cold:MIB|nocold:MIB]]"
 #define HOLD_MADV_COLD 20
 #define HOLD_MADV_PAGEOUT 21
 #define HOLD_PROC_MAX 16384             /* /proc/vmstat is ~6 KiB on Linux 6.1 */
 
-enum hold_mode { HOLD_PLAIN, HOLD_PAGEOUT, HOLD_COLD, HOLD_NOCOLD };
-static const char *const hold_mode_names[] = { "hold", "pageout", "cold", "nocold" };
+enum hold_mode { HOLD_PLAIN, HOLD_PAGEOUT, HOLD_COLD, HOLD_NOCOLD, HOLD_RESERVED };
+static const char *const hold_mode_names[] = { "hold", "pageout", "cold", "nocold", "reserved" };
 
 static uint64_t pattern(uint64_t page, uint64_t word) { return rt_mix64(page * 4099 + word + 0x51ed27); }
 
@@ -89,6 +92,8 @@ static enum hold_mode parse_mode(const char *s, uint64_t *pressure_mib)
 {
 	if (!rt_strcmp(s, "pageout"))
 		return HOLD_PAGEOUT;
+	if (!rt_strcmp(s, "reserved"))
+		return HOLD_RESERVED;
 	const char *rest = NULL;
 	enum hold_mode m = HOLD_PLAIN;
 	if (s[0] == 'c' && s[1] == 'o' && s[2] == 'l' && s[3] == 'd' && s[4] == ':')
@@ -96,7 +101,7 @@ static enum hold_mode parse_mode(const char *s, uint64_t *pressure_mib)
 	else if (s[0] == 'n' && s[1] == 'o' && s[2] == 'c' && s[3] == 'o' && s[4] == 'l' && s[5] == 'd' && s[6] == ':')
 		m = HOLD_NOCOLD, rest = s + 7;
 	if (!rest || rt_parse_u64_range(rest, 1, 1 << 20, pressure_mib))
-		rt_usage_error(HOLD_USAGE, "hold: advice '%s': expected pageout, cold:MIB or nocold:MIB (MIB 1..1048576)", s);
+		rt_usage_error(HOLD_USAGE, "hold: advice '%s': expected pageout, reserved, cold:MIB or nocold:MIB (MIB 1..1048576)", s);
 	return m;
 }
 
@@ -129,8 +134,20 @@ int main(int argc, char **argv)
 	uint64_t pmib = 0;
 	enum hold_mode mode = argc == 5 ? parse_mode(argv[4], &pmib) : HOLD_PLAIN;
 	uint64_t start = rt_now_ns(), pages = mib * 256, half = pages / 2;
-	uint64_t *m = rt_mmap(0, mib * RT_MIB, RT_PROT_READ | RT_PROT_WRITE,
-			      (shared ? RT_MAP_SHARED : RT_MAP_PRIVATE) | RT_MAP_ANONYMOUS, -1, 0);
+	char *at = 0;
+	int fixed = 0;
+	if (mode == HOLD_RESERVED) {
+		/* 64 TiB of address space reserved, the region in its middle. */
+		at = rt_mmap(0, 64ull << 40, RT_PROT_NONE, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | RT_MAP_NORESERVE, -1, 0);
+		if (rt_mmap_failed(at)) {
+			rt_dprintf(2, "hold: mmap of a 64 TiB PROT_NONE reservation failed (error %d)\n", rt_mmap_error(at));
+			return 3;
+		}
+		at += 32ull << 40;
+		fixed = 0x10;           /* MAP_FIXED */
+	}
+	uint64_t *m = rt_mmap(at, mib * RT_MIB, RT_PROT_READ | RT_PROT_WRITE,
+			      (shared ? RT_MAP_SHARED : RT_MAP_PRIVATE) | RT_MAP_ANONYMOUS | fixed, -1, 0);
 	if (rt_mmap_failed(m)) {
 		rt_dprintf(2, "hold: mmap of %llu MiB failed\n", (unsigned long long)mib);
 		return 3;
@@ -171,7 +188,7 @@ int main(int argc, char **argv)
 		rt_json_u64(&j, "verify_majflt", f2 - f0);
 		if (counted)
 			rt_json_u64(&j, "pageout_pswpout", v1 - v0);
-	} else if (mode != HOLD_PLAIN) {
+	} else if (mode == HOLD_COLD || mode == HOLD_NOCOLD) {
 		rt_json_u64(&j, "pressure_mib", pmib);
 		rt_json_u64(&j, "hot_majflt", f1 - f0);
 		rt_json_u64(&j, "cold_majflt", f2 - f1);

@@ -5,8 +5,8 @@
  * sysfuzz threads SEED CALLS [die]: three threads make the calls, adding
  * clone, futex, the sleeps and arch_prctl (below); with die, one of them
  * faults halfway and the program ends with the others mid-call.
- * sysfuzz areas: a 64 TiB area with a few pages (mprotect, madvise and
- * munmap of all of it), brk up by 1 TiB and back, and one munmap over 200
+ * sysfuzz areas: a 64 TiB area with a few pages (mprotect, madvise COLD
+ * and WILLNEED, and munmap of all of it), brk up by 1 TiB and back, and one munmap over 200
  * areas; each must succeed, quickly.
  * sysfuzz clones: parked threads on one-page stacks until clone refuses.
  * sysfuzz maps: one-page areas that do not merge until mmap refuses, then
@@ -190,6 +190,7 @@ static int areas(void)
 	for (int i = 0; i < 16; i++)
 		w[(uint64_t)i << 22] = 1;
 	expect0(rt_syscall3(28, (long)p, (long)len, 20), "madvise(MADV_COLD) of 64 TiB");
+	expect0(rt_syscall3(28, (long)p, (long)len, 3), "madvise(MADV_WILLNEED) of 64 TiB");
 	expect0(rt_syscall3(10, (long)p, (long)len, RT_PROT_READ), "mprotect of 64 TiB");
 	expect0(rt_syscall2(11, (long)p, (long)len), "munmap of 64 TiB");
 	uint64_t t1 = rt_now_ns();
@@ -613,7 +614,7 @@ static int setup(void)
 
 int main(int argc, char **argv)
 {
-	static const char usage[] = "sysfuzz SEED CALLS | sysfuzz threads SEED CALLS [die] | sysfuzz areas | sysfuzz clones";
+	static const char usage[] = "sysfuzz SEED CALLS | sysfuzz threads SEED CALLS [die] | sysfuzz areas | sysfuzz clones | sysfuzz maps";
 	if (argc == 2 && !rt_strcmp(argv[1], "areas"))
 		return areas();
 	if (argc == 2 && !rt_strcmp(argv[1], "clones"))
@@ -625,7 +626,7 @@ int main(int argc, char **argv)
 	if (die && rt_strcmp(argv[4], "die"))
 		rt_usage_error(usage, "sysfuzz: the word after threads SEED CALLS can only be die");
 	if (argc != 3 && !thr)
-		rt_usage_error(usage, "sysfuzz: expected SEED and CALLS, threads SEED CALLS [die], areas or clones");
+		rt_usage_error(usage, "sysfuzz: expected SEED and CALLS, threads SEED CALLS [die], areas, clones or maps");
 	uint64_t seed = rt_arg_u64("sysfuzz", usage, "SEED", argv[1 + thr], 0, UINT64_MAX);
 	uint64_t calls = rt_arg_u64("sysfuzz", usage, "CALLS", argv[2 + thr], 1, 100000000);
 	char u[6][65];
