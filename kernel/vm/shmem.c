@@ -231,14 +231,27 @@ uint64_t shmem_total_resident(void)
 
 void shmem_for_each_object(void (*fn)(struct shmem *s, void *ctx), void *ctx)
 {
-	/* Snapshot the list: fn sleeps (reads from swap). */
+	/* 64 objects at a time from the list (fn sleeps: it reads from
+	 * swap).  The caller holds reclaim_lock, so no object leaves the list
+	 * meanwhile and positions stay; new ones join at its end.  Only the
+	 * first 64 were visited, and swapoff gave up on a program with more
+	 * shared mappings than that. */
 	struct shmem *objs[64];
-	int n = 0;
-	bool on = spin_lock_irqsave(&all_lock);
-	list_for_each(it, &all_objects)
-		if (n < 64)
+	for (uint64_t from = 0;; from += 64) {
+		int n = 0;
+		uint64_t at = 0;
+		bool on = spin_lock_irqsave(&all_lock);
+		list_for_each(it, &all_objects) {
+			if (at++ < from)
+				continue;
+			if (n == 64)
+				break;
 			objs[n++] = list_entry(it, struct shmem, all);
-	spin_unlock_irqrestore(&all_lock, on);
-	for (int i = 0; i < n; i++)
-		fn(objs[i], ctx);
+		}
+		spin_unlock_irqrestore(&all_lock, on);
+		for (int i = 0; i < n; i++)
+			fn(objs[i], ctx);
+		if (n < 64)
+			return;
+	}
 }

@@ -57,8 +57,9 @@ bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t 
 /* Call fn for every mm mapping s (reverse map); s->lock held during. */
 void shmem_for_each_mapper(struct shmem *s, void (*fn)(struct mm *mm, void *ctx), void *ctx);
 uint64_t shmem_total_resident(void);
-/* fn(s) for every live object, without the list lock held (objects are
- * not destroyed meanwhile only if the caller holds reclaim_lock). */
+/* fn(s) for every live object, 64 at a time without the list lock held.
+ * The caller holds reclaim_lock: no object is destroyed meanwhile, so the
+ * batches cover every one. */
 void shmem_for_each_object(void (*fn)(struct shmem *s, void *ctx), void *ctx);
 
 #endif

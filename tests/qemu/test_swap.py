@@ -170,3 +170,17 @@ def test_swap_swapoff_over_a_huge_reservation(ctx):
     expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
     v = vm_final(r)
     expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])
+
+
+def test_swap_swapoff_of_many_shared_mappings(ctx):
+    # hold pieces: 20 MiB of shmem as 128 mappings, 128 objects.  swapoff
+    # brought back the pages of the first 64 objects only, and after 8
+    # passes gave up ("pages still in use"), the area left on.
+    progs = ['hold 20 12 shmem pieces & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after']
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M', timeout=300)
+    expect_clean_exits(r, 3)
+    expect('still in use' not in r.log, 'swapoff gave up')
+    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
+    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
+    v = vm_final(r)
+    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])

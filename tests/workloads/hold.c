@@ -1,5 +1,5 @@
 /*
- * hold SIZE_MIB SECONDS [anon|shmem [pageout|reserved|cold:MIB|nocold:MIB]]: fill
+ * hold SIZE_MIB SECONDS [anon|shmem [pageout|reserved|pieces|cold:MIB|nocold:MIB]]: fill
  * a region with a verifiable pattern, sleep (so other programs can push
  * it out to swap, or swapoff can pull it back), then verify every page.
  * Exit status 1 on any mismatch.
@@ -25,19 +25,22 @@
  * reserved: the region lies in the middle of a 64 TiB PROT_NONE
  * reservation (as a JIT's or a sanitizer's), so what walks the process's
  * areas meets TiBs with nothing in them.
+ * pieces: the region is 128 mappings side by side (with shmem, 128
+ * objects), for what walks every object or area.
  * A /proc/vmstat that cannot be read gives one line on stderr and the
  * counter fields are left out; a failed madvise is one line and exit 3.
  */
 #include "rt/rt.h"
 #include "wlio.h"
 
-#define HOLD_USAGE "hold SIZE_MIB SECONDS [anon|shmem [pageout|reserved|cold:MIB|nocold:MIB]]"
+#define HOLD_USAGE "hold SIZE_MIB SECONDS [anon|shmem [pageout|reserved|pieces|cold:MIB|nocold:MIB]]"
 #define HOLD_MADV_COLD 20
 #define HOLD_MADV_PAGEOUT 21
 #define HOLD_PROC_MAX 16384             /* /proc/vmstat is ~6 KiB on Linux 6.1 */
 
-enum hold_mode { HOLD_PLAIN, HOLD_PAGEOUT, HOLD_COLD, HOLD_NOCOLD, HOLD_RESERVED };
-static const char *const hold_mode_names[] = { "hold", "pageout", "cold", "nocold", "reserved" };
+enum hold_mode { HOLD_PLAIN, HOLD_PAGEOUT, HOLD_COLD, HOLD_NOCOLD, HOLD_RESERVED, HOLD_PIECES };
+static const char *const hold_mode_names[] = { "hold", "pageout", "cold", "nocold", "reserved", "pieces" };
+#define HOLD_PIECES_N 128
 
 static uint64_t pattern(uint64_t page, uint64_t word) { return rt_mix64(page * 4099 + word + 0x51ed27); }
 
@@ -94,6 +97,8 @@ static enum hold_mode parse_mode(const char *s, uint64_t *pressure_mib)
 		return HOLD_PAGEOUT;
 	if (!rt_strcmp(s, "reserved"))
 		return HOLD_RESERVED;
+	if (!rt_strcmp(s, "pieces"))
+		return HOLD_PIECES;
 	const char *rest = NULL;
 	enum hold_mode m = HOLD_PLAIN;
 	if (s[0] == 'c' && s[1] == 'o' && s[2] == 'l' && s[3] == 'd' && s[4] == ':')
@@ -101,7 +106,7 @@ static enum hold_mode parse_mode(const char *s, uint64_t *pressure_mib)
 	else if (s[0] == 'n' && s[1] == 'o' && s[2] == 'c' && s[3] == 'o' && s[4] == 'l' && s[5] == 'd' && s[6] == ':')
 		m = HOLD_NOCOLD, rest = s + 7;
 	if (!rest || rt_parse_u64_range(rest, 1, 1 << 20, pressure_mib))
-		rt_usage_error(HOLD_USAGE, "hold: advice '%s': expected pageout, reserved, cold:MIB or nocold:MIB (MIB 1..1048576)", s);
+		rt_usage_error(HOLD_USAGE, "hold: advice '%s': expected pageout, reserved, pieces, cold:MIB or nocold:MIB (MIB 1..1048576)", s);
 	return m;
 }
 
@@ -151,6 +156,20 @@ int main(int argc, char **argv)
 	if (rt_mmap_failed(m)) {
 		rt_dprintf(2, "hold: mmap of %llu MiB failed\n", (unsigned long long)mib);
 		return 3;
+	}
+	if (mode == HOLD_PIECES) {
+		/* The region again, as HOLD_PIECES_N mappings side by side (each
+		 * its own shmem object when shared). */
+		uint64_t each = (pages + HOLD_PIECES_N - 1) / HOLD_PIECES_N;
+		for (uint64_t p = 0; p < pages; p += each) {
+			uint64_t n = pages - p < each ? pages - p : each;
+			void *q = rt_mmap((char *)m + p * RT_PAGE_SIZE, n * RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_WRITE,
+					  (shared ? RT_MAP_SHARED : RT_MAP_PRIVATE) | RT_MAP_ANONYMOUS | 0x10, -1, 0);
+			if (rt_mmap_failed(q)) {
+				rt_dprintf(2, "hold: mmap of a piece of %llu pages failed\n", (unsigned long long)n);
+				return 3;
+			}
+		}
 	}
 	fill(m, 0, pages);
 	uint64_t bad = 0, v0 = 0, v1 = 0, *r = NULL;
