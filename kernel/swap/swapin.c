@@ -532,6 +532,8 @@ static enum vm_fault_result shmem_page(struct mm *mm, const struct vma *v, uint6
 			return VM_FAULT_OK;
 		}
 		if (!val) {
+			if (shmem_slot_prepare(s, idx))
+				return VM_FAULT_OOM;
 			struct page *p = alloc_user_page(true);
 			if (!p)
 				return VM_FAULT_OOM;
@@ -783,7 +785,7 @@ static void unuse_slot(struct shmem *s, uint64_t idx, uint64_t e, struct unuse_c
 static void unuse_object(struct shmem *s, void *ctx)
 {
 	struct unuse_ctx *u = ctx;
-	for (uint64_t i = 0; i < s->npages; i++) {
+	for (uint64_t i = shmem_next_leaf(s, 0); i < s->npages; i = shmem_next_leaf(s, i + 1)) {
 		uint64_t v = shmem_slot_peek(s, i);     /* racy read; unuse_slot re-checks */
 		if (v && swp_area(v) == u->area)
 			unuse_slot(s, i, v, u);

@@ -23,6 +23,7 @@
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "reclaim.h"
+#include "lib/errno.h"
 #include "lru.h"
 #include "swap/readahead.h"
 #include "mem/pmm.h"
@@ -32,9 +33,24 @@ static struct list_node all_objects = LIST_INIT(all_objects);
 
 #define LEAF_SLOTS (PAGE_SIZE / sizeof(uint64_t))
 
-static uint64_t *slot(struct shmem *s, uint64_t idx) { return &s->slots[idx / LEAF_SLOTS][idx % LEAF_SLOTS]; }
-
 static uint64_t leaves(uint64_t npages) { return (npages + LEAF_SLOTS - 1) / LEAF_SLOTS; }
+
+/* idx's leaf, or NULL while nothing was ever stored under it. */
+static uint64_t *leaf(struct shmem *s, uint64_t idx)
+{
+	return __atomic_load_n(&s->slots[idx / LEAF_SLOTS], __ATOMIC_ACQUIRE);
+}
+
+/* What idx holds: 0 where its leaf is missing. */
+static uint64_t slot_read(struct shmem *s, uint64_t idx)
+{
+	uint64_t *l = leaf(s, idx);
+	return l ? __atomic_load_n(&l[idx % LEAF_SLOTS], __ATOMIC_RELAXED) : 0;
+}
+
+/* For a store: the leaf exists (shmem_slot_prepare, or the slot held
+ * something before). */
+static uint64_t *slot(struct shmem *s, uint64_t idx) { return &leaf(s, idx)[idx % LEAF_SLOTS]; }
 
 static void slots_free(struct shmem *s)
 {
@@ -43,19 +59,41 @@ static void slots_free(struct shmem *s)
 	kfree(s->slots);
 }
 
-/* The directory and its leaves, zeroed; the last leaf only as long as it
- * needs to be (a one-page object costs 8 bytes, not 4 KiB). */
+/* The directory only: leaves come with the first page stored under them
+ * (shmem_slot_prepare).  All of them up front cost 8 bytes a page of the
+ * object's size, used or not: 128 MiB of kernel memory for an empty
+ * 64 GiB shared mapping, and a 256 GiB one ate all memory before failing. */
 static bool slots_alloc(struct shmem *s)
 {
 	uint64_t n = leaves(s->npages);
-	if (!(s->slots = kzalloc((n ? n : 1) * sizeof *s->slots)))
-		return false;
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t len = s->npages - i * LEAF_SLOTS;
-		if (!(s->slots[i] = kzalloc((len < LEAF_SLOTS ? len : LEAF_SLOTS) * sizeof(uint64_t))))
-			return false;
+	return (s->slots = kzalloc((n ? n : 1) * sizeof *s->slots)) != NULL;
+}
+
+int shmem_slot_prepare(struct shmem *s, uint64_t idx)
+{
+	if (idx >= s->npages || leaf(s, idx))
+		return 0;
+	uint64_t i = idx / LEAF_SLOTS, len = s->npages - i * LEAF_SLOTS;
+	/* The last leaf only as long as it needs to be (a one-page object
+	 * costs 8 bytes, not 4 KiB). */
+	uint64_t *fresh = kzalloc((len < LEAF_SLOTS ? len : LEAF_SLOTS) * sizeof(uint64_t));
+	if (!fresh)
+		return -ENOMEM;
+	bool on = spin_lock_irqsave(&s->lock);
+	if (!s->slots[i]) {
+		__atomic_store_n(&s->slots[i], fresh, __ATOMIC_RELEASE);
+		fresh = NULL;
 	}
-	return true;
+	spin_unlock_irqrestore(&s->lock, on);
+	kfree(fresh);
+	return 0;
+}
+
+uint64_t shmem_next_leaf(struct shmem *s, uint64_t idx)
+{
+	while (idx < s->npages && !leaf(s, idx))
+		idx = (idx / LEAF_SLOTS + 1) * LEAF_SLOTS;
+	return idx < s->npages ? idx : s->npages;
 }
 
 struct shmem *shmem_create(uint64_t npages)
@@ -115,8 +153,8 @@ static void destroy(struct shmem *s)
 	list_del(&s->all);
 	spin_unlock_irqrestore(&all_lock, on);
 	reclaim_lock();
-	for (uint64_t i = 0; i < s->npages; i++) {
-		uint64_t v = *slot(s, i);
+	for (uint64_t i = shmem_next_leaf(s, 0); i < s->npages; i = shmem_next_leaf(s, i + 1)) {
+		uint64_t v = slot_read(s, i);
 		if (!v)
 			continue;
 		if (swp_is_entry(v)) {
@@ -163,7 +201,7 @@ uint64_t shmem_slot_get(struct shmem *s, uint64_t idx)
 	if (idx >= s->npages)
 		return 0;
 	bool on = spin_lock_irqsave(&s->lock);
-	uint64_t v = *slot(s, idx);
+	uint64_t v = slot_read(s, idx);
 	if (v && !swp_is_entry(v))
 		get_page((struct page *)v);
 	spin_unlock_irqrestore(&s->lock, on);
@@ -174,14 +212,14 @@ uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx)
 {
 	if (idx >= s->npages)
 		return 0;
-	uint64_t v = __atomic_load_n(slot(s, idx), __ATOMIC_RELAXED);
+	uint64_t v = slot_read(s, idx);
 	return swp_is_entry(v) ? v : 0;
 }
 
 bool shmem_slot_holds(struct shmem *s, uint64_t idx, uint64_t val)
 {
 	bool on = spin_lock_irqsave(&s->lock);
-	bool ok = idx < s->npages && *slot(s, idx) == val;
+	bool ok = idx < s->npages && slot_read(s, idx) == val;
 	spin_unlock_irqrestore(&s->lock, on);
 	return ok;
 }
@@ -189,7 +227,9 @@ bool shmem_slot_holds(struct shmem *s, uint64_t idx, uint64_t val)
 bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page *p)
 {
 	bool on = spin_lock_irqsave(&s->lock);
-	bool ok = idx < s->npages && *slot(s, idx) == old;
+	/* A store into a missing leaf: the caller did not prepare it (only
+	 * an empty slot can be missing one), and this fails. */
+	bool ok = idx < s->npages && leaf(s, idx) && *slot(s, idx) == old;
 	if (ok) {
 		*slot(s, idx) = (uint64_t)p;
 		get_page(p);
@@ -202,7 +242,7 @@ bool shmem_slot_replace(struct shmem *s, uint64_t idx, uint64_t old, struct page
 bool shmem_slot_to_swap(struct shmem *s, uint64_t idx, struct page *p, uint64_t entry)
 {
 	bool on = spin_lock_irqsave(&s->lock);
-	bool ok = idx < s->npages && *slot(s, idx) == (uint64_t)p;
+	bool ok = idx < s->npages && slot_read(s, idx) == (uint64_t)p;
 	if (ok) {
 		*slot(s, idx) = entry;
 		s->resident--;

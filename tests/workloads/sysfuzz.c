@@ -193,6 +193,15 @@ static int areas(void)
 	expect0(rt_syscall3(28, (long)p, (long)len, 3), "madvise(MADV_WILLNEED) of 64 TiB");
 	expect0(rt_syscall3(10, (long)p, (long)len, RT_PROT_READ), "mprotect of 64 TiB");
 	expect0(rt_syscall2(11, (long)p, (long)len), "munmap of 64 TiB");
+	/* 1 TiB of shared memory with a page in it: the object's cost must
+	 * follow what it holds too. */
+	char *sh = rt_mmap(0, 1ull << 40, RT_PROT_READ | RT_PROT_WRITE,
+			   RT_MAP_SHARED | RT_MAP_ANONYMOUS | RT_MAP_NORESERVE, -1, 0);
+	bool shared_ok = !rt_mmap_failed(sh);
+	if (shared_ok) {
+		sh[(1ull << 39) + 4096] = 1;
+		expect0(rt_syscall2(11, (long)sh, 1l << 40), "munmap of 1 TiB shared");
+	}
 	uint64_t t1 = rt_now_ns();
 	/* Linux refuses this (overcommit): then only the way down is tried. */
 	long cur = rt_syscall1(12, 0);
@@ -225,6 +234,7 @@ static int areas(void)
 	rt_json_u64(&j, "huge_area_ns", t1 - t0);
 	rt_json_u64(&j, "brk_ns", t2 - t1);
 	rt_json_bool(&j, "brk_up_1tib", up);
+	rt_json_bool(&j, "shared_1tib", shared_ok);
 	rt_json_u64(&j, "many_areas_ns", t3 - t2);
 	rt_json_u64(&j, "failures", (uint64_t)fails);
 	rt_report_usage(&j, t0, t3);
