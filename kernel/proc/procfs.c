@@ -391,6 +391,7 @@ static void task_numbers(struct task *k, struct procfs_task *t)
 	*t = (struct procfs_task){
 		.pid = k->pid, .ppid = k->ppid, .threads = k->nthreads, .name = k->name,
 		.vm_pages = vm, .rss_pages = __atomic_load_n(&mm->rss, __ATOMIC_RELAXED),
+		.swap_pages = __atomic_load_n(&mm->swap_ents, __ATOMIC_RELAXED),
 		.hwm_pages = k->maxrss_pages, .minflt = k->faults.minflt, .majflt = k->faults.majflt,
 		.utime_ns = u, .stime_ns = s, .start_ns = k->start_ns, .nvcsw = k->nvcsw, .nivcsw = k->nivcsw,
 	};

@@ -166,6 +166,7 @@ int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *v
 	pte_t e = pt_get(mm->pml4, va);
 	if (p->mapping == mm && maps(mm, va, p) && !pt_pte_young(e)) {
 		*saved = pt_set(mm->pml4, va, pt_swap_pte(entry));
+		mm->swap_ents++;
 		*dirty = pt_pte_dirty(*saved);
 		*mmp = mm;
 		*vap = va;
@@ -183,6 +184,7 @@ bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entr
 	bool ok = pt_get(mm->pml4, va) == pt_swap_pte(entry);
 	if (ok) {
 		pt_set(mm->pml4, va, saved);
+		mm->swap_ents--;
 		get_page(p);
 		page_map_add(p);
 		p->mapping = mm;

@@ -42,6 +42,7 @@
  */
 #include <string.h>
 #include "vm.h"
+#include "core/console.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
 #include "vm/page_ref.h"
@@ -160,12 +161,14 @@ struct teardown {
 	struct mm *mm;
 	bool irq_on;
 	unsigned n;
+	uint64_t swap_ptes;
 };
 
 static void free_leaf(pte_t e, uint64_t va, void *ctx)
 {
 	struct teardown *t = ctx;
 	(void)va;
+	t->swap_ptes += pt_pte_is_swap(e);
 	release_pte(e);
 	if (++t->n % TEARDOWN_BATCH == 0) {
 		spin_unlock_irqrestore(&t->mm->ptl, t->irq_on);
@@ -189,6 +192,10 @@ void mm_put(struct mm *mm)
 	t.irq_on = spin_lock_irqsave(&mm->ptl);
 	pt_free_user(mm->pml4, free_leaf, &t);
 	spin_unlock_irqrestore(&mm->ptl, t.irq_on);
+	/* The count the OOM killer weighs its choice by, checked against the
+	 * tables once they are read anyway. */
+	if (t.swap_ptes != mm->swap_ents)
+		kprintf("vm: swap entry count off: %lu counted, %lu in the page tables\n", mm->swap_ents, t.swap_ptes);
 	for (uint32_t i = 0; i < mm->vmas.n; i++)
 		if (mm->vmas.v[i].obj && !(mm->vmas.v[i].flags & VM_FILE))
 			shmem_put(mm, mm->vmas.v[i].obj);
@@ -229,6 +236,8 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 	if (ok) {
 		page_map_add(p);
 		mm->rss++;
+		if (pt_pte_is_swap(expect))
+			mm->swap_ents--;
 		if (page_test(p, PG_ANON)) {
 			p->mapping = mm;
 			p->index = va;
@@ -512,6 +521,8 @@ static void zap(struct mm *mm, uint64_t start, uint64_t end)
 			if (pt_pte_present(e)) {
 				tlb_batch_add(&b, &mm->cpus, va);
 				mm->rss--;
+			} else if (pt_pte_is_swap(e)) {
+				mm->swap_ents--;
 			}
 			old[n++] = e;
 		}

@@ -58,7 +58,7 @@ struct mm {
 	struct vma_set vmas;            /* written under lock (exclusive) and ptl */
 	uint64_t brk_start, brk;        /* guarded by lock (exclusive) */
 	uint64_t rss;                   /* pages mapped, guarded by ptl */
-	uint64_t table_pages;
+	uint64_t swap_ents;             /* PTEs holding a swap entry (Linux's MM_SWAPENTS), guarded by ptl */
 	int refs;                       /* atomic */
 	unsigned faults_in;             /* faults holding lock now (atomic): fault_overlap */
 	void *ra;                       /* readahead policy state (readahead.c) */

@@ -119,3 +119,20 @@ def test_oom_swap_full_kills_the_largest(ctx):
     expect(e['touch']['signal'] == 'SIGKILL', 'touch %r' % e['touch'])
     expect(e['hold']['exit_code'] == 0, 'hold (not the largest) %r' % e['hold'])
     expect(e['hello']['exit_code'] == 0, 'hello %r' % e['hello'])
+
+
+def test_oom_weighs_swap_too(ctx):
+    # hold fills 72 MiB and sleeps; touch then works 56 MiB at random and
+    # pushes hold's pages out until 64 MiB of swap is full.  The killer
+    # weighs resident pages and swap entries, as Linux's oom_badness: hold
+    # (about 17 MiB resident and 56 MiB in swap) goes, touch finishes.
+    # By resident pages alone it killed touch (43 MiB resident) and left
+    # the program that filled swap.
+    r = ctx.boot('quiet mem=64M run="hold 72 30 anon & @sleep 4000 & touch 56 300000 random anon ; hello after"',
+                 disks=[{'file': swap_image(ctx, mib=64), 'bus': 'nvme'}], timeout=600)
+    expect_ok(r)
+    k = r.find('oom_kill')
+    expect(len(k) == 1 and k[0]['name'] == 'hold' and k[0]['swap_kib'] > k[0]['rss_kib'], 'oom kills %r' % k)
+    e = {x['name']: x for x in task_exits(r)}
+    expect(e['hold']['signal'] == 'SIGKILL' and e['touch']['exit_code'] == 0 and e['hello']['exit_code'] == 0,
+           'exits %r' % e)
