@@ -193,8 +193,8 @@ static void user_entry(void *arg)
 }
 
 /* A thread of k that will start in user mode with frame f (copied to
- * *frame, which user_entry frees; undo_user_thread frees it if the thread
- * never starts). */
+ * *frame, which user_entry frees; whoever drops the thread unstarted
+ * frees it). */
 static struct thread *new_user_thread(struct task *k, const struct trap_frame *f, uint64_t fs_base,
 				      struct trap_frame **frame)
 {

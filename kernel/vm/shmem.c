@@ -62,7 +62,8 @@ static void slots_free(struct shmem *s)
 /* The directory only: leaves come with the first page stored under them
  * (shmem_slot_prepare).  All of them up front cost 8 bytes a page of the
  * object's size, used or not: 128 MiB of kernel memory for an empty
- * 64 GiB shared mapping, and a 256 GiB one ate all memory before failing. */
+ * 64 GiB shared mapping, 2 GiB for 1 TiB (at 256 MiB of RAM its mmap
+ * failed). */
 static bool slots_alloc(struct shmem *s)
 {
 	uint64_t n = leaves(s->npages);

@@ -39,14 +39,14 @@ struct shmem *shmem_create(uint64_t npages);
 void shmem_get(void *owner, void *obj);
 void shmem_put(void *owner, void *obj);
 
-/* What slot idx holds: 0, a swap entry, or a page (returned with a new
- * reference). */
 /* Make room for a first store at idx (its leaf); -ENOMEM.  An empty
  * slot needs this before shmem_slot_replace(s, idx, 0, p). */
 int shmem_slot_prepare(struct shmem *s, uint64_t idx);
 /* The first index at or past idx whose leaf exists (npages if none):
  * walks over the slots skip what was never used. */
 uint64_t shmem_next_leaf(struct shmem *s, uint64_t idx);
+/* What slot idx holds: 0, a swap entry, or a page (returned with a new
+ * reference). */
 uint64_t shmem_slot_get(struct shmem *s, uint64_t idx);
 /* The swap entry slot idx holds, or 0 (empty, a page, out of range). */
 uint64_t shmem_slot_peek(struct shmem *s, uint64_t idx);

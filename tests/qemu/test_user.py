@@ -86,7 +86,7 @@ def test_user_sysfuzz_areas(ctx):
     # page-table lock); brk up by 1 TiB and back; one munmap over 200
     # areas (a panic: "more than 64 areas removed at once"); a 1 TiB
     # shared mapping with one page in it (its slot leaves were all
-    # allocated up front, 2 GiB: the mmap failed after taking all memory).
+    # allocated up front, 2 GiB of them: the mmap failed).
     r = ctx.boot('quiet run="sysfuzz areas ; hello after"', timeout=120)
     expect_ok(r)
     e = task_exits(r)
