@@ -137,6 +137,20 @@ def test_swap_read_error_kills_owner(ctx):
     expect(vm_final(r)['swap_read_errors'] > 0, 'no read error counted')
 
 
+def swapoff_run(ctx, progs, exits, timeout=600):
+    """Boot progs (a swapoff among them) with an NVMe swap area at 64 MiB:
+    every task exits 0 with its data whole, swapoff brings more than 1000
+    pages back, and no slot stays in use.  Returns the boot."""
+    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M', timeout=timeout)
+    expect_clean_exits(r, exits)
+    expect('still in use' not in r.log, 'swapoff gave up')
+    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
+    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
+    v = vm_final(r)
+    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])
+    return r
+
+
 def test_swap_swapoff_brings_everything_back(ctx):
     # Two tasks run at once (so one is swapped out while the other runs);
     # swapoff in the middle of a shell-like sequence: after it, no slot is
@@ -147,13 +161,8 @@ def test_swap_swapoff_brings_everything_back(ctx):
     # the host's pace: on a loaded host it ran past a 2.5 s swapoff (then
     # 78 MiB in 64 without swap: an OOM kill).  The sleep leaves 12x that,
     # and the holds outlast it.
-    progs = ['hold 20 12 anon & hold 10 12 shmem & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after']
-    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M')
-    expect_clean_exits(r, 4)
-    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
-    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
-    v = vm_final(r)
-    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])
+    swapoff_run(ctx, ['hold 20 12 anon & hold 10 12 shmem & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1',
+                      'hello after'], 4)
 
 
 def test_swap_swapoff_over_a_huge_reservation(ctx):
@@ -161,26 +170,15 @@ def test_swap_swapoff_over_a_huge_reservation(ctx):
     # reservation (hold reserved).  swapoff walked every page of every
     # private area to find its swap entries, the empty 64 TiB too: in
     # effect a hang.  It now steps over ranges with no page table.
-    progs = ['hold 20 12 anon reserved & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after']
-    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M', timeout=300)
-    expect_clean_exits(r, 3)
+    r = swapoff_run(ctx, ['hold 20 12 anon reserved & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after'],
+                    3, timeout=300)
     h = [x for x in r.find('workload') if x['name'] == 'hold']
     expect(len(h) == 1 and h[0]['mode'] == 'reserved', 'hold record %r' % h)
-    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
-    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
-    v = vm_final(r)
-    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])
 
 
 def test_swap_swapoff_of_many_shared_mappings(ctx):
     # hold pieces: 20 MiB of shmem as 128 mappings, 128 objects.  swapoff
     # brought back the pages of the first 64 objects only, and after 8
     # passes gave up ("pages still in use"), the area left on.
-    progs = ['hold 20 12 shmem pieces & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after']
-    r = run_swapping(ctx, progs, [{'file': swap_image(ctx), 'bus': 'nvme'}], mem='64M', timeout=300)
-    expect_clean_exits(r, 3)
-    expect('still in use' not in r.log, 'swapoff gave up')
-    m = re.search(r'swapoff: nvme1n1: (\d+) pages brought back', r.log)
-    expect(m and int(m.group(1)) > 1000, 'swapoff brought back too little: %s' % (m and m.group(0)))
-    v = vm_final(r)
-    expect(v['swap_used_pages'] == 0 and not v['swap_areas'], 'swap still in use: %r' % v['swap_areas'])
+    swapoff_run(ctx, ['hold 20 12 shmem pieces & hogmem 48 2 & @sleep 6000 & @swapoff nvme1n1', 'hello after'],
+                3, timeout=300)

@@ -80,6 +80,17 @@ def test_user_sysenter_is_a_user_fault(ctx, vendor, sig):
     expect(len(e) == 2 and e[0]['signal'] == sig and e[1]['exit_code'] == 0, 'exits %r' % e)
 
 
+def sysfuzz_alone(ctx, mode, cmdline, timeout):
+    """Boot `sysfuzz MODE ; hello after`: both exit 0; returns the record."""
+    r = ctx.boot('quiet %s run="sysfuzz %s ; hello after"' % (cmdline, mode), timeout=timeout)
+    expect_ok(r)
+    e = task_exits(r)
+    expect([x['exit_code'] for x in e] == [0, 0], 'exits %r' % e)
+    w = [x for x in r.find('workload') if x.get('mode') == mode]
+    expect(len(w) == 1, 'records %r' % w)
+    return w[0]
+
+
 def test_user_sysfuzz_areas(ctx):
     # A 64 TiB PROT_NONE area with 16 pages in it: mprotect, madvise and
     # munmap of all of it walked every page (a hang: 2^34 steps under the
@@ -87,12 +98,8 @@ def test_user_sysfuzz_areas(ctx):
     # areas (a panic: "more than 64 areas removed at once"); a 1 TiB
     # shared mapping with one page in it (its slot leaves were all
     # allocated up front, 2 GiB of them: the mmap failed).
-    r = ctx.boot('quiet run="sysfuzz areas ; hello after"', timeout=120)
-    expect_ok(r)
-    e = task_exits(r)
-    expect([x['exit_code'] for x in e] == [0, 0], 'exits %r' % e)
-    w = [x for x in r.find('workload') if x.get('mode') == 'areas']
-    expect(len(w) == 1 and w[0]['failures'] == 0 and w[0]['brk_up_1tib'] and w[0]['shared_1tib'], 'record %r' % w)
+    w = sysfuzz_alone(ctx, 'areas', '', 120)
+    expect(w['failures'] == 0 and w['brk_up_1tib'] and w['shared_1tib'], 'record %r' % w)
 
 
 def test_user_sysfuzz_random_calls(ctx):
@@ -159,13 +166,8 @@ def test_user_many_areas(ctx):
     # That munmap needed room for two splits it did not make and failed
     # with -ENOMEM at the limit (a program there could unmap nothing), and
     # removing the areas one move each took 87 s under TCG for 32763.
-    r = ctx.boot('quiet mem=256M run="sysfuzz maps ; hello after"', timeout=300)
-    expect_ok(r)
-    e = task_exits(r)
-    expect([x['exit_code'] for x in e] == [0, 0], 'exits %r' % e)
-    w = [x for x in r.find('workload') if x.get('mode') == 'maps']
-    expect(len(w) == 1 and w[0]['areas'] >= 30000 and w[0]['error'] == 12 and w[0]['munmap_error'] == 0,
-           'record %r' % w)
+    w = sysfuzz_alone(ctx, 'maps', 'mem=256M', 300)
+    expect(w['areas'] >= 30000 and w['error'] == 12 and w['munmap_error'] == 0, 'record %r' % w)
 
 
 def test_user_concurrent_tasks(ctx):
