@@ -204,7 +204,9 @@ unit: $(BUILD)/unit-tests $(FIXTURES)/gpt.stamp $(FIXTURES)/swap.stamp $(FIXTURE
 # Fuzz targets: clang + libFuzzer; `make fuzz FUZZ_SECONDS=600` for long runs.
 FUZZ_SECONDS ?= 10
 FCC      := clang
-FCFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. -Ikernel -Idrivers
+# -MD -MP: a header change rebuilds the objects (without, fuzz_elf checked
+# the new ELF_USER_TOP against an elf.o built with the old one and trapped).
+FCFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. -Ikernel -Idrivers -MD -MP
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # Each source is compiled once (fuzzer-no-link: coverage without a main),

@@ -217,6 +217,8 @@ bool vm_install(struct mm *mm, uint64_t va, uint64_t expect, struct page *p, uns
 	pt_set(mm->pml4, va, pt_make(page_to_phys(p), ptflags));
 	p->mapcount++;
 	mm->rss++;
+	if (pt_pte_is_swap(expect))
+		mm->swap_ents--;
 	if (page_test(p, PG_ANON)) {
 		p->mapping = mm;
 		p->index = va;
@@ -230,6 +232,14 @@ unsigned vm_pt_prot(uint32_t prot)
 }
 
 bool vm_is_active(struct mm *mm) { (void)mm; return false; }
+
+/* The fake tables have no levels to skip: every page is looked at. */
+uint64_t vm_walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first)
+{
+	(void)mm;
+	(void)first;
+	return va < end ? va : end;
+}
 
 
 /* vm.c's: a fault's shared hold of mm->lock ends. */
