@@ -57,8 +57,9 @@ static pte_t leaf_bits(unsigned flags)
  * A new table goes in with a compare-and-swap: the kernel half is mapped
  * from every CPU at once with no common lock (kernel stacks of threads
  * cloned on two CPUs), and a plain store let the second CPU's new table
- * hide the first one's, with the mapping just made in it. */
-static pte_t *walk(uint64_t pml4, uint64_t va, int level, bool create)
+ * hide the first one's, with the mapping just made in it.  Tables made
+ * are added to *made when it is given. */
+static pte_t *walk(uint64_t pml4, uint64_t va, int level, bool create, uint64_t *made)
 {
 	pte_t *t = table(pml4);
 	for (int l = 3; l > level; l--) {
@@ -71,9 +72,11 @@ static pte_t *walk(uint64_t pml4, uint64_t va, int level, bool create)
 			if (!p)
 				return 0;
 			pte_t want = p | P_PRESENT | P_WRITE | (va < USER_TOP ? P_USER : 0);
-			if (__atomic_compare_exchange_n(e, &cur, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			if (__atomic_compare_exchange_n(e, &cur, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				cur = want;
-			else
+				if (made)
+					(*made)++;
+			} else
 				pt_free_table(p);       /* another CPU's table went in first: use it */
 		}
 		if (cur & P_PS)
@@ -85,7 +88,7 @@ static pte_t *walk(uint64_t pml4, uint64_t va, int level, bool create)
 
 int pt_map(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
 {
-	pte_t *e = walk(pml4, va, 0, true);
+	pte_t *e = walk(pml4, va, 0, true, NULL);
 	if (!e)
 		return -ENOMEM;
 	if (*e & P_PRESENT)
@@ -99,7 +102,7 @@ int pt_map(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
  * to bit 12; we never set it. */
 static int map_large(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags, int level, uint64_t size)
 {
-	pte_t *e = walk(pml4, va, level, true);
+	pte_t *e = walk(pml4, va, level, true, NULL);
 	if (!e)
 		return -ENOMEM;
 	if (*e & P_PRESENT)
@@ -120,7 +123,7 @@ int pt_map_1g(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
 
 pte_t pt_unmap(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false);
+	pte_t *e = walk(pml4, va, 0, false, NULL);
 	if (!e || !*e)
 		return 0;
 	return __atomic_exchange_n(e, 0, __ATOMIC_ACQ_REL);
@@ -174,7 +177,7 @@ bool pt_pte_present(pte_t e) { return e & P_PRESENT; }
 
 int pt_protect(uint64_t pml4, uint64_t va, unsigned flags)
 {
-	pte_t *e = walk(pml4, va, 0, false);
+	pte_t *e = walk(pml4, va, 0, false, NULL);
 	if (!e || !(*e & P_PRESENT))
 		return -ENOENT;
 	/* Compare-and-swap: another CPU may set the accessed or dirty bit
@@ -249,7 +252,7 @@ uint64_t pt_skip_absent(uint64_t pml4, uint64_t va)
 
 pte_t pt_get(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false);
+	pte_t *e = walk(pml4, va, 0, false, NULL);
 	return e ? *e : 0;
 }
 
@@ -262,26 +265,28 @@ void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *ou
 		uint64_t a = va + (uint64_t)((int64_t)k * step);
 		if ((a & ~(span - 1)) != base) {
 			base = a & ~(span - 1);
-			const pte_t *e = walk(pml4, a, 0, false);
+			const pte_t *e = walk(pml4, a, 0, false, NULL);
 			tab = e ? e - idx(a, 0) : NULL;
 		}
 		out[k] = tab ? tab[idx(a, 0)] : 0;
 	}
 }
 
-pte_t pt_set(uint64_t pml4, uint64_t va, pte_t v)
+pte_t pt_set_counted(uint64_t pml4, uint64_t va, pte_t v, uint64_t *tables)
 {
-	pte_t *e = walk(pml4, va, 0, true);
+	pte_t *e = walk(pml4, va, 0, true, tables);
 	if (!e)
 		return PT_NOMEM;
 	return __atomic_exchange_n(e, v, __ATOMIC_ACQ_REL);
 }
 
+pte_t pt_set(uint64_t pml4, uint64_t va, pte_t v) { return pt_set_counted(pml4, va, v, NULL); }
+
 pte_t pt_make(uint64_t pa, unsigned flags) { return (pa & P_ADDR) | leaf_bits(flags); }
 
 bool pt_test_clear_young(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false);
+	pte_t *e = walk(pml4, va, 0, false, NULL);
 	if (!e || !(*e & P_PRESENT))
 		return false;
 	return __atomic_fetch_and(e, ~P_ACCESSED, __ATOMIC_ACQ_REL) & P_ACCESSED;
@@ -289,7 +294,7 @@ bool pt_test_clear_young(uint64_t pml4, uint64_t va)
 
 bool pt_test_clear_dirty(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false);
+	pte_t *e = walk(pml4, va, 0, false, NULL);
 	if (!e || !(*e & P_PRESENT))
 		return false;
 	return __atomic_fetch_and(e, ~P_DIRTY, __ATOMIC_ACQ_REL) & P_DIRTY;
@@ -297,7 +302,7 @@ bool pt_test_clear_dirty(uint64_t pml4, uint64_t va)
 
 pte_t pt_mkclean(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false);
+	pte_t *e = walk(pml4, va, 0, false, NULL);
 	if (!e || !(*e & P_PRESENT))
 		return 0;
 	return __atomic_fetch_and(e, ~(pte_t)(P_DIRTY | P_WRITE), __ATOMIC_ACQ_REL);

@@ -74,6 +74,8 @@ void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *ou
  * returns the old value, or PT_NOMEM when a table cannot be allocated. */
 #define PT_NOMEM (~0ull)
 pte_t pt_set(uint64_t pml4, uint64_t va, pte_t e);
+/* pt_set, adding the tables it makes to *tables (an address space's count). */
+pte_t pt_set_counted(uint64_t pml4, uint64_t va, pte_t e, uint64_t *tables);
 /* A present PTE for frame pa with PT_* flags. */
 pte_t pt_make(uint64_t pa, unsigned flags);
 /* Clear the accessed bit; true if it was set. */

@@ -392,6 +392,7 @@ static void task_numbers(struct task *k, struct procfs_task *t)
 		.pid = k->pid, .ppid = k->ppid, .threads = k->nthreads, .name = k->name,
 		.vm_pages = vm, .rss_pages = __atomic_load_n(&mm->rss, __ATOMIC_RELAXED),
 		.swap_pages = __atomic_load_n(&mm->swap_ents, __ATOMIC_RELAXED),
+		.pt_pages = __atomic_load_n(&mm->table_pages, __ATOMIC_RELAXED),
 		.hwm_pages = k->maxrss_pages, .minflt = k->faults.minflt, .majflt = k->faults.majflt,
 		.utime_ns = u, .stime_ns = s, .start_ns = k->start_ns, .nvcsw = k->nvcsw, .nivcsw = k->nivcsw,
 	};

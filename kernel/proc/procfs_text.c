@@ -117,6 +117,7 @@ size_t procfs_status_text(char *buf, size_t cap, const struct procfs_task *t)
 	put(&o, "VmSize:\t%8lu kB\n", (unsigned long)(t->vm_pages * 4));
 	put(&o, "VmHWM:\t%8lu kB\n", (unsigned long)(t->hwm_pages * 4));
 	put(&o, "VmRSS:\t%8lu kB\n", (unsigned long)(t->rss_pages * 4));
+	put(&o, "VmPTE:\t%8lu kB\n", (unsigned long)(t->pt_pages * 4));
 	put(&o, "VmSwap:\t%8lu kB\n", (unsigned long)(t->swap_pages * 4));
 	put(&o, "Threads:\t%d\n", t->threads);
 	put(&o, "voluntary_ctxt_switches:\t%lu\n", (unsigned long)t->nvcsw);

@@ -53,7 +53,7 @@ size_t procfs_pressure_text(char *buf, size_t cap, const struct procfs_pressure_
 struct procfs_task {
 	int pid, ppid, threads;
 	const char *name;               /* comm: up to 15 characters shown */
-	uint64_t vm_pages, rss_pages, hwm_pages, swap_pages;
+	uint64_t vm_pages, rss_pages, hwm_pages, swap_pages, pt_pages;
 	uint64_t minflt, majflt;
 	uint64_t utime_ns, stime_ns, start_ns;
 	uint64_t nvcsw, nivcsw;

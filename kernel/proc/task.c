@@ -674,9 +674,11 @@ bool task_oom_kill(struct task *asker)
 	if (__atomic_load_n(&oom_pending, __ATOMIC_ACQUIRE) &&
 	    time_ns() - oom_pending_since < OOM_VICTIM_WAIT_NS)
 		return true;
-	/* The most memory, resident and in swap (Linux's oom_badness counts
-	 * both): by resident pages alone, with swap full, the killer took a
-	 * small active program and left the one whose pages filled swap. */
+	/* The most memory: resident, in swap and in page tables, as Linux's
+	 * oom_badness.  By resident pages alone, with swap full, the killer
+	 * took a small active program and left the one whose pages filled
+	 * swap; and a program touching a page per 2 MiB costs a page table
+	 * per page. */
 	struct task *victim = NULL;
 	uint64_t worst = 0;
 	bool on = spin_lock_irqsave(&tasks_lock);
@@ -685,7 +687,8 @@ bool task_oom_kill(struct task *asker)
 		if (k->exiting || !k->mm)
 			continue;
 		uint64_t pages = __atomic_load_n(&k->mm->rss, __ATOMIC_RELAXED) +
-				 __atomic_load_n(&k->mm->swap_ents, __ATOMIC_RELAXED);
+				 __atomic_load_n(&k->mm->swap_ents, __ATOMIC_RELAXED) +
+				 __atomic_load_n(&k->mm->table_pages, __ATOMIC_RELAXED);
 		if (!victim || pages > worst) {
 			victim = k;
 			worst = pages;
@@ -701,19 +704,22 @@ bool task_oom_kill(struct task *asker)
 	if (!victim)
 		return false;
 	uint64_t rss_kib = victim->mm->rss * 4, swap_kib = victim->mm->swap_ents * 4;
+	uint64_t pt_kib = victim->mm->table_pages * 4;
 	vmstat_inc(OOM_KILL);
-	kprintf("oom: out of memory and swap: killing %s (pid %d), %lu KiB resident, %lu KiB in swap%s\n", victim->name,
-		victim->pid, rss_kib, swap_kib, victim == asker ? " (the task that asked)" : "");
+	kprintf("oom: out of memory and swap: killing %s (pid %d), %lu KiB resident, %lu KiB in swap, %lu KiB of page "
+		"tables%s\n", victim->name, victim->pid, rss_kib, swap_kib, pt_kib,
+		victim == asker ? " (the task that asked)" : "");
 	struct json *j = rec_begin("oom_kill");
 	json_str(j, "name", victim->name);
 	json_u64(j, "pid", (uint64_t)victim->pid);
 	json_u64(j, "rss_kib", rss_kib);
 	json_u64(j, "swap_kib", swap_kib);
+	json_u64(j, "pagetable_kib", pt_kib);
 	json_str(j, "asker", asker ? asker->name : NULL);
 	json_u64(j, "swap_free_pages", swap_total_slots() - swap_used_slots());
 	json_u64(j, "t_ns", time_ns());         /* guest time, comparable with task_exit's start_ns */
 	rec_end();
-	task_kill(victim, "SIGKILL", "out of memory: killed to free %lu KiB", rss_kib + swap_kib);
+	task_kill(victim, "SIGKILL", "out of memory: killed to free %lu KiB", rss_kib + swap_kib + pt_kib);
 	task_put(victim);
 	return true;
 }

@@ -190,12 +190,14 @@ void mm_put(struct mm *mm)
 	reclaim_lock();
 	struct teardown t = { .mm = mm };
 	t.irq_on = spin_lock_irqsave(&mm->ptl);
-	pt_free_user(mm->pml4, free_leaf, &t);
+	uint64_t tables = pt_free_user(mm->pml4, free_leaf, &t);
 	spin_unlock_irqrestore(&mm->ptl, t.irq_on);
-	/* The count the OOM killer weighs its choice by, checked against the
+	/* The counts the OOM killer weighs its choice by, checked against the
 	 * tables once they are read anyway. */
 	if (t.swap_ptes != mm->swap_ents)
 		kprintf("vm: swap entry count off: %lu counted, %lu in the page tables\n", mm->swap_ents, t.swap_ptes);
+	if (tables != mm->table_pages)
+		kprintf("vm: page table count off: %lu counted, %lu freed\n", mm->table_pages, tables);
 	for (uint32_t i = 0; i < mm->vmas.n; i++)
 		if (mm->vmas.v[i].obj && !(mm->vmas.v[i].flags & VM_FILE))
 			shmem_put(mm, mm->vmas.v[i].obj);
@@ -231,7 +233,7 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 {
 	bool on = spin_lock_irqsave(&mm->ptl);
 	bool ok = pt_get(mm->pml4, va) == expect;
-	if (ok && pt_set(mm->pml4, va, pt_make(page_to_phys(p), ptflags)) == PT_NOMEM)
+	if (ok && pt_set_counted(mm->pml4, va, pt_make(page_to_phys(p), ptflags), &mm->table_pages) == PT_NOMEM)
 		ok = false;
 	if (ok) {
 		page_map_add(p);

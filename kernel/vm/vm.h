@@ -59,6 +59,7 @@ struct mm {
 	uint64_t brk_start, brk;        /* guarded by lock (exclusive) */
 	uint64_t rss;                   /* pages mapped, guarded by ptl */
 	uint64_t swap_ents;             /* PTEs holding a swap entry (Linux's MM_SWAPENTS), guarded by ptl */
+	uint64_t table_pages;           /* page-table pages below the root (Linux's pgtables_bytes / 4096), guarded by ptl */
 	int refs;                       /* atomic */
 	unsigned faults_in;             /* faults holding lock now (atomic): fault_overlap */
 	void *ra;                       /* readahead policy state (readahead.c) */

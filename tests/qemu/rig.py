@@ -339,9 +339,9 @@ def check_balance(ctx):
     ended in a panic or a timeout is judged by its case, not here."""
     lines = []
     for log, r in ctx.runs:
-        # An address space's count of swap entries (what the OOM killer
-        # weighs) is checked against its page tables when it goes.
-        bad = [l for l in r.log.splitlines() if l.startswith('vm: swap entry count off')]
+        # An address space's counts of swap entries and page tables (what
+        # the OOM killer weighs) are checked against its tables when it goes.
+        bad = [l for l in r.log.splitlines() if l.startswith(('vm: swap entry count off', 'vm: page table count off'))]
         expect(not bad, '%s: %s' % (log, bad[:1]))
         for s, e in balance_pairs(r):
             expect(e['of'] == s['of'], '%s: mem_balance start of %s ended as %s' % (log, s['of'], e['of']))

@@ -136,3 +136,20 @@ def test_oom_weighs_swap_too(ctx):
     e = {x['name']: x for x in task_exits(r)}
     expect(e['hold']['signal'] == 'SIGKILL' and e['touch']['exit_code'] == 0 and e['hello']['exit_code'] == 0,
            'exits %r' % e)
+
+
+def test_oom_weighs_page_tables(ctx):
+    # hold keeps 42 MiB; touch then writes one page in every 2 MiB of a
+    # 16 GiB area, a page table for each page.  No swap: memory runs out.
+    # The killer counts page tables, as Linux's oom_badness: touch goes
+    # (about 30 MiB resident and 20 MiB of tables), hold finishes.  By
+    # resident pages alone it killed hold first, and touch after it all the
+    # same (two kills).
+    r = ctx.boot('quiet mem=96M run="hold 42 30 anon & @sleep 1500 & touch 16384 400000 stride:512 anon ; '
+                 'hello after"', timeout=600)
+    expect_ok(r)
+    k = r.find('oom_kill')
+    expect(len(k) == 1 and k[0]['name'] == 'touch' and k[0]['pagetable_kib'] > 10000, 'oom kills %r' % k)
+    e = {x['name']: x for x in task_exits(r)}
+    expect(e['touch']['signal'] == 'SIGKILL' and e['hold']['exit_code'] == 0 and e['hello']['exit_code'] == 0,
+           'exits %r' % e)

@@ -102,7 +102,7 @@ TEST(procfs_swaps_linux_columns)
 
 static const struct procfs_task task = {
 	.pid = 10, .ppid = 1, .threads = 3, .name = "a-very-long-program-name",
-	.vm_pages = 2574, .rss_pages = 492, .hwm_pages = 500, .swap_pages = 7, .minflt = 30, .majflt = 2,
+	.vm_pages = 2574, .rss_pages = 492, .hwm_pages = 500, .swap_pages = 7, .pt_pages = 3, .minflt = 30, .majflt = 2,
 	.utime_ns = 1234567890, .stime_ns = 20000000, .start_ns = 490000000, .nvcsw = 4, .nivcsw = 5,
 };
 
@@ -114,7 +114,7 @@ TEST(procfs_status_fields)
 	CHECK_CONTAINS(buf, "\nPid:\t10\nPPid:\t1\n");
 	CHECK_CONTAINS(buf, "\nUid:\t0\t0\t0\t0\n");
 	CHECK_CONTAINS(buf, "\nVmSize:\t   10296 kB\n");
-	CHECK_CONTAINS(buf, "\nVmRSS:\t    1968 kB\nVmSwap:\t      28 kB\n");
+	CHECK_CONTAINS(buf, "\nVmRSS:\t    1968 kB\nVmPTE:\t      12 kB\nVmSwap:\t      28 kB\n");
 	CHECK_CONTAINS(buf, "\nVmHWM:\t    2000 kB\n");
 	CHECK_CONTAINS(buf, "\nThreads:\t3\n");
 	CHECK_CONTAINS(buf, "\nnonvoluntary_ctxt_switches:\t5\n");
