@@ -9,6 +9,7 @@
 #include "platform/serial.h"
 #include "platform/fbcon.h"
 #include "record.h"
+#include "smp.h"
 
 static struct spinlock console_lock = SPINLOCK_INIT("console");
 static volatile int panicking;
@@ -20,11 +21,22 @@ static volatile bool sync_writes;       /* the machine is stopping: nothing may 
  * twice).  An NMI report carries on with the run, so writes still go one
  * whole write at a time through raw_owner (a record written beside a
  * report came out torn), with a bounded wait: a CPU whose NMI came in
- * the middle of its own write does not wait for itself, and once a wait
- * has run out (the owner stopped for good by a panic) no one waits
- * again. */
+ * the middle of its own write does not wait for itself, nor for an owner
+ * that is itself in an NMI handler (its write goes on only when that
+ * returns: a report's CPU that interrupted its own record waited for an
+ * answer from the CPU waiting for that record, and the answer came after
+ * the report gave up), and once a wait has run out (the owner stopped for
+ * good by a panic) no one waits again. */
 static volatile uint32_t raw_owner;     /* CPU id + 1 of the writer; 0: none */
 static volatile bool raw_owner_lost;
+static volatile bool cpu_stopped[SMP_MAX_CPUS];        /* in an NMI handler (console_cpu_stopped) */
+
+void console_cpu_stopped(bool stopped)
+{
+	unsigned id = this_cpu()->id;
+	if (id < SMP_MAX_CPUS)
+		__atomic_store_n(&cpu_stopped[id], stopped, __ATOMIC_RELEASE);
+}
 
 #define RAW_WAIT_SPINS 20000000L
 
@@ -37,6 +49,9 @@ static bool raw_enter(void)
 		uint32_t none = 0;
 		if (__atomic_compare_exchange_n(&raw_owner, &none, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return true;
+		uint32_t owner = none;          /* what the exchange found */
+		if (owner && owner <= SMP_MAX_CPUS && __atomic_load_n(&cpu_stopped[owner - 1], __ATOMIC_ACQUIRE))
+			return false;
 		cpu_relax();
 	}
 	raw_owner_lost = true;

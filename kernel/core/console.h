@@ -6,6 +6,7 @@
 #ifndef CONSOLE_H
 #define CONSOLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdarg.h>
 
@@ -15,6 +16,10 @@ int kvprintf(const char *fmt, va_list ap);
 /* Called by panic: stop honouring the console lock; every write reaches
  * COM1 before it returns. */
 void console_panic_mode(void);
+/* This CPU is in (true) or leaves (false) an NMI handler: a write it
+ * owned cannot go on meanwhile, so another CPU's panic-mode write does
+ * not wait for it. */
+void console_cpu_stopped(bool stopped);
 /* The machine is about to stop (halt): what waits for COM1 goes out now,
  * and every later write before it returns. */
 void console_sync_mode(void);

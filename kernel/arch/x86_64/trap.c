@@ -203,16 +203,18 @@ void trap_report_all_cpus(const char *why)
 static void nmi_report(const struct trap_frame *f)
 {
 	console_panic_mode();
+	console_cpu_stopped(true);
 	if (__atomic_load_n(&nmi_reporting, __ATOMIC_ACQUIRE) || smp_on_ap()) {
 		/* Asked by a report (an AP's LINT1 is masked: only an IPI gets here). */
 		print_frame_place(f);
 		__atomic_add_fetch(&nmi_answered, 1, __ATOMIC_RELEASE);
-		return;
+	} else {
+		__atomic_store_n(&nmi_reporting, 1, __ATOMIC_RELEASE);
+		kprintf("NMI: where every CPU is, then the threads\n");
+		print_frame_place(f);
+		ask_others();
 	}
-	__atomic_store_n(&nmi_reporting, 1, __ATOMIC_RELEASE);
-	kprintf("NMI: where every CPU is, then the threads\n");
-	print_frame_place(f);
-	ask_others();
+	console_cpu_stopped(false);
 }
 
 struct trap_nmi_probe trap_nmi_probe;
