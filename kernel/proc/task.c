@@ -340,23 +340,17 @@ unsigned task_nr_threads(void)
  * as little as one page, and kernel memory is neither reclaimed nor
  * counted by the OOM killer: a program cloning without end took all of it
  * (at 64 MiB, 2900 threads; then the OOM killer chose a victim by its
- * pages, not by what it had cost). */
-static unsigned max_user_threads(void)
-{
-	struct pmm_stats st;
-	pmm_get_stats(&st);
-	uint64_t n = st.total_pages / (8 * (KSTACK_SIZE / PAGE_SIZE));
-	return n < 20 ? 20 : n > 4000000 ? 4000000 : (unsigned)n;
-}
+ * pages, not by what it had cost).  Set once by task_init, as Linux's
+ * fork_init: the managed pages do not change after boot. */
+static unsigned max_user_threads;
 
 int task_clone_thread(struct task *k, const struct trap_frame *parent, uint64_t flags, uint64_t stack,
 		      uint64_t ptid, uint64_t ctid, uint64_t tls)
 {
-	unsigned limit = max_user_threads();
-	if (task_nr_threads() >= limit) {
+	if (task_nr_threads() >= max_user_threads) {
 		if (!__atomic_exchange_n(&k->told_thread_limit, true, __ATOMIC_RELAXED))
 			kprintf("task: %s (pid %d): clone refused (-EAGAIN): %u threads, the limit for this RAM "
-				"(kernel stacks may take an eighth of it)\n", k->name, k->pid, limit);
+				"(kernel stacks may take an eighth of it)\n", k->name, k->pid, max_user_threads);
 		return -EAGAIN;
 	}
 	/* As arch_prctl(ARCH_SET_FS): a base at or above Linux's TASK_SIZE_MAX
@@ -654,6 +648,10 @@ void task_init(void)
 {
 	static const struct trap_user_hooks hooks = { user_enter, user_exception, user_leave };
 	static const struct reclaim_oom_policy oom = { oom_may_use_reserve, oom_kill_for_current };
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	uint64_t n = st.total_pages / (8 * (KSTACK_SIZE / PAGE_SIZE));
+	max_user_threads = n < 20 ? 20 : n > 4000000 ? 4000000 : (unsigned)n;
 	trap_set_page_fault_handler(page_fault);
 	trap_set_user_hooks(&hooks);
 	reclaim_set_oom_policy(&oom);

@@ -118,13 +118,15 @@ bool vma_range_free(const struct vma_set *s, uint64_t start, uint64_t end)
 	return i == s->n || s->v[i].start >= end;
 }
 
-/* How many areas [start, end)'s ends fall strictly inside (0-2), and
- * whether both fall inside one area (cutting a hole adds an area). */
+/* How many areas [start, end)'s ends fall strictly inside (0-2), and,
+ * when same is given, whether both fall inside one area (cutting a hole
+ * adds an area). */
 static uint32_t splits(const struct vma_set *s, uint64_t start, uint64_t end, bool *same)
 {
 	int a = vma_find(s, start), b = vma_find(s, end);
 	bool sa = a >= 0 && s->v[a].start < start, sb = b >= 0 && s->v[b].start < end;
-	*same = sa && sb && a == b;
+	if (same)
+		*same = sa && sb && a == b;
 	return (uint32_t)sa + (uint32_t)sb;
 }
 
@@ -207,8 +209,7 @@ static int modify(struct vma_set *s, uint64_t start, uint64_t end,
 		return -EINVAL;
 	if (!fully_mapped(s, start, end))
 		return -ENOMEM;
-	bool same;
-	uint32_t need = splits(s, start, end, &same);
+	uint32_t need = splits(s, start, end, NULL);
 	if (s->n + need > VMA_MAX_COUNT || reserve(s, need))
 		return -ENOMEM;
 	split_at(s, start);
