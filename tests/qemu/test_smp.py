@@ -361,7 +361,15 @@ def test_nmis_while_threads_cross_into_the_kernel(ctx):
     reports = r.log.count('NMI: where every CPU is')
     expect(reports >= 5, 'only %d NMI reports (%d NMIs sent)' % (reports, sum(sent)))
     expect('NMI: 1 of 1 other CPU(s) did not answer' not in r.log, 'the AP did not answer')
-    expect_clean_exits(r, 6)
+    # An NMI that lands while its own CPU writes a line prints its report
+    # into that line (the CPU cannot wait for itself): a CI run lost a
+    # task_exit record so, '"pid":NMI: where every CPU is'.  Each of the
+    # six programs must show its clean exit in its record or, where the
+    # report tore that, in its console line.
+    clean = {str(x['pid']) for x in task_exits(r) if x['exit_code'] == 0}
+    clean |= set(re.findall(r'task: uperf \(pid (\d+)\) exited with status 0\n', r.log))
+    expect(len(clean) == 6 and not [x for x in task_exits(r) if x['exit_code'] != 0],
+           'clean exits of %s; records %r' % (sorted(clean), task_exits(r)))
     if 'is not a kernel address, backtrace ends' not in r.log:
         warnings.warn('none of %d NMIs landed where rbp was the user\'s' % reports)
 
