@@ -172,6 +172,7 @@ $(BUILD)/unit-tests: $(UNIT_OBJ)
 # tools/testing/vma.
 GLUE_SRC := kernel/swap/swapcache.c kernel/swap/swapin.c kernel/swap/readahead.c kernel/swap/ra_policy.c \
 	    kernel/vm/reclaim.c kernel/vm/lru.c kernel/vm/lru_policy.c kernel/vm/rmap.c kernel/vm/page_ref.c kernel/vm/shmem.c \
+	    kernel/vm/vma.c \
 	    kernel/vm/workingset.c kernel/vm/workingset_policy.c \
 	    kernel/lib/stats.c kernel/lib/json.c kernel/lib/printf.c
 GLUE_TESTS := $(sort $(wildcard tests/glue/*.c))

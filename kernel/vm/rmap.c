@@ -42,30 +42,35 @@ struct file_walk {
 	void *ctx;
 };
 
+/* fn's arguments for vma_for_each_on's areas. */
+struct on_area {
+	struct mm *mm;
+	uint64_t idx;
+	void (*fn)(struct mm *, const struct vma *, uint64_t, void *);
+	void *ctx;
+};
+
+static void on_area(const struct vma *v, void *arg)
+{
+	struct on_area *a = arg;
+	a->fn(a->mm, v, v->start + (a->idx - v->pgoff) * P, a->ctx);
+}
+
+/* fn(mm, va) for each address at which mm maps page idx of obj (the
+ * areas' object index: not every area of mm).  ptl held. */
+static void each_va(struct mm *mm, const void *obj, uint64_t idx,
+		    void (*fn)(struct mm *, const struct vma *, uint64_t, void *), void *ctx)
+{
+	struct on_area a = { mm, idx, fn, ctx };
+	vma_for_each_on(&mm->vmas, obj, idx, on_area, &a);
+}
+
 static void file_mm(struct mm *mm, void *arg)
 {
 	struct file_walk *w = arg;
 	bool on = spin_lock_irqsave(&mm->ptl);
-	for (uint32_t i = 0; i < mm->vmas.n; i++) {
-		const struct vma *v = &mm->vmas.v[i];
-		uint64_t pages = (v->end - v->start) / P;
-		if ((v->flags & VM_FILE) && v->obj == w->p->mapping && w->p->index >= v->pgoff &&
-		    w->p->index < v->pgoff + pages)
-			w->fn(mm, v, v->start + (w->p->index - v->pgoff) * P, w->ctx);
-	}
+	each_va(mm, w->p->mapping, w->p->index, w->fn, w->ctx);
 	spin_unlock_irqrestore(&mm->ptl, on);
-}
-
-/* fn(mm, va) for each address at which mm maps slot idx of s.  ptl held. */
-static void each_va(struct mm *mm, struct shmem *s, uint64_t idx,
-		    void (*fn)(struct mm *, const struct vma *, uint64_t, void *), void *ctx)
-{
-	for (uint32_t i = 0; i < mm->vmas.n; i++) {
-		const struct vma *v = &mm->vmas.v[i];
-		uint64_t pages = (v->end - v->start) / P;
-		if (v->obj == s && idx >= v->pgoff && idx < v->pgoff + pages)
-			fn(mm, v, v->start + (idx - v->pgoff) * P, ctx);
-	}
 }
 
 static void for_each_mapping(struct page *p, void (*fn)(struct mm *, const struct vma *, uint64_t, void *),

@@ -5,6 +5,9 @@
  * aligned and non-empty; no two adjacent areas are mergeable (same prot,
  * flags, object and contiguous pgoff, touching).  Every operation restores
  * them before returning, also on error (failures happen before changes).
+ * o[0..on) holds one entry per area with an object, sorted by (obj,
+ * pgoff, start); the areas' arrays change only in insert_at, remove_at
+ * and vma_remove's run removal, which keep it so.
  */
 #include <string.h>
 #include "vma.h"
@@ -14,6 +17,9 @@ void vma_set_init(struct vma_set *s, void *(*alloc)(size_t), void (*free)(void *
 {
 	s->v = NULL;
 	s->n = s->cap = 0;
+	s->o = NULL;
+	s->on = 0;
+	s->o_max_pages = 0;
 	s->alloc = alloc;
 	s->free = free;
 	s->obj_get = NULL;
@@ -25,8 +31,12 @@ void vma_set_destroy(struct vma_set *s)
 {
 	if (s->v)
 		s->free(s->v);
+	if (s->o)
+		s->free(s->o);
 	s->v = NULL;
-	s->n = s->cap = 0;
+	s->o = NULL;
+	s->n = s->cap = s->on = 0;
+	s->o_max_pages = 0;
 }
 
 uint32_t vma_lower_bound(const struct vma_set *s, uint64_t addr)
@@ -61,13 +71,95 @@ static int reserve(struct vma_set *s, uint32_t extra)
 	struct vma *nv = s->alloc(cap * sizeof *nv);
 	if (!nv)
 		return -ENOMEM;
+	struct vma_oref *no = s->alloc(cap * sizeof *no);
+	if (!no) {
+		s->free(nv);
+		return -ENOMEM;
+	}
 	if (s->v) {
 		memcpy(nv, s->v, s->n * sizeof *nv);
 		s->free(s->v);
 	}
+	if (s->o) {
+		memcpy(no, s->o, s->on * sizeof *no);
+		s->free(s->o);
+	}
 	s->v = nv;
+	s->o = no;
 	s->cap = cap;
 	return 0;
+}
+
+static int oref_cmp(const void *obj, uint64_t pgoff, uint64_t start, const struct vma_oref *e)
+{
+	if (obj != e->obj)
+		return (uintptr_t)obj < (uintptr_t)e->obj ? -1 : 1;
+	if (pgoff != e->pgoff)
+		return pgoff < e->pgoff ? -1 : 1;
+	return start < e->start ? -1 : start > e->start;
+}
+
+/* Index of the first entry not below (obj, pgoff, start). */
+static uint32_t oref_lower_bound(const struct vma_set *s, const void *obj, uint64_t pgoff, uint64_t start)
+{
+	uint32_t lo = 0, hi = s->on;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (oref_cmp(obj, pgoff, start, &s->o[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void oref_grow(struct vma_set *s, const struct vma *v)
+{
+	uint64_t pages = (v->end - v->start) / VMA_PAGE;
+	if (pages > s->o_max_pages)
+		s->o_max_pages = pages;
+}
+
+/* The index has room: it never holds more entries than the areas' array. */
+static void oref_add(struct vma_set *s, const struct vma *v)
+{
+	uint32_t i = oref_lower_bound(s, v->obj, v->pgoff, v->start);
+	memmove(&s->o[i + 1], &s->o[i], (s->on - i) * sizeof s->o[0]);
+	s->o[i] = (struct vma_oref){ v->obj, v->pgoff, v->start };
+	s->on++;
+	oref_grow(s, v);
+}
+
+static void oref_del(struct vma_set *s, const struct vma *v)
+{
+	uint32_t i = oref_lower_bound(s, v->obj, v->pgoff, v->start);
+	if (i < s->on && !oref_cmp(v->obj, v->pgoff, v->start, &s->o[i])) {
+		memmove(&s->o[i], &s->o[i + 1], (s->on - i - 1) * sizeof s->o[0]);
+		s->on--;
+	}
+	if (!s->on)
+		s->o_max_pages = 0;
+}
+
+void vma_for_each_on(const struct vma_set *s, const void *obj, uint64_t idx,
+		     void (*fn)(const struct vma *v, void *ctx), void *ctx)
+{
+	if (!obj)
+		return;
+	/* Entries of obj with pgoff <= idx end just below k; none of those
+	 * whose pgoff is o_max_pages or more below idx can reach it. */
+	uint32_t k = oref_lower_bound(s, obj, idx, UINT64_MAX);
+	while (k > 0) {
+		const struct vma_oref *e = &s->o[--k];
+		if (e->obj != obj || idx - e->pgoff >= s->o_max_pages)
+			break;
+		int i = vma_find(s, e->start);
+		if (i < 0)
+			continue;       /* cannot happen: every entry has its area */
+		const struct vma *v = &s->v[i];
+		if (idx < v->pgoff + (v->end - v->start) / VMA_PAGE)
+			fn(v, ctx);
+	}
 }
 
 static bool mergeable(const struct vma *a, const struct vma *b)
@@ -80,6 +172,8 @@ static bool mergeable(const struct vma *a, const struct vma *b)
 
 static void remove_at(struct vma_set *s, uint32_t i)
 {
+	if (s->v[i].obj)
+		oref_del(s, &s->v[i]);
 	memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof s->v[0]);
 	s->n--;
 }
@@ -89,6 +183,8 @@ static void insert_at(struct vma_set *s, uint32_t i, const struct vma *v)
 	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof s->v[0]);
 	s->v[i] = *v;
 	s->n++;
+	if (v->obj)
+		oref_add(s, v);
 }
 
 /* Merge v[i] with its neighbours where possible. */
@@ -104,11 +200,15 @@ static void merge_around(struct vma_set *s, uint32_t i)
 		s->v[i].end = s->v[i + 1].end;
 		drop_obj(s, &s->v[i + 1]);
 		remove_at(s, i + 1);
+		if (s->v[i].obj)
+			oref_grow(s, &s->v[i]);
 	}
 	if (i > 0 && mergeable(&s->v[i - 1], &s->v[i])) {
 		s->v[i - 1].end = s->v[i].end;
 		drop_obj(s, &s->v[i]);
 		remove_at(s, i);
+		if (s->v[i - 1].obj)
+			oref_grow(s, &s->v[i - 1]);
 	}
 }
 
@@ -181,11 +281,29 @@ int vma_remove(struct vma_set *s, uint64_t start, uint64_t end, vma_piece_fn fn,
 	/* One move for the whole run of areas: removing them one at a time
 	 * moved the areas above once each (an munmap over 32763 areas took
 	 * 87 s under TCG). */
-	uint32_t i = vma_lower_bound(s, start), j = i;
-	for (; j < s->n && s->v[j].start < end; j++)
+	uint32_t i = vma_lower_bound(s, start), j = i, objs = 0;
+	for (; j < s->n && s->v[j].start < end; j++) {
+		objs += s->v[j].obj != NULL;
 		if (fn)
 			fn(ctx, &s->v[j]);
-	memmove(&s->v[i], &s->v[j], (s->n - j) * sizeof s->v[0]);
+	}
+	/* Their index entries: one search for one, one pass for more (the
+	 * areas of [start, end) are exactly those starting in it). */
+	if (objs == 1) {
+		for (uint32_t k = i; k < j; k++)
+			if (s->v[k].obj)
+				oref_del(s, &s->v[k]);
+	} else if (objs > 1) {
+		uint32_t kept = 0;
+		for (uint32_t k = 0; k < s->on; k++)
+			if (s->o[k].start < start || s->o[k].start >= end)
+				s->o[kept++] = s->o[k];
+		s->on = kept;
+		if (!kept)
+			s->o_max_pages = 0;
+	}
+	if (j > i)
+		memmove(&s->v[i], &s->v[j], (s->n - j) * sizeof s->v[0]);
 	s->n -= j - i;
 	return 0;
 }

@@ -89,6 +89,8 @@ bool fake_is_frame(const struct page *p);
  * are counted). */
 struct mm *fake_mm_new(void);
 void fake_mm_free(struct mm *mm);
+struct vma;
+void fake_mm_areas(struct mm *mm, struct vma *v, uint32_t n);
 /* The PTE at va; set it; mark it accessed (and dirty). */
 uint64_t fake_pte(struct mm *mm, uint64_t va);
 void fake_set_pte(struct mm *mm, uint64_t va, uint64_t pte);

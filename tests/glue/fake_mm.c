@@ -371,8 +371,35 @@ static void drop_unused_cache(void)
 	}
 }
 
+/* mm's areas are the test's own array v[0..n) (tests keep changing it),
+ * with the object index rmap searches built here as vma.c keeps it. */
+void fake_mm_areas(struct mm *mm, struct vma *v, uint32_t n)
+{
+	struct vma_set *s = &mm->vmas;
+	free(s->o);
+	s->v = v;
+	s->n = s->cap = n;
+	s->o = calloc(n ? n : 1, sizeof *s->o);
+	s->on = 0;
+	s->o_max_pages = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!v[i].obj)
+			continue;
+		struct vma_oref e = { v[i].obj, v[i].pgoff, v[i].start };
+		uint32_t k = s->on++;
+		for (; k > 0 && ((uintptr_t)s->o[k - 1].obj > (uintptr_t)e.obj ||
+				 (s->o[k - 1].obj == e.obj && s->o[k - 1].pgoff > e.pgoff)); k--)
+			s->o[k] = s->o[k - 1];
+		s->o[k] = e;
+		uint64_t pages = (v[i].end - v[i].start) / VMA_PAGE;
+		if (pages > s->o_max_pages)
+			s->o_max_pages = pages;
+	}
+}
+
 void fake_mm_free(struct mm *mm)
 {
+	free(mm->vmas.o);
 	for (int i = 0; i < PT_SLOTS; i++)
 		if (pt[i].used && pt[i].root == mm->pml4) {
 			pte_t e = pt[i].e;

@@ -131,10 +131,8 @@ TEST(rmap_mkclean_file_write_protects_every_mapping)
 	vb.start = VA0 + 0x100000;
 	vb.end = vb.start + 8 * P;
 	vb.pgoff = 5;
-	a->vmas.v = &va;
-	a->vmas.n = 1;
-	b->vmas.v = &vb;
-	b->vmas.n = 1;
+	fake_mm_areas(a, &va, 1);
+	fake_mm_areas(b, &vb, 1);
 	struct page *p = fake_file_page(4000, true), *q = fake_file_page(4001, true);
 	p->mapping = q->mapping = &cache;
 	p->index = 5;

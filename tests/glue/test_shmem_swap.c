@@ -42,10 +42,8 @@ static void setup(void)
 	v2 = v;
 	v2.start = VA1;
 	v2.end = VA1 + NPAGES * P;
-	mm->vmas.v = &v;
-	mm->vmas.n = 1;
-	mm2->vmas.v = &v2;
-	mm2->vmas.n = 1;
+	fake_mm_areas(mm, &v, 1);
+	fake_mm_areas(mm2, &v2, 1);
 	shmem_get(mm, obj);
 	shmem_get(mm2, obj);
 	struct fault_stats st = { 0, 0, 0, 0 };

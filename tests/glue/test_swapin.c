@@ -325,8 +325,7 @@ TEST(swapin_unuse_mm_brings_back_one_area)
 {
 	setup(64, "fixed:3");
 	fake_swap_add_area(1, 64);
-	mm->vmas.v = &v;
-	mm->vmas.n = 1;
+	fake_mm_areas(mm, &v, 1);
 	for (uint64_t i = 0; i < 4; i++) {
 		fake_swap_store(swp_entry(1, 20 + 3 * i), 200 + i);
 		fake_set_pte(mm, VA0 + i * P, pt_swap_pte(swp_entry(1, 20 + 3 * i)));

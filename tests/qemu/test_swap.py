@@ -176,6 +176,25 @@ def test_swap_swapoff_over_a_huge_reservation(ctx):
     expect(len(h) == 1 and h[0]['mode'] == 'reserved', 'hold record %r' % h)
 
 
+def test_swap_pageout_of_shared_pages_beside_many_areas(ctx):
+    # hold areas: 30000 one-page private areas, then 24 MiB of shmem
+    # filled and paged out (MADV_PAGEOUT), then read back and checked.
+    # Reclaim finds each shared page's mapping through the address
+    # space's index of areas by object and offset; a mapping the index
+    # missed would stay, and its page with it.  (Before the index each
+    # page's search went through all 30000 areas with interrupts off.)
+    r = ctx.boot('quiet mem=64M run="hold 24 0 shmem areas:30000 ; hello after"',
+                 disks=[{'file': swap_image(ctx, mib=64), 'bus': 'nvme'}], timeout=600)
+    expect_clean_exits(r, 2)
+    h = [x for x in r.find('workload') if x['name'] == 'hold']
+    expect(len(h) == 1 and h[0]['mode'] == 'areas' and h[0]['areas'] == 30000 and h[0]['mismatches'] == 0,
+           'hold record %r' % h)
+    pages = 24 * 256
+    expect(h[0]['pageout_pswpout'] >= pages * 9 // 10 and h[0]['verify_majflt'] > 0,
+           'paged out %d of %d pages, %d major faults reading them back'
+           % (h[0]['pageout_pswpout'], pages, h[0]['verify_majflt']))
+
+
 def test_swap_swapoff_of_many_shared_mappings(ctx):
     # hold pieces: 20 MiB of shmem as 128 mappings, 128 objects.  swapoff
     # brought back the pages of the first 64 objects only, and after 8

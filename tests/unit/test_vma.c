@@ -19,13 +19,31 @@ static void fresh(void)
 
 static bool invariants(void)
 {
+	uint32_t objs = 0;
 	for (uint32_t i = 0; i < s.n; i++) {
 		if (s.v[i].start >= s.v[i].end || (s.v[i].start | s.v[i].end) % P)
 			return false;
 		if (i && s.v[i - 1].end > s.v[i].start)
 			return false;
+		if (!s.v[i].obj)
+			continue;
+		objs++;
+		if ((s.v[i].end - s.v[i].start) / P > s.o_max_pages)
+			return false;
+		/* Its entry in the object index. */
+		bool found = false;
+		for (uint32_t k = 0; k < s.on && !found; k++)
+			found = s.o[k].obj == s.v[i].obj && s.o[k].pgoff == s.v[i].pgoff && s.o[k].start == s.v[i].start;
+		if (!found)
+			return false;
 	}
-	return true;
+	for (uint32_t k = 1; k < s.on; k++) {
+		const struct vma_oref *a = &s.o[k - 1], *b = &s.o[k];
+		if ((uintptr_t)a->obj > (uintptr_t)b->obj ||
+		    (a->obj == b->obj && (a->pgoff > b->pgoff || (a->pgoff == b->pgoff && a->start >= b->start))))
+			return false;
+	}
+	return objs == s.on;
 }
 
 TEST(vma_insert_lookup_merge)
@@ -236,5 +254,119 @@ TEST(vma_count_limit)
 	CHECK_EQ(vma_protect(&s, 104 * P, 105 * P, VM_READ | VM_WRITE, NULL, NULL), 0);     /* no split */
 	CHECK_EQ(s.n, VMA_MAX_COUNT);
 	CHECK(invariants());
+	fresh();
+}
+
+/* The object index answers as a walk over every area would, through
+ * random maps, unmaps, protection changes and merges of areas on three
+ * objects (two of them mapped twice over the same offsets) among
+ * anonymous ones. */
+struct hits { uint64_t starts[64]; int n; };
+static void hit(const struct vma *v, void *ctx)
+{
+	struct hits *h = ctx;
+	if (h->n < 64)
+		h->starts[h->n++] = v->start;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool index_matches_walk(const void *obj, uint64_t idx)
+{
+	struct hits got = { .n = 0 }, want = { .n = 0 };
+	vma_for_each_on(&s, obj, idx, hit, &got);
+	for (uint32_t i = 0; i < s.n; i++) {
+		const struct vma *v = &s.v[i];
+		if (v->obj == obj && idx >= v->pgoff && idx < v->pgoff + (v->end - v->start) / P)
+			hit(v, &want);
+	}
+	qsort(got.starts, got.n, sizeof got.starts[0], cmp_u64);
+	if (got.n != want.n)
+		return false;
+	for (int i = 0; i < got.n; i++)
+		if (got.starts[i] != want.starts[i])
+			return false;
+	return true;
+}
+
+static uint64_t rng_state;
+static uint64_t rnd(uint64_t n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (rng_state >> 33) % n;
+}
+
+TEST(vma_object_index_matches_a_walk)
+{
+	int objs[3];
+	/* An area that grows by a merge on either side is found at its far end. */
+	fresh();
+	struct vma right = { .start = 10 * P, .end = 20 * P, .prot = VM_READ, .flags = VM_SHARED, .obj = &objs[0], .pgoff = 10 };
+	struct vma left = right, more = right;
+	left.start = 0, left.end = 10 * P, left.pgoff = 0;
+	more.start = 20 * P, more.end = 40 * P, more.pgoff = 20;
+	CHECK_EQ(vma_insert(&s, &right), 0);
+	CHECK_EQ(vma_insert(&s, &left), 0);     /* merges with the area on its right */
+	CHECK_EQ(s.n, 1);
+	CHECK(index_matches_walk(&objs[0], 19));
+	CHECK_EQ(vma_insert(&s, &more), 0);     /* merges with the area on its left */
+	CHECK_EQ(s.n, 1);
+	CHECK(index_matches_walk(&objs[0], 39));
+	CHECK(invariants());
+	uint64_t seeds[] = { 1, 2, 3, 77, 1234 };
+	for (unsigned sd = 0; sd < sizeof seeds / sizeof seeds[0]; sd++) {
+		fresh();
+		rng_state = seeds[sd];
+		uint64_t bad = 0, queries = 0;
+		for (int op = 0; op < 3000; op++) {
+			if (op % 200 == 199)    /* start over now and then: the length bound starts again from 0 */
+				CHECK_EQ(vma_remove(&s, 0, 4000 * P, NULL, NULL), 0);
+			uint64_t a = rnd(2000), len = 1 + rnd(op % 7 ? 8 : 200);
+			switch (rnd(4)) {
+			case 0: {       /* map: anonymous or on an object, offset tied to the address or not */
+				struct vma v = anon(a, a + len, VM_READ | (rnd(2) ? VM_WRITE : 0));
+				uint64_t o = rnd(4);
+				if (o < 3) {
+					v.obj = &objs[o];
+					v.flags = VM_SHARED;
+					v.pgoff = o == 0 ? a : rnd(300);
+				}
+				int err = vma_insert(&s, &v);
+				CHECK(err == 0 || err == -EEXIST);
+				break;
+			}
+			case 1:
+				CHECK_EQ(vma_remove(&s, a * P, (a + len) * P, NULL, NULL), 0);
+				break;
+			case 2: {
+				int err = vma_protect(&s, a * P, (a + len) * P, rnd(2) ? VM_READ : VM_READ | VM_WRITE, NULL, NULL);
+				CHECK(err == 0 || err == -ENOMEM);
+				break;
+			}
+			default:
+				break;
+			}
+			if (op % 50 == 0 && !invariants())
+				bad++;
+			for (uint32_t i = 0; i < s.n; i++)      /* the bound the search stops at */
+				if (s.v[i].obj && (s.v[i].end - s.v[i].start) / P > s.o_max_pages)
+					bad++;
+			for (int q = 0; q < 8; q++, queries++)
+				if (!index_matches_walk(&objs[rnd(3)], rnd(2300)))
+					bad++;
+		}
+		CHECK(invariants());
+		CHECK_EQ(bad, 0);
+		CHECK(queries == 24000);
+		/* A removal of many object areas at once (one pass over the index). */
+		CHECK_EQ(vma_remove(&s, 0, 1000 * P, NULL, NULL), 0);
+		CHECK(invariants());
+		for (int q = 0; q < 200; q++)
+			CHECK(index_matches_walk(&objs[rnd(3)], rnd(2300)));
+	}
 	fresh();
 }
