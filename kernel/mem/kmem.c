@@ -280,17 +280,67 @@ static void unmap_stack(uint64_t top, size_t size)
 }
 
 /* The range waits for reuse; with the ring full (thousands of threads
- * ended at once) its addresses are not used again. */
-static void queue_freed_stack(uint64_t top, size_t size)
+ * ended at once) its addresses are not used again.  km.lock held. */
+static void queue_freed_stack_locked(uint64_t top, size_t size)
 {
-	bool on = spin_lock_irqsave(&km.lock);
 	if (km.kstack_nfreed < KSTACK_RING) {
 		unsigned i = (km.kstack_head + km.kstack_nfreed) % KSTACK_RING;
 		km.kstack_freed[i].top = top;
 		km.kstack_freed[i].size = size;
 		km.kstack_nfreed++;
 	}
+}
+
+static void queue_freed_stack(uint64_t top, size_t size)
+{
+	bool on = spin_lock_irqsave(&km.lock);
+	queue_freed_stack_locked(top, size);
 	spin_unlock_irqrestore(&km.lock, on);
+}
+
+/* Stack pages unmapped but perhaps still in other CPUs' TLBs, with their
+ * old PTEs: the frames are freed after one flush for the lot.  Flushing
+ * each dead thread's stack at once cost an IPI round to every CPU per
+ * thread exit (on a many-CPU PC with threads coming and going, that many
+ * rounds); now a round takes TLB_BATCH_VAS pages, eight stacks.  Guarded
+ * by km.lock.  A range goes back into use only KSTACK_QUARANTINE frees
+ * later, long after its batch went; kmem_stack_alloc checks all the same. */
+struct stale_pages {
+	uint64_t va[TLB_BATCH_VAS];
+	pte_t pte[TLB_BATCH_VAS];
+	unsigned n;
+};
+static struct stale_pages stale;
+
+/* Move the batch to out (km.lock held). */
+static void take_stale(struct stale_pages *out)
+{
+	for (unsigned i = 0; i < stale.n; i++) {
+		out->va[i] = stale.va[i];
+		out->pte[i] = stale.pte[i];
+	}
+	out->n = stale.n;
+	stale.n = 0;
+}
+
+static void flush_stale(struct stale_pages *b)
+{
+	if (!b->n)
+		return;
+	tlb_flush_kernel_pages(b->va, b->n);
+	for (unsigned i = 0; i < b->n; i++)
+		if (b->pte[i])
+			pmm_free(phys_to_page(pt_pte_phys(b->pte[i])), 0);
+	b->n = 0;
+}
+
+void kmem_stack_flush(void)
+{
+	struct stale_pages out;
+	bool on = spin_lock_irqsave(&km.lock);
+	take_stale(&out);
+	spin_unlock_irqrestore(&km.lock, on);
+	flush_stale(&out);
 }
 
 uint64_t kmem_stack_alloc(size_t size)
@@ -307,11 +357,19 @@ uint64_t kmem_stack_alloc(size_t size)
 		km.kstack_head = (oldest + 1) % KSTACK_RING;
 		km.kstack_nfreed--;
 	}
+	struct stale_pages out;
+	out.n = 0;
+	for (unsigned i = 0; base && i < stale.n; i++)
+		if (stale.va[i] >= base && stale.va[i] < base + size) {
+			take_stale(&out);       /* not flushed yet: it is now */
+			break;
+		}
 	if (!base && km.kstack_next + size + PAGE_SIZE <= KSTACK_BASE + KSTACK_AREA_SIZE) {
 		base = km.kstack_next + PAGE_SIZE;      /* after its guard page */
 		km.kstack_next += size + PAGE_SIZE;
 	}
 	spin_unlock_irqrestore(&km.lock, on);
+	flush_stale(&out);
 	if (!base)
 		return 0;
 	for (uint64_t o = 0; o < size; o += PAGE_SIZE) {
@@ -330,8 +388,27 @@ uint64_t kmem_stack_alloc(size_t size)
 void kmem_stack_free(uint64_t top, size_t size)
 {
 	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	unmap_stack(top, size);
-	queue_freed_stack(top, size);
+	unsigned pages = (unsigned)(size / PAGE_SIZE);
+	if (size > TLB_BATCH_VAS * PAGE_SIZE) {
+		unmap_stack(top, size);
+		queue_freed_stack(top, size);
+		return;
+	}
+	pte_t old[TLB_BATCH_VAS];
+	for (unsigned i = 0; i < pages; i++)
+		old[i] = pt_unmap(km.pml4, top - size + i * PAGE_SIZE);
+	struct stale_pages out;
+	out.n = 0;
+	bool on = spin_lock_irqsave(&km.lock);
+	if (stale.n + pages > TLB_BATCH_VAS)
+		take_stale(&out);
+	for (unsigned i = 0; i < pages; i++) {
+		stale.va[stale.n] = top - size + i * PAGE_SIZE;
+		stale.pte[stale.n++] = old[i];
+	}
+	queue_freed_stack_locked(top, size);
+	spin_unlock_irqrestore(&km.lock, on);
+	flush_stale(&out);
 }
 
 uint64_t kmem_stack_area_used(void)

@@ -47,7 +47,12 @@ uint64_t kmem_kernel_pml4(void);
 /* Allocate a kernel stack of `size` bytes (page multiple) with an unmapped
  * guard page below it.  Returns the top, or 0. */
 uint64_t kmem_stack_alloc(size_t size);
+/* The stack is unmapped at once; its frames are freed with the next
+ * flush of freed stacks' pages (one IPI round per TLB_BATCH_VAS pages). */
 void kmem_stack_free(uint64_t top, size_t size);
+/* Flush the freed stacks' pages now and free their frames (for a count
+ * of free memory that should not miss them). */
+void kmem_stack_flush(void);
 /* Bytes of the stack area ever handed out (freed ranges are reused). */
 uint64_t kmem_stack_area_used(void);
 

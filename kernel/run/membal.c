@@ -3,7 +3,8 @@
  *
  * What "settled" means.  When the last task of a run has exited, some of
  * its memory comes back later: a dead thread's stack is freed by the next
- * context switch, an mm that kswapd or swapoff still references is torn
+ * context switch (and its frames with the next flush of freed stacks,
+ * done here), an mm that kswapd or swapoff still references is torn
  * down when they let go, and swap-cache pages of its slots stay until
  * dropped, which only happens once their writeback is done.  So the end
  * (and, for symmetry, the start) polls: drop the unused swap cache, read
@@ -15,6 +16,7 @@
 #include "core/record.h"
 #include "vm/knobs.h"
 #include "mem/pmm.h"
+#include "mem/kmem.h"
 #include "swap/swap.h"
 #include "core/sched.h"
 
@@ -28,6 +30,7 @@ void membal_record(const char *phase, const char *of)
 	unsigned stable = 0, ms = 0;
 	while (stable < MEMBAL_STABLE_POLLS && ms < MEMBAL_SETTLE_MAX_MS) {
 		vm_drop_caches();
+		kmem_stack_flush();
 		uint64_t f = pmm_free_pages(), u = swap_used_slots();
 		stable = (f == frames && u == used) ? stable + 1 : 0;
 		frames = f;

@@ -159,6 +159,20 @@ def test_user_clone_bomb_is_refused_in_time(ctx):
     expect('out of memory' not in r.log, 'the OOM killer ran')
 
 
+def test_user_thread_exits_share_tlb_flushes(ctx):
+    # The same bomb on 4 CPUs at 40 MiB: about 300 threads end.  Each dead thread's
+    # stack used to be flushed from every other CPU's TLB at once, an IPI
+    # round per exit (3 IPIs each); freed stacks' pages now wait for one
+    # round per 32 pages (8 stacks), and their frames with them (the
+    # membal settle flushes what waits: the rig's balance check).
+    r = ctx.boot('quiet mem=40M run="sysfuzz clones"', smp=4, timeout=300)
+    expect_ok(r)
+    w = [x for x in r.find('workload') if x.get('mode') == 'clones']
+    expect(len(w) == 1 and w[0]['threads'] >= 200 and w[0]['still_parked'] == 0, 'record %r' % w)
+    ipis = r.find('cpus')[-1]['tlb_ipis']
+    expect(ipis <= w[0]['threads'], '%d TLB IPIs for %d thread exits on 4 CPUs' % (ipis, w[0]['threads']))
+
+
 def test_user_many_areas(ctx):
     # sysfuzz maps: one-page areas that do not merge until mmap refuses
     # (-ENOMEM at the area limit, 65530 as Linux's max_map_count, or where

@@ -264,6 +264,35 @@ void tlb_flush_kernel_range(uint64_t start, uint64_t end)
 	}
 }
 
+struct pages {
+	const uint64_t *va;
+	unsigned n;                     /* at most TLB_BATCH_VAS */
+};
+
+static void pages_here(const void *arg)
+{
+	const struct pages *p = arg;
+	for (unsigned i = 0; i < p->n; i++)
+		invlpg(p->va[i]);
+}
+
+static void pages_fill(struct tlb_request *q, const void *arg)
+{
+	const struct pages *p = arg;
+	for (unsigned i = 0; i < p->n; i++)
+		q->va[i] = p->va[i];
+	q->n = p->n;
+	q->all = false;
+	q->drop_root = 0;
+}
+
+void tlb_flush_kernel_pages(const uint64_t *va, unsigned n)
+{
+	struct pages p = { va, n < TLB_BATCH_VAS ? n : TLB_BATCH_VAS };
+	if (p.n)
+		run(NULL, false, pages_here, pages_fill, &p);
+}
+
 static void drop_here(const void *arg)
 {
 	drop_root_here(this_cpu(), *(const uint64_t *)arg);
