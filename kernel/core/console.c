@@ -38,6 +38,59 @@ void console_cpu_stopped(bool stopped)
 		__atomic_store_n(&cpu_stopped[id], stopped, __ATOMIC_RELEASE);
 }
 
+static bool this_cpu_stopped(void)
+{
+	unsigned id = this_cpu()->id;
+	return id < SMP_MAX_CPUS && __atomic_load_n(&cpu_stopped[id], __ATOMIC_ACQUIRE);
+}
+
+/* Who holds console_lock (CPU id + 1; 0: no one), for a report that
+ * must not wait for a CPU it stopped. */
+static volatile uint32_t lock_owner;
+
+/* Reports of where every CPU is (an NMI, or trap_report_all_cpus) do not
+ * write to the console: what a CPU prints while console_cpu_stopped
+ * waits in nmi_buf, and goes out whole, through the console lock, in
+ * order with what was queued before it.  Before, a report switched the
+ * console to panic mode and wrote straight to COM1: into the middle of
+ * the line its own CPU (or a CPU it stopped) was writing (a task_exit
+ * record came out as '"pid":NMI: where every CPU is'), and past the
+ * queued output, which was then never sent (panic mode does not drain the
+ * queue whose lock it could not take).  The buffer goes out at the end of
+ * the report if the lock can be had, else at the end of the write it
+ * interrupted (every unlock of the console looks), or at the next tick;
+ * if the lock's holder never lets go (it is what hangs), the report
+ * falls back to panic mode after a bounded wait.
+ *
+ * nmi_state packs the bytes reserved (high half) and the bytes copied in
+ * (low half): appends from several CPUs at once each take their own
+ * range, and the buffer is written out only when every reserved byte is
+ * in.  It starts again from 0 once all of it is out. */
+#define NMI_BUF_BYTES (256u << 10)
+static char nmi_buf[NMI_BUF_BYTES];
+static volatile uint64_t nmi_state;
+static uint32_t nmi_out;                /* bytes of nmi_buf on the console; under console_lock */
+static volatile uint32_t nmi_dropped;   /* bytes that found the buffer full */
+
+static void nmi_append(const char *s, size_t n)
+{
+	uint64_t st = __atomic_load_n(&nmi_state, __ATOMIC_RELAXED);
+	for (;;) {
+		uint32_t res = (uint32_t)(st >> 32);
+		if (n > NMI_BUF_BYTES - res) {
+			__atomic_add_fetch(&nmi_dropped, (uint32_t)n, __ATOMIC_RELAXED);
+			return;
+		}
+		if (__atomic_compare_exchange_n(&nmi_state, &st, st + ((uint64_t)n << 32), false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	uint32_t at = (uint32_t)(st >> 32);
+	for (size_t i = 0; i < n; i++)
+		nmi_buf[at + i] = s[i];
+	__atomic_add_fetch(&nmi_state, (uint64_t)n, __ATOMIC_RELEASE);
+}
+
 #define RAW_WAIT_SPINS 20000000L
 
 static bool raw_enter(void)
@@ -78,6 +131,85 @@ static void raw_write(const char *s, size_t n)
 		fbcon_flush();
 }
 
+/* Write out what waits in nmi_buf.  console_lock held (or, in panic
+ * mode, the console is the caller's). */
+static void nmi_flush_locked(void)
+{
+	long spins = 0;
+	for (;;) {
+		uint64_t st = __atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE);
+		uint32_t res = (uint32_t)(st >> 32), in = (uint32_t)st;
+		if (in != res) {
+			/* Another CPU is copying its part in: a moment. */
+			if (++spins > RAW_WAIT_SPINS)
+				break;
+			cpu_relax();
+			continue;
+		}
+		if (nmi_out < res) {
+			raw_write(nmi_buf + nmi_out, res - nmi_out);
+			nmi_out = res;
+			continue;
+		}
+		/* All out: start again from the beginning, unless a CPU
+		 * reserved more meanwhile (then that goes out first). */
+		if (!res || __atomic_compare_exchange_n(&nmi_state, &st, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			nmi_out = 0;
+			break;
+		}
+	}
+	uint32_t lost = __atomic_exchange_n(&nmi_dropped, 0, __ATOMIC_RELAXED);
+	if (lost) {
+		char line[96];
+		size_t k = (size_t)ksnprintf(line, sizeof line, "console: %u bytes of a report did not fit its %u KiB buffer\n",
+					     lost, NMI_BUF_BYTES >> 10);
+		raw_write(line, k < sizeof line ? k : sizeof line - 1);
+	}
+}
+
+static bool console_lock_take(void)
+{
+	bool on = spin_lock_irqsave(&console_lock);
+	__atomic_store_n(&lock_owner, this_cpu()->id + 1, __ATOMIC_RELAXED);
+	return on;
+}
+
+/* Every release writes out a report that waited (one that came in the
+ * middle of this write goes out after it). */
+static void console_lock_give(bool on)
+{
+	if (__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE))
+		nmi_flush_locked();
+	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
+	spin_unlock_irqrestore(&console_lock, on);
+}
+
+void console_report_done(void)
+{
+	if (panicking || !__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE))
+		return;
+	uint32_t me = this_cpu()->id + 1;
+	for (long i = 0; i < RAW_WAIT_SPINS; i++) {
+		uint32_t owner = __atomic_load_n(&lock_owner, __ATOMIC_RELAXED);
+		/* This CPU's own write, or one a stopped CPU holds: its
+		 * release writes the report out once the write goes on. */
+		if (owner == me || (owner && owner <= SMP_MAX_CPUS &&
+				    __atomic_load_n(&cpu_stopped[owner - 1], __ATOMIC_ACQUIRE)))
+			return;
+		if (spin_trylock(&console_lock)) {
+			__atomic_store_n(&lock_owner, me, __ATOMIC_RELAXED);
+			nmi_flush_locked();
+			__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
+			spin_unlock_nosched(&console_lock);
+			return;
+		}
+		cpu_relax();
+	}
+	/* The holder never let go: the hang this reports may be its own.
+	 * The report matters more than that write. */
+	console_panic_mode();
+}
+
 void console_panic_mode(void)
 {
 	if (panicking)
@@ -93,6 +225,12 @@ void console_panic_mode(void)
 	panicking = 1;                  /* before the lock goes: a writer waiting for it must see this */
 	if (got)
 		spin_unlock_nosched(&console_lock);
+	/* A report still waiting goes out now, straight. */
+	if (__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE)) {
+		bool took = raw_enter();
+		nmi_flush_locked();
+		raw_leave(took);
+	}
 	fbcon_flush();
 }
 
@@ -100,19 +238,24 @@ void console_sync_mode(void)
 {
 	if (panicking)
 		return;                 /* already so, and the lock may never come free */
-	bool on = spin_lock_irqsave(&console_lock);
+	bool on = console_lock_take();
 	sync_writes = true;
 	serial_flush();
 	fbcon_flush();
-	spin_unlock_irqrestore(&console_lock, on);
+	console_lock_give(on);
 }
 
 void console_poll(void)
 {
-	if (panicking || (!serial_pending() && !fbcon_pending()) || !spin_trylock(&console_lock))
+	bool report = __atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE) != 0;
+	if (panicking || (!serial_pending() && !fbcon_pending() && !report) || !spin_trylock(&console_lock))
 		return;
+	__atomic_store_n(&lock_owner, this_cpu()->id + 1, __ATOMIC_RELAXED);
+	if (report)
+		nmi_flush_locked();
 	serial_poll();
 	fbcon_poll();
+	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
 	spin_unlock_nosched(&console_lock);
 }
 
@@ -126,15 +269,29 @@ void console_write(const char *s, size_t n)
 		irq_restore(on);
 		return;
 	}
-	bool on = spin_lock_irqsave(&console_lock);
+	if (this_cpu_stopped()) {
+		nmi_append(s, n);
+		return;
+	}
+	bool on = console_lock_take();
 	raw_write(s, n);
-	spin_unlock_irqrestore(&console_lock, on);
+	console_lock_give(on);
 }
 
 struct chunk {
 	char buf[256];
 	size_t len;
+	bool report;                    /* into nmi_buf */
 };
+
+static void chunk_out(struct chunk *c)
+{
+	if (c->report)
+		nmi_append(c->buf, c->len);
+	else
+		raw_write(c->buf, c->len);
+	c->len = 0;
+}
 
 static void chunk_sink(void *ctx, const char *s, size_t n)
 {
@@ -147,10 +304,8 @@ static void chunk_sink(void *ctx, const char *s, size_t n)
 		c->len += k;
 		s += k;
 		n -= k;
-		if (c->len == sizeof c->buf) {
-			raw_write(c->buf, c->len);
-			c->len = 0;
-		}
+		if (c->len == sizeof c->buf)
+			chunk_out(c);
 	}
 }
 
@@ -158,18 +313,25 @@ int kvprintf(const char *fmt, va_list ap)
 {
 	struct chunk c;
 	c.len = 0;
+	c.report = false;
 	bool on = false, locked = !panicking;  /* panicking may be set while we wait */
 	bool took = false;
+	if (locked && this_cpu_stopped()) {
+		c.report = true;
+		int n = fmt_vformat(chunk_sink, &c, fmt, ap);
+		chunk_out(&c);
+		return n;
+	}
 	if (locked) {
-		on = spin_lock_irqsave(&console_lock);
+		on = console_lock_take();
 	} else {
 		on = irq_save();                /* not preempted while others wait */
 		took = raw_enter();
 	}
 	int n = fmt_vformat(chunk_sink, &c, fmt, ap);
-	raw_write(c.buf, c.len);
+	chunk_out(&c);
 	if (locked) {
-		spin_unlock_irqrestore(&console_lock, on);
+		console_lock_give(on);
 	} else {
 		raw_leave(took);
 		irq_restore(on);

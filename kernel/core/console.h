@@ -16,10 +16,15 @@ int kvprintf(const char *fmt, va_list ap);
 /* Called by panic: stop honouring the console lock; every write reaches
  * COM1 before it returns. */
 void console_panic_mode(void);
-/* This CPU is in (true) or leaves (false) an NMI handler: a write it
- * owned cannot go on meanwhile, so another CPU's panic-mode write does
- * not wait for it. */
+/* This CPU is in (true) or leaves (false) an NMI handler or a report of
+ * where every CPU is: what it prints meanwhile waits in a buffer (a write
+ * it owned cannot go on, and no lock may be waited for), and another
+ * CPU's panic-mode write does not wait for it. */
 void console_cpu_stopped(bool stopped);
+/* The end of this CPU's part of a report: write out what waits, if the
+ * console can be had; else the write it interrupted does so at its end.
+ * Call before console_cpu_stopped(false). */
+void console_report_done(void);
 /* The machine is about to stop (halt): what waits for COM1 goes out now,
  * and every later write before it returns. */
 void console_sync_mode(void);

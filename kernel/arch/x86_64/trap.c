@@ -123,9 +123,12 @@ void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
  * (sched.c's lockup check).  The CPU that starts a report prints its own
  * place, sends an NMI to the others, each of which prints its own place
  * and answers, one at a time, and then dumps the threads not on a CPU.
- * Everything here is lockless (panic-mode console) and every wait is
- * bounded: the CPU that holds the console or a run-queue lock may be the
- * one stuck. */
+ * Everything here is lockless and every wait is bounded: the CPU that
+ * holds the console or a run-queue lock may be the one stuck.  What the
+ * report prints waits in the console's report buffer and goes out whole
+ * once the console lock can be had (console_report_done), so it neither
+ * lands in the middle of a line a stopped CPU was writing nor overtakes
+ * what was queued before it. */
 static volatile uint32_t nmi_printing;  /* one CPU prints at a time */
 static volatile uint32_t nmi_answered;  /* CPUs done with their part */
 static volatile uint32_t nmi_reporting; /* a report is asking the others */
@@ -187,9 +190,9 @@ static void ask_others(void)
 
 void trap_report_all_cpus(const char *why)
 {
-	console_panic_mode();
 	if (__atomic_exchange_n(&nmi_reporting, 1, __ATOMIC_ACQUIRE))
 		return;         /* another CPU is reporting: its NMI will reach us */
+	console_cpu_stopped(true);
 	kprintf("%s: where every CPU is, then the threads\n", why);
 	struct cpu *c = this_cpu();
 	if (c->irq_depth && c->irq_frame)
@@ -198,11 +201,12 @@ void trap_report_all_cpus(const char *why)
 		print_place("the kernel", (uint64_t)trap_report_all_cpus, (uint64_t)__builtin_frame_address(0),
 			    irqs_enabled(), false);
 	ask_others();
+	console_report_done();
+	console_cpu_stopped(false);
 }
 
 static void nmi_report(const struct trap_frame *f)
 {
-	console_panic_mode();
 	console_cpu_stopped(true);
 	if (__atomic_load_n(&nmi_reporting, __ATOMIC_ACQUIRE) || smp_on_ap()) {
 		/* Asked by a report (an AP's LINT1 is masked: only an IPI gets here). */
@@ -214,6 +218,7 @@ static void nmi_report(const struct trap_frame *f)
 		print_frame_place(f);
 		ask_others();
 	}
+	console_report_done();
 	console_cpu_stopped(false);
 }
 
