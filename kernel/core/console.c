@@ -10,6 +10,7 @@
 #include "platform/fbcon.h"
 #include "record.h"
 #include "smp.h"
+#include "time.h"
 
 static struct spinlock console_lock = SPINLOCK_INIT("console");
 static volatile int panicking;
@@ -131,9 +132,11 @@ static void raw_write(const char *s, size_t n)
 		fbcon_flush();
 }
 
-/* Write out what waits in nmi_buf.  console_lock held (or, in panic
- * mode, the console is the caller's). */
-static void nmi_flush_locked(void)
+/* Write out what waits in nmi_buf: all of it at the end of a report,
+ * else (a write's release while a report may still be printing) only
+ * whole lines, so a write after it does not land in a report's line.
+ * console_lock held (or, in panic mode, the console is the caller's). */
+static void nmi_flush_locked(bool all)
 {
 	long spins = 0;
 	for (;;) {
@@ -146,11 +149,16 @@ static void nmi_flush_locked(void)
 			cpu_relax();
 			continue;
 		}
-		if (nmi_out < res) {
-			raw_write(nmi_buf + nmi_out, res - nmi_out);
-			nmi_out = res;
+		uint32_t end = res;
+		while (!all && end > nmi_out && nmi_buf[end - 1] != '\n')
+			end--;
+		if (nmi_out < end) {
+			raw_write(nmi_buf + nmi_out, end - nmi_out);
+			nmi_out = end;
 			continue;
 		}
+		if (nmi_out < res)
+			break;          /* a line still being printed */
 		/* All out: start again from the beginning, unless a CPU
 		 * reserved more meanwhile (then that goes out first). */
 		if (!res || __atomic_compare_exchange_n(&nmi_state, &st, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
@@ -179,9 +187,19 @@ static bool console_lock_take(void)
 static void console_lock_give(bool on)
 {
 	if (__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE))
-		nmi_flush_locked();
+		nmi_flush_locked(false);
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&console_lock, on);
+}
+
+/* What waits in nmi_buf goes out straight (panic mode). */
+static void nmi_flush_straight(void)
+{
+	if (!__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE))
+		return;
+	bool took = raw_enter();
+	nmi_flush_locked(true);
+	raw_leave(took);
 }
 
 void console_report_done(void)
@@ -189,16 +207,19 @@ void console_report_done(void)
 	if (panicking || !__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE))
 		return;
 	uint32_t me = this_cpu()->id + 1;
-	for (long i = 0; i < RAW_WAIT_SPINS; i++) {
-		uint32_t owner = __atomic_load_n(&lock_owner, __ATOMIC_RELAXED);
-		/* This CPU's own write, or one a stopped CPU holds: its
-		 * release writes the report out once the write goes on. */
-		if (owner == me || (owner && owner <= SMP_MAX_CPUS &&
-				    __atomic_load_n(&cpu_stopped[owner - 1], __ATOMIC_ACQUIRE)))
+	/* About a second, by the clock once there is one. */
+	uint64_t since = time_tsc_hz() ? time_ns() : 0;
+	for (long i = 0; since ? time_ns() - since < 1000000000ull : i < RAW_WAIT_SPINS; i++) {
+		/* Written out by the release of the write that held the lock. */
+		if (!__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE))
+			return;
+		/* This CPU's own write: its release writes the report out once
+		 * the write goes on (the CPU cannot wait for itself). */
+		if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me)
 			return;
 		if (spin_trylock(&console_lock)) {
 			__atomic_store_n(&lock_owner, me, __ATOMIC_RELAXED);
-			nmi_flush_locked();
+			nmi_flush_locked(true);
 			__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
 			spin_unlock_nosched(&console_lock);
 			return;
@@ -206,9 +227,30 @@ void console_report_done(void)
 		cpu_relax();
 	}
 	/* The holder never let go: the hang this reports may be its own.
-	 * The report matters more than that write. */
-	console_panic_mode();
+	 * The report matters more than that write; what waits in COM1's
+	 * queue stays there (its writer may be in the middle of it). */
+	panicking = 1;
+	nmi_flush_straight();
+	fbcon_flush();
 }
+
+bool console_selftest_hold(uint64_t ms)
+{
+	bool on = console_lock_take();
+	uint64_t end = time_ns() + ms * 1000000ull;
+	bool waiting = false, out = false;
+	while (time_ns() < end) {
+		if (__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE))
+			waiting = true;
+		else if (waiting)
+			out = true;
+		cpu_relax();
+	}
+	console_lock_give(on);
+	return out;
+}
+
+bool console_in_panic_mode(void) { return panicking; }
 
 void console_panic_mode(void)
 {
@@ -225,12 +267,7 @@ void console_panic_mode(void)
 	panicking = 1;                  /* before the lock goes: a writer waiting for it must see this */
 	if (got)
 		spin_unlock_nosched(&console_lock);
-	/* A report still waiting goes out now, straight. */
-	if (__atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE)) {
-		bool took = raw_enter();
-		nmi_flush_locked();
-		raw_leave(took);
-	}
+	nmi_flush_straight();           /* a report still waiting */
 	fbcon_flush();
 }
 
@@ -252,7 +289,7 @@ void console_poll(void)
 		return;
 	__atomic_store_n(&lock_owner, this_cpu()->id + 1, __ATOMIC_RELAXED);
 	if (report)
-		nmi_flush_locked();
+		nmi_flush_locked(false);
 	serial_poll();
 	fbcon_poll();
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);

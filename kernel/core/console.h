@@ -7,6 +7,7 @@
 #define CONSOLE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdarg.h>
 
@@ -21,10 +22,17 @@ void console_panic_mode(void);
  * it owned cannot go on, and no lock may be waited for), and another
  * CPU's panic-mode write does not wait for it. */
 void console_cpu_stopped(bool stopped);
-/* The end of this CPU's part of a report: write out what waits, if the
- * console can be had; else the write it interrupted does so at its end.
- * Call before console_cpu_stopped(false). */
+/* The end of a report, on the CPU that made it: write out what waits,
+ * once the console lock can be had; if this CPU interrupted its own
+ * write, that write's end does so; if the holder never lets go, straight
+ * in panic mode.  (A CPU that only answered leaves its part to the
+ * reporting CPU.)  Call before console_cpu_stopped(false). */
 void console_report_done(void);
+/* Selftest: hold the console lock with interrupts off for ms, as a CPU
+ * stuck in a write; true if a report waited and was written out
+ * meanwhile (by another CPU, past the lock). */
+bool console_selftest_hold(uint64_t ms);
+bool console_in_panic_mode(void);
 /* The machine is about to stop (halt): what waits for COM1 goes out now,
  * and every later write before it returns. */
 void console_sync_mode(void);

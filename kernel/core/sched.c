@@ -685,9 +685,8 @@ static void lost_wakeup_check(uint64_t now)
 	if (!lost)
 		return;
 	lockup.lost++;
-	kprintf("hangcheck: thread %s (tid %d) still blocked %lu ms after its wake-up time (a lost wakeup)\n",
-		lost->name, lost->tid, (now - lost->lost_reported) / 1000000);
-	trap_report_all_cpus("hangcheck");
+	trap_report_all_cpus("hangcheck", "thread %s (tid %d) still blocked %lu ms after its wake-up time (a lost wakeup)",
+			     lost->name, lost->tid, (now - lost->lost_reported) / 1000000);
 }
 
 static void lockup_check_others(uint64_t now)
@@ -712,9 +711,8 @@ static void lockup_check_others(uint64_t now)
 			}
 			if (stuck && !scpu[i].stuck) {
 				lockup.hard++;
-				kprintf("hangcheck: cpu %u took no timer tick for %u s (interrupts off, or its timer "
-					"stopped)\n", i, hc.seconds);
-				trap_report_all_cpus("hangcheck");
+				trap_report_all_cpus("hangcheck", "cpu %u took no timer tick for %u s (interrupts off, or its "
+						     "timer stopped)", i, hc.seconds);
 				apic_send_ipi(scpu[i].cpu->apic_id, VEC_TIMER);
 				scpu[i].nudged = true;
 			}
@@ -746,9 +744,8 @@ static void lockup_tick(struct cpu *c, uint64_t now)
 	} else if (!me->held_reported && now - me->held_since >= hc.seconds * 1000000000ull) {
 		me->held_reported = true;
 		lockup.soft++;
-		kprintf("hangcheck: cpu %u ran %u s with preemption off (a spinlock held or awaited)\n",
-			c->id, hc.seconds);
-		trap_report_all_cpus("hangcheck");
+		trap_report_all_cpus("hangcheck", "cpu %u ran %u s with preemption off (a spinlock held or awaited)",
+				     c->id, hc.seconds);
 	}
 	lockup_check_others(now);
 }

@@ -1,6 +1,6 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
- * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup|lostwakeup|timerstall|
+ * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup|consolestuck|lostwakeup|timerstall|
  * lockstat|nmi_user_gs|kstacks.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
@@ -534,6 +534,28 @@ static void test_lockup(struct json *r)
 	check(hard >= 1, "another CPU reported this one without a tick past the period");
 }
 
+/* --- hangcheck while the stuck CPU holds the console lock ------------- */
+
+/* This CPU stops in the middle of a console write (the lock held,
+ * interrupts off) for longer than the report's wait for the lock: the
+ * other CPU's check must still get its report out (past the lock, in
+ * panic mode), not wait behind the write for ever. */
+static void test_consolestuck(struct json *r)
+{
+	unsigned s = sched_hangcheck_seconds();
+	check(s > 0 && sched_cpus() >= 2, "test=consolestuck needs hangcheck=N and 2 CPUs");
+	if (!s || sched_cpus() < 2)
+		return;
+	uint64_t r0 = sched_lockup_reports();
+	bool out = console_selftest_hold(s * 1000ull + 12000);
+	uint64_t hard = sched_lockup_reports() - r0;
+	json_u64(r, "reports_hard", hard);
+	json_bool(r, "report_out_while_held", out);
+	json_bool(r, "panic_mode", console_in_panic_mode());
+	check(hard >= 1, "another CPU reported this one");
+	check(out, "the report went out while this CPU held the console");
+}
+
 /* --- hangcheck sees a lost wakeup -------------------------------------- */
 
 static volatile bool lw_woke;
@@ -803,6 +825,7 @@ static const struct selftest tests[] = {
 	{ "rt", test_rt },
 	{ "hangcheck", test_hangcheck },
 	{ "lockup", test_lockup },
+	{ "consolestuck", test_consolestuck },
 	{ "lostwakeup", test_lostwakeup },
 	{ "timerstall", test_timerstall },
 	{ "lockstat", test_lockstat },

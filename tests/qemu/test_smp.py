@@ -401,6 +401,22 @@ def test_hangcheck_sees_stuck_cpu(ctx, n):
         expect(any('interrupts off' in l and 'thread kmain' in l for l in where), 'the stuck CPU: %r' % where)
 
 
+def test_hangcheck_report_passes_a_cpu_stuck_in_a_console_write(ctx):
+    # test=consolestuck, 2 CPUs, hangcheck=1: kmain's CPU holds the
+    # console lock with interrupts off for 13 s, as a CPU stuck in the
+    # middle of a write.  The AP's check reports it; the report waits in
+    # the console's buffer, its wait for the lock runs out, and it goes
+    # out past the lock (the console in panic mode from then on) while
+    # the write is still stuck.  Its first line was a plain kprintf,
+    # which waited for the lock until the stuck CPU let go.
+    d, r = selftest(ctx, 'consolestuck', 'hangcheck=1', smp=2, timeout=300)
+    expect(d['reports_hard'] >= 1 and d['report_out_while_held'] and d['panic_mode'], 'data %r' % d)
+    expect(re.search(r'hangcheck: cpu \d+ took no timer tick for 1 s', r.log), 'no hard-lockup line')
+    where = [l for l in r.log.splitlines() if l.startswith('NMI: cpu ')]
+    expect(any('interrupts off' in l and 'thread kmain' in l for l in where), 'the stuck CPU: %r' % where)
+    expect('console_selftest_hold+' in r.log, 'no backtrace through the stuck write')
+
+
 def test_ap_rescues_stopped_boot_cpu_timer(ctx):
     # test=timerstall on 2 CPUs: the boot CPU's timer stopped by hand is
     # noticed by the AP and poked; the boot CPU sorts it as "not fired"

@@ -13,7 +13,9 @@
  * is built with -fno-omit-frame-pointer so the rbp chain is complete; every
  * frame is checked to be mapped before it is read.
  */
+#include <stdarg.h>
 #include "trap.h"
+#include "lib/printf.h"
 #include "x86.h"
 #include "core/console.h"
 #include "core/ksyms.h"
@@ -188,11 +190,21 @@ static void ask_others(void)
 	__atomic_store_n(&nmi_reporting, 0, __ATOMIC_RELEASE);
 }
 
-void trap_report_all_cpus(const char *why)
+void trap_report_all_cpus(const char *why, const char *fmt, ...)
 {
-	if (__atomic_exchange_n(&nmi_reporting, 1, __ATOMIC_ACQUIRE))
-		return;         /* another CPU is reporting: its NMI will reach us */
+	char line[200];
+	va_list ap;
+	va_start(ap, fmt);
+	kvsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
 	console_cpu_stopped(true);
+	kprintf("%s: %s\n", why, line);
+	if (__atomic_exchange_n(&nmi_reporting, 1, __ATOMIC_ACQUIRE)) {
+		/* Another CPU is reporting: its NMI will reach us, and it
+		 * writes out this line with its report. */
+		console_cpu_stopped(false);
+		return;
+	}
 	kprintf("%s: where every CPU is, then the threads\n", why);
 	struct cpu *c = this_cpu();
 	if (c->irq_depth && c->irq_frame)
@@ -217,8 +229,8 @@ static void nmi_report(const struct trap_frame *f)
 		kprintf("NMI: where every CPU is, then the threads\n");
 		print_frame_place(f);
 		ask_others();
+		console_report_done();
 	}
-	console_report_done();
 	console_cpu_stopped(false);
 }
 

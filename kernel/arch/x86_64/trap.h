@@ -51,10 +51,12 @@ void trap_report(const struct trap_frame *f, uint64_t cr2);
 /* Print a backtrace starting at rip, then the rbp (frame-pointer) chain.
  * rip_is_return: rip is a return address (look up the call before it). */
 void trap_backtrace(uint64_t rip, uint64_t rbp, bool rip_is_return);
-/* Print where every online CPU is (an NMI to the others) and the thread
- * dump, headed by `why`; then carry on.  Any CPU, any context; a second
- * report while one runs is dropped. */
-void trap_report_all_cpus(const char *why);
+/* Print "WHY: <fmt ...>" (what was found), then where every online CPU
+ * is (an NMI to the others) and the thread dump, headed by `why`; then
+ * carry on.  Any CPU, any context; a second report while one runs prints
+ * only its first line.  All of it goes through the console's report
+ * buffer, so a stuck CPU holding the console lock does not silence it. */
+void trap_report_all_cpus(const char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Test hook (selftest nmi_user_gs): while armed, an NMI on any CPU only
  * records the struct cpu its handler found through GS and returns. */
