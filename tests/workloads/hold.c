@@ -131,8 +131,7 @@ static uint64_t *pressure(uint64_t mib)
 
 /* n one-page areas that do not merge, left mapped to the end: a range
  * found free, then mapped page by page upwards, alternately read-only and
- * read-write (each lands at the array's end; mprotect over one big area
- * took 3.7 s of guest time for 30000 under -icount). */
+ * read-write (each new area lands beside the last one made). */
 static bool small_areas(uint64_t n)
 {
 	char *a = rt_mmap(0, n * RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_WRITE, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
