@@ -45,8 +45,8 @@ static bool this_cpu_stopped(void)
 	return id < SMP_MAX_CPUS && __atomic_load_n(&cpu_stopped[id], __ATOMIC_ACQUIRE);
 }
 
-/* Who holds console_lock (CPU id + 1; 0: no one), for a report that
- * must not wait for a CPU it stopped. */
+/* Who holds console_lock (CPU id + 1; 0: no one): a report on that CPU
+ * interrupted its own write and must not wait for it. */
 static volatile uint32_t lock_owner;
 
 /* Reports of where every CPU is (an NMI, or trap_report_all_cpus) do not
@@ -192,6 +192,21 @@ static void console_lock_give(bool on)
 	spin_unlock_irqrestore(&console_lock, on);
 }
 
+/* The lock if it is free, interrupts left as they are (the tick, a report). */
+static bool console_lock_try(void)
+{
+	if (!spin_trylock(&console_lock))
+		return false;
+	__atomic_store_n(&lock_owner, this_cpu()->id + 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+static void console_lock_untry(void)
+{
+	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
+	spin_unlock_nosched(&console_lock);
+}
+
 /* What waits in nmi_buf goes out straight (panic mode). */
 static void nmi_flush_straight(void)
 {
@@ -217,11 +232,9 @@ void console_report_done(void)
 		 * the write goes on (the CPU cannot wait for itself). */
 		if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me)
 			return;
-		if (spin_trylock(&console_lock)) {
-			__atomic_store_n(&lock_owner, me, __ATOMIC_RELAXED);
+		if (console_lock_try()) {
 			nmi_flush_locked(true);
-			__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
-			spin_unlock_nosched(&console_lock);
+			console_lock_untry();
 			return;
 		}
 		cpu_relax();
@@ -285,15 +298,13 @@ void console_sync_mode(void)
 void console_poll(void)
 {
 	bool report = __atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE) != 0;
-	if (panicking || (!serial_pending() && !fbcon_pending() && !report) || !spin_trylock(&console_lock))
+	if (panicking || (!serial_pending() && !fbcon_pending() && !report) || !console_lock_try())
 		return;
-	__atomic_store_n(&lock_owner, this_cpu()->id + 1, __ATOMIC_RELAXED);
 	if (report)
 		nmi_flush_locked(false);
 	serial_poll();
 	fbcon_poll();
-	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
-	spin_unlock_nosched(&console_lock);
+	console_lock_untry();
 }
 
 void console_write(const char *s, size_t n)

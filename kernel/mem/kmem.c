@@ -261,40 +261,17 @@ void *kmem_map_phys(uint64_t phys, uint64_t len)
 	return kmem_ioremap(phys, len, 0);
 }
 
-/* Unmap [top - size, top) and free its frames.  Every CPU the thread ran
- * on may cache the mapping: the frames are freed only after all have
- * flushed it, TLB_BATCH_VAS pages at a time. */
-static void unmap_stack(uint64_t top, size_t size)
-{
-	pte_t old[TLB_BATCH_VAS];
-	for (uint64_t va = top - size; va < top;) {
-		uint64_t start = va;
-		unsigned n = 0;
-		for (; va < top && n < TLB_BATCH_VAS; va += PAGE_SIZE)
-			old[n++] = pt_unmap(km.pml4, va);
-		tlb_flush_kernel_range(start, va);
-		for (unsigned i = 0; i < n; i++)
-			if (old[i])
-				pmm_free(phys_to_page(pt_pte_phys(old[i])), 0);
-	}
-}
-
 /* The range waits for reuse; with the ring full (thousands of threads
- * ended at once) its addresses are not used again.  km.lock held. */
-static void queue_freed_stack_locked(uint64_t top, size_t size)
+ * ended at once) its addresses are not used again. */
+static void queue_freed_stack(uint64_t top, size_t size)
 {
+	bool on = spin_lock_irqsave(&km.lock);
 	if (km.kstack_nfreed < KSTACK_RING) {
 		unsigned i = (km.kstack_head + km.kstack_nfreed) % KSTACK_RING;
 		km.kstack_freed[i].top = top;
 		km.kstack_freed[i].size = size;
 		km.kstack_nfreed++;
 	}
-}
-
-static void queue_freed_stack(uint64_t top, size_t size)
-{
-	bool on = spin_lock_irqsave(&km.lock);
-	queue_freed_stack_locked(top, size);
 	spin_unlock_irqrestore(&km.lock, on);
 }
 
@@ -315,11 +292,7 @@ static struct stale_pages stale;
 /* Move the batch to out (km.lock held). */
 static void take_stale(struct stale_pages *out)
 {
-	for (unsigned i = 0; i < stale.n; i++) {
-		out->va[i] = stale.va[i];
-		out->pte[i] = stale.pte[i];
-	}
-	out->n = stale.n;
+	*out = stale;
 	stale.n = 0;
 }
 
@@ -341,6 +314,30 @@ void kmem_stack_flush(void)
 	take_stale(&out);
 	spin_unlock_irqrestore(&km.lock, on);
 	flush_stale(&out);
+}
+
+/* Unmap [start, end) of the stack area; its pages join the batch, which
+ * is flushed (and its frames freed) whenever the next ones would not fit. */
+static void unmap_stack_pages(uint64_t start, uint64_t end)
+{
+	for (uint64_t va = start; va < end;) {
+		pte_t old[TLB_BATCH_VAS];
+		uint64_t first = va;
+		unsigned n = 0;
+		for (; va < end && n < TLB_BATCH_VAS; va += PAGE_SIZE)
+			old[n++] = pt_unmap(km.pml4, va);
+		struct stale_pages out;
+		out.n = 0;
+		bool on = spin_lock_irqsave(&km.lock);
+		if (stale.n + n > TLB_BATCH_VAS)
+			take_stale(&out);
+		for (unsigned i = 0; i < n; i++) {
+			stale.va[stale.n] = first + i * PAGE_SIZE;
+			stale.pte[stale.n++] = old[i];
+		}
+		spin_unlock_irqrestore(&km.lock, on);
+		flush_stale(&out);
+	}
 }
 
 uint64_t kmem_stack_alloc(size_t size)
@@ -377,7 +374,7 @@ uint64_t kmem_stack_alloc(size_t size)
 		if (!p || pt_map(km.pml4, base + o, page_to_phys(p), PT_WRITE | PT_GLOBAL)) {
 			if (p)
 				pmm_free(p, 0);
-			unmap_stack(base + o, o);
+			unmap_stack_pages(base, base + o);
 			queue_freed_stack(base + size, size);
 			return 0;
 		}
@@ -388,27 +385,8 @@ uint64_t kmem_stack_alloc(size_t size)
 void kmem_stack_free(uint64_t top, size_t size)
 {
 	size = (size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	unsigned pages = (unsigned)(size / PAGE_SIZE);
-	if (size > TLB_BATCH_VAS * PAGE_SIZE) {
-		unmap_stack(top, size);
-		queue_freed_stack(top, size);
-		return;
-	}
-	pte_t old[TLB_BATCH_VAS];
-	for (unsigned i = 0; i < pages; i++)
-		old[i] = pt_unmap(km.pml4, top - size + i * PAGE_SIZE);
-	struct stale_pages out;
-	out.n = 0;
-	bool on = spin_lock_irqsave(&km.lock);
-	if (stale.n + pages > TLB_BATCH_VAS)
-		take_stale(&out);
-	for (unsigned i = 0; i < pages; i++) {
-		stale.va[stale.n] = top - size + i * PAGE_SIZE;
-		stale.pte[stale.n++] = old[i];
-	}
-	queue_freed_stack_locked(top, size);
-	spin_unlock_irqrestore(&km.lock, on);
-	flush_stale(&out);
+	unmap_stack_pages(top - size, top);
+	queue_freed_stack(top, size);
 }
 
 uint64_t kmem_stack_area_used(void)

@@ -232,65 +232,15 @@ unsigned tlb_batch_flush(struct tlb_batch *b)
 	return sent;
 }
 
-struct range {
-	uint64_t start, end;            /* at most TLB_BATCH_VAS pages */
-};
-
-static void range_here(const void *arg)
-{
-	const struct range *r = arg;
-	for (uint64_t va = r->start; va < r->end; va += 4096)
-		invlpg(va);
-}
-
-static void range_fill(struct tlb_request *q, const void *arg)
-{
-	const struct range *r = arg;
-	q->n = 0;
-	q->all = false;
-	q->drop_root = 0;
-	for (uint64_t va = r->start; va < r->end; va += 4096)
-		q->va[q->n++] = va;
-}
-
-void tlb_flush_kernel_range(uint64_t start, uint64_t end)
-{
-	/* Kernel mappings are global (PT_GLOBAL): a CR3 reload keeps them,
-	 * so the request names every page, TLB_BATCH_VAS at a time. */
-	const uint64_t step = TLB_BATCH_VAS * 4096ull;
-	for (uint64_t s = start; s < end; s += step) {
-		struct range r = { s, end - s > step ? s + step : end };
-		run(NULL, false, range_here, range_fill, &r);
-	}
-}
-
-struct pages {
-	const uint64_t *va;
-	unsigned n;                     /* at most TLB_BATCH_VAS */
-};
-
-static void pages_here(const void *arg)
-{
-	const struct pages *p = arg;
-	for (unsigned i = 0; i < p->n; i++)
-		invlpg(p->va[i]);
-}
-
-static void pages_fill(struct tlb_request *q, const void *arg)
-{
-	const struct pages *p = arg;
-	for (unsigned i = 0; i < p->n; i++)
-		q->va[i] = p->va[i];
-	q->n = p->n;
-	q->all = false;
-	q->drop_root = 0;
-}
-
 void tlb_flush_kernel_pages(const uint64_t *va, unsigned n)
 {
-	struct pages p = { va, n < TLB_BATCH_VAS ? n : TLB_BATCH_VAS };
-	if (p.n)
-		run(NULL, false, pages_here, pages_fill, &p);
+	/* A batch for every online CPU, lazy ones too (run's mask NULL). */
+	struct tlb_batch b;
+	tlb_batch_init(&b);
+	for (; b.n < n && b.n < TLB_BATCH_VAS; b.n++)
+		b.va[b.n] = va[b.n];
+	if (b.n)
+		run(NULL, false, batch_here, batch_fill, &b);
 }
 
 static void drop_here(const void *arg)

@@ -94,10 +94,9 @@ void tlb_batch_add(struct tlb_batch *b, const struct cpumask *mm_cpus, uint64_t 
  * empty it.  Returns the IPIs sent.  Any context, interrupts on or off,
  * spinlocks held or not. */
 unsigned tlb_batch_flush(struct tlb_batch *b);
-/* Kernel mappings [start, end) went away: every online CPU flushes them. */
-void tlb_flush_kernel_range(uint64_t start, uint64_t end);
-/* The same for n (at most TLB_BATCH_VAS) kernel pages anywhere: one IPI
- * round. */
+/* n (at most TLB_BATCH_VAS) kernel pages anywhere went away: every
+ * online CPU flushes them, one IPI round.  Kernel mappings are global
+ * (PT_GLOBAL), which a CR3 reload keeps, so the request names each page. */
 void tlb_flush_kernel_pages(const uint64_t *va, unsigned n);
 /* The mm whose root this is is being freed: every CPU in cpus that still
  * has it loaded (a kernel thread keeping it) loads the kernel's root. */
