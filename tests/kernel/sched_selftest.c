@@ -770,7 +770,13 @@ struct kstacks {
 static void kstack_worker(void *arg)
 {
 	struct kstacks *k = arg;
-	__atomic_add_fetch(&k->ready, 1, __ATOMIC_ACQ_REL);
+	/* One per CPU: the scheduler alone left both on one CPU in a loaded
+	 * CI run (cpus_seen 1). */
+	struct cpumask one;
+	cpumask_clear(&one);
+	cpumask_set(&one, (unsigned)__atomic_fetch_add(&k->ready, 1, __ATOMIC_ACQ_REL) & 1);
+	sched_setaffinity(0, &one);
+	sched_yield();                  /* the caller moves at its next switch */
 	for (int i = 0; i < 100000 && __atomic_load_n(&k->ready, __ATOMIC_ACQUIRE) < 2; i++)
 		sched_yield();
 	__atomic_or_fetch(&k->cpus_seen, 1ull << (this_cpu()->id & 63), __ATOMIC_RELAXED);
