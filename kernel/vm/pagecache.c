@@ -571,20 +571,20 @@ static void submit_read(struct pagecache *pc, struct pc_io *io)
 	}
 }
 
-/* A read-ahead page for a window of n pages.  stream: the window a
- * sequential reader asked for when it reached the last one's marker.
- * Its first PC_STREAM_NEXT missing pages are the ones the reader touches
- * next: no guess, and a fault on them would reclaim anyway, so they may
- * reclaim (*asked counts them), as swap's stream windows do (swapin.c,
- * read_plan).  For the rest, a refused page (free memory at the low
- * watermark) lets kswapd run once per window (*yielded) before the
- * window is trimmed: alloc_ra_page woke it, but on this CPU it would run
- * only at the end of the reader's slice.  touch 72 40000 seq on a mapped
- * device at 48 MiB took 439-456 major faults, each a trimmed window's
- * end; with the yield alone 4-5 on one CPU (-icount, 3 boots) but 283
- * and 289 on two (plain TCG, kswapd then runs elsewhere and the yield
- * waits for nothing); with the reclaimed pages and the marker moved
- * (read_pages) 5 and 5. */
+/* A read-ahead page ahead of the reader, for a window of n pages.
+ * stream: the reader is sequential, so the pages ahead are the ones it
+ * touches next (a window asked for at the last one's marker, or read
+ * around a miss).  Their first PC_STREAM_NEXT missing pages are no guess,
+ * and a fault on them would reclaim anyway, so they may reclaim (*asked
+ * counts them), as swap's stream windows do (swapin.c, read_plan).  For
+ * the rest, a refused page (free memory at the low watermark) lets
+ * kswapd run once per window (*yielded) before the window is cut:
+ * alloc_ra_page woke it, but on this CPU it would run only at the end of
+ * the reader's slice.  touch 72 40000 seq on a mapped device at 48 MiB
+ * took 439-456 major faults, each a trimmed window's end; with the yield
+ * alone 4-5 on one CPU (-icount, 3 boots) but 283 and 289 on two (plain
+ * TCG, kswapd then runs elsewhere and the yield waits for nothing); with
+ * the reclaimed pages and the marker moved (read_pages) 5 and 5. */
 static struct page *ra_page(uint32_t n, bool stream, bool *yielded, uint32_t *asked)
 {
 	if (stream && (*asked)++ < PC_STREAM_NEXT)
@@ -601,13 +601,23 @@ static struct page *ra_page(uint32_t n, bool stream, bool *yielded, uint32_t *as
 /* Read the missing pages of [start, start+n) (clipped to the disk); the
  * page `mark` gets the read-ahead marker.  `sync_page` is the page a
  * reader waits for (allocated with reclaim allowed); the others are
- * read-ahead (allocated only above the low watermark; `stream`: see
- * ra_page).  A stream window trimmed before its marker's page gives the
- * marker to the last page it read, so the next window still goes out
- * when the reader gets there (without, it met the trimmed end as a major
- * fault).  Pages are allocated before the disk is plugged: an allocation
- * may reclaim, and reclaim may wait for writes to this disk, which a
- * plug holds back. */
+ * read-ahead (see ra_page; the pages behind sync_page only above the low
+ * watermark).
+ *
+ * The window ahead of the reader ends at its first refused page, as
+ * Linux's page_cache_ra_unbounded does.  Taking the pages after it
+ * whenever kswapd on another CPU had just freed some left holes, each a
+ * major fault whose read-around got only its own page (memory was still
+ * low), and so on to the next hole: touch 72 40000 seq on a mapped
+ * device at 48 MiB on 2 CPUs, a busy loop on the host, took 3-244 major
+ * faults in 20 boots (4 over 50); cut at the first refusal, and with a
+ * read-around's pages ahead of the miss taken as a stream's, 3 (one per
+ * pass) in 23 of 24 boots and 4 in one.  A window cut before its
+ * marker's page (`stream`) gives the marker to its last page, so the
+ * next window still goes out when the reader gets there (without, it met
+ * the cut as a major fault).  Pages are allocated before the disk is
+ * plugged: an allocation may reclaim, and reclaim may wait for writes to
+ * this disk, which a plug holds back. */
 static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_t mark, uint64_t sync_page,
 		       bool stream)
 {
@@ -622,22 +632,30 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 	 * (touch 72 40000 seq on a mapped device, 6 boots each, -icount:
 	 * median 2611 -> 1198 major faults; stream 120 mmap-read 1803 -> 971;
 	 * busy time within 1%). */
-	struct page *sync = sync_page >= start && sync_page < end ? alloc_user_page(false) : NULL;
-	bool yielded = false;
+	bool has_sync = sync_page >= start && sync_page < end;
+	struct page *sync = has_sync ? alloc_user_page(false) : NULL;
+	uint64_t ahead = has_sync ? sync_page + 1 : start;      /* the first page ahead of the reader */
+	bool yielded = false, cut = false;
 	uint32_t asked = 0;
-	struct page *last = NULL;       /* the last read-ahead page read before the marker */
+	struct page *last = NULL;       /* the last page read ahead of the reader before the marker */
 	for (uint64_t i = start; i < end; i++) {
 		struct page *p = NULL;
 		bool pc_on = spin_lock_irqsave(&pc->lock);
 		void *e = pagecache_idx_get(&pc->idx, i);
 		bool have = e && !pagecache_idx_is_value(e);
 		spin_unlock_irqrestore(&pc->lock, pc_on);
-		if (i != sync_page)
-			p = have ? NULL : ra_page(n, stream, &yielded, &asked);
-		else if (!have)
-			p = sync;
-		else if (sync)
-			put_page(sync);         /* cached meanwhile: not needed */
+		if (i == sync_page) {
+			if (!have)
+				p = sync;
+			else if (sync)
+				put_page(sync);         /* cached meanwhile: not needed */
+		} else if (have || cut) {
+			p = NULL;
+		} else if (i < ahead) {
+			p = alloc_ra_page(n);
+		} else if (!(p = ra_page(n, stream, &yielded, &asked))) {
+			cut = true;
+		}
 		if (p) {
 			page_set(p, PG_LOCKED | (i == mark ? PG_RA_MARK : 0));
 			if (insert(pc, i, p)) {
@@ -648,7 +666,7 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 		}
 		if (i == mark && p)
 			last = NULL;
-		else if (i < mark && p && i != sync_page)
+		else if (i < mark && i >= ahead && p)
 			last = p;
 		got[i - start] = p;
 	}
@@ -1482,7 +1500,7 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagec
 		bool one = hint == PAGECACHE_FAULT_RANDOM || (normal && !around);
 		uint64_t start = !around || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
 		uint32_t n = one ? 1 : PC_FAULT_AROUND;
-		read_pages(pc, start, n, one ? ~0ull : start + n - n / 4, idx, false);
+		read_pages(pc, start, n, one ? ~0ull : start + n - n / 4, idx, !one);
 		p = find_get(pc, idx);
 		*major = true;
 	} else if (page_test_clear(p, PG_RA_MARK)) {

@@ -128,14 +128,20 @@ def test_pagecache_sequential_readers_keep_ahead_on_two_cpus(ctx):
     # the stream's next window takes its first pages with reclaim, and a
     # window cut short passes its marker to its last page: before, on two
     # CPUs (where kswapd runs beside the reader), 283 and 289 major faults
-    # for the pass in two boots and 192 for the stream; now 5 and 2.
+    # for the pass in two boots and 192 for the stream; then 5 and 2.
+    # A window also ends at its first page refused, and a miss's
+    # read-around takes the pages ahead of it as a stream's: before, with
+    # a busy loop on the host, 3-244 major faults for the pass (4 of 20
+    # boots over 50, CI 101 and 194) and 1-24 for the stream, each a hole
+    # left where kswapd on the other CPU had not yet freed a page; now 3
+    # (one per pass start) and 1 in 23 of 24 boots.
     steps = ['touch 72 40000 seq file:/dev/nvme1n1 1', 'stream /dev/nvme1n1 72 mmap-read']
     r, _ = boot_steps_on_data_disk(ctx, steps, 80, 'mem=48M cpus=2', smp=2, timeout=600)
     t = [x for x in r.find('workload') if x['name'] == 'touch']
     expect(len(t) == 1 and t[0]['mismatches'] == 0, 'touch records: %r' % t)
     v = step_vmstat(r, steps)
-    expect(v[steps[0]]['pgmajfault'] <= 100, 'seq: %d major faults for 40000 touches' % v[steps[0]]['pgmajfault'])
-    expect(v[steps[1]]['pgmajfault'] <= 50, 'mmap-read: %d major faults' % v[steps[1]]['pgmajfault'])
+    expect(v[steps[0]]['pgmajfault'] <= 12, 'seq: %d major faults for 40000 touches' % v[steps[0]]['pgmajfault'])
+    expect(v[steps[1]]['pgmajfault'] <= 6, 'mmap-read: %d major faults' % v[steps[1]]['pgmajfault'])
 
 
 def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
