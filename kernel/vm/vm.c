@@ -582,19 +582,24 @@ static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
 		return -ENOMEM;
 	int err = 0;
 	while (!err && start < end) {
-		/* At most 64 areas a pass (struct removed): this pass ends with
-		 * the 64th area from start, if that ends before `end` (an
-		 * munmap over 65 areas panicked here). */
+		/* At most 64 areas a pass (struct removed; an munmap over 65
+		 * areas panicked here), from the top of the range down: a pass
+		 * then moves only the areas above the range in the array.  From
+		 * the bottom up, each pass moved the rest of the range too: an
+		 * munmap over 52592 areas made 822 moves of up to 3.8 MB, with
+		 * interrupts off, 4.3 s under TCG. */
 		r->n = r->lost = 0;
 		bool on = spin_lock_irqsave(&mm->ptl);
-		uint64_t stop = end;
-		uint32_t i = vma_lower_bound(&mm->vmas, start) + 63;
-		if (i < mm->vmas.n && mm->vmas.v[i].start < end && mm->vmas.v[i].end < end)
-			stop = mm->vmas.v[i].end;
-		err = vma_remove(&mm->vmas, start, stop, collect_piece, r);
+		const struct vma_set *vs = &mm->vmas;
+		uint64_t from = start;
+		uint32_t k = vma_lower_bound(vs, end);  /* areas below k end at or before `end` */
+		int last = k < vs->n && vs->v[k].start < end ? (int)k : (int)k - 1;
+		if (last >= 63 && vs->v[last - 63].start > start)
+			from = vs->v[last - 63].start;
+		err = vma_remove(&mm->vmas, from, end, collect_piece, r);
 		spin_unlock_irqrestore(&mm->ptl, on);
 		finish_removed(mm, r);
-		start = stop;
+		end = from;
 	}
 	kfree(r);
 	return err;
