@@ -572,10 +572,11 @@ static void submit_read(struct pagecache *pc, struct pc_io *io)
 }
 
 /* A read-ahead page ahead of the reader, for a window of n pages.
- * stream: the reader is sequential, so the pages ahead are the ones it
- * touches next (a window asked for at the last one's marker, or read
- * around a miss).  Their first PC_STREAM_NEXT missing pages are no guess,
- * and a fault on them would reclaim anyway, so they may reclaim (*asked
+ * sure > 0: the reader is sequential, so the pages ahead are the ones it
+ * touches next (a window asked for at the last one's marker, read around
+ * a miss, or the pages a read(2) asked for).  Their first `sure` missing
+ * pages (PC_STREAM_NEXT, or all that read(2) asked for) are no guess, and
+ * a fault on them would reclaim anyway, so they may reclaim (*asked
  * counts them), as swap's stream windows do (swapin.c, read_plan).  For
  * the rest, a refused page (free memory at the low watermark) lets
  * kswapd run once per window (*yielded) before the window is cut:
@@ -585,12 +586,14 @@ static void submit_read(struct pagecache *pc, struct pc_io *io)
  * alone 4-5 on one CPU (-icount, 3 boots) but 283 and 289 on two (plain
  * TCG, kswapd then runs elsewhere and the yield waits for nothing); with
  * the reclaimed pages and the marker moved (read_pages) 5 and 5. */
-static struct page *ra_page(uint32_t n, bool stream, bool *yielded, uint32_t *asked)
+static struct page *ra_page(uint32_t n, uint32_t sure, bool *yielded, uint32_t *asked)
 {
-	if (stream && (*asked)++ < PC_STREAM_NEXT)
+	if (*asked < sure) {
+		(*asked)++;
 		return alloc_user_page(false);
+	}
 	struct page *p = alloc_ra_page(n);
-	if (!p && stream && !*yielded) {
+	if (!p && sure && !*yielded) {
 		*yielded = true;
 		sched_yield();
 		p = alloc_ra_page(n);
@@ -613,13 +616,13 @@ static struct page *ra_page(uint32_t n, bool stream, bool *yielded, uint32_t *as
  * faults in 20 boots (4 over 50); cut at the first refusal, and with a
  * read-around's pages ahead of the miss taken as a stream's, 3 (one per
  * pass) in 23 of 24 boots and 4 in one.  A window cut before its
- * marker's page (`stream`) gives the marker to its last page, so the
+ * marker's page (a stream's: sure > 0) gives the marker to its last page, so the
  * next window still goes out when the reader gets there (without, it met
  * the cut as a major fault).  Pages are allocated before the disk is
  * plugged: an allocation may reclaim, and reclaim may wait for writes to
  * this disk, which a plug holds back. */
 static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_t mark, uint64_t sync_page,
-		       bool stream)
+		       uint32_t sure)
 {
 	struct page *got[PC_RA_MAX];
 	uint64_t end = start + (n < PC_RA_MAX ? n : PC_RA_MAX);
@@ -653,7 +656,7 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 			p = NULL;
 		} else if (i < ahead) {
 			p = alloc_ra_page(n);
-		} else if (!(p = ra_page(n, stream, &yielded, &asked))) {
+		} else if (!(p = ra_page(n, sure, &yielded, &asked))) {
 			cut = true;
 		}
 		if (p) {
@@ -670,7 +673,7 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 			last = p;
 		got[i - start] = p;
 	}
-	if (stream && last && mark >= start && mark < end && !got[mark - start])
+	if (sure && last && mark >= start && mark < end && !got[mark - start])
 		page_set(last, PG_RA_MARK);     /* locked and ours until its read ends */
 	struct pc_io *io = NULL;
 	blk_plug(pc->disk);
@@ -709,25 +712,46 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 	blk_unplug(pc->disk);
 }
 
-/* The page at i, read if need be (read-ahead as the file's state says).
- * A reference, or NULL with *err. */
+/* A stream reached its marker at i: the next window (want: the pages
+ * the read asked for, from i). */
+static void read_async(struct pagecache_file *f, uint64_t i, uint32_t want)
+{
+	struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, true, PC_RA_MAX);
+	if (io.n)
+		read_pages(f->pc, io.start, io.n, io.mark, ~0ull, PC_STREAM_NEXT);
+}
+
+/* The page at i, read if need be (read-ahead as the file's state says;
+ * want: the pages the read asked for, from i).  A reference, or NULL
+ * with *err. */
 static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want, int *err)
 {
 	struct pagecache *pc = f->pc;
 	struct page *p = find_get(pc, i);
 	if (!p && f->random) {
-		read_pages(pc, i, 1, ~0ull, i, false);
+		read_pages(pc, i, 1, ~0ull, i, 0);
 		p = find_get(pc, i);
 	} else if (!p) {
 		struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, false, PC_RA_MAX);
 		if (!io.n || i < io.start || i >= io.start + io.n)
 			io = (struct pagecache_ra_io){ .start = i, .n = 1, .mark = ~0ull };
-		read_pages(pc, io.start, io.n, io.mark, i, false);
+		/* The pages the read asked for are no guess; a sequential
+		 * window's first pages ahead are the stream's. */
+		uint32_t sure = want - 1;
+		if (io.mark != ~0ull && sure < PC_STREAM_NEXT)
+			sure = PC_STREAM_NEXT;
+		read_pages(pc, io.start, io.n, io.mark, i, sure);
 		p = find_get(pc, i);
+		/* A read of a window or more gets its marker on its first
+		 * page (Linux's initial window: async_size = size): the next
+		 * window goes out now, as Linux's read finds the marker in the
+		 * pages it just read.  Before, each window waited for its own
+		 * read: `stream 72 read` (256 KiB reads) had one request in
+		 * flight at a time. */
+		if (p && page_test_clear(p, PG_RA_MARK))
+			read_async(f, i, want);
 	} else if (page_test_clear(p, PG_RA_MARK)) {
-		struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, true, PC_RA_MAX);
-		if (io.n)
-			read_pages(pc, io.start, io.n, io.mark, ~0ull, true);
+		read_async(f, i, want);
 	} else {
 		f->ra.prev = i + 1;
 	}
@@ -1329,7 +1353,7 @@ void pagecache_willneed(struct pagecache *pc, uint64_t from, uint64_t to)
 	if (to > from && to - from > max)
 		to = from + max;        /* Linux 6.1 reads no more, however large the range */
 	for (uint64_t i = from; i < to; i += PC_RA_MAX)
-		read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull, false);
+		read_pages(pc, i, (uint32_t)(to - i < PC_RA_MAX ? to - i : PC_RA_MAX), ~0ull, ~0ull, 0);
 }
 
 void pagecache_pageout(struct pagecache *pc, uint64_t from, uint64_t to)
@@ -1500,13 +1524,14 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagec
 		bool one = hint == PAGECACHE_FAULT_RANDOM || (normal && !around);
 		uint64_t start = !around || idx < PC_FAULT_AROUND / 2 ? idx : idx - PC_FAULT_AROUND / 2;
 		uint32_t n = one ? 1 : PC_FAULT_AROUND;
-		read_pages(pc, start, n, one ? ~0ull : start + n - n / 4, idx, !one);
+		read_pages(pc, start, n, one ? ~0ull : start + n - n / 4, idx, one ? 0 : PC_STREAM_NEXT);
 		p = find_get(pc, idx);
 		*major = true;
 	} else if (page_test_clear(p, PG_RA_MARK)) {
 		/* The stream reached the window's last quarter: the next
 		 * window, read while this one is used. */
-		read_pages(pc, idx + 1, PC_FAULT_AROUND, idx + 1 + PC_FAULT_AROUND - PC_FAULT_AROUND / 4, ~0ull, true);
+		read_pages(pc, idx + 1, PC_FAULT_AROUND, idx + 1 + PC_FAULT_AROUND - PC_FAULT_AROUND / 4, ~0ull,
+			   PC_STREAM_NEXT);
 	}
 	if (!p) {
 		*err = -ENOMEM;
