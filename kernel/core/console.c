@@ -70,7 +70,12 @@ static volatile uint32_t lock_owner;
 #define NMI_BUF_BYTES (256u << 10)
 static char nmi_buf[NMI_BUF_BYTES];
 static volatile uint64_t nmi_state;
-static uint32_t nmi_out;                /* bytes of nmi_buf on the console; under console_lock */
+static uint32_t nmi_out;                /* bytes of nmi_buf on the console; under nmi_flusher */
+/* The CPU (id + 1) writing nmi_buf out, 0: none.  The console lock is
+ * not enough: a report that gave up waiting for a stuck holder writes
+ * straight, and the holder, resuming then, would write the same bytes
+ * from its release. */
+static volatile uint32_t nmi_flusher;
 static volatile uint32_t nmi_dropped;   /* bytes that found the buffer full */
 
 static void nmi_append(const char *s, size_t n)
@@ -138,6 +143,18 @@ static void raw_write(const char *s, size_t n)
  * console_lock held (or, in panic mode, the console is the caller's). */
 static void nmi_flush_locked(bool all)
 {
+	uint32_t me = this_cpu()->id + 1, none = 0;
+	bool took = __atomic_compare_exchange_n(&nmi_flusher, &none, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	if (!took && !all)
+		return;         /* the other writer writes all of it */
+	/* All of it (a report's end, panic mode): wait for the other
+	 * writer, unless it is this CPU (interrupted in its own write) or
+	 * it does not finish (stuck again): then write anyway. */
+	for (long i = 0; !took && none != me && i < RAW_WAIT_SPINS; i++) {
+		cpu_relax();
+		none = 0;
+		took = __atomic_compare_exchange_n(&nmi_flusher, &none, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	}
 	long spins = 0;
 	for (;;) {
 		uint64_t st = __atomic_load_n(&nmi_state, __ATOMIC_ACQUIRE);
@@ -173,6 +190,8 @@ static void nmi_flush_locked(bool all)
 					     lost, NMI_BUF_BYTES >> 10);
 		raw_write(line, k < sizeof line ? k : sizeof line - 1);
 	}
+	if (took)
+		__atomic_store_n(&nmi_flusher, 0, __ATOMIC_RELEASE);
 }
 
 static bool console_lock_take(void)
