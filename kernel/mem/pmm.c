@@ -386,6 +386,8 @@ void pmm_get_stats(struct pmm_stats *s)
 	spin_unlock_irqrestore(&pmm.lock, on);
 }
 
+uint64_t pmm_total_pages(void) { return __atomic_load_n(&pmm.st.total_pages, __ATOMIC_RELAXED); }
+
 uint64_t pmm_free_pages(void)
 {
 	return __atomic_load_n(&pmm.buddy.free_pages, __ATOMIC_RELAXED) + __atomic_load_n(&pcps.pool.pages, __ATOMIC_RELAXED);

@@ -69,6 +69,8 @@ uint64_t pmm_limit(void);
 
 void pmm_get_stats(struct pmm_stats *s);
 uint64_t pmm_free_pages(void);
+/* Pages the allocator manages (pmm_stats.total_pages), without its lock. */
+uint64_t pmm_total_pages(void);
 
 #define POISON_FREE 0x6b        /* written over freed frames (debug) */
 #define POISON_NEW  0xa5        /* written over fresh non-zeroed frames (debug) */

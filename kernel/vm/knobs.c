@@ -10,6 +10,7 @@
 #include "reclaim.h"
 #include "workingset.h"
 #include "pagecache.h"
+#include "vm.h"
 #include "swap/readahead.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
@@ -131,6 +132,8 @@ static int set_dirty_mmap(const char *v, uint64_t on, char *e, size_t n) { (void
 static void get_dirty_mmap(char *b, size_t n) { ksnprintf(b, n, "%s", pagecache_dirty_mmap ? "on" : "off"); }
 static int set_dirty_expire(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_expire_cs = (unsigned)x; return 0; }
 static void get_dirty_expire(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_expire_cs); }
+static int set_overcommit(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; vm_overcommit_memory = (unsigned)x; return 0; }
+static void get_overcommit(char *b, size_t n) { ksnprintf(b, n, "%u", vm_overcommit_memory); }
 
 static const struct knob knobs[] = {
 	{ "ra", set_ra, get_ra },
@@ -152,6 +155,7 @@ static const struct knob knobs[] = {
 	{ "dirty_ratio", set_dirty_ratio, get_dirty_ratio },
 	{ "dirty_expire_centisecs", set_dirty_expire, get_dirty_expire },
 	{ "dirty_mmap", set_dirty_mmap, get_dirty_mmap },
+	{ "overcommit_memory", set_overcommit, get_overcommit },
 };
 
 #define NKNOBS (sizeof knobs / sizeof knobs[0])

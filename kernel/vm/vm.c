@@ -657,6 +657,36 @@ static int insert_vma(struct mm *mm, const struct vma *v)
 	return err;
 }
 
+/* Linux's vm.overcommit_memory: 0 (heuristic) refuses one request for
+ * more than all of RAM (under a mem_limit_mib, the limit) and swap
+ * together, as Linux 6.1's __vm_enough_memory (OVERCOMMIT_GUESS); 1
+ * (always) grants everything.  Only requests that would need memory
+ * count: private writable and shared anonymous mappings and brk, not
+ * MAP_NORESERVE ones (Linux's accountable mappings). */
+unsigned vm_overcommit_memory;
+
+static bool enough_memory(uint64_t pages)
+{
+	if (vm_overcommit_memory == 1)
+		return true;
+	uint64_t ram = pmm_total_pages(), limit = pmm_limit();
+	if (limit && limit < ram)
+		ram = limit;
+	return pages <= ram + swap_total_slots();
+}
+
+/* Linux's accountable mapping: one whose pages would take memory or
+ * swap (a private writable one; a shared anonymous one, shmem), unless
+ * MAP_NORESERVE.  A shared file mapping's pages go back to the file. */
+static bool accountable(int prot, int flags, bool file)
+{
+	if (flags & MAP_NORESERVE)
+		return false;
+	if ((flags & MAP_PRIVATE) && (prot & PROT_WRITE))
+		return true;
+	return !file && (flags & MAP_SHARED);
+}
+
 long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 {
 	int type = flags & (MAP_SHARED | MAP_PRIVATE);
@@ -666,6 +696,8 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 		return -EBADF;          /* no files: only anonymous memory */
 	len = (len + P - 1) & ~(P - 1);
 	if (!len || len > USER_TOP)
+		return -ENOMEM;
+	if (accountable(prot, flags, false) && !enough_memory(len / P))
 		return -ENOMEM;
 	struct vma v = { .prot = vm_prot(prot) };
 	struct shmem *obj = NULL;
@@ -701,6 +733,8 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 		return -EINVAL;
 	len = (len + P - 1) & ~(P - 1);
 	if (!len || len > USER_TOP)
+		return -ENOMEM;
+	if (accountable(prot, flags, true) && !enough_memory(len / P))
 		return -ENOMEM;
 	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | (type == MAP_SHARED ? VM_FSHARED : 0),
 			 .obj = pc, .pgoff = pgoff };
@@ -1058,6 +1092,8 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 		goto out;
 	uint64_t old_end = (cur + P - 1) & ~(P - 1), new_end = (newbrk + P - 1) & ~(P - 1);
 	if (new_end > old_end) {
+		if (!enough_memory((new_end - old_end) / P))
+			goto out;
 		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, { 0, 0 }, 0, 0 };
 		if (insert_vma(mm, &v))
 			goto out;

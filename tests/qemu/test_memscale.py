@@ -97,7 +97,8 @@ def test_memscale_shmem_object_beyond_2g(ctx):
     # A 4 GiB shared mapping needs 1 Mi slots (8 MiB of them): more than
     # one heap allocation can hold, so they sit in 4 KiB leaves.  Only a
     # few thousand pages are touched; they must read back verified.
-    r = ctx.boot('quiet run="touch 4096 3000 random shmem"', mem='2G', timeout=300)
+    # More than RAM in one mapping, and no swap: overcommit_memory 1.
+    r = ctx.boot('quiet run="@set overcommit_memory 1 ; touch 4096 3000 random shmem"', mem='2G', timeout=300)
     expect_ok(r)
     expect_clean_exits(r, 1)
     w = r.find('workload')

@@ -5,7 +5,10 @@ import pytest
 
 from rig import expect, expect_ok, expect_in_log, swap_image, task_exits, vm_final, blkdebug_conf
 
-SWAP_FULL_CMD = 'touch 64 20000 random anon ; hello after'
+# touch maps more than RAM and swap together: Linux's heuristic
+# overcommit (our default too) would refuse the mmap, not kill.
+OVERCOMMIT = '@set overcommit_memory 1'
+SWAP_FULL_CMD = OVERCOMMIT + ' ; touch 64 20000 random anon ; hello after'
 
 
 def swap_full_boot(ctx, i):
@@ -145,7 +148,7 @@ def test_oom_weighs_page_tables(ctx):
     # (about 30 MiB resident and 20 MiB of tables), hold finishes.  By
     # resident pages alone it killed hold first, and touch after it all the
     # same (two kills).
-    r = ctx.boot('quiet mem=96M run="hold 42 30 anon & @sleep 1500 & touch 16384 400000 stride:512 anon ; '
+    r = ctx.boot('quiet mem=96M run="' + OVERCOMMIT + ' ; hold 42 30 anon & @sleep 1500 & touch 16384 400000 stride:512 anon ; '
                  'hello after"', timeout=600)
     expect_ok(r)
     k = r.find('oom_kill')
@@ -153,3 +156,28 @@ def test_oom_weighs_page_tables(ctx):
     e = {x['name']: x for x in task_exits(r)}
     expect(e['touch']['signal'] == 'SIGKILL' and e['hold']['exit_code'] == 0 and e['hello']['exit_code'] == 0,
            'exits %r' % e)
+
+
+@pytest.mark.quick
+def test_overcommit_heuristic_refuses_one_request_larger_than_ram_and_swap(ctx):
+    # overcommit_memory 0 (the default, Linux's heuristic): an mmap asking
+    # for more than RAM and swap together (64 MiB + 32 MiB) is refused at
+    # once with ENOMEM, not granted and then OOM-killed after swap filled;
+    # a request that fits is granted.  With 1 the same mmap is granted and
+    # the task is OOM-killed when swap fills.  A value out of range is
+    # refused by name and the knob keeps its value.
+    steps = ['hogmem 160 1', 'hogmem 40 1', '@set overcommit_memory 2', 'hogmem 160 1', '@set overcommit_memory 1',
+             'hogmem 160 1', 'hello after']
+    r = ctx.boot('quiet mem=64M run="%s"' % ' ; '.join(steps),
+                 disks=[{'file': swap_image(ctx, mib=32), 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    e = task_exits(r)
+    expect([x['name'] for x in e] == ['hogmem'] * 4 + ['hello'], 'exits %r' % e)
+    expect(e[0]['exit_code'] == 3 and e[2]['exit_code'] == 3, 'hogmem 160 under overcommit 0: %r, %r' % (e[0], e[2]))
+    expect_in_log(r, 'hogmem: mmap of 160 MiB failed: error 12')
+    expect(e[1]['exit_code'] == 0, 'hogmem 40 (fits): %r' % e[1])
+    expect_in_log(r, "'@set overcommit_memory 2': overcommit_memory: '2' is not a number in 0..1")
+    oom = r.find('oom_kill')
+    expect(len(oom) == 1 and oom[0]['name'] == 'hogmem' and e[3]['signal'] == 'SIGKILL',
+           'hogmem 160 under overcommit 1: %r, oom %r' % (e[3], oom))
+    expect(e[4]['exit_code'] == 0, 'hello after: %r' % e[4])

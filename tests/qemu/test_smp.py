@@ -266,7 +266,7 @@ def test_smp_swapoff_and_oom(ctx):
     v = vm_final(r)
     expect(v['swap_used_pages'] == 0 and v['swap_crc_mismatch'] == 0, 'after swapoff: %r' % v)
     c = ctx.for_case(ctx.name + '_oom')
-    r = run_swapping(c, ['touch 128 40000 seq anon & threads 2 8 2', 'hello after'],
+    r = run_swapping(c, ['@set overcommit_memory 1', 'touch 128 40000 seq anon & threads 2 8 2', 'hello after'],
                      [{'file': swap_image(c, mib=32), 'bus': 'nvme'}], extra_cmdline='swapcrc=on', smp=2)
     oom = r.find('oom_kill')
     expect(oom and oom[0]['name'] == 'touch', 'oom records %r' % oom)

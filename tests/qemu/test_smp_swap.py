@@ -97,7 +97,7 @@ def test_smp_swap_full_kills_the_largest(ctx):
     # test_oom_swap_full_kills_the_largest on 2 CPUs: swap fills under
     # random swap-in with readahead; the OOM killer takes touch, not the
     # small task on the other CPU, and the next task runs.
-    r = ctx.boot('quiet mem=32M %s run="hold 4 8 anon & touch 64 20000 random anon ; hello after"' % CRC,
+    r = ctx.boot('quiet mem=32M %s run="@set overcommit_memory 1 ; hold 4 8 anon & touch 64 20000 random anon ; hello after"' % CRC,
                  disks=[{'file': swap_image(ctx, mib=8), 'bus': 'nvme'}], smp=2, timeout=600)
     expect_ok(r)
     oom = r.find('oom_kill')
