@@ -615,8 +615,8 @@ static struct page *ra_page(uint32_t n, uint32_t sure, bool *yielded, uint32_t *
  * device at 48 MiB on 2 CPUs, a busy loop on the host, took 3-244 major
  * faults in 20 boots (4 over 50); cut at the first refusal, and with a
  * read-around's pages ahead of the miss taken as a stream's, 3 (one per
- * pass) in 23 of 24 boots and 4 in one.  A window cut before its
- * marker's page (a stream's: sure > 0) gives the marker to its last page, so the
+ * pass) in 23 of 24 boots and 4 in one.  A stream's window (sure > 0)
+ * cut before its marker's page gives the marker to its last page, so the
  * next window still goes out when the reader gets there (without, it met
  * the cut as a major fault).  Pages are allocated before the disk is
  * plugged: an allocation may reclaim, and reclaim may wait for writes to
@@ -737,7 +737,7 @@ static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want
 			io = (struct pagecache_ra_io){ .start = i, .n = 1, .mark = ~0ull };
 		/* The pages the read asked for are no guess; a sequential
 		 * window's first pages ahead are the stream's. */
-		uint32_t sure = want - 1;
+		uint32_t sure = want > 1 ? want - 1 : 0;
 		if (io.mark != ~0ull && sure < PC_STREAM_NEXT)
 			sure = PC_STREAM_NEXT;
 		read_pages(pc, io.start, io.n, io.mark, i, sure);

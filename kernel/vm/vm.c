@@ -661,8 +661,7 @@ static int insert_vma(struct mm *mm, const struct vma *v)
  * more than all of RAM (under a mem_limit_mib, the limit) and swap
  * together, as Linux 6.1's __vm_enough_memory (OVERCOMMIT_GUESS); 1
  * (always) grants everything.  Only requests that would need memory
- * count: private writable and shared anonymous mappings and brk, not
- * MAP_NORESERVE ones (Linux's accountable mappings). */
+ * count: brk, and the mappings `accountable` names. */
 unsigned vm_overcommit_memory;
 
 static bool enough_memory(uint64_t pages)
