@@ -686,6 +686,17 @@ static bool accountable(int prot, int flags, bool file)
 	return !file && (flags & MAP_SHARED);
 }
 
+/* A private area's charge flags at mmap: VM_ACCOUNT if it was charged
+ * (writable), VM_NORESERVE if it never will be.  Shared areas: none. */
+static uint32_t charge_flags(int prot, int flags)
+{
+	if (!(flags & MAP_PRIVATE))
+		return 0;
+	if (flags & MAP_NORESERVE)
+		return VM_NORESERVE;
+	return prot & PROT_WRITE ? VM_ACCOUNT : 0;
+}
+
 long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 {
 	int type = flags & (MAP_SHARED | MAP_PRIVATE);
@@ -698,13 +709,13 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 		return -ENOMEM;
 	if (accountable(prot, flags, false) && !enough_memory(len / P))
 		return -ENOMEM;
-	struct vma v = { .prot = vm_prot(prot) };
+	struct vma v = { .prot = vm_prot(prot), .flags = charge_flags(prot, flags) };
 	struct shmem *obj = NULL;
 	if (type == MAP_SHARED) {
 		obj = shmem_create(len / P);
 		if (!obj)
 			return -ENOMEM;
-		v.flags = VM_SHARED;
+		v.flags |= VM_SHARED;
 		v.obj = obj;
 	}
 	down_write(&mm->lock);
@@ -735,7 +746,7 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 		return -ENOMEM;
 	if (accountable(prot, flags, true) && !enough_memory(len / P))
 		return -ENOMEM;
-	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | (type == MAP_SHARED ? VM_FSHARED : 0),
+	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | (type == MAP_SHARED ? VM_FSHARED : charge_flags(prot, flags)),
 			 .obj = pc, .pgoff = pgoff };
 	down_write(&mm->lock);
 	long at = place(mm, addr, len, flags);
@@ -848,6 +859,49 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 	}
 }
 
+/* A private area never charged, becoming writable: Linux's mprotect_fixup
+ * charges it then (and marks it VM_ACCOUNT). */
+static bool charged_by_write(const struct vma *v)
+{
+	return !(v->prot & VM_WRITE) && !(v->flags & (VM_ACCOUNT | VM_NORESERVE | VM_SHARED | VM_FSHARED));
+}
+
+/* mprotect to writable: each area of [start, end) that charged_by_write
+ * is checked against overcommit, as Linux checks each area, before
+ * anything changes.  mm->lock held exclusive. */
+static int charge_check(struct mm *mm, uint64_t start, uint64_t end)
+{
+	const struct vma_set *vs = &mm->vmas;
+	for (uint32_t i = vma_lower_bound(vs, start); i < vs->n && vs->v[i].start < end; i++) {
+		const struct vma *v = &vs->v[i];
+		uint64_t a = v->start > start ? v->start : start, b = v->end < end ? v->end : end;
+		if (charged_by_write(v) && !enough_memory((b - a) / P))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After mprotect to writable: the areas that were charged are marked
+ * VM_ACCOUNT.  An area whose protection changed was split at start and
+ * end, so only areas wholly inside are looked at (one reaching out was
+ * writable already), and marking one splits nothing.  Writable private
+ * areas never marked (the image's data, the stack) get the mark too:
+ * Linux charged those at exec.  ptl held. */
+static void charge_mark(struct mm *mm, uint64_t start, uint64_t end)
+{
+	const struct vma_set *vs = &mm->vmas;
+	for (uint64_t a = start; a < end;) {
+		uint32_t i = vma_lower_bound(vs, a);
+		if (i >= vs->n || vs->v[i].start >= end)
+			break;
+		struct vma v = vs->v[i];
+		if (v.start >= start && v.end <= end && (v.prot & VM_WRITE) &&
+		    !(v.flags & (VM_ACCOUNT | VM_NORESERVE | VM_SHARED | VM_FSHARED)))
+			vma_set_flags(&mm->vmas, v.start, v.end, VM_ACCOUNT, 0);
+		a = v.end;
+	}
+}
+
 int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 {
 	uint64_t end;
@@ -857,8 +911,14 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	struct reprotect r = { .mm = mm, .flags = vm_pt_prot(vm_prot(prot)) };
 	tlb_batch_init(&r.tlb);
 	down_write(&mm->lock);
+	if ((prot & PROT_WRITE) && (err = charge_check(mm, addr, end))) {
+		up_write(&mm->lock);
+		return err;
+	}
 	bool on = spin_lock_irqsave(&mm->ptl);
 	err = vma_protect(&mm->vmas, addr, end, vm_prot(prot), reprotect_piece, &r);
+	if (!err && (prot & PROT_WRITE))
+		charge_mark(mm, addr, end);
 	spin_unlock_irqrestore(&mm->ptl, on);
 	/* Before returning: the caller may rely on the new protection. */
 	vm_tlb_flush(&r.tlb);
@@ -1093,7 +1153,7 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 	if (new_end > old_end) {
 		if (!enough_memory((new_end - old_end) / P))
 			goto out;
-		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP, NULL, 0, { 0, 0 }, 0, 0 };
+		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP | VM_ACCOUNT, NULL, 0, { 0, 0 }, 0, 0 };
 		if (insert_vma(mm, &v))
 			goto out;
 	} else if (new_end < old_end) {

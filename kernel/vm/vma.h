@@ -48,6 +48,8 @@ enum vma_flags {
 	VM_SEQ    = 1u << 5,    /* madvise(MADV_SEQUENTIAL) */
 	VM_FILE   = 1u << 6,    /* a block device mapped: obj is its page cache (vm/pagecache.h), pgoff a disk page */
 	VM_FSHARED = 1u << 7,   /* with VM_FILE: MAP_SHARED (writes reach the cache); without: MAP_PRIVATE (copy on write) */
+	VM_ACCOUNT = 1u << 8,   /* private and charged against overcommit (mmap writable, brk, mprotect to writable) */
+	VM_NORESERVE = 1u << 9, /* MAP_NORESERVE: never charged */
 };
 
 struct vma {

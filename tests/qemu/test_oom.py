@@ -166,18 +166,24 @@ def test_overcommit_heuristic_refuses_one_request_larger_than_ram_and_swap(ctx):
     # a request that fits is granted.  With 1 the same mmap is granted and
     # the task is OOM-killed when swap fills.  A value out of range is
     # refused by name and the knob keeps its value.
-    steps = ['hogmem 160 1', 'hogmem 40 1', '@set overcommit_memory 2', 'hogmem 160 1', '@set overcommit_memory 1',
-             'hogmem 160 1', 'hello after']
+    # sysfuzz areas (overcommit 0): brk up by 1 TiB and a 1 TiB PROT_NONE
+    # area made writable are refused; its MAP_NORESERVE areas (64 TiB
+    # PROT_NONE, 1 TiB shared) are not charged and work.
+    steps = ['hogmem 160 1', 'hogmem 40 1', '@set overcommit_memory 2', 'hogmem 160 1', 'sysfuzz areas',
+             '@set overcommit_memory 1', 'hogmem 160 1', 'hello after']
     r = ctx.boot('quiet mem=64M run="%s"' % ' ; '.join(steps),
                  disks=[{'file': swap_image(ctx, mib=32), 'bus': 'nvme'}], timeout=300)
     expect_ok(r)
     e = task_exits(r)
-    expect([x['name'] for x in e] == ['hogmem'] * 4 + ['hello'], 'exits %r' % e)
+    expect([x['name'] for x in e] == ['hogmem'] * 3 + ['sysfuzz', 'hogmem', 'hello'], 'exits %r' % e)
+    s = [x for x in r.find('workload') if x['name'] == 'sysfuzz']
+    expect(e[3]['exit_code'] == 0 and len(s) == 1 and s[0]['failures'] == 0 and s[0]['shared_1tib'] and
+           not s[0]['brk_up_1tib'] and not s[0]['mprotect_1tib'], 'sysfuzz areas under overcommit 0: %r %r' % (e[3], s))
     expect(e[0]['exit_code'] == 3 and e[2]['exit_code'] == 3, 'hogmem 160 under overcommit 0: %r, %r' % (e[0], e[2]))
     expect_in_log(r, 'hogmem: mmap of 160 MiB failed: error 12')
     expect(e[1]['exit_code'] == 0, 'hogmem 40 (fits): %r' % e[1])
     expect_in_log(r, "'@set overcommit_memory 2': overcommit_memory: '2' is not a number in 0..1")
     oom = r.find('oom_kill')
-    expect(len(oom) == 1 and oom[0]['name'] == 'hogmem' and e[3]['signal'] == 'SIGKILL',
-           'hogmem 160 under overcommit 1: %r, oom %r' % (e[3], oom))
-    expect(e[4]['exit_code'] == 0, 'hello after: %r' % e[4])
+    expect(len(oom) == 1 and oom[0]['name'] == 'hogmem' and e[4]['signal'] == 'SIGKILL',
+           'hogmem 160 under overcommit 1: %r, oom %r' % (e[4], oom))
+    expect(e[5]['exit_code'] == 0, 'hello after: %r' % e[5])

@@ -102,7 +102,7 @@ def test_user_sysfuzz_areas(ctx):
     # allocated up front, 2 GiB of them: the mmap failed).
     # (brk and the shared mapping ask for more than RAM: overcommit_memory 1.)
     w = sysfuzz_alone(ctx, 'areas', '', 120, first='@set overcommit_memory 1')
-    expect(w['failures'] == 0 and w['brk_up_1tib'] and w['shared_1tib'], 'record %r' % w)
+    expect(w['failures'] == 0 and w['brk_up_1tib'] and w['shared_1tib'] and w['mprotect_1tib'], 'record %r' % w)
 
 
 def test_user_sysfuzz_random_calls(ctx):

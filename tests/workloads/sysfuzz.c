@@ -6,8 +6,10 @@
  * clone, futex, the sleeps and arch_prctl (below); with die, one of them
  * faults halfway and the program ends with the others mid-call.
  * sysfuzz areas: a 64 TiB area with a few pages (mprotect, madvise COLD
- * and WILLNEED, and munmap of all of it), brk up by 1 TiB and back, and one munmap over 200
- * areas; each must succeed, quickly.
+ * and WILLNEED, and munmap of all of it), a 1 TiB PROT_NONE area made
+ * writable (mprotect_1tib: granted only without overcommit checks), brk
+ * up by 1 TiB and back, and one munmap over 200 areas; each must
+ * succeed, quickly.
  * sysfuzz clones: parked threads on one-page stacks until clone refuses.
  * sysfuzz maps: one-page areas that do not merge until mmap refuses, then
  * one munmap over all of them, which must succeed.
@@ -202,6 +204,20 @@ static int areas(void)
 		sh[(1ull << 39) + 4096] = 1;
 		expect0(rt_syscall2(11, (long)sh, 1l << 40), "munmap of 1 TiB shared");
 	}
+	/* 1 TiB PROT_NONE without MAP_NORESERVE: nothing to charge yet, so
+	 * the mmap must work; made writable, it is charged (Linux's
+	 * mprotect_fixup), and the heuristic overcommit refuses it. */
+	char *pn = rt_mmap(0, 1ull << 40, RT_PROT_NONE, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
+	bool prot_up = false;
+	if (rt_mmap_failed(pn)) {
+		rt_dprintf(2, "sysfuzz: mmap of 1 TiB PROT_NONE failed (error %d)\n", rt_mmap_error(pn));
+		fails++;
+	} else {
+		prot_up = rt_syscall3(10, (long)pn, 1l << 40, RT_PROT_READ | RT_PROT_WRITE) == 0;
+		if (prot_up)
+			pn[(1ull << 39) + 4096] = 1;
+		expect0(rt_syscall2(11, (long)pn, 1l << 40), "munmap of 1 TiB PROT_NONE");
+	}
 	uint64_t t1 = rt_now_ns();
 	/* Linux refuses this (overcommit): then only the way down is tried. */
 	long cur = rt_syscall1(12, 0);
@@ -235,6 +251,7 @@ static int areas(void)
 	rt_json_u64(&j, "brk_ns", t2 - t1);
 	rt_json_bool(&j, "brk_up_1tib", up);
 	rt_json_bool(&j, "shared_1tib", shared_ok);
+	rt_json_bool(&j, "mprotect_1tib", prot_up);
 	rt_json_u64(&j, "many_areas_ns", t3 - t2);
 	rt_json_u64(&j, "failures", (uint64_t)fails);
 	rt_report_usage(&j, t0, t3);
