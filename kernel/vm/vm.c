@@ -746,8 +746,8 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 		return -ENOMEM;
 	if (accountable(prot, flags, true) && !enough_memory(len / P))
 		return -ENOMEM;
-	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | (type == MAP_SHARED ? VM_FSHARED : charge_flags(prot, flags)),
-			 .obj = pc, .pgoff = pgoff };
+	uint32_t share = type == MAP_SHARED ? VM_FSHARED : charge_flags(prot, flags);
+	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | share, .obj = pc, .pgoff = pgoff };
 	down_write(&mm->lock);
 	long at = place(mm, addr, len, flags);
 	if (at >= 0) {
