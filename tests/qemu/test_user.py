@@ -100,7 +100,8 @@ def test_user_sysfuzz_areas(ctx):
     # areas (a panic: "more than 64 areas removed at once"); a 1 TiB
     # shared mapping with one page in it (its slot leaves were all
     # allocated up front, 2 GiB of them: the mmap failed).
-    # (brk and the shared mapping ask for more than RAM: overcommit_memory 1.)
+    # (brk up by 1 TiB and the 1 TiB area made writable ask for more than
+    # RAM and swap: overcommit_memory 1.  The shared one is MAP_NORESERVE.)
     w = sysfuzz_alone(ctx, 'areas', '', 120, first='@set overcommit_memory 1')
     expect(w['failures'] == 0 and w['brk_up_1tib'] and w['shared_1tib'] and w['mprotect_1tib'], 'record %r' % w)
 
