@@ -57,7 +57,7 @@ const struct knob_def knob_defs[] = {
 	{ "blk_read_split", KNOB_WORD, 0, 0, false, NULL,
 	  "off: reads merge to the device's limits; or 8..256 pages, a power of two: no read command larger (default off)" },
 	{ "overcommit_memory", KNOB_U64, 0, 1, false, NULL,
-	  "0: refuse one mapping or brk growth larger than RAM and swap together (Linux's heuristic, default); "
+	  "0: refuse one mapping, brk growth or mprotect to writable larger than RAM and swap together (Linux's heuristic, default); "
 	  "1: grant every request (Linux's always)" },
 	/* Run time only (scripts, @set): a mem= for a machine already booted. */
 	{ "mem_limit_mib", KNOB_U64, 0, 1ull << 30, false, NULL,

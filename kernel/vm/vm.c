@@ -859,11 +859,17 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 	}
 }
 
+/* A private area not charged yet, and not exempt (MAP_NORESERVE). */
+static bool uncharged(const struct vma *v)
+{
+	return !(v->flags & (VM_ACCOUNT | VM_NORESERVE | VM_SHARED | VM_FSHARED));
+}
+
 /* A private area never charged, becoming writable: Linux's mprotect_fixup
  * charges it then (and marks it VM_ACCOUNT). */
 static bool charged_by_write(const struct vma *v)
 {
-	return !(v->prot & VM_WRITE) && !(v->flags & (VM_ACCOUNT | VM_NORESERVE | VM_SHARED | VM_FSHARED));
+	return !(v->prot & VM_WRITE) && uncharged(v);
 }
 
 /* mprotect to writable: each area of [start, end) that charged_by_write
@@ -895,8 +901,7 @@ static void charge_mark(struct mm *mm, uint64_t start, uint64_t end)
 		if (i >= vs->n || vs->v[i].start >= end)
 			break;
 		struct vma v = vs->v[i];
-		if (v.start >= start && v.end <= end && (v.prot & VM_WRITE) &&
-		    !(v.flags & (VM_ACCOUNT | VM_NORESERVE | VM_SHARED | VM_FSHARED)))
+		if (v.start >= start && v.end <= end && (v.prot & VM_WRITE) && uncharged(&v))
 			vma_set_flags(&mm->vmas, v.start, v.end, VM_ACCOUNT, 0);
 		a = v.end;
 	}

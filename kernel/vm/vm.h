@@ -108,8 +108,8 @@ const char *vm_fault_name(enum vm_fault_result r);
 
 /* Linux semantics and error codes (negative errno). */
 /* Linux's vm.overcommit_memory, 0 or 1 (knob overcommit_memory): 0
- * refuses (-ENOMEM) one mapping or brk growth that would need more than
- * RAM and swap together; 1 grants every request. */
+ * refuses (-ENOMEM) one mapping, brk growth or mprotect to writable that
+ * would need more than RAM and swap together; 1 grants every request. */
 extern unsigned vm_overcommit_memory;
 
 long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags);
