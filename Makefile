@@ -147,6 +147,8 @@ PURE_SRC += kernel/proc/procfs_text.c
 PURE_SRC += kernel/vm/pagecache_idx.c kernel/vm/pagecache_policy.c
 # PSI's running averages (/proc/pressure/memory).
 PURE_SRC += kernel/vm/psi_avg.c
+# Overcommit accounting: the commit limit and the verdict.
+PURE_SRC += kernel/vm/commit_policy.c
 # The PVH boot's initrd reader.
 PURE_SRC += kernel/lib/cpio.c
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))

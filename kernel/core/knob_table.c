@@ -56,9 +56,14 @@ const struct knob_def knob_defs[] = {
 	/* drivers/blk.c: a fixed split of 8..BLK_MAX_SEGS pages. */
 	{ "blk_read_split", KNOB_WORD, 0, 0, false, NULL,
 	  "off: reads merge to the device's limits; or 8..256 pages, a power of two: no read command larger (default off)" },
-	{ "overcommit_memory", KNOB_U64, 0, 1, false, NULL,
+	{ "overcommit_memory", KNOB_U64, 0, 2, false, NULL,
 	  "0: refuse one mapping, brk growth or mprotect to writable larger than RAM and swap together (Linux's heuristic, default); "
-	  "1: grant every request (Linux's always)" },
+	  "1: grant every request (Linux's always); 2: refuse what would take the committed total to the commit limit (Linux's never)" },
+	/* vm/commit_policy.c: ratio times pages up to 1 TiB fits 64 bits. */
+	{ "overcommit_ratio", KNOB_U64, 0, 1ull << 32, false, NULL,
+	  "% of RAM in the commit limit of overcommit_memory 2, plus swap (default 50; setting it zeroes overcommit_kbytes)" },
+	{ "overcommit_kbytes", KNOB_U64, 0, 1ull << 40, false, NULL,
+	  "KiB of RAM in the commit limit instead of overcommit_ratio when not 0 (default 0; setting it zeroes overcommit_ratio)" },
 	/* Run time only (scripts, @set): a mem= for a machine already booted. */
 	{ "mem_limit_mib", KNOB_U64, 0, 1ull << 30, false, NULL,
 	  "MiB the page allocator hands out, the rest held untouched (0: no limit)" },

@@ -17,6 +17,7 @@
 #include "vm/vm.h"
 #include "vm/lru.h"
 #include "vm/shmem.h"
+#include "vm/commit.h"
 #include "vm/vmstat.h"
 #include "vm/page_ref.h"
 #include "vm/reclaim.h"
@@ -321,6 +322,7 @@ static size_t meminfo(char *buf, size_t cap)
 		.active_anon = lru_size(LRU_ANON, true) + lru_size(LRU_SHMEM, true),
 		.inactive_anon = lru_size(LRU_ANON, false) + lru_size(LRU_SHMEM, false),
 		.swap_total = pm.swap_total, .swap_free = pm.swap_free,
+		.commit_limit = commit_limit_pages(), .committed = commit_committed_pages(),
 	};
 	return procfs_meminfo_text(buf, cap, &m);
 }

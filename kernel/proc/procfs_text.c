@@ -63,6 +63,8 @@ size_t procfs_meminfo_text(char *buf, size_t cap, const struct procfs_meminfo *m
 	kb(&o, "Dirty", m->dirty);
 	kb(&o, "Writeback", m->writeback);
 	kb(&o, "Shmem", m->shmem);
+	kb(&o, "CommitLimit", m->commit_limit);
+	kb(&o, "Committed_AS", m->committed);
 	return done(&o);
 }
 

@@ -26,6 +26,7 @@ struct procfs_meminfo {
 	uint64_t swap_total, swap_free;
 	/* The page cache: block-device pages, which Linux shows as Buffers. */
 	uint64_t buffers, active_file, inactive_file, dirty, writeback;
+	uint64_t commit_limit, committed;       /* overcommit accounting (vm/commit.h) */
 };
 size_t procfs_meminfo_text(char *buf, size_t cap, const struct procfs_meminfo *m);
 

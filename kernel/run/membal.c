@@ -8,7 +8,8 @@
  * down when they let go, and swap-cache pages of its slots stay until
  * dropped, which only happens once their writeback is done.  So the end
  * (and, for symmetry, the start) polls: drop the unused swap cache, read
- * the free frames and used slots, and stop once both have stayed the same
+ * the free frames, used slots and committed pages (an address space's
+ * charge goes with it), and stop once all have stayed the same
  * for MEMBAL_STABLE_POLLS polls in a row.  A count still moving after
  * MEMBAL_SETTLE_MAX_MS is printed as it is, with "settled":false.
  */
@@ -16,6 +17,7 @@
 #include "core/record.h"
 #include "vm/knobs.h"
 #include "mem/pmm.h"
+#include "vm/commit.h"
 #include "mem/kmem.h"
 #include "swap/swap.h"
 #include "core/sched.h"
@@ -26,15 +28,16 @@
 
 void membal_record(const char *phase, const char *of)
 {
-	uint64_t frames = ~0ull, used = ~0ull;
+	uint64_t frames = ~0ull, used = ~0ull, committed = ~0ull;
 	unsigned stable = 0, ms = 0;
 	while (stable < MEMBAL_STABLE_POLLS && ms < MEMBAL_SETTLE_MAX_MS) {
 		vm_drop_caches();
 		kmem_stack_flush();
-		uint64_t f = pmm_free_pages(), u = swap_used_slots();
-		stable = (f == frames && u == used) ? stable + 1 : 0;
+		uint64_t f = pmm_free_pages(), u = swap_used_slots(), c = commit_committed_pages();
+		stable = (f == frames && u == used && c == committed) ? stable + 1 : 0;
 		frames = f;
 		used = u;
+		committed = c;
 		if (stable < MEMBAL_STABLE_POLLS) {
 			sleep_ms(MEMBAL_POLL_MS);
 			ms += MEMBAL_POLL_MS;
@@ -48,6 +51,7 @@ void membal_record(const char *phase, const char *of)
 	json_u64(j, "swap_slots", total);
 	json_u64(j, "swap_used_slots", used);
 	json_u64(j, "swap_free_slots", total > used ? total - used : 0);
+	json_u64(j, "committed_pages", committed);
 	json_bool(j, "settled", stable >= MEMBAL_STABLE_POLLS);
 	json_u64(j, "settle_ms", ms);
 	rec_end();

@@ -11,6 +11,7 @@
 #include "workingset.h"
 #include "pagecache.h"
 #include "vm.h"
+#include "commit.h"
 #include "swap/readahead.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
@@ -132,8 +133,13 @@ static int set_dirty_mmap(const char *v, uint64_t on, char *e, size_t n) { (void
 static void get_dirty_mmap(char *b, size_t n) { ksnprintf(b, n, "%s", pagecache_dirty_mmap ? "on" : "off"); }
 static int set_dirty_expire(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; pagecache_dirty_expire_cs = (unsigned)x; return 0; }
 static void get_dirty_expire(char *b, size_t n) { ksnprintf(b, n, "%u", pagecache_dirty_expire_cs); }
-static int set_overcommit(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; vm_overcommit_memory = (unsigned)x; return 0; }
-static void get_overcommit(char *b, size_t n) { ksnprintf(b, n, "%u", vm_overcommit_memory); }
+static int set_overcommit(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; commit_knobs.mode = (unsigned)x; return 0; }
+static void get_overcommit(char *b, size_t n) { ksnprintf(b, n, "%u", commit_knobs.mode); }
+/* As Linux's handlers: setting one of ratio and kbytes zeroes the other. */
+static int set_commit_ratio(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; commit_knobs.ratio = x; commit_knobs.kbytes = 0; return 0; }
+static void get_commit_ratio(char *b, size_t n) { ksnprintf(b, n, "%lu", commit_knobs.ratio); }
+static int set_commit_kbytes(const char *v, uint64_t x, char *e, size_t n) { (void)v; (void)e; (void)n; commit_knobs.kbytes = x; commit_knobs.ratio = 0; return 0; }
+static void get_commit_kbytes(char *b, size_t n) { ksnprintf(b, n, "%lu", commit_knobs.kbytes); }
 
 static const struct knob knobs[] = {
 	{ "ra", set_ra, get_ra },
@@ -156,6 +162,8 @@ static const struct knob knobs[] = {
 	{ "dirty_expire_centisecs", set_dirty_expire, get_dirty_expire },
 	{ "dirty_mmap", set_dirty_mmap, get_dirty_mmap },
 	{ "overcommit_memory", set_overcommit, get_overcommit },
+	{ "overcommit_ratio", set_commit_ratio, get_commit_ratio },
+	{ "overcommit_kbytes", set_commit_kbytes, get_commit_kbytes },
 };
 
 #define NKNOBS (sizeof knobs / sizeof knobs[0])

@@ -15,6 +15,7 @@
  */
 #include <string.h>
 #include "shmem.h"
+#include "commit.h"
 #include "mem/page.h"
 #include "mem/pmm.h"
 #include "vm/page_ref.h"
@@ -150,6 +151,7 @@ void shmem_get(void *owner, void *obj)
  * reclaim is not following a page back to this object meanwhile. */
 static void destroy(struct shmem *s)
 {
+	commit_uncharge(s->charged);
 	bool on = spin_lock_irqsave(&all_lock);
 	list_del(&s->all);
 	spin_unlock_irqrestore(&all_lock, on);

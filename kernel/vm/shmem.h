@@ -29,6 +29,7 @@ struct shmem {
 	struct list_node mappers;       /* struct shmem_mapper */
 	uint32_t refs;                  /* VMAs referring to the object, all mms */
 	uint64_t resident;
+	uint64_t charged;               /* pages charged against overcommit (vm/commit.h), given back at its end */
 	struct list_node all;           /* every live object */
 	void *ra;                       /* readahead policy state (readahead.c) */
 	struct spinlock ra_lock;        /* guards *ra (readahead.c) */

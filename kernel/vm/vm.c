@@ -50,6 +50,7 @@
 #include "mem/kmem.h"
 #include "mem/kmalloc.h"
 #include "shmem.h"
+#include "commit.h"
 #include "pagecache.h"
 #include "lru.h"
 #include "swap/swap.h"
@@ -198,9 +199,15 @@ void mm_put(struct mm *mm)
 		kprintf("vm: swap entry count off: %lu counted, %lu in the page tables\n", mm->swap_ents, t.swap_ptes);
 	if (tables != mm->table_pages)
 		kprintf("vm: page table count off: %lu counted, %lu freed\n", mm->table_pages, tables);
-	for (uint32_t i = 0; i < mm->vmas.n; i++)
-		if (mm->vmas.v[i].obj && !(mm->vmas.v[i].flags & VM_FILE))
-			shmem_put(mm, mm->vmas.v[i].obj);
+	uint64_t charged = 0;
+	for (uint32_t i = 0; i < mm->vmas.n; i++) {
+		const struct vma *v = &mm->vmas.v[i];
+		if (v->flags & VM_ACCOUNT)
+			charged += (v->end - v->start) / P;
+		if (v->obj && !(v->flags & VM_FILE))
+			shmem_put(mm, v->obj);
+	}
+	commit_uncharge(charged);
 	vma_set_destroy(&mm->vmas);
 	reclaim_unlock();
 	pmm_free(phys_to_page(mm->pml4), 0);
@@ -555,7 +562,11 @@ static void collect_piece(void *ctx, const struct vma *piece)
 static void finish_removed(struct mm *mm, struct removed *r)
 {
 	for (int i = 0; i < r->n; i++) {
+		uint64_t pages = (r->v[i].end - r->v[i].start) / P;
 		zap(mm, r->v[i].start, r->v[i].end);
+		mm->total_vm -= pages;
+		if (r->v[i].flags & VM_ACCOUNT)
+			commit_uncharge(pages);
 		if (r->v[i].obj && !(r->v[i].flags & VM_FILE))
 			shmem_put(mm, r->v[i].obj);
 	}
@@ -649,29 +660,40 @@ static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 	return a ? (long)a : -ENOMEM;
 }
 
+/* mm->lock held exclusive. */
 static int insert_vma(struct mm *mm, const struct vma *v)
 {
 	bool on = spin_lock_irqsave(&mm->ptl);
 	int err = vma_insert(&mm->vmas, v);
 	spin_unlock_irqrestore(&mm->ptl, on);
+	if (!err)
+		mm->total_vm += (v->end - v->start) / P;
 	return err;
 }
 
-/* Linux's vm.overcommit_memory: 0 (heuristic) refuses one request for
- * more than all of RAM (under a mem_limit_mib, the limit) and swap
- * together, as Linux 6.1's __vm_enough_memory (OVERCOMMIT_GUESS); 1
- * (always) grants everything.  Only requests that would need memory
- * count: brk, and the mappings `accountable` names. */
-unsigned vm_overcommit_memory;
-
-static bool enough_memory(uint64_t pages)
+/* Charge `pages` of mm against overcommit (commit.h): false when
+ * refused.  Only requests that would need memory are charged: brk, the
+ * mappings `accountable` names, mprotect to writable (charged_by_write),
+ * the image's writable parts.  mm->lock held exclusive. */
+static bool charge(struct mm *mm, uint64_t pages)
 {
-	if (vm_overcommit_memory == 1)
-		return true;
-	uint64_t ram = pmm_total_pages(), limit = pmm_limit();
-	if (limit && limit < ram)
-		ram = limit;
-	return pages <= ram + swap_total_slots();
+	rwsem_assert_write_held(&mm->lock);
+	return commit_charge(pages, mm->total_vm);
+}
+
+/* Insert v at [at, at + len): at, or the error (a private area's
+ * charge, VM_ACCOUNT, given back; a shared one's object the caller's to
+ * put).  mm->lock held exclusive. */
+static long insert_area(struct mm *mm, struct vma *v, uint64_t at, uint64_t len)
+{
+	v->start = at;
+	v->end = at + len;
+	int err = insert_vma(mm, v);
+	if (!err)
+		return (long)at;
+	if (v->flags & VM_ACCOUNT)
+		commit_uncharge(len / P);
+	return err;
 }
 
 /* Linux's accountable mapping: one whose pages would take memory or
@@ -707,28 +729,32 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 	len = (len + P - 1) & ~(P - 1);
 	if (!len || len > USER_TOP)
 		return -ENOMEM;
-	if (accountable(prot, flags, false) && !enough_memory(len / P))
-		return -ENOMEM;
 	struct vma v = { .prot = vm_prot(prot), .flags = charge_flags(prot, flags) };
+	bool acct = accountable(prot, flags, false);
 	struct shmem *obj = NULL;
-	if (type == MAP_SHARED) {
-		obj = shmem_create(len / P);
-		if (!obj)
-			return -ENOMEM;
-		v.flags |= VM_SHARED;
-		v.obj = obj;
-	}
 	down_write(&mm->lock);
 	long at = place(mm, addr, len, flags);
-	if (obj)
-		shmem_get(mm, obj);     /* the new area's reference */
-	if (at >= 0) {
-		v.start = (uint64_t)at;
-		v.end = v.start + len;
-		int err = insert_vma(mm, &v);
-		if (err)
-			at = err;
+	/* After place: a MAP_FIXED mapping's predecessor is gone, and gave
+	 * its charge back, as in Linux's mmap_region. */
+	if (at >= 0 && acct && !charge(mm, len / P))
+		at = -ENOMEM;
+	if (at >= 0 && type == MAP_SHARED) {
+		/* The object carries the charge (Linux's shmem_acct_size) and
+		 * gives it back when it goes. */
+		obj = shmem_create(len / P);
+		if (!obj) {
+			if (acct)
+				commit_uncharge(len / P);
+			at = -ENOMEM;
+		} else {
+			obj->charged = acct ? len / P : 0;
+			shmem_get(mm, obj);     /* the new area's reference */
+			v.flags |= VM_SHARED;
+			v.obj = obj;
+		}
 	}
+	if (at >= 0)
+		at = insert_area(mm, &v, (uint64_t)at, len);
 	up_write(&mm->lock);
 	if (at < 0 && obj)
 		shmem_put(mm, obj);     /* the last reference: destroys it */
@@ -744,19 +770,14 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 	len = (len + P - 1) & ~(P - 1);
 	if (!len || len > USER_TOP)
 		return -ENOMEM;
-	if (accountable(prot, flags, true) && !enough_memory(len / P))
-		return -ENOMEM;
 	uint32_t share = type == MAP_SHARED ? VM_FSHARED : charge_flags(prot, flags);
 	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | share, .obj = pc, .pgoff = pgoff };
 	down_write(&mm->lock);
 	long at = place(mm, addr, len, flags);
-	if (at >= 0) {
-		v.start = (uint64_t)at;
-		v.end = v.start + len;
-		int err = insert_vma(mm, &v);
-		if (err)
-			at = err;
-	}
+	if (at >= 0 && accountable(prot, flags, true) && !charge(mm, len / P))
+		at = -ENOMEM;
+	if (at >= 0)
+		at = insert_area(mm, &v, (uint64_t)at, len);
 	up_write(&mm->lock);
 	return at;
 }
@@ -873,38 +894,50 @@ static bool charged_by_write(const struct vma *v)
 }
 
 /* mprotect to writable: each area of [start, end) that charged_by_write
- * is checked against overcommit, as Linux checks each area, before
- * anything changes.  mm->lock held exclusive. */
-static int charge_check(struct mm *mm, uint64_t start, uint64_t end)
+ * is charged, as Linux charges each area, before anything changes; the
+ * pages charged in *pages.  A refusal gives back what the areas before
+ * it took.  mm->lock held exclusive. */
+static int charge_areas(struct mm *mm, uint64_t start, uint64_t end, uint64_t *pages)
 {
 	const struct vma_set *vs = &mm->vmas;
+	*pages = 0;
 	for (uint32_t i = vma_lower_bound(vs, start); i < vs->n && vs->v[i].start < end; i++) {
 		const struct vma *v = &vs->v[i];
 		uint64_t a = v->start > start ? v->start : start, b = v->end < end ? v->end : end;
-		if (charged_by_write(v) && !enough_memory((b - a) / P))
+		if (!charged_by_write(v))
+			continue;
+		if (!charge(mm, (b - a) / P)) {
+			commit_uncharge(*pages);
+			*pages = 0;
 			return -ENOMEM;
+		}
+		*pages += (b - a) / P;
 	}
 	return 0;
 }
 
 /* After mprotect to writable: the areas that were charged are marked
- * VM_ACCOUNT.  An area whose protection changed was split at start and
- * end, so only areas wholly inside are looked at (one reaching out was
- * writable already), and marking one splits nothing.  Writable private
- * areas never marked (the image's data, the stack) get the mark too:
- * Linux charged those at exec.  ptl held. */
-static void charge_mark(struct mm *mm, uint64_t start, uint64_t end)
+ * VM_ACCOUNT; the pages marked are returned.  An area whose protection
+ * changed was split at start and end, so only areas wholly inside are
+ * looked at (one reaching out was writable already), and marking one
+ * splits nothing.  Every other writable private area is VM_ACCOUNT or
+ * VM_NORESERVE already (mmap, brk, the image; the stack), so what is
+ * marked is what charge_areas charged.  ptl held. */
+static uint64_t charge_mark(struct mm *mm, uint64_t start, uint64_t end)
 {
 	const struct vma_set *vs = &mm->vmas;
+	uint64_t marked = 0;
 	for (uint64_t a = start; a < end;) {
 		uint32_t i = vma_lower_bound(vs, a);
 		if (i >= vs->n || vs->v[i].start >= end)
 			break;
 		struct vma v = vs->v[i];
-		if (v.start >= start && v.end <= end && (v.prot & VM_WRITE) && uncharged(&v))
-			vma_set_flags(&mm->vmas, v.start, v.end, VM_ACCOUNT, 0);
+		if (v.start >= start && v.end <= end && (v.prot & VM_WRITE) && uncharged(&v) &&
+		    !vma_set_flags(&mm->vmas, v.start, v.end, VM_ACCOUNT, 0))
+			marked += (v.end - v.start) / P;
 		a = v.end;
 	}
+	return marked;
 }
 
 int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
@@ -915,16 +948,23 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 		return err;
 	struct reprotect r = { .mm = mm, .flags = vm_pt_prot(vm_prot(prot)) };
 	tlb_batch_init(&r.tlb);
+	uint64_t charged = 0, marked = 0;
 	down_write(&mm->lock);
-	if ((prot & PROT_WRITE) && (err = charge_check(mm, addr, end))) {
+	if ((prot & PROT_WRITE) && (err = charge_areas(mm, addr, end, &charged))) {
 		up_write(&mm->lock);
 		return err;
 	}
 	bool on = spin_lock_irqsave(&mm->ptl);
 	err = vma_protect(&mm->vmas, addr, end, vm_prot(prot), reprotect_piece, &r);
 	if (!err && (prot & PROT_WRITE))
-		charge_mark(mm, addr, end);
+		marked = charge_mark(mm, addr, end);
 	spin_unlock_irqrestore(&mm->ptl, on);
+	if (marked != charged) {
+		/* Only the marked pages are given back when they go. */
+		if (!err)
+			kprintf("vm: overcommit charge off: mprotect charged %lu pages, marked %lu\n", charged, marked);
+		commit_uncharge(charged - marked);
+	}
 	/* Before returning: the caller may rely on the new protection. */
 	vm_tlb_flush(&r.tlb);
 	up_write(&mm->lock);
@@ -1156,10 +1196,10 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 		goto out;
 	uint64_t old_end = (cur + P - 1) & ~(P - 1), new_end = (newbrk + P - 1) & ~(P - 1);
 	if (new_end > old_end) {
-		if (!enough_memory((new_end - old_end) / P))
+		if (!charge(mm, (new_end - old_end) / P))
 			goto out;
-		struct vma v = { old_end, new_end, VM_READ | VM_WRITE, VM_HEAP | VM_ACCOUNT, NULL, 0, { 0, 0 }, 0, 0 };
-		if (insert_vma(mm, &v))
+		struct vma v = { .prot = VM_READ | VM_WRITE, .flags = VM_HEAP | VM_ACCOUNT };
+		if (insert_area(mm, &v, old_end, new_end - old_end) < 0)
 			goto out;
 	} else if (new_end < old_end) {
 		remove_range(mm, new_end, old_end);
@@ -1197,9 +1237,20 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, uint64_t n)
 int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint32_t flags,
 		const void *data, uint64_t n, uint64_t skip)
 {
-	struct vma v = { start, end, prot, flags, NULL, 0, { 0, 0 }, 0, 0 };
+	/* Writable parts are charged, as Linux's loader charges the
+	 * image's private writable mappings and bss.  The stack is not:
+	 * Linux charges the pages a stack grows by (at exec about 33), ours
+	 * is one fixed 8 MiB area. */
+	if (flags & VM_STACK)
+		flags |= VM_NORESERVE;
+	else if (prot & VM_WRITE)
+		flags |= VM_ACCOUNT;
+	struct vma v = { .prot = prot, .flags = flags };
 	down_write(&mm->lock);
-	int err = insert_vma(mm, &v);
+	long at = -ENOMEM;
+	if (!(flags & VM_ACCOUNT) || charge(mm, (end - start) / P))
+		at = insert_area(mm, &v, start, end - start);
+	int err = at < 0 ? (int)at : 0;
 	if (!err && n)
 		err = vm_write(mm, start + skip, data, n);
 	up_write(&mm->lock);

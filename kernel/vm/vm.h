@@ -57,6 +57,7 @@ struct mm {
 	uint64_t pml4;                  /* physical; immutable */
 	struct vma_set vmas;            /* written under lock (exclusive) and ptl */
 	uint64_t brk_start, brk;        /* guarded by lock (exclusive) */
+	uint64_t total_vm;              /* pages in its areas (Linux's total_vm), guarded by lock (exclusive) */
 	uint64_t rss;                   /* pages mapped, guarded by ptl */
 	uint64_t swap_ents;             /* PTEs holding a swap entry (Linux's MM_SWAPENTS), guarded by ptl */
 	uint64_t table_pages;           /* page-table pages below the root (Linux's pgtables_bytes / 4096), guarded by ptl */
@@ -106,11 +107,9 @@ void vm_fault_enter(void);
 void vm_fault_leave(bool finished);
 const char *vm_fault_name(enum vm_fault_result r);
 
-/* Linux semantics and error codes (negative errno). */
-/* Linux's vm.overcommit_memory, 0 or 1 (knob overcommit_memory): 0
- * refuses (-ENOMEM) one mapping, brk growth or mprotect to writable that
- * would need more than RAM and swap together; 1 grants every request. */
-extern unsigned vm_overcommit_memory;
+/* Linux semantics and error codes (negative errno).  A request that
+ * would commit memory is charged against overcommit (vm/commit.h) and
+ * refused with -ENOMEM when the knobs say so. */
 
 long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags);
 /* Where a per-page walk of [va, end) goes on: va, or the first page

@@ -333,8 +333,9 @@ def balance_pairs(r):
 def check_balance(ctx):
     """Every run= line and script the case's boots ran must give back what
     it took: exactly the swap slots in use at its start (a slot leaked is
-    data no one can reach), and the free frames of its start within
-    BALANCE_FRAME_SLACK.  The kernel prints both after the run's tasks have
+    data no one can reach) and the pages committed (overcommit's charge),
+    and the free frames of its start within
+    BALANCE_FRAME_SLACK.  The kernel prints them after the run's tasks have
     exited and their memory settled (kernel/run/membal.c).  A boot that
     ended in a panic or a timeout is judged by its case, not here."""
     lines = []
@@ -352,6 +353,11 @@ def check_balance(ctx):
             expect(e['settled'], '%s: memory still moving %d ms after the %s ended: %r' % (log, e['settle_ms'], s['of'], e))
             expect(slots == 0, '%s: swap slots leaked: %d in use at the start of the %s, %d at its end' %
                    (log, s['swap_used_slots'], s['of'], e['swap_used_slots']))
+            # Overcommit: every charge a run's tasks took is given back
+            # (kernel/vm/commit.h): what stays committed is the runner's.
+            expect(e['committed_pages'] == s['committed_pages'],
+                   '%s: committed pages (Committed_AS) %d at the start of the %s, %d at its end' %
+                   (log, s['committed_pages'], s['of'], e['committed_pages']))
             expect(lost <= BALANCE_FRAME_SLACK, '%s: frames leaked: %d free at the start of the %s, %d at its end '
                    '(%d lost, %d allowed)' % (log, s['free_frames'], s['of'], e['free_frames'], lost,
                                               BALANCE_FRAME_SLACK))

@@ -169,21 +169,44 @@ def test_overcommit_heuristic_refuses_one_request_larger_than_ram_and_swap(ctx):
     # sysfuzz areas (overcommit 0): brk up by 1 TiB and a 1 TiB PROT_NONE
     # area made writable are refused; its MAP_NORESERVE areas (64 TiB
     # PROT_NONE, 1 TiB shared) are not charged and work.
-    steps = ['hogmem 160 1', 'hogmem 40 1', '@set overcommit_memory 2', 'hogmem 160 1', 'sysfuzz areas',
+    # overcommit_memory 2 (Linux's strict accounting): the commit limit is
+    # swap plus overcommit_ratio (50) % of RAM, about 32 + 30 MiB here.
+    # hogmem 70, which the heuristic grants, is refused.  hold 40 (shmem)
+    # and hogmem 30 start together: whichever maps second is refused (the
+    # order is the scheduler's), and hogmem 30 is granted once both have
+    # exited (the charges came back, the shmem object's with it).  overcommit_ratio 100
+    # grants hogmem 70; overcommit_kbytes 8192 (a limit of 8 + 32 MiB)
+    # refuses hogmem 45.  Every boot's mem_balance records check that the
+    # committed count is back where it started (rig.check_balance).
+    steps = ['hogmem 160 1', 'hogmem 40 1', '@set overcommit_memory 3', 'hogmem 160 1', 'sysfuzz areas',
+             '@set overcommit_memory 2', 'hogmem 70 1', 'hold 40 3 shmem & @sleep 1000 & hogmem 30 1', 'hogmem 30 1',
+             '@set overcommit_ratio 100', 'hogmem 70 1', '@set overcommit_kbytes 8192', 'hogmem 45 1',
              '@set overcommit_memory 1', 'hogmem 160 1', 'hello after']
     r = ctx.boot('quiet mem=64M run="%s"' % ' ; '.join(steps),
                  disks=[{'file': swap_image(ctx, mib=32), 'bus': 'nvme'}], timeout=300)
     expect_ok(r)
     e = task_exits(r)
-    expect([x['name'] for x in e] == ['hogmem'] * 3 + ['sysfuzz', 'hogmem', 'hello'], 'exits %r' % e)
+    names = [x['name'] for x in e]
+    expect(names[:5] == ['hogmem'] * 3 + ['sysfuzz', 'hogmem'] and sorted(names[5:7]) == ['hogmem', 'hold'] and
+           names[7:] == ['hogmem'] * 4 + ['hello'], 'exits %r' % e)
     s = [x for x in r.find('workload') if x['name'] == 'sysfuzz']
     expect(e[3]['exit_code'] == 0 and len(s) == 1 and s[0]['failures'] == 0 and s[0]['shared_1tib'] and
            not s[0]['brk_up_1tib'] and not s[0]['mprotect_1tib'], 'sysfuzz areas under overcommit 0: %r %r' % (e[3], s))
     expect(e[0]['exit_code'] == 3 and e[2]['exit_code'] == 3, 'hogmem 160 under overcommit 0: %r, %r' % (e[0], e[2]))
     expect_in_log(r, 'hogmem: mmap of 160 MiB failed: error 12')
     expect(e[1]['exit_code'] == 0, 'hogmem 40 (fits): %r' % e[1])
-    expect_in_log(r, "'@set overcommit_memory 2': overcommit_memory: '2' is not a number in 0..1")
+    expect_in_log(r, "'@set overcommit_memory 3': overcommit_memory: '3' is not a number in 0..2")
+    pair = sorted((x['exit_code'], x['name']) for x in e[5:7])
+    expect(pair in ([(0, 'hogmem'), (3, 'hold')], [(0, 'hold'), (3, 'hogmem')]),
+           'overcommit 2: hold 40 and hogmem 30 together, one refused: %r' % e[5:7])
+    expect_in_log(r, 'hold: mmap of 40 MiB failed (error 12)' if pair[1][1] == 'hold' else
+                  'hogmem: mmap of 30 MiB failed: error 12')
+    codes = [x['exit_code'] for x in (e[4],) + tuple(e[7:10])]
+    expect(codes == [3, 0, 0, 3], 'overcommit 2: hogmem 70, hogmem 30 alone, hogmem 70 at ratio 100, '
+           'hogmem 45 at 8192 KiB: exit codes %r (expected 3 0 0 3)' % codes)
+    expect_in_log(r, 'hogmem: mmap of 70 MiB failed: error 12')
+    expect_in_log(r, 'hogmem: mmap of 45 MiB failed: error 12')
     oom = r.find('oom_kill')
-    expect(len(oom) == 1 and oom[0]['name'] == 'hogmem' and e[4]['signal'] == 'SIGKILL',
-           'hogmem 160 under overcommit 1: %r, oom %r' % (e[4], oom))
-    expect(e[5]['exit_code'] == 0, 'hello after: %r' % e[5])
+    expect(len(oom) == 1 and oom[0]['name'] == 'hogmem' and e[10]['signal'] == 'SIGKILL',
+           'hogmem 160 under overcommit 1: %r, oom %r' % (e[10], oom))
+    expect(e[11]['exit_code'] == 0, 'hello after: %r' % e[11])

@@ -74,7 +74,8 @@ def test_procfs_busybox_tools(ctx):
 
     mem = parse_meminfo(out['busybox cat /proc/meminfo'])
     for name in ('MemTotal', 'MemFree', 'MemAvailable', 'Buffers', 'Cached', 'SwapCached', 'Active', 'Inactive',
-                 'Active(anon)', 'Inactive(anon)', 'Active(file)', 'Inactive(file)', 'SwapTotal', 'SwapFree', 'Shmem'):
+                 'Active(anon)', 'Inactive(anon)', 'Active(file)', 'Inactive(file)', 'SwapTotal', 'SwapFree', 'Shmem',
+                 'CommitLimit', 'Committed_AS'):
         expect(name in mem, 'meminfo lacks %s: %r' % (name, mem))
     expect(mem['MemTotal'] * 1024 == boot_record(r)['managed_bytes'],
            'MemTotal %d kB, the boot record manages %d bytes' % (mem['MemTotal'], boot_record(r)['managed_bytes']))
@@ -85,6 +86,11 @@ def test_procfs_busybox_tools(ctx):
     usable_kb = (areas[0]['free'] + areas[0]['used']) * 4
     expect(mem['SwapTotal'] == usable_kb and 0 < mem['SwapFree'] <= mem['SwapTotal'],
            'SwapTotal %d kB SwapFree %d kB, the swap record: %r' % (mem['SwapTotal'], mem['SwapFree'], areas[0]))
+    # Linux's commit limit at overcommit_ratio 50: half of RAM plus swap
+    # (in pages, rounded down).  Committed: at least cat's writable image.
+    expect(mem['CommitLimit'] == mem['MemTotal'] // 4 * 50 // 100 * 4 + mem['SwapTotal'] and
+           0 < mem['Committed_AS'] < mem['CommitLimit'], 'CommitLimit %d kB, Committed_AS %d kB: %r' %
+           (mem['CommitLimit'], mem['Committed_AS'], mem))
 
     free = {l.split()[0]: l.split()[1:] for l in out['busybox free'][1:]}
     expect('Mem:' in free and int(free['Mem:'][0]) == mem['MemTotal'], 'free: %r' % out['busybox free'])

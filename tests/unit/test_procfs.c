@@ -27,7 +27,7 @@ TEST(procfs_meminfo_linux_shape)
 {
 	struct procfs_meminfo m = { .total = 4075964, .free = 1000, .available = 900, .shmem = 7,
 				    .swap_cached = 3, .active_anon = 11, .inactive_anon = 13,
-				    .swap_total = 524287, .swap_free = 524000 };
+				    .swap_total = 524287, .swap_free = 524000, .commit_limit = 1000, .committed = 17 };
 	char buf[2048];
 	size_t n = procfs_meminfo_text(buf, sizeof buf, &m);
 	CHECK_EQ(n, strlen(buf));
@@ -44,6 +44,8 @@ TEST(procfs_meminfo_linux_shape)
 	CHECK_EQ(meminfo_kb(buf, "SwapTotal"), 2097148);
 	CHECK_EQ(meminfo_kb(buf, "SwapFree"), 2096000);
 	CHECK_EQ(meminfo_kb(buf, "Buffers"), 0);
+	CHECK_EQ(meminfo_kb(buf, "CommitLimit"), 4000);
+	CHECK_EQ(meminfo_kb(buf, "Committed_AS"), 68);
 	/* Block-device cache pages are Linux's Buffers; file LRU sizes add
 	 * to Active/Inactive. */
 	m.buffers = 100;
@@ -62,7 +64,7 @@ TEST(procfs_meminfo_linux_shape)
 	int lines = 0;
 	for (const char *l = buf; *l; l = strchr(l, '\n') + 1, lines++)
 		CHECK(strchr(l, ':') && strstr(l, " kB\n") && strchr(l, ':') < strstr(l, " kB\n"));
-	CHECK_EQ(lines, 19);
+	CHECK_EQ(lines, 21);
 }
 
 TEST(procfs_text_truncates_but_counts)

@@ -185,7 +185,7 @@ int main(int argc, char **argv)
 	uint64_t *m = rt_mmap(at, mib * RT_MIB, RT_PROT_READ | RT_PROT_WRITE,
 			      (shared ? RT_MAP_SHARED : RT_MAP_PRIVATE) | RT_MAP_ANONYMOUS | fixed, -1, 0);
 	if (rt_mmap_failed(m)) {
-		rt_dprintf(2, "hold: mmap of %llu MiB failed\n", (unsigned long long)mib);
+		rt_dprintf(2, "hold: mmap of %llu MiB failed (error %d)\n", (unsigned long long)mib, rt_mmap_error(m));
 		return 3;
 	}
 	if (mode == HOLD_PIECES) {
