@@ -102,14 +102,14 @@ esac
 for kv in $(echo "$VM" | tr ',' ' '); do
 	name=${kv%%:*}
 	case "$name" in
-	swappiness | dirty_ratio | dirty_background_ratio | dirty_expire_centisecs) ;;
+	swappiness | dirty_ratio | dirty_background_ratio | dirty_expire_centisecs | overcommit_memory | overcommit_ratio | overcommit_kbytes) ;;
 	*) fail "peer.vm: $name is not a sysctl linux-peer sets" ;;
 	esac
 	echo "${kv#*:}" >"/proc/sys/vm/$name" || fail "cannot set vm.$name to ${kv#*:}"
 done
 vmjson() {
 	sep=""
-	for n in swappiness dirty_ratio dirty_background_ratio dirty_expire_centisecs; do
+	for n in swappiness dirty_ratio dirty_background_ratio dirty_expire_centisecs overcommit_memory overcommit_ratio overcommit_kbytes; do
 		printf '%s"%s":%s' "$sep" "$n" "$(cat "/proc/sys/vm/$n")"
 		sep=,
 	done

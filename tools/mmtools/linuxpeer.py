@@ -59,7 +59,9 @@ and on ours, in the same QEMU machine, compared metric by metric.
                       Linux's /proc/sys/vm/NAME, ours `@set NAME VALUE`
                       (the script knob of the same name).  NAME: swappiness
                       (0..200), dirty_ratio (1..100), dirty_background_ratio
-                      (0..100), dirty_expire_centisecs (1..8640000); and
+                      (0..100), dirty_expire_centisecs (1..8640000),
+                      overcommit_memory (0..2), overcommit_ratio,
+                      overcommit_kbytes; and
                       used_once_swapbacked and anon_used_once (on|off), ours
                       only: Linux has no such knobs (since 5.9 every mapped
                       page, anon and shmem too, needs a second reference to
@@ -187,7 +189,8 @@ METRICS = [  # (row name, key, unit)
 # --sysctl: our knob names, which are Linux's vm sysctl names, with the
 # ranges of kernel/core/knob_table.c; None: a boolean (on|off).
 SYSCTLS = {'swappiness': (0, 200), 'dirty_ratio': (1, 100), 'dirty_background_ratio': (0, 100),
-           'dirty_expire_centisecs': (1, 8640000), 'used_once_swapbacked': None, 'anon_used_once': None}
+           'dirty_expire_centisecs': (1, 8640000), 'used_once_swapbacked': None, 'anon_used_once': None,
+           'overcommit_memory': (0, 2), 'overcommit_ratio': (0, 1 << 32), 'overcommit_kbytes': (0, 1 << 40)}
 LINUX_ONLY_NOT = {'used_once_swapbacked', 'anon_used_once'}     # ours only: Linux has no such knobs
 
 

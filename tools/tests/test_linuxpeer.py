@@ -92,7 +92,10 @@ def test_sysctl_configs_sweep_and_checks(monkeypatch):
         return str(e.value)
     assert 'swappiness=201' in dies(['swappiness=201'])
     assert 'on or off' in dies(['used_once_swapbacked=maybe'])
-    assert 'one of' in dies(['overcommit_memory=1'])
+    assert 'one of' in dies(['min_free_kbytes=1'])
+    assert 'overcommit_memory=3' in dies(['overcommit_memory=3'])
+    oc = linuxpeer.parse_sysctls(['overcommit_memory=2', 'overcommit_kbytes=16384'])
+    assert linuxpeer.linux_vm_arg(oc[0]) == 'peer.vm=overcommit_kbytes:16384,overcommit_memory:2'
     assert 'only one knob' in dies(['swappiness=0,60', 'dirty_ratio=10,20'])
     assert 'twice' in dies(['swappiness=0', 'swappiness=60'])
     assert linuxpeer.parse_rows(['shmdb.tps']) == [('shmdb', 'tps')]
