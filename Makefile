@@ -129,7 +129,7 @@ loader: $(BUILD)/BOOTX64.EFI
 HCC      := gcc
 HCFLAGS  := -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer -I. -Ikernel -Idrivers -MD -MP
-PURE_SRC := kernel/vm/lru_policy.c drivers/blk_merge.c kernel/vm/vma.c kernel/core/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/json.c kernel/mem/memmap.c \
+PURE_SRC := kernel/vm/lru_policy.c drivers/blk_merge.c kernel/vm/vma.c kernel/core/runq.c kernel/lib/timemath.c kernel/lib/printf.c kernel/lib/cmdline.c kernel/lib/suggest.c kernel/lib/json.c kernel/mem/memmap.c \
 	    kernel/mem/buddy.c kernel/platform/acpi_tables.c kernel/lib/crc32.c drivers/gpt.c kernel/swap/swaphdr.c \
 	    kernel/proc/elf.c kernel/proc/auxv.c drivers/pci_decode.c drivers/usb_proto.c kernel/swap/swapalloc.c kernel/swap/ra_policy.c kernel/run/script.c kernel/lib/stats.c \
 	    boot/fat.c kernel/run/results_log.c

@@ -38,6 +38,7 @@
 #include "vm/page_ref.h"
 #include "vm/reclaim.h"
 #include "vm/pagecache.h"
+#include "vm/knobs.h"
 #include "swap/swap.h"
 #include "vm/vmstat.h"
 #include "vm/workingset.h"
@@ -213,6 +214,14 @@ static void setup_swap(void)
 	workingset_set_enabled(kcfg.workingset);
 	swap_init();
 	pagecache_init();
+	/* The run-time knobs the command line gave, as `@set` would set them;
+	 * their values passed the knob table's check already. */
+	const char *name, *value;
+	for (unsigned i = 0; config_late_knob(i, &name, &value); i++) {
+		char why[160];
+		if (vm_set_knob(name, value, why, sizeof why))
+			kprintf("cmdline: %s=%s: %s; default kept\n", name, value, why);
+	}
 	halt_register_hook(swap_report);
 	halt_register_hook(vmstat_final);
 	if (kcfg.vmstat_ms)

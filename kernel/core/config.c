@@ -50,7 +50,7 @@ static const struct cmdline_option options[] = {
 	{ "quiet", CMDLINE_BOOL, &kcfg.quiet, 0, NULL, "shorter boot report" },
 	{ "hz", CMDLINE_U64, &kcfg.hz, 0, NULL, "scheduler tick rate, 10..10000 (default 1000)" },
 	{ "cpus", CMDLINE_U64, &kcfg.cpus, 0, NULL,
-	  "CPUs to start, the boot CPU included, 1..64 (default: all the MADT lists; 1: no others)" },
+	  "CPUs to start, the boot CPU included, 1..256 (default: all the MADT lists; 1: no others)" },
 	{ "timer", CMDLINE_STR, kcfg.timer, sizeof kcfg.timer, NULL,
 	  "oneshot (default: fire at each deadline) or periodic (fire every tick)" },
 	{ "test", CMDLINE_STR, kcfg.test, sizeof kcfg.test, NULL,
@@ -94,7 +94,18 @@ static const struct cmdline_option options[] = {
 	  "ms a USB stick's read or write may take before it is stopped and retried (default 30000)" },
 	{ "script", CMDLINE_STR, kcfg.script, sizeof kcfg.script, NULL,
 	  "workload script to run (a boot file, e.g. scripts/seq.mm; README: Workload scripts)" },
+	/* Run-time knobs, set once the kernel is up (config_late_knob); their
+	 * help and ranges are the knob table's.  Linux's overcommit_ratio and
+	 * overcommit_kbytes zero each other when written: kbytes, later
+	 * here, wins when both are given. */
+#define LATE(i, name) { name, CMDLINE_STR, kcfg.late_knob[i], sizeof kcfg.late_knob[i], NULL, NULL }
+	LATE(0, "dirty_ratio"), LATE(1, "dirty_background_ratio"), LATE(2, "dirty_expire_centisecs"),
+	LATE(3, "dirty_mmap"), LATE(4, "overcommit_memory"), LATE(5, "overcommit_ratio"), LATE(6, "overcommit_kbytes"),
+	LATE(7, "mem_limit_mib"),
+#undef LATE
 };
+
+#define NOPTIONS (sizeof options / sizeof options[0])
 
 static void report(void *ctx, const char *msg)
 {
@@ -106,7 +117,7 @@ int config_parse(const char *line)
 {
 	kcfg.hz = 1000;
 	kcfg.swap_cluster = 256;
-	int problems = cmdline_apply(line, options, sizeof options / sizeof options[0], check_value, report, NULL);
+	int problems = cmdline_apply(line, options, NOPTIONS, check_value, report, NULL);
 	if (kcfg.timer[0] && strcmp(kcfg.timer, "oneshot") && strcmp(kcfg.timer, "periodic")) {
 		kprintf("cmdline: timer=%s: expected oneshot or periodic; using oneshot\n", kcfg.timer);
 		kcfg.timer[0] = 0;
@@ -122,8 +133,24 @@ int config_parse(const char *line)
 
 void config_print_help(void)
 {
-	for (unsigned i = 0; i < sizeof options / sizeof options[0]; i++) {
+	for (unsigned i = 0; i < NOPTIONS; i++) {
 		const struct knob_def *k = knob_find(options[i].name);
 		kprintf("  %-8s %s\n", options[i].name, k ? k->help : options[i].help);
 	}
+}
+
+bool config_late_knob(unsigned i, const char **name, const char **value)
+{
+	unsigned found = 0;
+	for (unsigned j = 0; j < NOPTIONS; j++)
+		for (unsigned k = 0; k < CONFIG_LATE_KNOBS; k++) {
+			if (options[j].dst != kcfg.late_knob[k] || !kcfg.late_knob[k][0])
+				continue;
+			if (found++ == i) {
+				*name = options[j].name;
+				*value = kcfg.late_knob[k];
+				return true;
+			}
+		}
+	return false;
 }

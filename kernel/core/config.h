@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define CONFIG_LATE_KNOBS 8
+
 struct kconfig {
 	uint64_t mem_cap;       /* mem=: bytes of usable RAM to manage */
 	bool mem_cap_set;
@@ -46,6 +48,11 @@ struct kconfig {
 	char halt[16];          /* halt=wait|poweroff|reboot ("": by hypervisor, kernel/core/panic.c) */
 	uint64_t nvme_timeout;  /* nvme_timeout=: ms an NVMe I/O command may take (0: 30000) */
 	uint64_t usb_timeout;   /* usb_timeout=: ms a USB stick's SCSI command may take (0: 30000) */
+	/* The run-time knobs with no boot-time setting of their own
+	 * (dirty_ratio=30, overcommit_memory=2): their values as given,
+	 * range-checked here, set by name once the kernel is up
+	 * (config_late_knob). */
+	char late_knob[CONFIG_LATE_KNOBS][24];
 };
 
 extern struct kconfig kcfg;
@@ -53,5 +60,8 @@ extern struct kconfig kcfg;
 /* Parse line; returns the number of problems (each already reported). */
 int config_parse(const char *line);
 void config_print_help(void);
+/* The i-th run-time knob the command line set (in the option table's
+ * order): false past the last.  main.c sets them by name (vm_set_knob). */
+bool config_late_knob(unsigned i, const char **name, const char **value);
 
 #endif

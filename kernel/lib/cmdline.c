@@ -8,6 +8,7 @@
  */
 #include <string.h>
 #include "cmdline.h"
+#include "suggest.h"
 #include "printf.h"
 
 static void report(cmdline_report_fn rep, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -250,6 +251,16 @@ static bool apply_one(const struct cmdline_arg *a, const struct cmdline_option *
 	return true;
 }
 
+/* The option name nearest a mistyped key (lib/suggest.h), or NULL. */
+static const char *near_option(const char *key, const struct cmdline_option *opts, size_t nopts)
+{
+	const char *names[128];
+	int n = 0;
+	for (size_t j = 0; j < nopts && n < 128; j++)
+		names[n++] = opts[j].name;
+	return name_suggest(key, names, n);
+}
+
 int cmdline_apply(const char *line, const struct cmdline_option *opts, size_t nopts, cmdline_check_fn check,
 		  cmdline_report_fn rep, void *ctx)
 {
@@ -266,7 +277,11 @@ int cmdline_apply(const char *line, const struct cmdline_option *opts, size_t no
 			if (!strcmp(opts[j].name, a.key))
 				o = &opts[j];
 		if (!o) {
-			report(rep, ctx, "cmdline: unknown option '%s' ignored", a.key);
+			const char *near = near_option(a.key, opts, nopts);
+			if (near)
+				report(rep, ctx, "cmdline: unknown option '%s' ignored (did you mean %s?)", a.key, near);
+			else
+				report(rep, ctx, "cmdline: unknown option '%s' ignored", a.key);
 			problems++;
 		} else if (!apply_one(&a, o, check, rep, ctx)) {
 			problems++;

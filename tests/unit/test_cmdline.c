@@ -54,7 +54,20 @@ TEST(cmdline_unknown_option_named_and_ignored)
 	CHECK_EQ(apply("frobnicate=3 mem=64M"), 1);
 	CHECK_EQ(nmsgs, 1);
 	CHECK_CONTAINS(msgs[0], "unknown option 'frobnicate'");
+	CHECK(!strstr(msgs[0], "did you mean"));
 	CHECK_EQ(mem, 64ull << 20);
+}
+
+TEST(cmdline_typo_gets_the_nearest_option)
+{
+	/* A typo in cmdline.txt: the option it probably meant, and the rest
+	 * of the line still applies. */
+	CHECK_EQ(apply("verbsoe mme=64M hz=5"), 2);
+	CHECK_EQ(nmsgs, 2);
+	CHECK_STR(msgs[0], "cmdline: unknown option 'verbsoe' ignored (did you mean verbose?)");
+	CHECK_STR(msgs[1], "cmdline: unknown option 'mme' ignored (did you mean mem?)");
+	CHECK(!verbose && !mem_seen);
+	CHECK_EQ(hz, 5);
 }
 
 TEST(cmdline_malformed_values_keep_default)
