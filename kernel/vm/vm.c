@@ -62,6 +62,7 @@
 #include "mem/layout.h"
 #include "core/panic.h"
 #include "core/time.h"
+#include "core/sched.h"
 #include "lib/errno.h"
 #include "arch/x86_64/x86.h"
 
@@ -671,6 +672,39 @@ static int insert_vma(struct mm *mm, const struct vma *v)
 	return err;
 }
 
+/* A refusal on the console, as Linux's __vm_enough_memory warns ("not
+ * enough memory for the allocation"), at most 10 lines in 5 s (Linux's
+ * default ratelimit); the next line says how many were left out. */
+static void say_refused(uint64_t pages)
+{
+	static struct spinlock lock = SPINLOCK_INIT("overcommit-say");
+	static uint64_t window_end;
+	static unsigned lines, suppressed;
+	bool on = spin_lock_irqsave(&lock);
+	uint64_t now = time_ns();
+	if (now >= window_end) {
+		window_end = now + 5000000000ull;
+		lines = 0;
+	}
+	bool say = lines < 10;
+	unsigned left_out = say ? suppressed : 0;
+	if (say) {
+		lines++;
+		suppressed = 0;
+	} else {
+		suppressed++;
+	}
+	spin_unlock_irqrestore(&lock, on);
+	if (!say)
+		return;
+	struct thread *t = current_thread();
+	if (left_out)
+		kprintf("vm: overcommit: %u refusals not shown\n", left_out);
+	kprintf("vm: overcommit: %s (tid %d): not enough memory for %lu KiB (overcommit_memory %u, "
+		"Committed_AS %lu KiB, CommitLimit %lu KiB)\n", t ? t->name : "?", t ? t->tid : 0, pages * 4,
+		commit_knobs.mode, commit_committed_pages() * 4, commit_limit_pages() * 4);
+}
+
 /* Charge `pages` of mm against overcommit (commit.h): false when
  * refused.  Only requests that would need memory are charged: brk, the
  * mappings `accountable` names, mprotect to writable (charged_by_write),
@@ -678,7 +712,10 @@ static int insert_vma(struct mm *mm, const struct vma *v)
 static bool charge(struct mm *mm, uint64_t pages)
 {
 	rwsem_assert_write_held(&mm->lock);
-	return commit_charge(pages, mm->total_vm);
+	if (commit_charge(pages, mm->total_vm))
+		return true;
+	say_refused(pages);
+	return false;
 }
 
 /* Insert v at [at, at + len): at, or the error (a private area's

@@ -1,6 +1,8 @@
 """Edge cases that must end cleanly: swap full under random swap-in (an
 OOM kill, not a livelock), hangcheck's notion of progress, and swap read
 errors under readahead (only the owners of unreadable slots die)."""
+import re
+
 import pytest
 
 from rig import expect, expect_ok, expect_in_log, swap_image, task_exits, vm_final, blkdebug_conf
@@ -206,6 +208,10 @@ def test_overcommit_heuristic_refuses_one_request_larger_than_ram_and_swap(ctx):
            'hogmem 45 at 8192 KiB: exit codes %r (expected 3 0 0 3)' % codes)
     expect_in_log(r, 'hogmem: mmap of 70 MiB failed: error 12')
     expect_in_log(r, 'hogmem: mmap of 45 MiB failed: error 12')
+    # The kernel's own line for each refusal (Linux's warning), with the
+    # figures it judged by.
+    expect(re.search(r'vm: overcommit: hogmem \(tid \d+\): not enough memory for 71680 KiB \(overcommit_memory 2, '
+                     r'Committed_AS \d+ KiB, CommitLimit \d+ KiB\)', r.log), 'no refusal line for hogmem 70')
     oom = r.find('oom_kill')
     expect(len(oom) == 1 and oom[0]['name'] == 'hogmem' and e[10]['signal'] == 'SIGKILL',
            'hogmem 160 under overcommit 1: %r, oom %r' % (e[10], oom))
