@@ -2,7 +2,11 @@
  * NVMe driver (NVM Express Base Specification 1.4; layouts in nvme_regs.h).
  *
  * Model.  One struct nvme_ctrl per PCI function, with an admin queue pair
- * (qid 0) and one I/O queue pair (qid 1).  Every active namespace with a
+ * (qid 0) and an I/O queue pair per CPU (qids 1..n, at most NVME_MAX_IOQ
+ * and what the controller and its MSI-X table give: CPU i submits on
+ * queue i % n, whose interrupt goes to CPU i), as Linux's blk-mq does.  A
+ * controller without MSI-X for them (one MSI-X entry, MSI, INTx, polling)
+ * gets one I/O queue pair.  Every active namespace with a
  * plain LBA format (no metadata, 512 B to 4 KiB blocks) is a block device,
  * nvme<C>n<N>, whose ops->submit turns one struct blk_cmd into one NVMe
  * Read or Write.
@@ -16,12 +20,12 @@
  * Each slot owns a preallocated page for its PRP list (4.3): one command
  * moves up to 2 MiB (512 list entries, never chained), less under MDTS.
  *
- * Completion.  The I/O vector's handler (the shared one under MSI or INTx)
- * reaps the completion queue under the controller lock, moves finished
- * slots to a private chain, drops the lock and then calls blk_complete():
- * the block layer may submit the next command from inside it, which takes
- * the controller lock again.  A slot is freed before its blk_complete()
- * for the same reason.
+ * Completion.  A queue's vector handler (the shared one under MSI or INTx
+ * reaps every queue) reaps its completion queue under the queue's lock,
+ * moves finished slots to a private chain, drops the lock and then calls
+ * blk_complete(): the block layer may submit the next command from
+ * inside it, which takes a queue lock again.  A slot is freed before its
+ * blk_complete() for the same reason.
  *
  * Lost interrupts, timeouts, resets.  While anything is outstanding a
  * ktimer reaps both queues every NVME_POLL_NS (every 1 ms when there is no
@@ -36,12 +40,19 @@
  * mastering off, every command fails with -EIO.  Admin commands run one
  * at a time from threads and wait in slices, polling after each.
  *
- * Locking.  c->lock (spinlock, irqsave) guards the queues, the slots, the
- * admin command state and c->state.  c->admin_lock (mutex) serialises
- * admin commands and is held across a whole reset.  Lock order:
- *     c->admin_lock  ->  c->lock  ->  the timer lock (ktimer_arm)
- * c->lock is never held while calling blk_complete(), waking a waitq or
- * sleeping, and I/O failures are printed after it is dropped (only a
+ * Locking.  c->lock (spinlock, irqsave) guards the admin queue and
+ * command state, c->state's changes and the reset fields.  Each I/O
+ * queue's q->lock guards that queue and the slots on it (s->q): a submit
+ * takes only its CPU's queue lock, so CPUs submitting at once do not wait
+ * for each other.  c->state is read under a queue lock: a change to LIVE
+ * or DEAD is stored before the queues are walked under their locks, so a
+ * submit either sees it or left its slot PENDING for that walk; a change
+ * to RESETTING only matters once the worker has disabled the controller,
+ * and fail_inflight then takes every queue lock.  c->admin_lock (mutex)
+ * serialises admin commands and is held across a whole reset.  Lock order:
+ *     c->admin_lock  ->  c->lock  ->  q->lock  ->  the timer lock (ktimer_arm)
+ * No spinlock here is held while calling blk_complete(), waking a waitq
+ * or sleeping, and I/O failures are printed after it is dropped (only a
  * protocol violation, a completion for an idle command ID, prints under
  * it).  The block layer does not hold its own lock when it calls submit.
  */
@@ -61,6 +72,8 @@
 #include "mem/kmalloc.h"
 #include "mem/pmm.h"
 #include "arch/x86_64/irq.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smpboot.h"
 #include "core/sched.h"
 #include "core/wait.h"
 
@@ -75,6 +88,9 @@
 #define NVME_PRP_PER_PAGE       (NVME_PAGE / 8)
 #define NVME_MAX_XFER           (NVME_PRP_PER_PAGE * NVME_PAGE)        /* 2 MiB */
 #define NVME_MAX_CTRLS          16
+/* I/O queue pairs per controller: one per CPU up to this many (CPU i
+ * uses queue i % n).  Each costs 20 KiB of queue memory at 256 entries. */
+#define NVME_MAX_IOQ            16
 #define NVME_MAX_NS             16
 #define NS_PER_S                1000000000ul
 /* Linux's default I/O timeout (nvme_core.io_timeout); nvme_timeout=MS
@@ -111,12 +127,31 @@ struct nvme_cq {
 };
 
 struct nvme_ns;
+struct nvme_ctrl;
 
-/* One I/O command ID.  All fields guarded by c->lock, except that a DONE
- * slot belongs to whoever took it off the queue until it is freed. */
+/* One I/O queue pair. */
+struct nvme_ioq {
+	struct spinlock lock;           /* guards what follows and the slots on it */
+	struct nvme_ctrl *c;
+	struct nvme_sq sq;
+	struct nvme_cq cq;
+	uint16_t qid;                   /* 1.. */
+	uint16_t iv;                    /* MSI-X entry of its CQ (0: the shared vector) */
+	bool up;                        /* created on the controller */
+	uint32_t inflight;              /* ISSUED slots on it (the poll timer reads it unlocked) */
+	int vec;                        /* its own interrupt vector, or -1 */
+	uint32_t cpu;                   /* the CPU its interrupt goes to */
+	char irq_name[16];
+	uint64_t cmds, max_bytes, irqs, polled;
+};
+
+/* One I/O command ID.  From its submit on, its fields are guarded by the
+ * lock of the queue it went to (q), except that a DONE slot belongs to
+ * whoever took it off the queue until it is freed. */
 struct nvme_slot {
 	struct blk_cmd *cmd;
 	struct nvme_ns *ns;
+	struct nvme_ioq *q;
 	int state;                      /* enum slot_state */
 	bool timed_out;
 	uint16_t status;                /* DONE: the CQE status field */
@@ -136,18 +171,19 @@ struct nvme_ns {
 	uint32_t slot_base;
 };
 
+/* The I/O queues count their commands, interrupts and polled completions. */
 struct nvme_stats {
-	uint64_t cmds, errors, resets;
+	uint64_t errors;                /* atomic */
+	uint64_t resets;
 	uint64_t timeouts;              /* commands past their deadline (each starts a reset) */
-	uint64_t max_bytes;             /* largest command issued */
-	uint64_t irqs, polled;          /* handler calls; completions found by polling */
+	uint64_t irqs, polled;          /* admin (or shared) handler calls; admin completions found by polling */
 };
 
 struct nvme_ctrl {
 	/* Set at probe, read-only afterwards. */
 	int index;
 	char name[12];
-	char irq_name[2][16];
+	char irq_name[16];              /* the admin (or shared) vector's */
 	struct pci_dev *pci;
 	volatile uint8_t *regs;
 	uint64_t cap;
@@ -157,25 +193,25 @@ struct nvme_ctrl {
 	uint8_t mdts;
 	uint32_t max_xfer, rtd3e_us;
 	enum nvme_irq_mode irq_mode;
-	int vec[2];
-	uint16_t io_iv;                 /* interrupt vector (MSI-X entry) of the I/O CQ */
+	int vec;                        /* the admin (or shared) interrupt vector */
 	uint64_t poll_ns;
+	uint16_t io_entries;            /* per I/O queue */
+	struct nvme_ioq ioq[NVME_MAX_IOQ];
+	uint32_t nioq;                  /* set at probe */
 	struct nvme_slot *slots;
 	uint32_t nslots;
 	struct nvme_ns *ns[NVME_MAX_NS];
 	int nns;
 
 	struct spinlock lock;
-	enum nvme_state state;          /* lock; read unlocked by the worker */
+	enum nvme_state state;          /* changed under lock; read under a queue lock or unlocked */
 	volatile bool reset_wanted;     /* lock */
 	const char *reset_reason;       /* lock */
-	struct nvme_sq asq, iosq;       /* lock */
-	struct nvme_cq acq, iocq;       /* lock */
-	bool io_up;                     /* lock: the I/O queue pair exists */
-	uint32_t inflight;              /* lock: ISSUED slots */
-	bool poll_armed;                /* lock */
+	struct nvme_sq asq;             /* lock */
+	struct nvme_cq acq;             /* lock */
+	bool poll_armed;                /* atomic: the poll timer is armed */
 	struct ktimer poll;
-	struct nvme_stats st;           /* lock (error_lines: atomic) */
+	struct nvme_stats st;           /* lock (errors, error_lines: atomic) */
 	uint32_t error_lines;
 
 	struct mutex admin_lock;        /* one admin command at a time; whole resets */
@@ -420,37 +456,48 @@ static void finish_chain(struct nvme_ctrl *c, struct nvme_slot *s)
 		struct nvme_slot *next = s->next;
 		struct blk_cmd *cmd = s->cmd;
 		int err = slot_result(c, s);
-		bool on = spin_lock_irqsave(&c->lock);
 		if (err)
-			c->st.errors++;
+			__atomic_add_fetch(&c->st.errors, 1, __ATOMIC_RELAXED);
+		bool on = spin_lock_irqsave(&s->q->lock);
 		s->cmd = NULL;
 		s->state = SLOT_FREE;
-		spin_unlock_irqrestore(&c->lock, on);
+		spin_unlock_irqrestore(&s->q->lock, on);
 		blk_complete(cmd, err);
 		s = next;
 	}
 }
 
-/* Move completed I/O commands to done; returns how many.  c->lock held. */
-static uint32_t reap_io(struct nvme_ctrl *c, struct chain *done)
+/* Is s on q in this state?  q->lock held.  A slot FREE on another queue
+ * may be submitted to a third meanwhile: submit stores its queue before
+ * its state (release), so the state is read first (acquire), and a slot
+ * that just went ISSUED elsewhere shows its new queue. */
+static bool slot_on(const struct nvme_slot *s, const struct nvme_ioq *q, int state)
 {
+	return __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == state && s->q == q;
+}
+
+/* Move q's completed commands to done; returns how many.  q->lock held. */
+static uint32_t reap_io(struct nvme_ioq *q, struct chain *done)
+{
+	struct nvme_ctrl *c = q->c;
 	struct nvme_cqe e;
 	uint32_t n = 0;
-	while (c->io_up && cq_pop(&c->iocq, &e)) {
+	while (q->up && cq_pop(&q->cq, &e)) {
 		n++;
 		struct nvme_slot *s = e.cid < c->nslots ? &c->slots[e.cid] : NULL;
-		if (!s || s->state != SLOT_ISSUED) {
-			kprintf("%s: completion for command id %u, which is not in flight: ignored\n", c->name, e.cid);
+		if (!s || !slot_on(s, q, SLOT_ISSUED)) {
+			kprintf("%s: completion on queue %u for command id %u, which is not in flight there: ignored\n",
+				c->name, q->qid, e.cid);
 			continue;
 		}
 		s->state = SLOT_DONE;
 		s->status = NVME_STATUS(e.status);
 		s->err = 0;
-		c->inflight--;
+		__atomic_store_n(&q->inflight, q->inflight - 1, __ATOMIC_SEQ_CST);
 		chain_add(done, s);
 	}
 	if (n)
-		wr32(c, c->iocq.db, c->iocq.head);
+		wr32(c, q->cq.db, q->cq.head);
 	return n;
 }
 
@@ -474,60 +521,104 @@ static bool reap_admin(struct nvme_ctrl *c)
 	return done;
 }
 
-/* Failed at probe or in a reset: its queues may be freed.  c->lock held. */
-static bool gone(const struct nvme_ctrl *c) { return c->state == NVME_DEAD && !c->io_up && !c->admin_busy; }
+/* Failed at probe or in a reset, no admin command waiting: the admin
+ * queue may be freed.  c->lock held. */
+static bool gone(const struct nvme_ctrl *c) { return c->state == NVME_DEAD && !c->admin_busy; }
 
-/* Reap what the named queues hold and finish it.  Any context. */
-static void service(struct nvme_ctrl *c, bool admin, bool io, bool polled)
+/* Who is reaping: a queue's own interrupt, the shared one, the timer. */
+enum reaper { BY_OWN_IRQ, BY_SHARED_IRQ, BY_POLL };
+
+/* Reap the admin queue.  Any context. */
+static void service_admin(struct nvme_ctrl *c, enum reaper by)
 {
-	struct chain done;
-	chain_init(&done);
 	bool on = spin_lock_irqsave(&c->lock);
 	if (gone(c)) {
 		spin_unlock_irqrestore(&c->lock, on);
 		return;
 	}
-	bool woke = admin && reap_admin(c);
-	uint32_t n = io ? reap_io(c, &done) : 0;
-	if (polled)
-		c->st.polled += n + woke;
+	bool woke = reap_admin(c);
+	if (by == BY_POLL)
+		c->st.polled += woke;
 	else
 		c->st.irqs++;
 	spin_unlock_irqrestore(&c->lock, on);
 	if (woke)
 		waitq_wake_all(&c->admin_wq);
-	finish_chain(c, done.head);
 }
 
-static void irq_admin(struct trap_frame *f, void *arg) { (void)f; service(arg, true, false, false); }
-static void irq_io(struct trap_frame *f, void *arg) { (void)f; service(arg, false, true, false); }
-static void irq_shared(struct trap_frame *f, void *arg) { (void)f; service(arg, true, true, false); }
+/* Reap an I/O queue and finish what it held.  Any context. */
+static void service_queue(struct nvme_ioq *q, enum reaper by)
+{
+	struct chain done;
+	chain_init(&done);
+	bool on = spin_lock_irqsave(&q->lock);
+	uint32_t n = reap_io(q, &done);
+	if (by == BY_POLL)
+		q->polled += n;
+	else if (by == BY_OWN_IRQ)
+		q->irqs++;
+	spin_unlock_irqrestore(&q->lock, on);
+	finish_chain(q->c, done.head);
+}
+
+static void irq_admin(struct trap_frame *f, void *arg) { (void)f; service_admin(arg, BY_OWN_IRQ); }
+static void irq_queue(struct trap_frame *f, void *arg) { (void)f; service_queue(arg, BY_OWN_IRQ); }
+
+static void irq_shared(struct trap_frame *f, void *arg)
+{
+	(void)f;
+	struct nvme_ctrl *c = arg;
+	service_admin(c, BY_SHARED_IRQ);
+	for (uint32_t i = 0; i < c->nioq; i++)
+		service_queue(&c->ioq[i], BY_SHARED_IRQ);
+}
 
 /* ------------------------------------------------------------ timer: polling, timeouts */
 
+/* Any context, any lock of the driver held or none.  The timer clears
+ * the flag before it looks for work, so a command issued meanwhile
+ * either finds it clear and arms, or is seen by the timer, which arms. */
 static void arm_poll(struct nvme_ctrl *c)
 {
-	if (!c->poll_armed) {
-		c->poll_armed = true;
+	if (!__atomic_exchange_n(&c->poll_armed, true, __ATOMIC_SEQ_CST))
 		ktimer_arm(&c->poll, time_ns() + c->poll_ns);
+}
+
+/* Commands in flight on every queue (unlocked: a hint for the timer). */
+static uint32_t inflight_all(const struct nvme_ctrl *c)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c->nioq; i++)
+		n += __atomic_load_n(&c->ioq[i].inflight, __ATOMIC_SEQ_CST);
+	return n;
+}
+
+/* Mark q's commands past their deadline; returns how many.  Takes q->lock. */
+static uint32_t mark_late(struct nvme_ctrl *c, struct nvme_ioq *q, uint64_t now)
+{
+	uint32_t late = 0;
+	bool on = spin_lock_irqsave(&q->lock);
+	for (uint32_t i = 0; q->inflight && i < c->nslots; i++) {
+		struct nvme_slot *s = &c->slots[i];
+		if (slot_on(s, q, SLOT_ISSUED) && now >= s->deadline && !s->timed_out) {
+			s->timed_out = true;
+			late++;
+		}
 	}
+	spin_unlock_irqrestore(&q->lock, on);
+	return late;
 }
 
 /* Timed-out commands or a failed controller: ask the worker for a reset.
  * c->lock held; returns true when it did. */
 static bool check_health(struct nvme_ctrl *c)
 {
-	if (c->state != NVME_LIVE || !c->inflight)
+	if (c->state != NVME_LIVE || !inflight_all(c))
 		return false;
 	uint64_t now = time_ns();
 	uint32_t late = 0;
-	for (uint32_t i = 0; i < c->nslots; i++) {
-		struct nvme_slot *s = &c->slots[i];
-		if (s->state == SLOT_ISSUED && now >= s->deadline && !s->timed_out) {
-			s->timed_out = true;
-			late++;
-		}
-	}
+	for (uint32_t i = 0; i < c->nioq; i++)
+		late += mark_late(c, &c->ioq[i], now);
 	c->st.timeouts += late;
 	uint32_t csts = rd32(c, NVME_REG_CSTS);
 	if (csts == 0xffffffffu)
@@ -538,7 +629,7 @@ static bool check_health(struct nvme_ctrl *c)
 		c->reset_reason = "command timeout";
 	else
 		return false;
-	c->state = NVME_RESETTING;
+	__atomic_store_n(&c->state, NVME_RESETTING, __ATOMIC_RELEASE);
 	c->reset_wanted = true;
 	return true;
 }
@@ -547,33 +638,24 @@ static bool check_health(struct nvme_ctrl *c)
 static void poll_timer(void *arg)
 {
 	struct nvme_ctrl *c = arg;
-	struct chain done;
-	chain_init(&done);
+	__atomic_store_n(&c->poll_armed, false, __ATOMIC_SEQ_CST);
+	service_admin(c, BY_POLL);
+	for (uint32_t i = 0; i < c->nioq; i++)
+		service_queue(&c->ioq[i], BY_POLL);
 	bool on = spin_lock_irqsave(&c->lock);
-	if (gone(c)) {
-		c->poll_armed = false;
-		spin_unlock_irqrestore(&c->lock, on);
-		return;
-	}
-	bool woke = reap_admin(c);
-	c->st.polled += reap_io(c, &done) + woke;
 	bool reset = check_health(c);
-	if ((c->inflight || c->admin_busy) && c->state != NVME_DEAD)
-		ktimer_arm(&c->poll, time_ns() + c->poll_ns);
-	else
-		c->poll_armed = false;
+	bool again = (inflight_all(c) || c->admin_busy) && c->state != NVME_DEAD;
 	spin_unlock_irqrestore(&c->lock, on);
-	if (woke)
-		waitq_wake_all(&c->admin_wq);
+	if (again)
+		arm_poll(c);
 	if (reset)
 		waitq_wake_all(&nv.wq);
-	finish_chain(c, done.head);
 }
 
 /* ------------------------------------------------------------ I/O submission */
 
 /* PRP1/PRP2 and the list for cmd's segments (4.3): only the first may
- * start inside a page, only the last may end inside one.  c->lock held.
+ * start inside a page, only the last may end inside one.  Its queue's lock held.
  * Returns 0, or -EINVAL with *bad the offending segment. */
 static int build_prps(struct nvme_slot *s, const struct blk_cmd *cmd, uint32_t *bad)
 {
@@ -595,9 +677,10 @@ static int build_prps(struct nvme_slot *s, const struct blk_cmd *cmd, uint32_t *
 	return 0;
 }
 
-/* Put a slot's command on the I/O queue.  c->lock held, state LIVE. */
+/* Put a slot's command on its queue.  q->lock held, state LIVE. */
 static void issue(struct nvme_ctrl *c, struct nvme_slot *s)
 {
+	struct nvme_ioq *q = s->q;
 	const struct blk_cmd *cmd = s->cmd;
 	struct nvme_sqe e = {
 		.opc = cmd->op == BLK_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ,
@@ -609,14 +692,14 @@ static void issue(struct nvme_ctrl *c, struct nvme_slot *s)
 		.cdw11 = (uint32_t)(cmd->lba >> 32),
 		.cdw12 = cmd->nblocks - 1,      /* NLB, 0's based */
 	};
-	s->state = SLOT_ISSUED;
 	s->timed_out = false;
 	s->deadline = time_ns() + nvme_cmd_timeout_ns();
-	c->inflight++;
-	c->st.cmds++;
-	if ((uint64_t)cmd->nblocks * s->ns->blk.block_size > c->st.max_bytes)
-		c->st.max_bytes = (uint64_t)cmd->nblocks * s->ns->blk.block_size;
-	sq_push(c, &c->iosq, &e);
+	__atomic_store_n(&s->state, SLOT_ISSUED, __ATOMIC_RELEASE);
+	__atomic_store_n(&q->inflight, q->inflight + 1, __ATOMIC_SEQ_CST);
+	q->cmds++;
+	if ((uint64_t)cmd->nblocks * s->ns->blk.block_size > q->max_bytes)
+		q->max_bytes = (uint64_t)cmd->nblocks * s->ns->blk.block_size;
+	sq_push(c, &q->sq, &e);
 	arm_poll(c);
 }
 
@@ -633,20 +716,27 @@ static int nvme_submit(struct blk_dev *d, struct blk_cmd *cmd)
 			cmd->nblocks, d->max_blocks);
 		return -EINVAL;
 	}
-	bool on = spin_lock_irqsave(&c->lock);
+	/* This CPU's queue: interrupts off first, so the CPU is the one
+	 * that submits (a move to another CPU before it only picks another
+	 * queue, which is as correct). */
+	bool on = irq_save();
+	struct nvme_ioq *q = &c->ioq[this_cpu()->id % c->nioq];
+	spin_lock(&q->lock);
+	enum nvme_state state = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
 	if (s->state != SLOT_FREE)
 		err = -EBUSY;
-	else if (c->state == NVME_DEAD)
+	else if (state == NVME_DEAD)
 		err = -EIO;
 	else if (!(err = build_prps(s, cmd, &bad))) {
 		s->cmd = cmd;
 		s->ns = ns;
-		if (c->state == NVME_LIVE)
+		s->q = q;
+		if (state == NVME_LIVE && q->up)
 			issue(c, s);
 		else
-			s->state = SLOT_PENDING;        /* issued when the reset is over */
+			__atomic_store_n(&s->state, SLOT_PENDING, __ATOMIC_RELEASE);   /* issued when the reset is over */
 	}
-	spin_unlock_irqrestore(&c->lock, on);
+	spin_unlock_irqrestore(&q->lock, on);
 	if (err == -EBUSY)
 		kprintf("%s: command slot %u is busy (driver bug): command failed\n", d->name, (uint32_t)(s - c->slots));
 	else if (err == -EINVAL)
@@ -662,8 +752,9 @@ static const struct blk_ops nvme_blk_ops = { .submit = nvme_submit };
 static bool admin_finished(void *arg) { return ((struct nvme_ctrl *)arg)->admin_done; }
 
 /* Run one admin command and wait for it.  Thread context, admin_lock
- * held.  Returns 0, -EIO (the device failed it; printed) or -ETIMEDOUT. */
-static int admin_exec(struct nvme_ctrl *c, struct nvme_sqe *e, const char *what)
+ * held.  Returns 0, -EIO (the device failed it; printed) or -ETIMEDOUT;
+ * *dw0 (if not NULL) gets the completion's command-specific word. */
+static int admin_exec_dw0(struct nvme_ctrl *c, struct nvme_sqe *e, const char *what, uint32_t *dw0)
 {
 	bool on = spin_lock_irqsave(&c->lock);
 	e->cid = ++c->admin_cid;
@@ -676,7 +767,7 @@ static int admin_exec(struct nvme_ctrl *c, struct nvme_sqe *e, const char *what)
 	while (!c->admin_done && time_ns() < end) {
 		wait_event_timeout(&c->admin_wq, admin_finished, c, NVME_ADMIN_SLICE_NS);
 		if (!c->admin_done)
-			service(c, true, false, true);  /* the interrupt may be lost */
+			service_admin(c, BY_POLL);      /* the interrupt may be lost */
 	}
 	on = spin_lock_irqsave(&c->lock);
 	bool done = c->admin_done;
@@ -694,7 +785,14 @@ static int admin_exec(struct nvme_ctrl *c, struct nvme_sqe *e, const char *what)
 		kprintf("%s: %s failed: %s\n", c->name, what, why);
 		return -EIO;
 	}
+	if (dw0)
+		*dw0 = cqe.dw0;
 	return 0;
+}
+
+static int admin_exec(struct nvme_ctrl *c, struct nvme_sqe *e, const char *what)
+{
+	return admin_exec_dw0(c, e, what, NULL);
 }
 
 static int identify(struct nvme_ctrl *c, uint32_t cns, uint32_t nsid, uint64_t buf_phys, const char *what)
@@ -703,31 +801,48 @@ static int identify(struct nvme_ctrl *c, uint32_t cns, uint32_t nsid, uint64_t b
 	return admin_exec(c, &e, what);
 }
 
-/* Ask for one I/O queue pair, then create its CQ and SQ.  admin_lock held. */
-static int create_io_queues(struct nvme_ctrl *c)
+/* Ask for the I/O queue pairs (5.21.1.7), then create each one's CQ and
+ * SQ.  At probe the controller may grant fewer than asked: c->nioq
+ * shrinks to that.  A reset must get them all back.  admin_lock held. */
+static int create_io_queues(struct nvme_ctrl *c, bool probing)
 {
-	bool on = spin_lock_irqsave(&c->lock);
-	sq_reset(&c->iosq);
-	cq_reset(&c->iocq);
-	spin_unlock_irqrestore(&c->lock, on);
-	struct nvme_sqe e = { .opc = NVME_ADM_SET_FEATURES, .cdw10 = NVME_FEAT_NUM_QUEUES, .cdw11 = 0 };
-	int err = admin_exec(c, &e, "Set Features (number of queues)");
+	for (uint32_t i = 0; i < c->nioq; i++) {
+		struct nvme_ioq *q = &c->ioq[i];
+		bool on = spin_lock_irqsave(&q->lock);
+		sq_reset(&q->sq);
+		cq_reset(&q->cq);
+		spin_unlock_irqrestore(&q->lock, on);
+	}
+	uint32_t want = c->nioq - 1, granted = 0;       /* 0's based */
+	struct nvme_sqe e = { .opc = NVME_ADM_SET_FEATURES, .cdw10 = NVME_FEAT_NUM_QUEUES, .cdw11 = want << 16 | want };
+	int err = admin_exec_dw0(c, &e, "Set Features (number of queues)", &granted);
 	if (err)
 		return err;
+	uint32_t n = (granted & 0xffff) < (granted >> 16) ? (granted & 0xffff) + 1 : (granted >> 16) + 1;
+	if (n < c->nioq) {
+		if (!probing) {
+			kprintf("%s: %u I/O queue pairs granted after the reset, %u before\n", c->name, n, c->nioq);
+			return -EIO;
+		}
+		c->nioq = n;
+	}
 	uint32_t ien = c->irq_mode == IRQ_POLL ? 0 : NVME_CQ_FLAGS_IEN;
-	e = (struct nvme_sqe){ .opc = NVME_ADM_CREATE_CQ, .prp1 = page_to_phys(c->iocq.pg),
-			       .cdw10 = NVME_QUEUE_CDW10(1, c->iocq.entries),
-			       .cdw11 = (uint32_t)c->io_iv << 16 | ien | NVME_CQ_FLAGS_PC };
-	if ((err = admin_exec(c, &e, "Create I/O Completion Queue")))
-		return err;
-	e = (struct nvme_sqe){ .opc = NVME_ADM_CREATE_SQ, .prp1 = page_to_phys(c->iosq.pg),
-			       .cdw10 = NVME_QUEUE_CDW10(1, c->iosq.entries),
-			       .cdw11 = 1u << 16 | NVME_SQ_FLAGS_PC };
-	if ((err = admin_exec(c, &e, "Create I/O Submission Queue")))
-		return err;
-	on = spin_lock_irqsave(&c->lock);
-	c->io_up = true;
-	spin_unlock_irqrestore(&c->lock, on);
+	for (uint32_t i = 0; i < c->nioq; i++) {
+		struct nvme_ioq *q = &c->ioq[i];
+		e = (struct nvme_sqe){ .opc = NVME_ADM_CREATE_CQ, .prp1 = page_to_phys(q->cq.pg),
+				       .cdw10 = NVME_QUEUE_CDW10(q->qid, q->cq.entries),
+				       .cdw11 = (uint32_t)q->iv << 16 | ien | NVME_CQ_FLAGS_PC };
+		if ((err = admin_exec(c, &e, "Create I/O Completion Queue")))
+			return err;
+		e = (struct nvme_sqe){ .opc = NVME_ADM_CREATE_SQ, .prp1 = page_to_phys(q->sq.pg),
+				       .cdw10 = NVME_QUEUE_CDW10(q->qid, q->sq.entries),
+				       .cdw11 = (uint32_t)q->qid << 16 | NVME_SQ_FLAGS_PC };
+		if ((err = admin_exec(c, &e, "Create I/O Submission Queue")))
+			return err;
+		bool on = spin_lock_irqsave(&q->lock);
+		q->up = true;
+		spin_unlock_irqrestore(&q->lock, on);
+	}
 	return 0;
 }
 
@@ -795,20 +910,23 @@ static void fail_inflight(struct nvme_ctrl *c)
 	struct chain done;
 	chain_init(&done);
 	uint32_t n = 0, late = 0;
-	bool on = spin_lock_irqsave(&c->lock);
-	c->io_up = false;
-	for (uint32_t i = 0; i < c->nslots; i++) {
-		struct nvme_slot *s = &c->slots[i];
-		if (s->state != SLOT_ISSUED)
-			continue;
-		s->state = SLOT_DONE;
-		s->err = s->timed_out ? -ETIMEDOUT : -EIO;
-		late += s->timed_out;
-		n++;
-		chain_add(&done, s);
+	for (uint32_t k = 0; k < c->nioq; k++) {
+		struct nvme_ioq *q = &c->ioq[k];
+		bool on = spin_lock_irqsave(&q->lock);
+		q->up = false;
+		for (uint32_t i = 0; i < c->nslots; i++) {
+			struct nvme_slot *s = &c->slots[i];
+			if (!slot_on(s, q, SLOT_ISSUED))
+				continue;
+			s->state = SLOT_DONE;
+			s->err = s->timed_out ? -ETIMEDOUT : -EIO;
+			late += s->timed_out;
+			n++;
+			chain_add(&done, s);
+		}
+		__atomic_store_n(&q->inflight, 0, __ATOMIC_SEQ_CST);
+		spin_unlock_irqrestore(&q->lock, on);
 	}
-	c->inflight = 0;
-	spin_unlock_irqrestore(&c->lock, on);
 	if (n)
 		kprintf("%s: failing %u command(s) that were in flight, %u of them timed out\n", c->name, n, late);
 	finish_chain(c, done.head);
@@ -822,23 +940,30 @@ static void restart(struct nvme_ctrl *c, int err)
 	uint32_t n = 0;
 	if (err)
 		pci_enable(c->pci, true, false, false);         /* no more DMA, whatever state it is in */
+	/* The state first, then each queue under its lock: a submit either
+	 * sees the new state or left its slot PENDING for this walk. */
 	bool on = spin_lock_irqsave(&c->lock);
-	c->state = err ? NVME_DEAD : NVME_LIVE;
+	__atomic_store_n(&c->state, err ? NVME_DEAD : NVME_LIVE, __ATOMIC_SEQ_CST);
 	c->reset_wanted = false;
-	for (uint32_t i = 0; i < c->nslots; i++) {
-		struct nvme_slot *s = &c->slots[i];
-		if (s->state != SLOT_PENDING)
-			continue;
-		n++;
-		if (!err) {
-			issue(c, s);
-		} else {
-			s->state = SLOT_DONE;
-			s->err = -EIO;
-			chain_add(&failed, s);
-		}
-	}
 	spin_unlock_irqrestore(&c->lock, on);
+	for (uint32_t k = 0; k < c->nioq; k++) {
+		struct nvme_ioq *q = &c->ioq[k];
+		on = spin_lock_irqsave(&q->lock);
+		for (uint32_t i = 0; i < c->nslots; i++) {
+			struct nvme_slot *s = &c->slots[i];
+			if (!slot_on(s, q, SLOT_PENDING))
+				continue;
+			n++;
+			if (!err && q->up) {
+				issue(c, s);
+			} else {
+				s->state = SLOT_DONE;
+				s->err = -EIO;
+				chain_add(&failed, s);
+			}
+		}
+		spin_unlock_irqrestore(&q->lock, on);
+	}
 	if (err)
 		kprintf("%s: the controller did not come back from the reset: all its I/O fails from now on\n",
 			c->name);
@@ -861,7 +986,7 @@ static void reset_controller(struct nvme_ctrl *c)
 	if (!err)
 		err = ctrl_enable(c);
 	if (!err)
-		err = create_io_queues(c);
+		err = create_io_queues(c, false);
 	restart(c, err);
 	mutex_unlock(&c->admin_lock);
 }
@@ -891,39 +1016,64 @@ static void worker(void *arg)
 
 /* ------------------------------------------------------------ probe */
 
+/* An I/O queue pair per CPU when MSI-X has an entry for each (entry 0:
+ * the admin queue, on this CPU; entry i: queue i, on CPU i - 1), at most
+ * NVME_MAX_IOQ; else one pair on one shared vector (a one-entry MSI-X
+ * table, MSI, INTx) or, failing all, polling. */
 static void setup_irqs(struct nvme_ctrl *c)
 {
 	struct pci_dev *d = c->pci;
-	ksnprintf(c->irq_name[0], sizeof c->irq_name[0], "%s admin", c->name);
-	ksnprintf(c->irq_name[1], sizeof c->irq_name[1], "%s io", c->name);
-	c->vec[0] = c->vec[1] = -1;
+	ksnprintf(c->irq_name, sizeof c->irq_name, "%s admin", c->name);
+	c->vec = -1;
+	c->nioq = 1;
 	c->poll_ns = NVME_POLL_NS;
+	uint32_t cpus = (uint32_t)smp_cpus_online();
+	uint32_t want = cpus < NVME_MAX_IOQ ? cpus : NVME_MAX_IOQ;
+	if (want < 1)
+		want = 1;
 	if (d->msix_cap && d->msix_nvec >= 2) {
-		c->vec[0] = irq_alloc(c->irq_name[0], irq_admin, c);
-		c->vec[1] = irq_alloc(c->irq_name[1], irq_io, c);
-		if (c->vec[0] >= 0 && c->vec[1] >= 0 && !pci_msix_enable(d, 2, c->vec)) {
+		uint32_t n = want < (uint32_t)d->msix_nvec - 1 ? want : (uint32_t)d->msix_nvec - 1;
+		int vectors[NVME_MAX_IOQ + 1];
+		uint32_t apics[NVME_MAX_IOQ + 1];
+		bool ok = (vectors[0] = c->vec = irq_alloc(c->irq_name, irq_admin, c)) >= 0;
+		apics[0] = this_cpu()->apic_id;
+		for (uint32_t i = 0; i < n; i++) {
+			struct nvme_ioq *q = &c->ioq[i];
+			ksnprintf(q->irq_name, sizeof q->irq_name, "%s io%u", c->name, q->qid);
+			q->iv = (uint16_t)(i + 1);
+			q->cpu = i;
+			apics[i + 1] = percpu_get(i)->apic_id;
+			ok &= (vectors[i + 1] = q->vec = irq_alloc(q->irq_name, irq_queue, q)) >= 0;
+		}
+		if (ok && !pci_msix_enable(d, (int)n + 1, vectors, apics)) {
 			c->irq_mode = IRQ_MSIX;
-			c->io_iv = 1;
+			c->nioq = n;
 			return;
 		}
-		irq_free(c->vec[0]);
-		irq_free(c->vec[1]);
+		for (uint32_t i = 0; i <= n; i++)
+			if (vectors[i] >= 0)
+				irq_free(vectors[i]);
+		c->vec = -1;
+		for (uint32_t i = 0; i < n; i++) {
+			c->ioq[i].vec = -1;
+			c->ioq[i].iv = 0;
+			c->ioq[i].cpu = 0;
+		}
 	}
-	/* One vector for both queues: MSI-X with a one-entry table, MSI, INTx. */
-	c->io_iv = 0;
-	c->vec[1] = -1;
-	c->vec[0] = irq_alloc(c->name, irq_shared, c);
-	if (c->vec[0] >= 0 && d->msix_cap && !pci_msix_enable(d, 1, c->vec)) {
+	/* One vector for the admin queue and one I/O queue pair. */
+	c->vec = irq_alloc(c->name, irq_shared, c);
+	if (c->vec >= 0 && d->msix_cap && !pci_msix_enable(d, 1, &c->vec, NULL)) {
 		c->irq_mode = IRQ_MSIX;
 		return;
 	}
-	if (c->vec[0] >= 0 && !pci_msi_enable(d, c->vec[0])) {
+	if (c->vec >= 0 && !pci_msi_enable(d, c->vec)) {
 		c->irq_mode = IRQ_MSI;
 		return;
 	}
-	irq_free(c->vec[0]);
-	c->vec[0] = pci_intx_route(d, irq_shared, c, c->name);
-	if (c->vec[0] >= 0) {
+	if (c->vec >= 0)
+		irq_free(c->vec);
+	c->vec = pci_intx_route(d, irq_shared, c, c->name);
+	if (c->vec >= 0) {
 		c->irq_mode = IRQ_INTX;
 		return;
 	}
@@ -959,7 +1109,7 @@ static int identify_controller(struct nvme_ctrl *c, uint8_t *buf, uint64_t phys)
 	uint64_t mdts_bytes = (uint64_t)NVME_PAGE << NVME_CAP_MPSMIN(c->cap) << (c->mdts < 24 ? c->mdts : 24);
 	c->max_xfer = c->mdts && mdts_bytes < NVME_MAX_XFER ? (uint32_t)mdts_bytes : NVME_MAX_XFER;
 	uint16_t maxcmd = (uint16_t)(buf[NVME_IDC_MAXCMD] | buf[NVME_IDC_MAXCMD + 1] << 8);
-	c->nslots = c->iosq.entries - 1u;
+	c->nslots = c->io_entries - 1u;
 	if (c->nslots > NVME_MAX_CMDS)
 		c->nslots = NVME_MAX_CMDS;
 	if (maxcmd && c->nslots > maxcmd)
@@ -1051,9 +1201,10 @@ static int setup_slots(struct nvme_ctrl *c)
 /* Short: under QEMU's TCG every console byte costs microseconds of boot. */
 static void probe_text(const struct nvme_ctrl *c)
 {
-	kprintf("%s: %s \"%s\" serial \"%s\" fw \"%s\", NVMe %u.%u, %s, queue %u/%u, max %u KiB (MDTS %u)\n",
-		c->name, c->pci->name, c->model, c->serial, c->firmware, NVME_VS_MJR(c->vs), NVME_VS_MNR(c->vs),
-		irq_mode_name[c->irq_mode], c->nslots, c->iosq.entries, c->max_xfer >> 10, c->mdts);
+	kprintf("%s: %s \"%s\" serial \"%s\" fw \"%s\", NVMe %u.%u, %s, queue %u/%u, %u I/O queue pair(s), "
+		"max %u KiB (MDTS %u)\n", c->name, c->pci->name, c->model, c->serial, c->firmware, NVME_VS_MJR(c->vs),
+		NVME_VS_MNR(c->vs), irq_mode_name[c->irq_mode], c->nslots, c->io_entries, c->nioq, c->max_xfer >> 10,
+		c->mdts);
 	for (int i = 0; i < c->nns; i++) {
 		const struct blk_dev *b = &c->ns[i]->blk;
 		kprintf("%s: %lu x %u-byte blocks (%lu MiB)\n", b->name, b->nblocks, b->block_size,
@@ -1076,7 +1227,8 @@ static void probe_record(const struct nvme_ctrl *c, const char *error)
 	json_str(j, "firmware", c->firmware);
 	json_str(j, "version", ver);
 	json_str(j, "interrupts", irq_mode_name[c->irq_mode]);
-	json_u64(j, "queue_entries", c->iosq.entries);
+	json_u64(j, "queue_entries", c->io_entries);
+	json_u64(j, "io_queues", c->nioq);
 	json_u64(j, "queue_depth", c->nslots);
 	json_u64(j, "mdts", c->mdts);
 	json_u64(j, "max_transfer", c->max_xfer);
@@ -1114,11 +1266,28 @@ static const char *probe_regs(struct nvme_ctrl *c)
 	uint32_t entries = NVME_CAP_MQES(c->cap) + 1u;
 	if (entries < 2)
 		return "CAP.MQES below 2 entries";
+	c->io_entries = (uint16_t)(entries < NVME_IO_ENTRIES_MAX ? entries : NVME_IO_ENTRIES_MAX);
 	if (sq_alloc(c, &c->asq, 0, (uint16_t)(entries < NVME_ADMIN_ENTRIES ? entries : NVME_ADMIN_ENTRIES)) ||
-	    cq_alloc(c, &c->acq, 0, c->asq.entries) ||
-	    sq_alloc(c, &c->iosq, 1, (uint16_t)(entries < NVME_IO_ENTRIES_MAX ? entries : NVME_IO_ENTRIES_MAX)) ||
-	    cq_alloc(c, &c->iocq, 1, c->iosq.entries))
+	    cq_alloc(c, &c->acq, 0, c->asq.entries))
 		return "out of memory for the queues";
+	return NULL;
+}
+
+/* The I/O queues' memory, for the c->nioq setup_irqs chose; short of
+ * memory, fewer queues (CPUs share them), at least one. */
+static const char *alloc_io_queues(struct nvme_ctrl *c)
+{
+	for (uint32_t i = 0; i < c->nioq; i++) {
+		struct nvme_ioq *q = &c->ioq[i];
+		if (!sq_alloc(c, &q->sq, q->qid, c->io_entries) && !cq_alloc(c, &q->cq, q->qid, c->io_entries))
+			continue;
+		if (!i)
+			return "out of memory for the queues";
+		free_pages(&q->sq.pg, q->sq.order);
+		free_pages(&q->cq.pg, q->cq.order);
+		kprintf("%s: memory for %u of %u I/O queue pairs only\n", c->name, i, c->nioq);
+		c->nioq = i;
+	}
 	return NULL;
 }
 
@@ -1130,6 +1299,8 @@ static const char *probe_ctrl(struct nvme_ctrl *c, uint8_t *buf, uint64_t phys)
 	if (why)
 		return why;
 	setup_irqs(c);
+	if ((why = alloc_io_queues(c)))
+		return why;
 	if (ctrl_disable(c))
 		return "the controller does not reset (CSTS.RDY stays 1)";
 	mutex_lock(&c->admin_lock);
@@ -1138,7 +1309,7 @@ static const char *probe_ctrl(struct nvme_ctrl *c, uint8_t *buf, uint64_t phys)
 	if (!why && identify_controller(c, buf, phys))
 		why = "Identify Controller failed";
 	uint32_t nn = why ? 0 : get32(buf + NVME_IDC_NN);
-	if (!why && create_io_queues(c))
+	if (!why && create_io_queues(c, true))
 		why = "the I/O queues cannot be created";
 	if (!why && find_namespaces(c, buf, phys, nn))
 		why = "Identify Namespace timed out";
@@ -1153,10 +1324,14 @@ static const char *probe_ctrl(struct nvme_ctrl *c, uint8_t *buf, uint64_t phys)
 static void probe_undo(struct nvme_ctrl *c)
 {
 	bool on = spin_lock_irqsave(&c->lock);
-	c->state = NVME_DEAD;
-	c->io_up = false;
+	__atomic_store_n(&c->state, NVME_DEAD, __ATOMIC_SEQ_CST);
 	c->admin_busy = false;
 	spin_unlock_irqrestore(&c->lock, on);
+	for (uint32_t i = 0; i < NVME_MAX_IOQ; i++) {
+		on = spin_lock_irqsave(&c->ioq[i].lock);
+		c->ioq[i].up = false;
+		spin_unlock_irqrestore(&c->ioq[i].lock, on);
+	}
 	ktimer_cancel(&c->poll);
 	if (c->regs)
 		wr32(c, NVME_REG_CC, 0);
@@ -1168,8 +1343,10 @@ static void probe_undo(struct nvme_ctrl *c)
 	else if (c->irq_mode == IRQ_INTX)
 		pci_intx_disable(c->pci, true);
 	if (c->irq_mode == IRQ_MSIX || c->irq_mode == IRQ_MSI) {
-		irq_free(c->vec[0]);
-		irq_free(c->vec[1]);
+		irq_free(c->vec);
+		for (uint32_t i = 0; i < NVME_MAX_IOQ; i++)
+			if (c->ioq[i].vec >= 0)
+				irq_free(c->ioq[i].vec);
 	}
 	for (uint32_t i = 0; c->slots && i < c->nslots; i++)
 		free_pages(&c->slots[i].prp_pg, 0);
@@ -1180,8 +1357,10 @@ static void probe_undo(struct nvme_ctrl *c)
 	c->nns = 0;
 	free_pages(&c->asq.pg, c->asq.order);
 	free_pages(&c->acq.pg, c->acq.order);
-	free_pages(&c->iosq.pg, c->iosq.order);
-	free_pages(&c->iocq.pg, c->iocq.order);
+	for (uint32_t i = 0; i < NVME_MAX_IOQ; i++) {
+		free_pages(&c->ioq[i].sq.pg, c->ioq[i].sq.order);
+		free_pages(&c->ioq[i].cq.pg, c->ioq[i].cq.order);
+	}
 }
 
 static struct nvme_ctrl *ctrl_new(struct pci_dev *d, int index)
@@ -1193,6 +1372,13 @@ static struct nvme_ctrl *ctrl_new(struct pci_dev *d, int index)
 	c->pci = d;
 	ksnprintf(c->name, sizeof c->name, "nvme%d", index);
 	spin_init(&c->lock, "nvme");
+	for (uint32_t i = 0; i < NVME_MAX_IOQ; i++) {
+		struct nvme_ioq *q = &c->ioq[i];
+		spin_init(&q->lock, "nvme-queue");
+		q->c = c;
+		q->qid = (uint16_t)(i + 1);
+		q->vec = -1;
+	}
 	mutex_init(&c->admin_lock, "nvme-admin");
 	waitq_init(&c->admin_wq, "nvme-admin");
 	ktimer_init(&c->poll, poll_timer, c);
@@ -1236,9 +1422,9 @@ static void probe(struct pci_dev *d, int index)
 static void shutdown(struct nvme_ctrl *c)
 {
 	bool on = spin_lock_irqsave(&c->lock);
-	bool idle = c->state == NVME_LIVE && !c->inflight;
+	bool idle = c->state == NVME_LIVE && !inflight_all(c);
 	if (idle)
-		c->state = NVME_DEAD;
+		__atomic_store_n(&c->state, NVME_DEAD, __ATOMIC_SEQ_CST);
 	spin_unlock_irqrestore(&c->lock, on);
 	if (!idle) {
 		kprintf("%s: busy or failed at halt: no shutdown notification\n", c->name);
@@ -1255,15 +1441,35 @@ static void shutdown(struct nvme_ctrl *c)
 
 static void stats_record(const struct nvme_ctrl *c)
 {
+	uint64_t cmds = 0, max = 0, irqs = c->st.irqs, polled = c->st.polled;
+	for (uint32_t i = 0; i < c->nioq; i++) {
+		cmds += c->ioq[i].cmds;
+		max = c->ioq[i].max_bytes > max ? c->ioq[i].max_bytes : max;
+		irqs += c->ioq[i].irqs;
+		polled += c->ioq[i].polled;
+	}
 	struct json *j = rec_begin("nvme_stats");
 	json_str(j, "name", c->name);
-	json_u64(j, "commands", c->st.cmds);
-	json_u64(j, "max_command_bytes", c->st.max_bytes);
+	json_u64(j, "commands", cmds);
+	json_u64(j, "max_command_bytes", max);
 	json_u64(j, "errors", c->st.errors);
 	json_u64(j, "timeouts", c->st.timeouts);
 	json_u64(j, "resets", c->st.resets);
-	json_u64(j, "interrupts", c->st.irqs);
-	json_u64(j, "completions_polled", c->st.polled);
+	json_u64(j, "interrupts", irqs);
+	json_u64(j, "completions_polled", polled);
+	/* Per I/O queue: the CPU its interrupt goes to, what it carried. */
+	json_arr_begin(j, "queues");
+	for (uint32_t i = 0; i < c->nioq; i++) {
+		const struct nvme_ioq *q = &c->ioq[i];
+		json_obj_begin(j, NULL);
+		json_u64(j, "qid", q->qid);
+		json_u64(j, "cpu", q->cpu);
+		json_u64(j, "commands", q->cmds);
+		json_u64(j, "interrupts", q->irqs);
+		json_u64(j, "completions_polled", q->polled);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	rec_end();
 }
 

@@ -483,7 +483,7 @@ static int msix_map_table(struct pci_dev *d, struct pci_msix_info *m)
 	return 0;
 }
 
-int pci_msix_enable(struct pci_dev *d, int nvec, const int *vectors)
+int pci_msix_enable(struct pci_dev *d, int nvec, const int *vectors, const uint32_t *apics)
 {
 	if (!d->msix_cap)
 		return -ENODEV;
@@ -506,7 +506,10 @@ int pci_msix_enable(struct pci_dev *d, int nvec, const int *vectors)
 			continue;
 		uint64_t addr;
 		uint32_t data;
-		irq_msi_message(vectors[i], &addr, &data);
+		if (apics)
+			irq_msi_message_to(vectors[i], apics[i], &addr, &data);
+		else
+			irq_msi_message(vectors[i], &addr, &data);
 		e[PCI_MSIX_ENTRY_ADDR_LO / 4] = (uint32_t)addr;
 		e[PCI_MSIX_ENTRY_ADDR_HI / 4] = (uint32_t)(addr >> 32);
 		e[PCI_MSIX_ENTRY_DATA / 4] = data;

@@ -6,7 +6,7 @@
  *   pci_enable(d, true, false, true);            // memory decode, bus master
  *   volatile uint32_t *regs = pci_map_bar(d, 0);
  *   int v = irq_alloc("nvme0 q0", handler, ctx);
- *   if (pci_msix_enable(d, 1, &v) && pci_msi_enable(d, v))
+ *   if (pci_msix_enable(d, 1, &v, NULL) && pci_msi_enable(d, v))
  *           v = pci_intx_route(d, handler, ctx, "nvme0");     // last resort
  *
  * The device table is built once by pci_init and never changes (no
@@ -91,11 +91,12 @@ void pci_msi_disable(struct pci_dev *d);
 /* Per-vector mask of the MSI vector; -EOPNOTSUPP without per-vector masking. */
 int pci_msi_mask(struct pci_dev *d, bool masked);
 
-/* MSI-X: entry i delivers vectors[i] for i < nvec; the rest stay masked.
+/* MSI-X: entry i delivers vectors[i] for i < nvec, to the CPU whose
+ * local APIC id is apics[i] (apics NULL: this CPU); the rest stay masked.
  * Maps the table's BAR, enables memory decode, bus mastering and INTx
  * disable, turns MSI off.  0, -ENODEV, -EINVAL (nvec out of range),
  * -EIO (table outside its BAR), -ENOMEM (mapping failed). */
-int pci_msix_enable(struct pci_dev *d, int nvec, const int *vectors);
+int pci_msix_enable(struct pci_dev *d, int nvec, const int *vectors, const uint32_t *apics);
 void pci_msix_mask(struct pci_dev *d, int entry, bool masked);
 void pci_msix_disable(struct pci_dev *d);
 

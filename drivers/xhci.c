@@ -1387,7 +1387,7 @@ static void setup_irq(struct xhci_ctrl *c)
 {
 	struct pci_dev *d = c->pci;
 	c->vec = irq_alloc(c->name, xhci_irq, c);
-	if (c->vec >= 0 && d->msix_cap && !pci_msix_enable(d, 1, &c->vec)) {
+	if (c->vec >= 0 && d->msix_cap && !pci_msix_enable(d, 1, &c->vec, NULL)) {
 		c->irq_mode = IRQ_MSIX;
 		return;
 	}

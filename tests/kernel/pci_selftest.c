@@ -434,7 +434,7 @@ static void test_msix(struct json *r)
 	check(v >= 0, "vector allocated");
 	if (v < 0)
 		return;
-	int err = pci_msix_enable(n.d, 1, &v);
+	int err = pci_msix_enable(n.d, 1, &v, NULL);
 	check(err == 0, "pci_msix_enable");
 	bool up = !err && nvme_start(&n);
 	check(up, "NVMe controller ready with an admin queue");

@@ -68,13 +68,19 @@ void irq_free(int v)
 	spin_unlock_irqrestore(&irq_lock, on);
 }
 
-void irq_msi_message(int vector, uint64_t *addr, uint32_t *data)
+void irq_msi_message_to(int vector, uint32_t apic, uint64_t *addr, uint32_t *data)
 {
 	/* Intel SDM 10.11: address 0xFEE, destination APIC id in bits 19:12,
-	 * physical mode, no redirection hint; data: fixed delivery, edge. */
-	*addr = 0xfee00000ull | ((uint64_t)(apic_id() & 0xff) << 12);
+	 * physical mode, no redirection hint; data: fixed delivery, edge.
+	 * Eight bits of destination: an x2APIC id past 255 cannot be named
+	 * (no interrupt remapping here), so this CPU takes it instead. */
+	if (apic > 0xff)
+		apic = apic_id();
+	*addr = 0xfee00000ull | ((uint64_t)(apic & 0xff) << 12);
 	*data = (uint32_t)vector;
 }
+
+void irq_msi_message(int vector, uint64_t *addr, uint32_t *data) { irq_msi_message_to(vector, apic_id(), addr, data); }
 
 uint32_t irq_isa_to_gsi(uint8_t irq, bool *level, bool *active_low)
 {

@@ -32,6 +32,8 @@ void irq_set_fixed(int vector, const char *name, irq_handler_fn fn, void *arg);
 
 /* MSI/MSI-X message that delivers vector to this CPU (fixed, edge). */
 void irq_msi_message(int vector, uint64_t *addr, uint32_t *data);
+/* The same, delivered to the CPU with local APIC id `apic`. */
+void irq_msi_message_to(int vector, uint32_t apic, uint64_t *addr, uint32_t *data);
 
 int irq_route_gsi(uint32_t gsi, bool level, bool active_low, const char *name, irq_handler_fn fn, void *arg);
 int irq_route_isa(uint8_t isa_irq, const char *name, irq_handler_fn fn, void *arg);
