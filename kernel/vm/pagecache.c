@@ -66,6 +66,9 @@
 #define PC_MAX_WRITERS 16               /* data devices per disk */
 #define PC_IO_PAGES 64                  /* pages per request we build (256 KiB) */
 #define PC_RA_MAX 32                    /* Linux's default read_ahead_kb 128 */
+/* The largest window a read(2) larger than PC_RA_MAX gets (ra_window),
+ * and the most pages read_pages takes at once: 512 KiB. */
+#define PC_RA_IO_MAX 128
 #define PC_STREAM_NEXT 4                /* a stream window's first missing pages may reclaim (ra_page) */
 #define PC_TRIM_SCAN 8                  /* index entries looked at per eviction for stale shadows */
 #define PC_FLUSH_INTERVAL_NS (5ull * 1000000000ull)     /* dirty_writeback_centisecs 500 */
@@ -624,8 +627,8 @@ static struct page *ra_page(uint32_t n, uint32_t sure, bool *yielded, uint32_t *
 static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_t mark, uint64_t sync_page,
 		       uint32_t sure)
 {
-	struct page *got[PC_RA_MAX];
-	uint64_t end = start + (n < PC_RA_MAX ? n : PC_RA_MAX);
+	struct page *got[PC_RA_IO_MAX];
+	uint64_t end = start + (n < PC_RA_IO_MAX ? n : PC_RA_IO_MAX);
 	if (end > pc_pages(pc))
 		end = pc_pages(pc);
 	/* The waited-for page first: if it has to reclaim, the read-ahead
@@ -712,11 +715,21 @@ static void read_pages(struct pagecache *pc, uint64_t start, uint32_t n, uint64_
 	blk_unplug(pc->disk);
 }
 
+/* The largest window for a read of `want` pages (pagecache_ra_max):
+ * up to the device's largest command and PC_RA_IO_MAX when the read asks
+ * for more than PC_RA_MAX.  Before, a 256 KiB read(2) went out as two
+ * 128 KiB windows. */
+static uint32_t ra_window(const struct pagecache *pc, uint32_t want)
+{
+	uint32_t io = blk_max_pages(pc->disk);
+	return pagecache_ra_max(want, PC_RA_MAX, io < PC_RA_IO_MAX ? io : PC_RA_IO_MAX);
+}
+
 /* A stream reached its marker at i: the next window (want: the pages
  * the read asked for, from i). */
 static void read_async(struct pagecache_file *f, uint64_t i, uint32_t want)
 {
-	struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, true, PC_RA_MAX);
+	struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, true, ra_window(f->pc, want));
 	if (io.n)
 		read_pages(f->pc, io.start, io.n, io.mark, ~0ull, PC_STREAM_NEXT);
 }
@@ -732,7 +745,7 @@ static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want
 		read_pages(pc, i, 1, ~0ull, i, 0);
 		p = find_get(pc, i);
 	} else if (!p) {
-		struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, false, PC_RA_MAX);
+		struct pagecache_ra_io io = pagecache_ra_next(&f->ra, i, want, false, ra_window(pc, want));
 		if (!io.n || i < io.start || i >= io.start + io.n)
 			io = (struct pagecache_ra_io){ .start = i, .n = 1, .mark = ~0ull };
 		/* The pages the read asked for are no guess; a sequential

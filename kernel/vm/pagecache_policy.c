@@ -85,6 +85,13 @@ struct pagecache_ra_io pagecache_ra_next(struct pagecache_ra *ra, uint64_t index
 	return (struct pagecache_ra_io){ .start = index, .n = req > max ? max : req, .mark = ~0ull };
 }
 
+uint32_t pagecache_ra_max(uint32_t req, uint32_t ra_max, uint32_t io_pages)
+{
+	if (req <= ra_max || io_pages <= ra_max)
+		return ra_max;
+	return req < io_pages ? req : io_pages;
+}
+
 uint32_t pagecache_mmap_miss(uint32_t miss, bool hit, uint64_t idx, uint64_t last_miss)
 {
 	uint64_t d = idx > last_miss ? idx - last_miss : last_miss - idx;

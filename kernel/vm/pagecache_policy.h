@@ -41,6 +41,13 @@ struct pagecache_ra_io {
 struct pagecache_ra_io pagecache_ra_next(struct pagecache_ra *ra, uint64_t index, uint32_t req, bool marker_hit,
 					 uint32_t max);
 
+/* The largest window (pagecache_ra_next's max) for a read of req pages:
+ * ra_max (read_ahead_kb), unless the read asks for more and the device
+ * takes larger commands (io_pages); then the read, up to io_pages, as
+ * Linux's ondemand_readahead lets a request that exceeds the window grow
+ * to the optimal I/O size (bdi->io_pages). */
+uint32_t pagecache_ra_max(uint32_t req, uint32_t ra_max, uint32_t io_pages);
+
 /* mmap read-around, Linux's mmap_miss (mm/filemap.c): a fault on a
  * mapped file that misses the cache counts up (to 10x the limit), one
  * that finds its page counts down; read-around (the pages about the

@@ -54,6 +54,27 @@ TEST(pagecache_ra_random_reads_only_the_request)
 	CHECK_EQ(io.n, 32);
 }
 
+TEST(pagecache_ra_max_grows_to_the_device_for_large_reads)
+{
+	/* Linux's ondemand_readahead: ra_pages 32, io_pages 128. */
+	CHECK_EQ(pagecache_ra_max(1, 32, 128), 32);
+	CHECK_EQ(pagecache_ra_max(32, 32, 128), 32);
+	CHECK_EQ(pagecache_ra_max(64, 32, 128), 64);         /* a 256 KiB read(2): one window */
+	CHECK_EQ(pagecache_ra_max(1024, 32, 128), 128);
+	CHECK_EQ(pagecache_ra_max(1024, 32, 16), 32);        /* small commands: read_ahead_kb stays */
+	/* A 256 KiB read at the start of a file: one 64-page window, marked
+	 * at its first page (Linux's initial window, async_size = size). */
+	struct pagecache_ra ra = { 0 };
+	struct pagecache_ra_io io = pagecache_ra_next(&ra, 0, 64, false, pagecache_ra_max(64, 32, 128));
+	CHECK_EQ(io.start, 0);
+	CHECK_EQ(io.n, 64);
+	CHECK_EQ(io.mark, 0);
+	/* The next read reaches the marker: the next 64 pages. */
+	io = pagecache_ra_next(&ra, 0, 64, true, pagecache_ra_max(64, 32, 128));
+	CHECK_EQ(io.start, 64);
+	CHECK_EQ(io.n, 64);
+}
+
 /* Linux's mmap_miss: read-around stops once misses outnumber hits by
  * more than 100, and comes back as hits pay the count down. */
 #define FAR ((uint64_t)1 << 40)         /* a last miss no page is near */
