@@ -18,6 +18,7 @@
 #include "vm/lru.h"
 #include "vm/shmem.h"
 #include "vm/commit.h"
+#include "vm/knobs.h"
 #include "vm/vmstat.h"
 #include "vm/page_ref.h"
 #include "vm/reclaim.h"
@@ -46,7 +47,21 @@ static const struct {
 #define INO_DIRS 5                      /* boot file folders ("bin") */
 #define INO_DEV 6
 #define INO_PRESSURE 7
+#define INO_SYS 8
+#define INO_SYS_VM 9
 #define INO_TEXT 10
+#define INO_SYS_VM_FILE 100                     /* + index in sys_vm[] */
+
+/* /proc/sys/vm: Linux's sysctl names of the knobs that have them, read
+ * only (the tree is read-only; `set`/`@set`/the command line change
+ * them), the value as the knob reads back, one line. */
+static const struct { const char *linux_name, *knob; } sys_vm[] = {
+	{ "swappiness", "swappiness" }, { "page-cluster", "page_cluster" },
+	{ "dirty_ratio", "dirty_ratio" }, { "dirty_background_ratio", "dirty_background_ratio" },
+	{ "dirty_expire_centisecs", "dirty_expire_centisecs" }, { "overcommit_memory", "overcommit_memory" },
+	{ "overcommit_ratio", "overcommit_ratio" }, { "overcommit_kbytes", "overcommit_kbytes" },
+};
+#define N_SYS_VM (sizeof sys_vm / sizeof sys_vm[0])
 #define INO_BOOT 1000
 
 static bool dir_node(struct procfs_node *n, uint64_t ino)
@@ -100,6 +115,19 @@ static int proc_lookup(struct task *k, const char *p, bool follow, struct procfs
 		return dir_node(n, INO_SELF), 0;
 	if (!strcmp(p, "pressure"))
 		return dir_node(n, INO_PRESSURE), 0;
+	if (!strcmp(p, "sys"))
+		return dir_node(n, INO_SYS), 0;
+	if (!strcmp(p, "sys/vm"))
+		return dir_node(n, INO_SYS_VM), 0;
+	if (!strncmp(p, "sys/vm/", 7))
+		for (unsigned i = 0; i < N_SYS_VM; i++)
+			if (!strcmp(p + 7, sys_vm[i].linux_name)) {
+				memset(n, 0, sizeof *n);
+				n->kind = PROCFS_TEXT;
+				n->text = (enum procfs_text_id)(PROCFS_SYS_VM + i);
+				n->ino = INO_SYS_VM_FILE + i;
+				return 0;
+			}
 	if (rest)
 		rest++;                         /* the slash */
 	if (rest && !strcmp(rest, "exe")) {
@@ -236,6 +264,7 @@ static void list_proc(struct task *k, struct lister *l)
 		if (!texts[i].self && !strchr(texts[i].name, '/'))
 			emit_str(l, texts[i].name, INO_TEXT + i, PROCFS_DT_REG);
 	emit_str(l, "pressure", INO_PRESSURE, PROCFS_DT_DIR);
+	emit_str(l, "sys", INO_SYS, PROCFS_DT_DIR);
 	emit_str(l, "self", INO_SELF, PROCFS_DT_LNK);  /* a link to <pid> on Linux */
 	char pid[16];
 	ksnprintf(pid, sizeof pid, "%d", k->pid);
@@ -271,6 +300,11 @@ int procfs_readdir(struct task *k, const char *path, uint64_t idx, struct procfs
 		list_self(&l);
 	} else if (n.ino == INO_PRESSURE) {
 		emit_str(&l, "memory", INO_TEXT + 5, PROCFS_DT_REG);
+	} else if (n.ino == INO_SYS) {
+		emit_str(&l, "vm", INO_SYS_VM, PROCFS_DT_DIR);
+	} else if (n.ino == INO_SYS_VM) {
+		for (unsigned i = 0; i < N_SYS_VM; i++)
+			emit_str(&l, sys_vm[i].linux_name, INO_SYS_VM_FILE + i, PROCFS_DT_REG);
 	} else if (n.ino == INO_DEV) {
 		list_dev(&l);
 	} else {
@@ -402,9 +436,19 @@ static void task_numbers(struct task *k, struct procfs_task *t)
 		t->hwm_pages = t->rss_pages;
 }
 
+static size_t sys_vm_text(unsigned i, char *buf, size_t cap)
+{
+	char v[32];
+	if (i >= N_SYS_VM || !vm_get_knob(sys_vm[i].knob, v, sizeof v))
+		return 0;
+	return (size_t)ksnprintf(buf, cap, "%s\n", v);
+}
+
 static size_t fill(struct task *k, enum procfs_text_id id, const struct procfs_task *t, char *buf, size_t cap)
 {
 	(void)k;
+	if (id >= PROCFS_SYS_VM)
+		return sys_vm_text((unsigned)(id - PROCFS_SYS_VM), buf, cap);
 	switch (id) {
 	case PROCFS_MEMINFO: return meminfo(buf, cap);
 	case PROCFS_VMSTAT: return vmstat(buf, cap);
@@ -412,6 +456,7 @@ static size_t fill(struct task *k, enum procfs_text_id id, const struct procfs_t
 	case PROCFS_SELF_STATUS: return procfs_status_text(buf, cap, t);
 	case PROCFS_SELF_STAT: return procfs_stat_text(buf, cap, t);
 	case PROCFS_PRESSURE_MEMORY: return pressure(buf, cap);
+	case PROCFS_SYS_VM: break;      /* above */
 	}
 	return 0;
 }

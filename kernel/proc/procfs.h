@@ -17,6 +17,7 @@ enum procfs_kind { PROCFS_DIR, PROCFS_TEXT, PROCFS_LINK, PROCFS_BOOT };
 
 enum procfs_text_id {
 	PROCFS_MEMINFO = 1, PROCFS_VMSTAT, PROCFS_SWAPS, PROCFS_SELF_STATUS, PROCFS_SELF_STAT, PROCFS_PRESSURE_MEMORY,
+	PROCFS_SYS_VM,                  /* /proc/sys/vm/<name>: the first of them, + its index */
 };
 
 struct procfs_node {
@@ -46,7 +47,8 @@ struct procfs_dirent {
 };
 /* The idx-th entry of the folder at a normalised path ("." and ".."
  * first; then, for "": proc, dev and the boot files' top folders and
- * files; "proc": its files, pressure, self and the reader's pid; "dev":
+ * files; "proc": its files, pressure, sys, self and the reader's pid;
+ * "proc/sys": vm; "proc/sys/vm": the knobs with Linux sysctl names; "dev":
  * the block devices by Linux's names; a boot folder: what lies in it).
  * 1 with *e filled, 0 past the last one. */
 int procfs_readdir(struct task *k, const char *path, uint64_t idx, struct procfs_dirent *e);

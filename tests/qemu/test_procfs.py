@@ -66,8 +66,11 @@ def test_procfs_busybox_tools(ctx):
     disks = [{'file': swap_image(ctx, mib=64), 'bus': 'nvme'}]
     cmds = ['busybox free', 'busybox cat /proc/meminfo', 'busybox cat /proc/vmstat', 'busybox cat /proc/swaps',
             'busybox date', 'busybox id', 'busybox readlink /proc/self/exe',
-            'busybox cat /proc/self/status /proc/self/stat', 'busybox uptime']
-    r = ctx.boot('quiet run="%s"' % ' ; '.join(cmds), image=busybox_image(ctx), disks=disks, timeout=300)
+            'busybox cat /proc/self/status /proc/self/stat', 'busybox uptime', 'busybox ls /proc/sys/vm',
+            'busybox cat /proc/sys/vm/overcommit_memory /proc/sys/vm/swappiness /proc/sys/vm/page-cluster']
+    # /proc/sys/vm reads what the knobs hold now: swappiness set just before.
+    steps = cmds[:-1] + ['@set swappiness 100', cmds[-1]]
+    r = ctx.boot('quiet run="%s"' % ' ; '.join(steps), image=busybox_image(ctx), disks=disks, timeout=300)
     expect_ok(r)
     expect_clean_exits(r, len(cmds))
     out = outputs(r)
@@ -126,6 +129,12 @@ def test_procfs_busybox_tools(ctx):
     expect('Name:\tbusybox' in st and 'Pid:\t%d' % pid in st, 'status: %r' % st)
     expect(st[-1].startswith('%d (busybox) R ' % pid) and len(st[-1].split()) == 52, 'stat: %r' % st[-1])
     expect(re.search(r'load average: 0\.00, 0\.00, 0\.00', ' '.join(out['busybox uptime'])), 'uptime %r' % out)
+    names = ' '.join(out['busybox ls /proc/sys/vm']).split()
+    expect(sorted(names) == sorted(['swappiness', 'page-cluster', 'dirty_ratio', 'dirty_background_ratio',
+                                    'dirty_expire_centisecs', 'overcommit_memory', 'overcommit_ratio',
+                                    'overcommit_kbytes']), 'ls /proc/sys/vm: %r' % names)
+    sysvm = out['busybox cat /proc/sys/vm/overcommit_memory /proc/sys/vm/swappiness /proc/sys/vm/page-cluster']
+    expect(sysvm == ['0', '100', '3'], '/proc/sys/vm: %r' % sysvm)
 
     for line in enosys_lines(r):
         for name in ONCE_ENOSYS:
