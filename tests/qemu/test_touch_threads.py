@@ -77,3 +77,9 @@ def test_touch_threads_smp2(ctx):
     swap-out from one address space."""
     r, recs = run_threads(ctx, smp=2)
     expect(boot_record(r)['cpus_online'] == 2, 'the second CPU is not online')
+    # The swap disk's controller has an I/O queue pair per CPU, and both
+    # CPUs' swapping went through their own (drivers/nvme.c).
+    st = [x for x in r.find('nvme_stats') if x['name'] == 'nvme1']
+    expect(len(st) == 1 and len(st[0]['queues']) == 2 and
+           all(q['commands'] > 0 and q['interrupts'] > 0 for q in st[0]['queues']),
+           'NVMe queues on 2 CPUs: %r' % st)
