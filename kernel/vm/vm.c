@@ -1000,7 +1000,8 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 		/* Only the marked pages are given back when they go. */
 		if (!err)
 			kprintf("vm: overcommit charge off: mprotect charged %lu pages, marked %lu\n", charged, marked);
-		commit_uncharge(charged - marked);
+		if (charged > marked)
+			commit_uncharge(charged - marked);
 	}
 	/* Before returning: the caller may rely on the new protection. */
 	vm_tlb_flush(&r.tlb);
