@@ -122,18 +122,22 @@ def test_cmdline_sets_run_time_knobs_and_names_typos(ctx):
     # cmdline.txt takes every run-time knob, as `set` would (the knobs
     # with no boot-time setting of their own were refused as unknown
     # before); out of range keeps the default; a typo gets the option it
-    # probably meant.  overcommit_memory=2 at 64 MiB with 32 MiB of swap
-    # refuses hogmem 70, which the default (0) grants.
+    # probably meant.  overcommit_memory=2 at 64 MiB (mem_limit_mib=48)
+    # with 32 MiB of swap refuses hogmem 70, which the default (0) grants.
     img = script_text_image(ctx, 'swap auto\nrun hogmem 70 1\nrun hello\n', programs=('hogmem', 'hello'),
                             cmdline='quiet mem=64M overcommit_memory=2 dirty_ratio=30 overcomit_ratio=40 '
-                                    'dirty_background_ratio=500 dirty_mmap=off')
+                                    'dirty_background_ratio=500 dirty_mmap=off mem_limit_mib=48')
     r = ctx.boot(None, image=img, disks=[{'file': swap_image(ctx, mib=32), 'bus': 'nvme'}], timeout=300)
     expect_ok(r)
     expect_in_log(r, "cmdline: unknown option 'overcomit_ratio' ignored (did you mean overcommit_ratio?)")
     expect_in_log(r, "cmdline: dirty_background_ratio=500: '500' is not a number in 0..100; default kept")
     k = r.find('result')[0]['knobs']
     expect(k['overcommit_memory'] == '2' and k['dirty_ratio'] == '30' and k['dirty_mmap'] == 'off' and
-           k['dirty_background_ratio'] == '10' and k['overcommit_ratio'] == '50', 'knobs %r' % k)
+           k['dirty_background_ratio'] == '10' and k['overcommit_ratio'] == '50' and k['mem_limit_mib'] == '48',
+           'knobs %r' % k)
+    # mem_limit_mib=48 holds the rest of the 64 MiB back before anything runs.
+    free = [x['free_frames'] for x in r.find('mem_balance') if x['phase'] == 'start']
+    expect(free and free[0] <= 48 * 256, 'free frames at the start with mem_limit_mib=48: %r' % free)
     e = task_exits(r)
     expect([(x['name'], x['exit_code']) for x in e] == [('hogmem', 3), ('hello', 0)], 'exits %r' % e)
     expect_in_log(r, 'hogmem: mmap of 70 MiB failed: error 12')
