@@ -706,9 +706,10 @@ static void say_refused(uint64_t pages)
 }
 
 /* Charge `pages` of mm against overcommit (commit.h): false when
- * refused.  Only requests that would need memory are charged: brk, the
- * mappings `accountable` names, mprotect to writable (charged_by_write),
- * the image's writable parts.  mm->lock held exclusive. */
+ * refused.  Only requests that would need memory are charged: a new
+ * VM_ACCOUNT area (insert_area: private writable mappings, brk, the
+ * image's writable parts), a shared anonymous mapping's object (vm_mmap)
+ * and mprotect to writable (charged_by_write).  mm->lock held exclusive. */
 static bool charge(struct mm *mm, uint64_t pages)
 {
 	rwsem_assert_write_held(&mm->lock);
@@ -718,35 +719,30 @@ static bool charge(struct mm *mm, uint64_t pages)
 	return false;
 }
 
-/* Insert v at [at, at + len): at, or the error (a private area's
- * charge, VM_ACCOUNT, given back; a shared one's object the caller's to
- * put).  mm->lock held exclusive. */
+/* Insert v at [at, at + len), charged first when it is VM_ACCOUNT: at,
+ * -ENOMEM when the charge is refused, or the insert's error (the charge
+ * given back).  A shared anonymous area's charge is its object's, taken
+ * by vm_mmap.  mm->lock held exclusive. */
 static long insert_area(struct mm *mm, struct vma *v, uint64_t at, uint64_t len)
 {
+	bool acct = v->flags & VM_ACCOUNT;
+	if (acct && !charge(mm, len / P))
+		return -ENOMEM;
 	v->start = at;
 	v->end = at + len;
 	int err = insert_vma(mm, v);
 	if (!err)
 		return (long)at;
-	if (v->flags & VM_ACCOUNT)
+	if (acct)
 		commit_uncharge(len / P);
 	return err;
 }
 
-/* Linux's accountable mapping: one whose pages would take memory or
- * swap (a private writable one; a shared anonymous one, shmem), unless
- * MAP_NORESERVE.  A shared file mapping's pages go back to the file. */
-static bool accountable(int prot, int flags, bool file)
-{
-	if (flags & MAP_NORESERVE)
-		return false;
-	if ((flags & MAP_PRIVATE) && (prot & PROT_WRITE))
-		return true;
-	return !file && (flags & MAP_SHARED);
-}
-
-/* A private area's charge flags at mmap: VM_ACCOUNT if it was charged
- * (writable), VM_NORESERVE if it never will be.  Shared areas: none. */
+/* A private area's charge flags at mmap, Linux's accountable mapping:
+ * VM_ACCOUNT if it takes memory or swap (writable), VM_NORESERVE if it
+ * never will be charged.  Shared areas: none (a shared file mapping's
+ * pages go back to the file; a shared anonymous one's object is charged
+ * instead). */
 static uint32_t charge_flags(int prot, int flags)
 {
 	if (!(flags & MAP_PRIVATE))
@@ -767,12 +763,12 @@ long vm_mmap(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 	if (!len || len > USER_TOP)
 		return -ENOMEM;
 	struct vma v = { .prot = vm_prot(prot), .flags = charge_flags(prot, flags) };
-	bool acct = accountable(prot, flags, false);
+	bool acct = type == MAP_SHARED && !(flags & MAP_NORESERVE);    /* the object's charge */
 	struct shmem *obj = NULL;
 	down_write(&mm->lock);
+	/* The charge after place: a MAP_FIXED mapping's predecessor is gone,
+	 * and gave its charge back, as in Linux's mmap_region. */
 	long at = place(mm, addr, len, flags);
-	/* After place: a MAP_FIXED mapping's predecessor is gone, and gave
-	 * its charge back, as in Linux's mmap_region. */
 	if (at >= 0 && acct && !charge(mm, len / P))
 		at = -ENOMEM;
 	if (at >= 0 && type == MAP_SHARED) {
@@ -811,8 +807,6 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 	struct vma v = { .prot = vm_prot(prot), .flags = VM_FILE | share, .obj = pc, .pgoff = pgoff };
 	down_write(&mm->lock);
 	long at = place(mm, addr, len, flags);
-	if (at >= 0 && accountable(prot, flags, true) && !charge(mm, len / P))
-		at = -ENOMEM;
 	if (at >= 0)
 		at = insert_area(mm, &v, (uint64_t)at, len);
 	up_write(&mm->lock);
@@ -1234,8 +1228,6 @@ uint64_t vm_brk(struct mm *mm, uint64_t newbrk)
 		goto out;
 	uint64_t old_end = (cur + P - 1) & ~(P - 1), new_end = (newbrk + P - 1) & ~(P - 1);
 	if (new_end > old_end) {
-		if (!charge(mm, (new_end - old_end) / P))
-			goto out;
 		struct vma v = { .prot = VM_READ | VM_WRITE, .flags = VM_HEAP | VM_ACCOUNT };
 		if (insert_area(mm, &v, old_end, new_end - old_end) < 0)
 			goto out;
@@ -1285,9 +1277,7 @@ int vm_map_copy(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot, uint
 		flags |= VM_ACCOUNT;
 	struct vma v = { .prot = prot, .flags = flags };
 	down_write(&mm->lock);
-	long at = -ENOMEM;
-	if (!(flags & VM_ACCOUNT) || charge(mm, (end - start) / P))
-		at = insert_area(mm, &v, start, end - start);
+	long at = insert_area(mm, &v, start, end - start);
 	int err = at < 0 ? (int)at : 0;
 	if (!err && n)
 		err = vm_write(mm, start + skip, data, n);
