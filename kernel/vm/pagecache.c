@@ -34,8 +34,15 @@
  * Lock order: the page lock, then pc->lock (a spinlock: index, nr_dirty,
  * dirtied_ns), then the LRU lock.  G.lock (a mutex) guards the list of
  * caches and each cache's writers[]; it is never taken under the others.
- * Completions run in interrupt context: they touch only page flags,
- * atomics and wait queues.
+ * Completions run in interrupt context: they touch page flags, atomics,
+ * wait queues and, under pc->lock, the dirty bit of a page whose write
+ * failed to start and the cache's list of batches in flight.
+ *
+ * Waiting for write-back: each batch is on its cache's in-flight list,
+ * numbered, from the moment its first page stops being dirty until it
+ * ends; fsync, msync and O_DIRECT wait for the batches numbered before
+ * their wait began that cover their range (wait_range), never for the
+ * whole disk.
  */
 #include <string.h>
 #include "pagecache.h"
@@ -61,6 +68,7 @@
 #include "core/time.h"
 #include "core/wait.h"
 #include "lib/errno.h"
+#include "lib/list.h"
 #include "arch/x86_64/uaccess.h"
 
 #define PC_MAX_WRITERS 16               /* data devices per disk */
@@ -92,6 +100,8 @@ struct pagecache {
 	uint64_t wb_next;               /* [flusher] where background write-back goes on */
 	uint64_t nr_writeback;          /* [A] pages under write-back */
 	uint64_t wb_err;                /* [A] failed write-back requests so far */
+	struct list_node wb_inflight;   /* [lock] batches from their first page to their end, oldest first */
+	uint64_t wb_seq;                /* [lock] the last batch's number */
 	struct blk_dev *writers[PC_MAX_WRITERS];        /* [G] appended only */
 	int nwriters;                   /* [A] published after the entry */
 };
@@ -127,6 +137,11 @@ struct pc_wb {
 	bool may_wait;                  /* for a request structure (not reclaim's nowait) */
 	bool pooled;
 	uint32_t n;
+	/* On pc->wb_inflight from its first page's dirty bit cleared to its
+	 * end (seq 0: not yet), covering pages first..last: what a wait for
+	 * a range looks at (wait_range). */
+	struct list_node link;          /* [pc->lock] */
+	uint64_t seq, first, last;      /* [pc->lock] */
 	struct page *pages[PC_IO_PAGES];
 };
 
@@ -271,6 +286,7 @@ static struct pagecache *cache_of_locked(struct blk_dev *d)
 	pc->bs = blk_block_size(disk);
 	pc->bytes = blk_blocks(disk) * pc->bs;
 	spin_init(&pc->lock, "pagecache");
+	list_init(&pc->wb_inflight);
 	pc->idx = (struct pagecache_idx){ .alloc = idx_alloc, .free = idx_free };
 	pc->next = G.caches;
 	__atomic_store_n(&G.caches, pc, __ATOMIC_RELEASE);     /* read without G.lock: pagecache_is_cache */
@@ -833,7 +849,10 @@ static void set_dirty(struct pagecache *pc, struct page *p)
 	spin_unlock_irqrestore(&pc->lock, pc_on);
 }
 
-static bool clear_dirty(struct pagecache *pc, struct page *p)
+/* Clear p's dirty bit for write-back batch wb, which then covers p on
+ * the cache's in-flight list, in the same section: a range wait never
+ * finds a page that is neither dirty nor in a batch it can see. */
+static bool clear_dirty_into(struct pagecache *pc, struct page *p, struct pc_wb *wb)
 {
 	bool was = false;
 	bool pc_on = spin_lock_irqsave(&pc->lock);
@@ -842,6 +861,12 @@ static bool clear_dirty(struct pagecache *pc, struct page *p)
 		pagecache_idx_tag_clear(&pc->idx, p->index, p);
 		pc->nr_dirty--;
 		__atomic_sub_fetch(&G.nr_dirty, 1, __ATOMIC_RELAXED);
+		if (!wb->seq) {
+			wb->seq = ++pc->wb_seq;
+			wb->first = p->index;
+			list_add_tail(&wb->link, &pc->wb_inflight);
+		}
+		wb->last = p->index;    /* pages come in index order */
 		was = true;
 	}
 	spin_unlock_irqrestore(&pc->lock, pc_on);
@@ -965,6 +990,9 @@ static void wb_finish(struct pc_wb *wb)
 	}
 	__atomic_sub_fetch(&pc->nr_writeback, wb->n, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&G.nr_writeback, wb->n, __ATOMIC_ACQ_REL);
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	list_del(&wb->link);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
 	pool_put(&wb_pool, wb, wb->pooled);
 	waitq_wake_all(&G.wb_wq);
 }
@@ -1067,7 +1095,7 @@ static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to,
 			put_page(p);
 			continue;
 		}
-		if (p->mapping != pc || page_test(p, PG_WRITEBACK) || !clear_dirty(pc, p)) {
+		if (p->mapping != pc || page_test(p, PG_WRITEBACK) || !page_test(p, PG_DIRTY)) {
 			unlock_page(p);
 			put_page(p);
 			continue;
@@ -1076,7 +1104,6 @@ static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to,
 		if (!wb && (wb = pool_get(&wb_pool, &pooled)))
 			wb->pooled = pooled;
 		if (!wb) {
-			set_dirty(pc, p);
 			unlock_page(p);
 			put_page(p);
 			if (nowait)
@@ -1095,6 +1122,11 @@ static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to,
 		wb->pc = pc;
 		wb->pending = 1;
 		wb->may_wait = !nowait;
+		if (!clear_dirty_into(pc, p, wb)) {
+			unlock_page(p);
+			put_page(p);
+			continue;
+		}
 		/* Mapped: write-protect it, so a write from now on faults and
 		 * marks it dirty again (vm.c's shared file faults). */
 		if (pagecache_dirty_mmap && __atomic_load_n(&p->mapcount, __ATOMIC_ACQUIRE))
@@ -1133,16 +1165,68 @@ static void wait_writeback(struct pagecache *pc)
 	sched_io_wait_end();
 }
 
+struct range_wait {
+	struct pagecache *pc;
+	uint64_t from, to;              /* page indices, to exclusive */
+	uint64_t seq;                   /* batches numbered up to this one count */
+};
+
+/* No batch started by the time of the snapshot and covering a page of
+ * the range is still in flight.  The list is in batch order, so the walk
+ * stops at the first batch too young. */
+static bool range_idle(void *arg)
+{
+	struct range_wait *w = arg;
+	bool idle = true;
+	bool pc_on = spin_lock_irqsave(&w->pc->lock);
+	list_for_each(it, &w->pc->wb_inflight) {
+		struct pc_wb *wb = list_entry(it, struct pc_wb, link);
+		if (wb->seq > w->seq)
+			break;
+		if (wb->first < w->to && wb->last >= w->from) {
+			idle = false;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&w->pc->lock, pc_on);
+	return idle;
+}
+
+/* Wait for the write-back of [from, to) that has started by now (Linux's
+ * filemap_fdatawait_range): not for writes that start later, nor for
+ * other ranges of the disk.  Waiting for the whole disk's write-back
+ * to end, as before, let a writer elsewhere on the disk hold an fsync
+ * for as long as it kept writing. */
+static void wait_range(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	struct range_wait w = { pc, from, to, 0 };
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	w.seq = pc->wb_seq;
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	if (range_idle(&w))
+		return;
+	sched_io_wait_begin();
+	wait_event_timeout(&G.wb_wq, range_idle, &w, 0);
+	sched_io_wait_end();
+}
+
+/* Write the range's dirty pages and wait for them (Linux's
+ * filemap_write_and_wait_range, as fsync uses it).  Twice: a page
+ * dirtied again while an earlier write of it was in flight is skipped by
+ * the first pass (Linux waits on it instead). */
+static void write_and_wait_range(struct pagecache *pc, uint64_t from, uint64_t to)
+{
+	writeback_range(pc, from, to, false);
+	wait_range(pc, from, to);
+	writeback_range(pc, from, to, false);
+	wait_range(pc, from, to);
+}
+
 int pagecache_fsync(struct pagecache_file *f)
 {
-	struct pagecache *pc = f->pc;
 	uint64_t from = f->base >> PAGE_SHIFT, to = (f->base + f->size + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	/* Twice: a page dirtied again while an earlier write of it was in
-	 * flight is skipped by the first pass (Linux waits on it instead). */
-	writeback_range(pc, from, to, false);
-	wait_writeback(pc);
-	writeback_range(pc, from, to, false);
-	wait_writeback(pc);
+	struct pagecache *pc = f->pc;
+	write_and_wait_range(pc, from, to);
 	uint64_t errs = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
 	if (errs != f->wb_err_seen) {
 		f->wb_err_seen = errs;
@@ -1483,8 +1567,8 @@ long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, 
 	 * direct read sees it and the direct write is not overwritten by it
 	 * later (Linux's filemap_write_and_wait_range). */
 	uint64_t from = (f->base + off) >> PAGE_SHIFT, to = (f->base + off + n + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	if (writeback_range(f->pc, from, to, false) || __atomic_load_n(&f->pc->nr_writeback, __ATOMIC_ACQUIRE))
-		wait_writeback(f->pc);
+	writeback_range(f->pc, from, to, false);
+	wait_range(f->pc, from, to);
 	struct page *bounce[PC_DIO_PAGES];
 	uint32_t nb = 0;
 	uint64_t want = (n + PAGE_SIZE - 1) >> PAGE_SHIFT;
@@ -1566,12 +1650,11 @@ void pagecache_set_page_dirty(struct page *p)
 int pagecache_sync_pages(struct pagecache *pc, uint64_t from, uint64_t to, bool wait)
 {
 	uint64_t errs = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
-	writeback_range(pc, from, to, false);
-	if (!wait)
+	if (!wait) {
+		writeback_range(pc, from, to, false);
 		return 0;
-	wait_writeback(pc);
-	writeback_range(pc, from, to, false);
-	wait_writeback(pc);
+	}
+	write_and_wait_range(pc, from, to);
 	return __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE) != errs ? -EIO : 0;
 }
 

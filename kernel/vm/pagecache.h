@@ -72,8 +72,9 @@ long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint
  * the range are written back first; after a write no cached page keeps
  * the old bytes.  Bytes done, or an error when nothing was. */
 long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n, bool write);
-/* Write f's dirty pages back and wait for all writeback of its disk;
- * -EIO once for a write error since the last report. */
+/* Write f's dirty pages back and wait for the write-back of its range
+ * started by then (not for the rest of the disk); -EIO once for a write
+ * error on the disk since the last report. */
 int pagecache_fsync(struct pagecache_file *f);
 
 /* posix_fadvise on [off, off+len) of the device (len 0: to its end):

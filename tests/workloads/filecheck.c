@@ -56,8 +56,9 @@
  * commits: write and fsync the pattern (a clean cache of SIZE_MIB), then
  *         FC_COMMITS times rewrite one page of it, picked from SEED, with
  *         the same words (pwrite64) and fsync(2): a database's commits
- *         beside a large cache; `commits` and `fsync_ns` (their total)
- *         in the record.  Then verify.
+ *         beside a large cache; `commits`, `fsync_ns` (their total),
+ *         `commit_max_ns` (the slowest) and `fill_fsync_ns` (the first
+ *         fsync, of the whole pattern) in the record.  Then verify.
  * sharedpos: write and fsync the pattern, drop it from the cache, then
  *         FC_POS_THREADS threads read the device through ONE descriptor,
  *         4 KiB per read(2), until end of file.  Each piece names its
@@ -134,6 +135,7 @@ struct fc {
 	bool have_unwritten;
 	uint64_t unwritten_kib;         /* Dirty + Writeback after the last sync */
 	uint64_t commits;               /* commits: fsyncs done */
+	uint64_t commit_max_ns, fill_fsync_ns;
 };
 
 /* Dirty + Writeback of /proc/meminfo, after a sync: what it left. */
@@ -219,6 +221,7 @@ static int fc_verify(struct fc *c, int fd)
 static int fc_commits(struct fc *c, int fd, uint64_t seed)
 {
 	uint64_t r = rt_mix64(seed + 0x2b), total = 0, pages = c->bytes / FC_PAGE;
+	c->fill_fsync_ns = c->fsync_ns;
 	for (unsigned k = 0; k < FC_COMMITS; k++) {
 		r = rt_mix64(r);
 		uint64_t off = r % pages * FC_PAGE;
@@ -229,7 +232,10 @@ static int fc_commits(struct fc *c, int fd, uint64_t seed)
 			return fc_fail(c, "pwrite64", n < 0 ? n : -5);
 		uint64_t t0 = rt_now_ns();
 		n = rt_syscall1(NR_FSYNC, fd);
-		total += rt_now_ns() - t0;
+		uint64_t t = rt_now_ns() - t0;
+		total += t;
+		if (t > c->commit_max_ns)
+			c->commit_max_ns = t;
 		if (n)
 			return fc_fail(c, "fsync", n);
 		c->commits++;
@@ -488,8 +494,11 @@ static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint6
 	rt_json_u64(&j, "leaked", c->leaked);
 	rt_json_u64(&j, "pos_dups", c->pos_dups);
 	rt_json_u64(&j, "pos_missing", c->pos_missing);
-	if (!rt_strcmp(mode, "commits"))
+	if (!rt_strcmp(mode, "commits")) {
 		rt_json_u64(&j, "commits", c->commits);
+		rt_json_u64(&j, "commit_max_ns", c->commit_max_ns);
+		rt_json_u64(&j, "fill_fsync_ns", c->fill_fsync_ns);
+	}
 	if (c->have_unwritten)
 		rt_json_u64(&j, "unwritten_kib", c->unwritten_kib);
 	rt_report_usage(&j, start, end);
