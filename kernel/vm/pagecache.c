@@ -81,6 +81,7 @@
 #define PC_TRIM_SCAN 8                  /* index entries looked at per eviction for stale shadows */
 #define PC_FLUSH_INTERVAL_NS (5ull * 1000000000ull)     /* dirty_writeback_centisecs 500 */
 #define PC_BG_CHUNK 1024                /* Linux's MIN_WRITEBACK_PAGES: background write-back looks at the limit every 4 MiB */
+#define PC_BG_DEPTH 4                   /* the flusher's batches in flight per disk (wait_depth) */
 
 unsigned pagecache_dirty_background_ratio = 10;
 unsigned pagecache_dirty_ratio = 20;
@@ -102,6 +103,7 @@ struct pagecache {
 	uint64_t wb_err;                /* [A] failed write-back requests so far */
 	struct list_node wb_inflight;   /* [lock] batches from their first page to their end, oldest first */
 	uint64_t wb_seq;                /* [lock] the last batch's number */
+	uint32_t wb_batches;            /* [lock, A to peek] batches on wb_inflight */
 	struct blk_dev *writers[PC_MAX_WRITERS];        /* [G] appended only */
 	int nwriters;                   /* [A] published after the entry */
 };
@@ -865,6 +867,7 @@ static bool clear_dirty_into(struct pagecache *pc, struct page *p, struct pc_wb 
 			wb->seq = ++pc->wb_seq;
 			wb->first = p->index;
 			list_add_tail(&wb->link, &pc->wb_inflight);
+			__atomic_store_n(&pc->wb_batches, pc->wb_batches + 1, __ATOMIC_RELEASE);
 		}
 		wb->last = p->index;    /* pages come in index order */
 		was = true;
@@ -992,6 +995,7 @@ static void wb_finish(struct pc_wb *wb)
 	__atomic_sub_fetch(&G.nr_writeback, wb->n, __ATOMIC_ACQ_REL);
 	bool pc_on = spin_lock_irqsave(&pc->lock);
 	list_del(&wb->link);
+	__atomic_store_n(&pc->wb_batches, pc->wb_batches - 1, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&pc->lock, pc_on);
 	pool_put(&wb_pool, wb, wb->pooled);
 	waitq_wake_all(&G.wb_wq);
@@ -1062,14 +1066,42 @@ static void submit_wb(struct pc_wb *wb, struct tlb_batch *tlb)
 	wb_put(wb);                     /* the building reference */
 }
 
+struct depth_wait {
+	struct pagecache *pc;
+	uint32_t depth;
+};
+
+static bool depth_ok(void *arg)
+{
+	struct depth_wait *w = arg;
+	return __atomic_load_n(&w->pc->wb_batches, __ATOMIC_ACQUIRE) < w->depth;
+}
+
+/* Linux's writeback throttling (blk-wbt) in its simplest form: the
+ * flusher keeps at most PC_BG_DEPTH batches of a disk in flight, so a
+ * write someone waits for (an fsync's, a commit's) queues behind at most
+ * that much background write-back, not behind everything dirty.  The
+ * device stays busy: the next batch goes out as soon as one ends. */
+static void wait_depth(struct pagecache *pc, uint32_t depth)
+{
+	struct depth_wait w = { pc, depth };
+	if (depth_ok(&w))
+		return;
+	sched_io_wait_begin();
+	wait_event_timeout(&G.wb_wq, depth_ok, &w, 0);
+	sched_io_wait_end();
+}
+
 /* Start write-back of the dirty pages in [from, to); returns pages
  * started.  Pages being written already are left alone.  nowait (reclaim,
  * holding the reclaim lock): a locked page is skipped, since its holder
  * may be waiting for that lock (a writer whose copy faulted).  Never
  * plugs the disk: a batch is one request already, and sleeping on a page
- * lock while plugged would hold back the very read that unlocks it. */
+ * lock while plugged would hold back the very read that unlocks it.
+ * depth (not 0): before each new batch, wait until fewer than depth
+ * batches of the cache are in flight (the flusher's, bg_depth_ok). */
 static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait, uint64_t max,
-			       uint64_t *next)
+			       uint64_t *next, uint32_t depth)
 {
 	uint64_t started = 0, i = from;
 	struct pc_wb *wb = NULL;
@@ -1091,6 +1123,8 @@ static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to,
 			submit_wb(wb, &tlb);
 			wb = NULL;
 		}
+		if (depth && !wb)
+			wait_depth(pc, depth);
 		if (nowait ? !trylock_page(p) : (lock_page(p), false)) {
 			put_page(p);
 			continue;
@@ -1149,7 +1183,7 @@ static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to,
 
 static uint64_t writeback_range(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait)
 {
-	return writeback_some(pc, from, to, nowait, UINT64_MAX, NULL);
+	return writeback_some(pc, from, to, nowait, UINT64_MAX, NULL, 0);
 }
 
 static bool pc_idle(void *arg)
@@ -1321,14 +1355,14 @@ static void flush_cache(struct pagecache *pc, bool background)
 	if (!dirty || (!background && !expired))
 		return;
 	if (expired) {
-		writeback_range(pc, 0, pc_pages(pc), false);
+		writeback_some(pc, 0, pc_pages(pc), false, UINT64_MAX, NULL, PC_BG_DEPTH);
 		return;
 	}
 	uint64_t end = pc_pages(pc), at = pc->wb_next < end ? pc->wb_next : 0, stop = at;
 	bool wrapped = false;
 	while (over_background()) {
 		uint64_t to = wrapped ? stop : end;
-		writeback_some(pc, at, to, false, PC_BG_CHUNK, &at);
+		writeback_some(pc, at, to, false, PC_BG_CHUNK, &at, PC_BG_DEPTH);
 		if (at < to)
 			continue;
 		if (wrapped || !stop)
