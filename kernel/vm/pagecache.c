@@ -100,7 +100,8 @@ struct pagecache {
 	uint64_t dirtied_ns;            /* [lock] when nr_dirty last left 0 */
 	uint64_t wb_next;               /* [flusher] where background write-back goes on */
 	uint64_t nr_writeback;          /* [A] pages under write-back */
-	uint64_t wb_err;                /* [A] failed write-back requests so far */
+	uint64_t wb_err;                /* [lock, A to peek] failed write-back requests so far */
+	struct pagecache_err errs[PAGECACHE_ERR_RING];  /* [lock] the last failures (pagecache_err_since) */
 	struct list_node wb_inflight;   /* [lock] batches from their first page to their end, oldest first */
 	uint64_t wb_seq;                /* [lock] the last batch's number */
 	uint32_t wb_batches;            /* [lock, A to peek] batches on wb_inflight */
@@ -116,7 +117,6 @@ static struct {
 	volatile bool flush_kick;       /* [A] */
 	uint64_t nr_pages, nr_dirty, nr_writeback;      /* [A] */
 	uint64_t nr_shadows;            /* [A] workingset shadows in every cache's index */
-	bool warned_wb_error;           /* [A] */
 } G;
 
 /* One block request over consecutive pages. */
@@ -124,6 +124,7 @@ struct pc_io {
 	struct blk_req req;
 	struct pagecache *pc;
 	struct pc_wb *wb;               /* writes: the batch it belongs to */
+	uint64_t start, end;            /* writes: the bytes of the disk it writes */
 	uint32_t n;
 	bool pooled;                    /* from io_pool, not the heap */
 	struct page *pages[PC_IO_PAGES];
@@ -134,7 +135,6 @@ struct pc_io {
 struct pc_wb {
 	struct pagecache *pc;
 	int pending;                    /* [A] requests not completed, +1 while building */
-	int status;                     /* [A] */
 	bool redirty;                   /* [A] a request could not be built: the pages stay dirty */
 	bool may_wait;                  /* for a request structure (not reclaim's nowait) */
 	bool pooled;
@@ -978,10 +978,7 @@ long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint
 static void wb_finish(struct pc_wb *wb)
 {
 	struct pagecache *pc = wb->pc;
-	int status = __atomic_load_n(&wb->status, __ATOMIC_ACQUIRE);
 	bool redirty = __atomic_load_n(&wb->redirty, __ATOMIC_ACQUIRE);
-	if (status)
-		__atomic_add_fetch(&pc->wb_err, 1, __ATOMIC_ACQ_REL);
 	for (uint32_t k = 0; k < wb->n; k++) {
 		struct page *p = wb->pages[k];
 		if (redirty)
@@ -1007,12 +1004,34 @@ static void wb_put(struct pc_wb *wb)
 		wb_finish(wb);
 }
 
+/* A write of the disk's bytes [start, end) failed: remembered for the
+ * files that cover them (failed_since). */
+static void note_write_error(struct pagecache *pc, uint64_t start, uint64_t end)
+{
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	__atomic_store_n(&pc->wb_err, pagecache_err_note(pc->errs, pc->wb_err, start, end), __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+}
+
+/* Did a write of the disk's bytes [start, end) fail after failure number
+ * seen (pagecache_err_since)?  *now: the latest number, for the next
+ * question. */
+static bool failed_since(struct pagecache *pc, uint64_t seen, uint64_t start, uint64_t end, uint64_t *now)
+{
+	bool pc_on = spin_lock_irqsave(&pc->lock);
+	uint64_t n = pc->wb_err;
+	bool hit = pagecache_err_since(pc->errs, n, seen, start, end);
+	spin_unlock_irqrestore(&pc->lock, pc_on);
+	*now = n;
+	return hit;
+}
+
 static void write_done(struct blk_req *r)
 {
 	struct pc_io *io = r->priv;
 	struct pc_wb *wb = io->wb;
 	if (r->status)
-		__atomic_store_n(&wb->status, r->status, __ATOMIC_RELEASE);
+		note_write_error(io->pc, io->start, io->end);
 	pool_put(&io_pool, io, io->pooled);
 	wb_put(wb);
 }
@@ -1036,6 +1055,8 @@ static void submit_write_to(struct pc_wb *wb, struct blk_dev *d)
 	io->pooled = pooled;
 	io->pc = pc;
 	io->wb = wb;
+	io->start = s;
+	io->end = e;
 	for (uint64_t at = s; at < e;) {
 		struct page *p = wb->pages[(at - first) >> PAGE_SHIFT];
 		uint64_t in = at & (PAGE_SIZE - 1), len = PAGE_SIZE - in;
@@ -1261,12 +1282,10 @@ int pagecache_fsync(struct pagecache_file *f)
 	uint64_t from = f->base >> PAGE_SHIFT, to = (f->base + f->size + PAGE_SIZE - 1) >> PAGE_SHIFT;
 	struct pagecache *pc = f->pc;
 	write_and_wait_range(pc, from, to);
-	uint64_t errs = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
-	if (errs != f->wb_err_seen) {
-		f->wb_err_seen = errs;
-		return -EIO;
-	}
-	return 0;
+	uint64_t now;
+	bool failed = failed_since(pc, f->wb_err_seen, f->base, f->base + f->size, &now);
+	f->wb_err_seen = now;           /* each failure once, as Linux's errseq */
+	return failed ? -EIO : 0;
 }
 
 /* ---------------------------------------------------------------- dirty limits */
@@ -1689,7 +1708,8 @@ int pagecache_sync_pages(struct pagecache *pc, uint64_t from, uint64_t to, bool 
 		return 0;
 	}
 	write_and_wait_range(pc, from, to);
-	return __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE) != errs ? -EIO : 0;
+	uint64_t now;
+	return failed_since(pc, errs, from << PAGE_SHIFT, to << PAGE_SHIFT, &now) ? -EIO : 0;
 }
 
 /* Without G.lock (the VMA hooks run under a ptl): caches are only ever

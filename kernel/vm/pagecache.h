@@ -11,8 +11,8 @@
  * mark them dirty; a flusher thread writes dirty pages back when they
  * expire (dirty_expire_centisecs) or when dirty memory passes
  * dirty_background_ratio, and writers past dirty_ratio wait for
- * writeback.  fsync writes and waits, and reports a write error once per
- * open file (-EIO), as Linux's errseq.
+ * writeback.  fsync writes and waits, and reports a failed write of the
+ * file's bytes once per open file (-EIO), as Linux's errseq.
  *
  * Write safety: a device can be written through the cache only after
  * pagecache_allow_write() (data= on the command line, `data DEV` in a
@@ -73,8 +73,8 @@ long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint
  * the old bytes.  Bytes done, or an error when nothing was. */
 long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint64_t n, bool write);
 /* Write f's dirty pages back and wait for the write-back of its range
- * started by then (not for the rest of the disk); -EIO once for a write
- * error on the disk since the last report. */
+ * started by then (not for the rest of the disk); -EIO once for a failed
+ * write of its bytes since the last report (not another partition's). */
 int pagecache_fsync(struct pagecache_file *f);
 
 /* posix_fadvise on [off, off+len) of the device (len 0: to its end):

@@ -108,6 +108,24 @@ void pagecache_dirty_limits(uint64_t dirtyable, unsigned bg_ratio, unsigned rati
 		*bg = *thresh / 2;
 }
 
+uint64_t pagecache_err_note(struct pagecache_err *ring, uint64_t n, uint64_t start, uint64_t end)
+{
+	ring[(n + 1) % PAGECACHE_ERR_RING] = (struct pagecache_err){ n + 1, start, end };
+	return n + 1;
+}
+
+bool pagecache_err_since(const struct pagecache_err *ring, uint64_t n, uint64_t seen, uint64_t start, uint64_t end)
+{
+	if (n - seen > PAGECACHE_ERR_RING)
+		return true;
+	for (uint64_t k = seen + 1; k <= n; k++) {
+		const struct pagecache_err *e = &ring[k % PAGECACHE_ERR_RING];
+		if (e->start < end && e->end > start)
+			return true;
+	}
+	return false;
+}
+
 enum pagecache_dirty_state pagecache_dirty_state(uint64_t nr, uint64_t bg, uint64_t thresh)
 {
 	if (nr > thresh)

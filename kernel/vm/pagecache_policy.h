@@ -83,4 +83,22 @@ enum pagecache_dirty_state {
 /* nr: dirty + under writeback. */
 enum pagecache_dirty_state pagecache_dirty_state(uint64_t nr, uint64_t bg, uint64_t thresh);
 
+/* Failed write-back, remembered by the bytes of the disk each failure
+ * was to write.  Linux keeps an error per file (errseq); here partitions
+ * share their disk's cache, so a failure is told to the files whose
+ * bytes it was to write, not to every file of the disk.  Failure number
+ * seq (1, 2, ...) sits at ring[seq % PAGECACHE_ERR_RING]. */
+#define PAGECACHE_ERR_RING 16
+struct pagecache_err {
+	uint64_t seq;
+	uint64_t start, end;            /* disk bytes, end exclusive */
+};
+
+/* Record failure number n + 1 (n: the failures so far); returns n + 1. */
+uint64_t pagecache_err_note(struct pagecache_err *ring, uint64_t n, uint64_t start, uint64_t end);
+/* Did a write of [start, end) fail after failure number seen, with n
+ * failures so far?  More than PAGECACHE_ERR_RING since seen: their ranges
+ * are gone, so yes, to be safe. */
+bool pagecache_err_since(const struct pagecache_err *ring, uint64_t n, uint64_t seen, uint64_t start, uint64_t end);
+
 #endif

@@ -158,6 +158,32 @@ def test_pagecache_fsync_reports_write_error(ctx):
     expect(word == pattern_word(6, 0), 'the mapping\'s first page did not reach the disk')
 
 
+def test_pagecache_write_error_reaches_only_the_partition_it_hit(ctx):
+    # Partitions share their disk's cache, but an error belongs to the
+    # bytes it failed to write: a write to p2's first sectors fails
+    # (p2's fsync: EIO) while p1's filecheck, started beside it, fsyncs
+    # 8 MiB and makes 128 commits; none of p1's fsyncs may report p2's
+    # error.  Before, every open file of the disk got EIO from its next
+    # fsync (Linux keeps the error per block device, partitions apart).
+    img = scratch_disk(ctx, 'gpt.img', 64 << 20)
+    subprocess.run(['sgdisk', '-n', '1:2048:+16M', '-n', '2:0:0', img], check=True, capture_output=True)
+    p2 = 2048 + (16 << 11)
+    conf = blkdebug_conf(ctx, 'badwrite', 'write', [p2 + 64])
+    r = ctx.boot('quiet mem=64M data=nvme1n1p1,nvme1n1p2 run="filecheck /dev/nvme1n1p1 8 commits 1 & '
+                 'filecheck /dev/nvme1n1p2 1 write 5"',
+                 disks=[{'file': 'blkdebug:%s:%s' % (conf, img), 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    w = {x['dev']: x for x in filechecks(r)}
+    expect(w['/dev/nvme1n1p2']['failed'] == 'fsync' and w['/dev/nvme1n1p2']['errno'] == 5,
+           'p2 after its failed write: %r' % w['/dev/nvme1n1p2'])
+    expect(w['/dev/nvme1n1p1']['failed'] == '' and w['/dev/nvme1n1p1'].get('commits') == 128,
+           'p1 got the error of a write to p2: %r' % w['/dev/nvme1n1p1'])
+    with open(img, 'rb') as f:
+        f.seek(2048 * 512 + (5 << 20))
+        word = int.from_bytes(f.read(8), 'little')
+    expect(word == pattern_word(1, 5 << 20), 'p1 5 MiB in did not reach the disk')
+
+
 def test_pagecache_unaligned_partition_writes_only_its_blocks(ctx):
     # Partition 2 starts at sector 10241, not on a page: its first and
     # last cached pages are shared with partitions 1 and 3.  Writes

@@ -279,3 +279,44 @@ TEST(lru_scan_balance_by_swappiness)
 	lru_scan_balance(1ull << 28, 1ull << 28, 100, none, true, 256, &a, &f);
 	CHECK_EQ(a, 128);
 }
+
+/* A failed write is told to the files whose bytes it was to write:
+ * partitions of one disk share its cache, not its errors. */
+TEST(pagecache_write_errors_reach_the_files_they_hit)
+{
+	struct pagecache_err ring[PAGECACHE_ERR_RING] = { { 0 } };
+	const uint64_t MiB = 1 << 20;
+	uint64_t n = 0;
+	/* Nothing failed: nobody hears of anything. */
+	CHECK(!pagecache_err_since(ring, n, 0, 0, 64 * MiB));
+	/* A write to p2 = [16, 64) MiB fails. */
+	n = pagecache_err_note(ring, n, 17 * MiB, 17 * MiB + 4096);
+	CHECK_EQ(n, 1);
+	CHECK(pagecache_err_since(ring, n, 0, 16 * MiB, 64 * MiB));
+	CHECK(!pagecache_err_since(ring, n, 0, 0, 16 * MiB));          /* p1 */
+	CHECK(pagecache_err_since(ring, n, 0, 0, 64 * MiB));           /* the whole disk */
+	/* Once seen, not again. */
+	CHECK(!pagecache_err_since(ring, n, 1, 16 * MiB, 64 * MiB));
+	/* Ends are exclusive: a failure ending where p2 starts is p1's. */
+	n = pagecache_err_note(ring, n, 15 * MiB, 16 * MiB);
+	CHECK(!pagecache_err_since(ring, n, 1, 16 * MiB, 64 * MiB));
+	CHECK(pagecache_err_since(ring, n, 1, 0, 16 * MiB));
+	/* A failure that spans a shared page counts for both sides. */
+	n = pagecache_err_note(ring, n, 16 * MiB - 512, 16 * MiB + 512);
+	CHECK(pagecache_err_since(ring, n, 2, 0, 16 * MiB));
+	CHECK(pagecache_err_since(ring, n, 2, 16 * MiB, 64 * MiB));
+	/* 16 later failures elsewhere still leave p2's older one known to a
+	 * file that last looked before it... */
+	uint64_t seen_p2 = 0;
+	for (int k = 0; k < PAGECACHE_ERR_RING - 3; k++)
+		n = pagecache_err_note(ring, n, 0, 4096);
+	CHECK_EQ(n, PAGECACHE_ERR_RING);
+	CHECK(pagecache_err_since(ring, n, seen_p2, 32 * MiB, 64 * MiB) == false);
+	CHECK(pagecache_err_since(ring, n, seen_p2, 16 * MiB, 18 * MiB));
+	/* ...but past the ring its range is gone: a file that last looked
+	 * that long ago is told, to be safe; one that looked lately is not. */
+	n = pagecache_err_note(ring, n, 0, 4096);
+	CHECK(pagecache_err_since(ring, n, seen_p2, 32 * MiB, 64 * MiB));
+	CHECK(!pagecache_err_since(ring, n, n - 1, 32 * MiB, 64 * MiB));
+	CHECK(!pagecache_err_since(ring, n, n, 0, 64 * MiB));
+}
