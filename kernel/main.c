@@ -24,6 +24,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/irq.h"
 #include "arch/x86_64/percpu.h"
+#include "mem/kmalloc.h"
 #include "arch/x86_64/smpboot.h"
 #include "core/time.h"
 #include "core/sched.h"
@@ -382,6 +383,7 @@ void kmain(const struct boot_info *bi)
 	unsigned may_start = madt.ncpus > 0 ? (unsigned)madt.ncpus : 1;
 	lockstat_cpus(kcfg.cpus && kcfg.cpus < may_start ? (unsigned)kcfg.cpus : may_start);
 	smp_start_aps(madt.ncpus ? &madt : NULL, kcfg.cpus);
+	kmalloc_cpus_ready((unsigned)smp_cpus_online());
 	reclaim_init_cpus();
 	irq_enable();
 	boot_report(time_tsc_source());

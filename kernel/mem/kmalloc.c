@@ -11,13 +11,33 @@
  * Requests over 2048 bytes take 2^k whole pages; their head page has
  * PG_HEAD and order = k, which is how kfree tells the two apart.
  *
- * Locking: heap.lock ("kmalloc", irqsave) guards the class lists and the counters.
+ * Per-CPU magazines (Linux's per-CPU slab freelists in their simplest
+ * form): each CPU keeps a few free objects of each class, so a kfree and
+ * the next kmalloc of that size on the same CPU take no shared lock.  An
+ * empty magazine is refilled, a full one half emptied, under heap.lock
+ * (KMAG_BATCH objects at a time).  A CPU holds at most 2-4 KiB of each
+ * class (kmag_limit): about 24 KiB, and the slab pages under them stay
+ * allocated until kmalloc_drain_all.  The swap cache's node per swapped
+ * page made heap.lock the second most contended lock with four threads
+ * swapping on 2 CPUs (2682 of 205754 acquisitions waited).  Measured
+ * with `touch 72 30000 seq|random anon 1 threads=4` at 48 MiB, 2 CPUs,
+ * 3 boots each: heap.lock taken 34374-38502 -> 3756-4200 times, waited
+ * 970-1051 -> 52-90 times (2.2-4.0 -> 0.4-0.6 ms); one CPU under
+ * -icount exact, `touch 72 40000 seq anon`: busy 419.0-419.7 -> 416.8-
+ * 417.0 ms, the task's system time 255.4-255.9 -> 251.8-252.3 ms.
+ *
+ * Locking: heap.lock ("kmalloc", irqsave) guards the class lists and the
+ * counters.  A CPU's magazines are guarded by their flag (kcpu.locked,
+ * interrupts off), taken by that CPU and by a drain; a flag is taken
+ * before heap.lock, never the other way round.
  */
 #include <string.h>
 #include "kmalloc.h"
 #include "pmm.h"
 #include "core/panic.h"
 #include "core/spinlock.h"
+#include "core/smp.h"
+#include "arch/x86_64/percpu.h"
 
 #define MIN_SHIFT 4
 #define NCLASSES 8              /* 16, 32, ..., 2048 */
@@ -29,6 +49,48 @@ static struct {
 	bool ready;
 } heap = { .lock = SPINLOCK_INIT("kmalloc") };
 
+#define KMAG_MAX 31
+struct kmag {
+	uint32_t n;
+	void *obj[KMAG_MAX];
+};
+
+struct kcpu {
+	volatile uint32_t locked;       /* the magazines' flag, interrupts off */
+	struct kmag mag[NCLASSES];
+};
+_Static_assert(sizeof(struct kcpu) <= PAGE_SIZE, "a CPU's magazines fit one page");
+
+/* Each CPU's magazines: a page, made for every online CPU once they are
+ * up (kmalloc_cpus_ready: not during a run, where the memory balance
+ * would count it), else on the CPU's first kmalloc or kfree.  NULL: not
+ * yet, or no page then: the slabs directly. */
+static struct kcpu *kcpus[SMP_MAX_CPUS];
+
+/* kcpus[id], made if it is not there yet; NULL without memory. */
+static struct kcpu *kcpu_make(uint32_t id)
+{
+	struct kcpu *k = __atomic_load_n(&kcpus[id], __ATOMIC_ACQUIRE);
+	if (k)
+		return k;
+	struct page *p = pmm_alloc(0, PMM_KERNEL);
+	if (!p)
+		return NULL;
+	k = page_address(p);
+	memset(k, 0, sizeof *k);
+	struct kcpu *none = NULL;
+	if (__atomic_compare_exchange_n(&kcpus[id], &none, k, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return k;
+	pmm_free(p, 0);                 /* made meanwhile by the other side */
+	return none;
+}
+
+void kmalloc_cpus_ready(unsigned n)
+{
+	for (uint32_t id = 0; id < n && id < SMP_MAX_CPUS; id++)
+		kcpu_make(id);
+}
+
 static unsigned class_of(size_t size)
 {
 	unsigned c = 0;
@@ -38,6 +100,16 @@ static unsigned class_of(size_t size)
 }
 
 static size_t class_size(unsigned c) { return (size_t)1 << (c + MIN_SHIFT); }
+
+/* Objects of class c a CPU keeps: at most a page's worth (2 for 2048
+ * bytes), at most KMAG_MAX. */
+static uint32_t kmag_limit(unsigned c)
+{
+	size_t n = PAGE_SIZE / class_size(c);
+	return n < KMAG_MAX ? (uint32_t)n : KMAG_MAX;
+}
+
+#define KMAG_BATCH(c) ((kmag_limit(c) + 1) / 2)
 
 static void lazy_init(void)
 {
@@ -104,10 +176,122 @@ static void *large_alloc(size_t size)
 	return page_address(p);
 }
 
+static void kcpu_take(struct kcpu *k)
+{
+	while (__atomic_exchange_n(&k->locked, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void kcpu_drop(struct kcpu *k) { __atomic_store_n(&k->locked, 0, __ATOMIC_RELEASE); }
+
+/* This CPU's magazines, taken (interrupts off: *on for kcpu_put), or NULL
+ * with interrupts as they were. */
+static struct kcpu *kcpu_get(bool *on)
+{
+	*on = irq_save();       /* first: no move to another CPU after reading the id */
+	uint32_t id = this_cpu()->id;
+	struct kcpu *k = id < SMP_MAX_CPUS ? kcpu_make(id) : NULL;
+	if (!k) {
+		irq_restore(*on);
+		return NULL;
+	}
+	kcpu_take(k);
+	return k;
+}
+
+static void kcpu_put(struct kcpu *k, bool on)
+{
+	kcpu_drop(k);
+	irq_restore(on);
+}
+
+static void slab_free(struct page *p, void *obj);
+
+/* Give the n oldest objects of m back to their slabs.
+ * m's flag held. */
+static void kmag_flush(struct kmag *m, uint32_t n)
+{
+	spin_lock(&heap.lock);
+	for (uint32_t i = 0; i < n; i++) {
+		struct page *p = virt_to_page(m->obj[i]);
+		slab_free(p, m->obj[i]);
+		heap.st.frees++;
+	}
+	spin_unlock(&heap.lock);
+	memmove(&m->obj[0], &m->obj[n], (m->n - n) * sizeof m->obj[0]);
+	m->n -= n;
+}
+
+/* An object of class c from this CPU's magazine, refilled from the slabs
+ * when empty; NULL when memory is short or there is no magazine. */
+static void *kmag_alloc(unsigned c)
+{
+	bool on;
+	struct kcpu *k = kcpu_get(&on);
+	if (!k)
+		return NULL;
+	struct kmag *m = &k->mag[c];
+	if (!m->n) {
+		spin_lock(&heap.lock);
+		if (!heap.ready)
+			lazy_init();
+		for (uint32_t want = KMAG_BATCH(c); m->n < want;) {
+			void *obj = slab_alloc(c);
+			if (!obj)
+				break;
+			heap.st.bytes_in_use += class_size(c);
+			heap.st.allocs++;
+			m->obj[m->n++] = obj;
+		}
+		spin_unlock(&heap.lock);
+	}
+	void *obj = m->n ? m->obj[--m->n] : NULL;
+	kcpu_put(k, on);
+	return obj;
+}
+
+/* Keep obj (of class c, in slab page p) in this CPU's magazine; false
+ * when there is none. */
+static bool kmag_free(struct page *p, unsigned c, void *obj)
+{
+	if (((char *)obj - (char *)page_address(p)) % class_size(c))
+		panic("kfree: %p is not an object start in its slab", obj);
+	bool on;
+	struct kcpu *k = kcpu_get(&on);
+	if (!k)
+		return false;
+	struct kmag *m = &k->mag[c];
+	if (m->n == kmag_limit(c))
+		kmag_flush(m, KMAG_BATCH(c));        /* the oldest half */
+	m->obj[m->n++] = obj;
+	kcpu_put(k, on);
+	return true;
+}
+
+void kmalloc_drain_all(void)
+{
+	for (uint32_t id = 0; id < SMP_MAX_CPUS; id++) {
+		struct kcpu *k = __atomic_load_n(&kcpus[id], __ATOMIC_ACQUIRE);
+		if (!k)
+			continue;
+		bool on = irq_save();
+		kcpu_take(k);
+		for (unsigned c = 0; c < NCLASSES; c++)
+			if (k->mag[c].n)
+				kmag_flush(&k->mag[c], k->mag[c].n);
+		kcpu_put(k, on);
+	}
+}
+
 void *kmalloc(size_t size)
 {
 	if (size == 0)
 		size = 1;
+	if (size <= class_size(NCLASSES - 1)) {
+		void *obj = kmag_alloc(class_of(size));
+		if (obj)
+			return obj;
+	}
 	bool on = spin_lock_irqsave(&heap.lock);
 	if (!heap.ready)
 		lazy_init();
@@ -165,6 +349,8 @@ void kfree(void *obj)
 	struct page *p = virt_to_page(obj);
 	if (!p)
 		panic("kfree: %p is not heap memory", obj);
+	if ((p->flags & PG_SLAB) && kmag_free(p, p->order, obj))
+		return;
 	bool on = spin_lock_irqsave(&heap.lock);
 	if (p->flags & PG_SLAB) {
 		slab_free(p, obj);

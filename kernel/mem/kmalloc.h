@@ -13,6 +13,12 @@
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);
 void kfree(void *p);
+/* Give every CPU's cached free objects back to their slabs, so empty
+ * slab pages return to the page allocator (the memory balance). */
+void kmalloc_drain_all(void);
+/* Make the magazines of CPUs 0..n-1 now (once they are online), not at
+ * their first kmalloc in the middle of a run. */
+void kmalloc_cpus_ready(unsigned n);
 
 struct kmalloc_stats {
 	uint64_t allocs, frees, failures;

@@ -1120,7 +1120,7 @@ static void wait_depth(struct pagecache *pc, uint32_t depth)
  * plugs the disk: a batch is one request already, and sleeping on a page
  * lock while plugged would hold back the very read that unlocks it.
  * depth (not 0): before each new batch, wait until fewer than depth
- * batches of the cache are in flight (the flusher's, bg_depth_ok). */
+ * batches of the cache are in flight (the flusher's: wait_depth). */
 static uint64_t writeback_some(struct pagecache *pc, uint64_t from, uint64_t to, bool nowait, uint64_t max,
 			       uint64_t *next, uint32_t depth)
 {
