@@ -418,6 +418,20 @@ long file_fsync(int fd)
 	return r;
 }
 
+long file_syncfs(int fd)
+{
+	struct task *k = T();
+	if (is_console(fd))
+		return 0;
+	struct open_file *f = fd_get(k, fd);
+	if (!f)
+		return -EBADF;
+	if (f->blk)
+		pagecache_syncfs(f->blk);
+	fd_put(f);
+	return 0;
+}
+
 long file_ftruncate(int fd, int64_t len)
 {
 	struct task *k = T();

@@ -27,6 +27,9 @@ long file_close(int fd);
 long file_write(int fd, uint64_t ubuf, uint64_t n);
 long file_pwrite(int fd, uint64_t ubuf, uint64_t n, int64_t off);
 long file_fsync(int fd);
+/* syncfs: a device's disk written back and waited for; 0 for the
+ * read-only files and the console, which hold nothing to write. */
+long file_syncfs(int fd);
 long file_ftruncate(int fd, int64_t len);
 long file_ioctl(int fd, uint64_t cmd, uint64_t arg);
 long file_fadvise(int fd, int64_t off, int64_t len, int advice);

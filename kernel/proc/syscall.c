@@ -141,6 +141,14 @@ static long sys_writev(struct trap_frame *f)
 static long sys_ioctl(struct trap_frame *f) { return file_ioctl((int)ARG0, ARG1, ARG2); }
 static long sys_pwrite64(struct trap_frame *f) { return file_pwrite((int)ARG0, ARG1, ARG2, (int64_t)ARG3); }
 static long sys_fsync(struct trap_frame *f) { return file_fsync((int)ARG0); }
+static long sys_syncfs(struct trap_frame *f) { return file_syncfs((int)ARG0); }
+
+static long sys_sync(struct trap_frame *f)
+{
+	(void)f;
+	pagecache_sync_all();
+	return 0;
+}
 static long sys_ftruncate(struct trap_frame *f) { return file_ftruncate((int)ARG0, (int64_t)ARG1); }
 static long sys_fadvise64(struct trap_frame *f) { return file_fadvise((int)ARG0, (int64_t)ARG1, (int64_t)ARG2, (int)ARG3); }
 
@@ -550,7 +558,7 @@ static const struct {
 	[12] = { "brk", sys_brk }, [13] = { "rt_sigaction", sys_rt_sigaction },
 	[14] = { "rt_sigprocmask", sys_rt_sigprocmask }, [16] = { "ioctl", sys_ioctl },
 	[17] = { "pread64", sys_pread64 }, [18] = { "pwrite64", sys_pwrite64 },
-	[74] = { "fsync", sys_fsync }, [75] = { "fdatasync", sys_fsync }, [77] = { "ftruncate", sys_ftruncate },
+	[74] = { "fsync", sys_fsync }, [75] = { "fdatasync", sys_fsync }, [162] = { "sync", sys_sync }, [306] = { "syncfs", sys_syncfs }, [77] = { "ftruncate", sys_ftruncate },
 	[221] = { "fadvise64", sys_fadvise64 },
 	[20] = { "writev", sys_writev }, [21] = { "access", sys_access }, [40] = { "sendfile", sys_sendfile }, [24] = { "sched_yield", sys_sched_yield },
 	[26] = { "msync", sys_msync }, [28] = { "madvise", sys_madvise }, [35] = { "nanosleep", sys_nanosleep },

@@ -1277,6 +1277,22 @@ static void write_and_wait_range(struct pagecache *pc, uint64_t from, uint64_t t
 	wait_range(pc, from, to);
 }
 
+void pagecache_sync_all(void)
+{
+	mutex_lock(&G.lock);
+	struct pagecache *list = G.caches;
+	mutex_unlock(&G.lock);
+	for (struct pagecache *pc = list; pc; pc = pc->next)    /* all writes first, then the waits */
+		writeback_range(pc, 0, pc_pages(pc), false);
+	for (struct pagecache *pc = list; pc; pc = pc->next)
+		write_and_wait_range(pc, 0, pc_pages(pc));
+}
+
+void pagecache_syncfs(struct pagecache_file *f)
+{
+	write_and_wait_range(f->pc, 0, pc_pages(f->pc));
+}
+
 int pagecache_fsync(struct pagecache_file *f)
 {
 	uint64_t from = f->base >> PAGE_SHIFT, to = (f->base + f->size + PAGE_SIZE - 1) >> PAGE_SHIFT;

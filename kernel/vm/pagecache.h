@@ -76,6 +76,12 @@ long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, 
  * started by then (not for the rest of the disk); -EIO once for a failed
  * write of its bytes since the last report (not another partition's). */
 int pagecache_fsync(struct pagecache_file *f);
+/* sync(2): write back every cache's dirty pages and wait for them (the
+ * write-back started by then, as fsync).  syncfs(2) on a device: the
+ * same for its disk only.  Neither reports a failed write: fsync does
+ * (Linux's sync(2) reports none; its syncfs does since 5.8). */
+void pagecache_sync_all(void);
+void pagecache_syncfs(struct pagecache_file *f);
 
 /* posix_fadvise on [off, off+len) of the device (len 0: to its end):
  * WILLNEED (3) starts reading the range (pagecache_willneed), DONTNEED (4) starts write-back of its

@@ -66,7 +66,7 @@ def test_procfs_busybox_tools(ctx):
     disks = [{'file': swap_image(ctx, mib=64), 'bus': 'nvme'}]
     cmds = ['busybox free', 'busybox cat /proc/meminfo', 'busybox cat /proc/vmstat', 'busybox cat /proc/swaps',
             'busybox date', 'busybox id', 'busybox readlink /proc/self/exe',
-            'busybox cat /proc/self/status /proc/self/stat', 'busybox uptime', 'busybox ls /proc/sys/vm',
+            'busybox cat /proc/self/status /proc/self/stat', 'busybox uptime', 'busybox ls /proc/sys/vm', 'busybox sync',
             'busybox cat /proc/sys/vm/overcommit_memory /proc/sys/vm/swappiness /proc/sys/vm/page-cluster']
     # /proc/sys/vm reads what the knobs hold now: swappiness set just before.
     steps = cmds[:-1] + ['@set swappiness 100', cmds[-1]]

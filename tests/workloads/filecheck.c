@@ -59,6 +59,9 @@
  *         beside a large cache; `commits`, `fsync_ns` (their total),
  *         `commit_max_ns` (the slowest) and `fill_fsync_ns` (the first
  *         fsync, of the whole pattern) in the record.  Then verify.
+ * writesync, writesyncfs: write the pattern, then sync(2) or syncfs(2) on
+ *         the device instead of fsync (fsync_ns is the call's time),
+ *         then verify.
  * sharedpos: write and fsync the pattern, drop it from the cache, then
  *         FC_POS_THREADS threads read the device through ONE descriptor,
  *         4 KiB per read(2), until end of file.  Each piece names its
@@ -71,7 +74,8 @@
  *         it (FMODE_ATOMIC_POS) only for regular files and directories,
  *         so on a Linux block device this mode may report duplicates.
  *
- * After each fsync(2) or msync(2) the record's `unwritten_kib` is what
+ * After each fsync(2), sync(2), syncfs(2) or msync(2) (and writenf's
+ * writes) the record's `unwritten_kib` is what
  * /proc/meminfo then called Dirty plus Writeback (absent if unreadable):
  * on a machine where nothing else writes files, 0 when the sync did its
  * job (on Linux it counts every file's dirty pages).
@@ -89,7 +93,7 @@
 #include "rt/rt.h"
 #include "wlio.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|verify|both|bothdrop|openw|mmap|mmapu|mmapfs|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|writesync|writesyncfs|verify|both|bothdrop|openw|mmap|mmapu|mmapfs|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
 	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx|sharedpos|commits [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
@@ -99,6 +103,8 @@
 #define NR_IOCTL 16
 #define NR_CLOSE 3
 #define NR_FSYNC 74
+#define NR_SYNC 162
+#define NR_SYNCFS 306
 #define NR_OPENAT 257
 #define AT_FDCWD (-100)
 #define O_RDONLY 0
@@ -164,7 +170,9 @@ static void fc_fill(const struct fc *c, uint64_t off)
 		buf[w] = c->tag ^ (off + w * 8);
 }
 
-static int fc_write(struct fc *c, int fd, bool sync)
+enum fc_sync { FC_NOSYNC, FC_FSYNC, FC_SYNC, FC_SYNCFS };
+
+static int fc_write(struct fc *c, int fd, enum fc_sync sync)
 {
 	uint64_t t0 = rt_now_ns();
 	for (uint64_t off = 0; off < c->bytes; off += FC_CHUNK) {
@@ -174,13 +182,13 @@ static int fc_write(struct fc *c, int fd, bool sync)
 			return fc_fail(c, "write", r < 0 ? r : -5);
 	}
 	uint64_t t1 = rt_now_ns();
-	long r = sync ? rt_syscall1(NR_FSYNC, fd) : 0;
+	long r = sync == FC_FSYNC ? rt_syscall1(NR_FSYNC, fd) : sync == FC_SYNCFS ? rt_syscall1(NR_SYNCFS, fd) :
+		 sync == FC_SYNC ? rt_syscall0(NR_SYNC) : 0;
 	uint64_t t2 = rt_now_ns();
-	if (sync)
-		fc_note_unwritten(c);
+	fc_note_unwritten(c);           /* writenf: what the writes left */
 	c->write_ns = t1 - t0;
 	c->fsync_ns = t2 - t1;
-	return r ? fc_fail(c, "fsync", r) : 0;
+	return r ? fc_fail(c, sync == FC_SYNCFS ? "syncfs" : "fsync", r) : 0;
 }
 
 static void fc_check(struct fc *c, uint64_t off, uint64_t n)
@@ -394,9 +402,9 @@ static void fc_mix(struct fc *c, int fd, uint64_t seed)
 	int dfd = fc_open(c, O_RDWR | O_DIRECT);
 	if (dfd < 0)
 		return;
-	if (!fc_write(c, fd, false) && !fc_verify(c, dfd) && !fc_rewind(c, fd) && !fc_verify(c, fd)) {
+	if (!fc_write(c, fd, FC_NOSYNC) && !fc_verify(c, dfd) && !fc_rewind(c, fd) && !fc_verify(c, fd)) {
 		c->tag = rt_mix64(seed + 1 + 0x13);
-		if (!fc_rewind(c, fd) && !fc_rewind(c, dfd) && !fc_write(c, dfd, true))
+		if (!fc_rewind(c, fd) && !fc_rewind(c, dfd) && !fc_write(c, dfd, FC_FSYNC))
 			fc_verify(c, fd);
 	}
 	rt_syscall1(NR_CLOSE, dfd);
@@ -517,11 +525,14 @@ int main(int argc, char **argv, char **envp)
 	uint64_t linger = argc == 6 ? rt_arg_u64("filecheck", FC_USAGE, "LINGER_S", argv[5], 0, 3600) : 0;
 	c.tag = rt_mix64(seed + 0x13);
 	bool nf = !rt_strcmp(mode, "writenf");
+	enum fc_sync how = nf ? FC_NOSYNC : !rt_strcmp(mode, "writesync") ? FC_SYNC :
+			   !rt_strcmp(mode, "writesyncfs") ? FC_SYNCFS : FC_FSYNC;
 	bool spos = !rt_strcmp(mode, "sharedpos");
 	bool commits = !rt_strcmp(mode, "commits");
 	bool drop = !rt_strcmp(mode, "bothdrop") || spos;
-	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop || commits;
-	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop || commits;    /* sharedpos: its own */
+	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop || commits || how >= FC_SYNC;
+	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop || commits ||    /* sharedpos: its own */
+		 how >= FC_SYNC;
 	bool openw = !rt_strcmp(mode, "openw");
 	bool mdn = !rt_strcmp(mode, "mmapdn");
 	bool mfs = !rt_strcmp(mode, "mmapfs");
@@ -561,7 +572,7 @@ int main(int argc, char **argv, char **envp)
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
 	}
-	if (fd >= 0 && w && fc_write(&c, fd, !nf) == 0 && (!commits || fc_commits(&c, fd, seed) == 0) && v) {
+	if (fd >= 0 && w && fc_write(&c, fd, how) == 0 && (!commits || fc_commits(&c, fd, seed) == 0) && v) {
 		long r = drop ? rt_syscall4(NR_FADVISE64, fd, 0, (long)c.bytes, POSIX_FADV_DONTNEED) : 0;
 		if (r)
 			fc_fail(&c, "fadvise", r);
