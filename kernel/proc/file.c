@@ -19,6 +19,10 @@
  * stat gives S_IFBLK and st_size 0 (the size comes from lseek(SEEK_END)
  * or ioctl BLKGETSIZE64), ftruncate fails with EINVAL, O_TRUNC is
  * ignored.
+ * /dev/null and /dev/zero, and duplicates of the console (dup of fds 0-2),
+ * are character devices (enum chr below).  dup2 onto 0-2 puts a file in
+ * task->std[] until that fd is closed; while std[fd] is NULL the fd is
+ * the console (is_console).
  * O_DIRECT on a device bypasses the cache (pagecache_direct_io: aligned
  * to the logical block size, else EINVAL); elsewhere it is refused with
  * EINVAL at open, as Linux does on a file system without direct I/O.
@@ -72,7 +76,17 @@ struct open_file {
 	int refs;                       /* [A] the table's, and each call's in progress */
 	struct pagecache_file *blk;     /* a block device: its view of the page cache (kmalloc) */
 	bool direct;                    /* O_DIRECT: blk's I/O bypasses the cache */
+	uint8_t chr;                    /* enum chr: a character device, not a file */
+	int oflags;                     /* the open's access mode and O_DIRECT (F_GETFL) */
 };
+
+/* Character devices: the console as a dup of fd 0, 1 or 2 (reads of
+ * stdin end at once, writes of stdout and stderr are the task's output),
+ * /dev/null (reads end, writes vanish) and /dev/zero (reads give zeros,
+ * writes vanish), as Linux's mem devices 1:3 and 1:5. */
+enum chr { CHR_NONE, CHR_STDIN, CHR_STDOUT, CHR_STDERR, CHR_NULL, CHR_ZERO };
+
+static bool chr_console(const struct open_file *f) { return f->chr >= CHR_STDIN && f->chr <= CHR_STDERR; }
 
 #define DEV_PREFIX "dev/"               /* normalised paths have no leading slash */
 
@@ -84,16 +98,25 @@ static struct blk_dev *dev_of(const char *path)
 
 static struct task *T(void) { return current_task(); }
 
-/* The open file of fd; files_lock held.  NULL for 0-2 and unused fds. */
+/* The open file of fd; files_lock held.  NULL for unused fds and for
+ * 0-2 while they are the console. */
 static struct open_file *fd_file(struct task *k, int fd)
 {
 	mutex_assert_held(&k->files_lock);
+	if (fd >= 0 && fd < TASK_FD_FIRST)
+		return k->std[fd];
 	if (fd < TASK_FD_FIRST || fd >= TASK_FD_FIRST + TASK_MAX_FILES)
 		return NULL;
 	return k->files[fd - TASK_FD_FIRST];
 }
 
-static bool is_console(int fd) { return fd >= 0 && fd < TASK_FD_FIRST; }
+/* fd is 0-2 and still the console (no dup2 put a file there). */
+static bool is_console(int fd)
+{
+	return fd >= 0 && fd < TASK_FD_FIRST && !__atomic_load_n(&current_task()->std[fd], __ATOMIC_ACQUIRE);
+}
+
+bool file_is_console(int fd) { return is_console(fd); }
 
 /* The base folder of a relative path: "" for AT_FDCWD (cwd is "/"), else
  * the path of the directory fd. */
@@ -226,6 +249,32 @@ static long open_blk(struct task *k, struct blk_dev *d, const char *path, int fl
 	f->blk = pf;
 	f->len = pf->size;
 	f->direct = flags & O_DIRECT;
+	f->oflags = flags & (O_ACCMODE | O_DIRECT);
+	int fd = install(k, f);
+	if (fd < 0)
+		file_free(f);
+	return fd;
+}
+
+/* /dev/null and /dev/zero by normalised path: CHR_NULL, CHR_ZERO or 0. */
+static uint8_t chr_of(const char *path)
+{
+	return !strcmp(path, "dev/null") ? CHR_NULL : !strcmp(path, "dev/zero") ? CHR_ZERO : CHR_NONE;
+}
+
+static long open_chr(struct task *k, const char *path, uint8_t chr, int flags)
+{
+	if (flags & O_DIRECTORY)
+		return -ENOTDIR;
+	if (flags & O_DIRECT)
+		return -EINVAL;
+	struct open_file *f = file_alloc();
+	if (!f)
+		return -ENOMEM;
+	f->node = (struct procfs_node){ .kind = PROCFS_BOOT, .size = 0 };
+	memcpy(f->path, path, PATH_CAP);
+	f->chr = chr;
+	f->oflags = flags & O_ACCMODE;
 	int fd = install(k, f);
 	if (fd < 0)
 		file_free(f);
@@ -241,6 +290,9 @@ long file_openat(int dirfd, uint64_t upath, int flags)
 	struct blk_dev *d = err ? NULL : dev_of(path);
 	if (d)
 		return open_blk(k, d, path, flags);
+	uint8_t chr = err ? CHR_NONE : chr_of(path);
+	if (chr)
+		return open_chr(k, path, chr, flags);
 	if (!err)
 		err = procfs_lookup(k, path, true, &node);
 	if (err == -ENOENT && (flags & O_CREAT))
@@ -289,11 +341,30 @@ static int refresh(struct task *k, struct open_file *f)
 	return 0;
 }
 
+static const char zeros[1024];
+
+static long chr_read(const struct open_file *f, uint64_t ubuf, uint64_t n)
+{
+	if (f->chr == CHR_STDOUT || f->chr == CHR_STDERR)
+		return -EBADF;          /* as fd 1 and 2: not open for reading */
+	if (f->chr != CHR_ZERO)
+		return 0;               /* stdin and /dev/null: end of file */
+	for (uint64_t done = 0; done < n;) {
+		uint64_t k = n - done < sizeof zeros ? n - done : sizeof zeros;
+		if (copy_to_user(ubuf + done, zeros, k))
+			return done ? (long)done : -EFAULT;
+		done += k;
+	}
+	return (long)n;
+}
+
 /* Copy from offset off; pos_lock held unless f is a device. */
 static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
 {
 	if (n > 0x7ffff000)
 		n = 0x7ffff000;         /* Linux's cap on one read */
+	if (f->chr)
+		return chr_read(f, ubuf, n);
 	if (f->blk)
 		return f->direct ? pagecache_direct_io(f->blk, off, ubuf, n, false) : pagecache_read(f->blk, off, ubuf, n);
 	if (f->node.kind == PROCFS_DIR)
@@ -313,7 +384,7 @@ static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_
 long file_read(int fd, uint64_t ubuf, uint64_t n)
 {
 	struct task *k = T();
-	if (fd == 0)
+	if (fd == 0 && is_console(0))
 		return 0;               /* stdin is empty: end of file */
 	struct open_file *f = fd_get(k, fd);
 	if (!f)
@@ -337,6 +408,10 @@ long file_pread(int fd, uint64_t ubuf, uint64_t n, int64_t off)
 	struct open_file *f = fd_get(k, fd);
 	if (!f)
 		return -EBADF;
+	if (chr_console(f)) {
+		fd_put(f);
+		return -ESPIPE;
+	}
 	if (!f->blk)
 		mutex_lock(&f->pos_lock);
 	long r = copy_out(k, f, ubuf, n, (uint64_t)off);
@@ -354,6 +429,10 @@ long file_lseek(int fd, int64_t off, int whence)
 	struct open_file *f = fd_get(k, fd);
 	if (!f)
 		return -EBADF;
+	if (f->chr) {
+		fd_put(f);
+		return chr_console(f) ? -ESPIPE : 0;    /* /dev/null and /dev/zero: always at 0, as Linux */
+	}
 	mutex_lock(&f->pos_lock);
 	int64_t base = whence == 0 ? 0 : whence == 1 ? (int64_t)f->pos : (int64_t)f->len;
 	long r = whence > 2 ? -EINVAL : (off < 0 && base + off < 0) ? -EINVAL : base + off;
@@ -364,10 +443,32 @@ long file_lseek(int fd, int64_t off, int whence)
 	return r;
 }
 
-/* Writes reach block devices only; everything else open here is
- * read-only (EBADF, as for a file not opened for writing). */
+/* The task's output (fd 1 or 2) through a small buffer. */
+static long con_out(int fd, uint64_t ubuf, uint64_t n)
+{
+	char chunk[256];
+	uint64_t done = 0;
+	while (done < n) {
+		uint64_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
+		if (copy_from_user(chunk, ubuf + done, k))
+			return done ? (long)done : -EFAULT;
+		task_output(T(), fd, chunk, k);
+		done += k;
+	}
+	return (long)n;
+}
+
+long file_console_write(int fd, uint64_t ubuf, uint64_t n) { return con_out(fd, ubuf, n); }
+
+/* Writes reach block devices, /dev/null and /dev/zero (discarded) and a
+ * dup of the console; everything else open here is read-only (EBADF, as
+ * for a file not opened for writing). */
 static long write_at(struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t off)
 {
+	if (f->chr == CHR_NULL || f->chr == CHR_ZERO)
+		return (long)n;
+	if (f->chr == CHR_STDOUT || f->chr == CHR_STDERR)
+		return con_out(f->chr == CHR_STDOUT ? 1 : 2, ubuf, n);
 	if (!f->blk || !f->blk->writable)
 		return -EBADF;
 	if (n > 0x7ffff000)
@@ -400,7 +501,7 @@ long file_pwrite(int fd, uint64_t ubuf, uint64_t n, int64_t off)
 	struct open_file *f = fd_get(k, fd);
 	if (!f)
 		return -EBADF;
-	long r = write_at(f, ubuf, n, (uint64_t)off);
+	long r = chr_console(f) ? -ESPIPE : write_at(f, ubuf, n, (uint64_t)off);
 	fd_put(f);
 	return r;
 }
@@ -413,7 +514,7 @@ long file_fsync(int fd)
 	struct open_file *f = fd_get(k, fd);
 	if (!f)
 		return -EBADF;
-	long r = f->blk ? pagecache_fsync(f->blk) : 0;
+	long r = f->blk ? pagecache_fsync(f->blk) : f->chr ? -EINVAL : 0;
 	fd_put(f);
 	return r;
 }
@@ -527,8 +628,12 @@ long file_close(int fd)
 		return 0;               /* the console stays; nothing to release */
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, fd);
-	if (f)
+	if (f && fd < TASK_FD_FIRST)
+		__atomic_store_n(&k->std[fd], NULL, __ATOMIC_RELEASE);    /* the console again */
+	else if (f)
 		k->files[fd - TASK_FD_FIRST] = NULL;
+	if (fd >= 0 && fd < 64)
+		k->cloexec &= ~(1ull << fd);
 	mutex_unlock(&k->files_lock);
 	if (!f)
 		return -EBADF;
@@ -543,6 +648,11 @@ void file_close_all(struct task *k)
 		if (k->files[i])
 			fd_put(k->files[i]);
 		k->files[i] = NULL;
+	}
+	for (int i = 0; i < TASK_FD_FIRST; i++) {
+		if (k->std[i])
+			fd_put(k->std[i]);
+		k->std[i] = NULL;
 	}
 	mutex_unlock(&k->files_lock);
 }
@@ -655,13 +765,27 @@ static void console_stat(struct kstat *st)
 	st->dev = 6;
 }
 
+static void chr_stat(uint8_t chr, struct kstat *st)
+{
+	if (chr != CHR_NULL && chr != CHR_ZERO)
+		return console_stat(st);
+	memset(st, 0, sizeof *st);
+	st->mode = S_IFCHR | 0666;
+	st->rdev = (1u << 8) | (chr == CHR_NULL ? 3 : 5);
+	st->nlink = 1;
+	st->ino = chr == CHR_NULL ? 4 : 5;
+	st->dev = 5;                    /* devtmpfs */
+}
+
 static int fd_stat(struct task *k, int fd, struct kstat *st)
 {
 	if (is_console(fd))
 		return console_stat(st), 0;
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, fd);
-	if (f && f->blk)
+	if (f && f->chr)
+		chr_stat(f->chr, st);
+	else if (f && f->blk)
 		blk_stat(f->blk->dev, st);
 	else if (f)
 		node_stat(f->path, &f->node, st);
@@ -680,6 +804,8 @@ static int path_stat(struct task *k, int dirfd, uint64_t upath, int flags, struc
 	struct blk_dev *d = err ? NULL : dev_of(path);
 	if (d)
 		return blk_stat(d, st), 0;
+	if (!err && chr_of(path))
+		return chr_stat(chr_of(path), st), 0;
 	if (!err)
 		err = procfs_lookup(k, path, !(flags & AT_SYMLINK_NOFOLLOW), &n);
 	if (!err)
@@ -779,7 +905,7 @@ long file_faccessat(int dirfd, uint64_t upath, int mode)
 	if (mode & ~7)
 		return -EINVAL;
 	int err = user_path(k, dirfd, upath, false, path);
-	if (!err && dev_of(path))
+	if (!err && (dev_of(path) || chr_of(path)))
 		return mode & 1 ? -EACCES : 0;  /* a device: rw for root, never x */
 	if (!err)
 		err = procfs_lookup(k, path, true, &n);
@@ -819,6 +945,8 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 	uint64_t off = 0;
 	if (out_fd != 1 && out_fd != 2)
 		return -EBADF;          /* the console is the only writable file */
+	if (!is_console(out_fd))
+		return -EINVAL;         /* dup2 put a file there: not an output sendfile takes here */
 	if (uoff && copy_from_user(&off, uoff, sizeof off))
 		return -EFAULT;
 	if ((int64_t)off < 0)
@@ -850,5 +978,130 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 	fd_put(f);
 	if (r >= 0 && uoff && copy_to_user(uoff, &off, sizeof off))
 		return -EFAULT;
+	return r;
+}
+
+/* ------------------------------------------------------------ dup, fcntl */
+
+#define F_DUPFD         0
+#define F_GETFD         1
+#define F_SETFD         2
+#define F_GETFL         3
+#define F_DUPFD_CLOEXEC 1030
+#define FD_CLOEXEC      1
+#define O_CLOEXEC       02000000
+#define O_RDWR_CONSOLE  2               /* fds 0-2 are a terminal opened read-write */
+
+/* What oldfd names, referenced: its open file, or for 0-2 while they are
+ * the console a new console file (chr); NULL with *err. */
+static struct open_file *dup_source(struct task *k, int oldfd, int *err)
+{
+	if (is_console(oldfd)) {
+		struct open_file *f = file_alloc();
+		if (!f) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		f->node = (struct procfs_node){ .kind = PROCFS_BOOT, .size = 0 };
+		memcpy(f->path, "dev/console", sizeof "dev/console");
+		f->chr = (uint8_t)(CHR_STDIN + oldfd);
+		f->oflags = O_RDWR_CONSOLE;
+		return f;
+	}
+	struct open_file *f = fd_get(k, oldfd);
+	if (!f)
+		*err = -EBADF;
+	return f;
+}
+
+/* files_lock held. */
+static void set_cloexec(struct task *k, int fd, bool on)
+{
+	if (on)
+		k->cloexec |= 1ull << fd;
+	else
+		k->cloexec &= ~(1ull << fd);
+}
+
+long file_dup_min(int oldfd, int min, bool cloexec)
+{
+	struct task *k = T();
+	if (min < 0 || min >= TASK_FD_FIRST + TASK_MAX_FILES)
+		return -EINVAL;
+	int err = 0;
+	struct open_file *f = dup_source(k, oldfd, &err);
+	if (!f)
+		return err;
+	mutex_lock(&k->files_lock);
+	int fd = -EMFILE;
+	for (int i = min > TASK_FD_FIRST ? min - TASK_FD_FIRST : 0; i < TASK_MAX_FILES && fd < 0; i++)
+		if (!k->files[i]) {
+			k->files[i] = f;
+			fd = TASK_FD_FIRST + i;
+			set_cloexec(k, fd, cloexec);
+		}
+	mutex_unlock(&k->files_lock);
+	if (fd < 0)
+		fd_put(f);
+	return fd;
+}
+
+long file_dup_to(int oldfd, int newfd, int flags)
+{
+	struct task *k = T();
+	bool dup3 = flags >= 0;
+	if (dup3 && (flags & ~O_CLOEXEC))
+		return -EINVAL;
+	if (newfd < 0 || newfd >= TASK_FD_FIRST + TASK_MAX_FILES)
+		return -EBADF;
+	int err = 0;
+	if (oldfd == newfd) {
+		if (dup3)
+			return -EINVAL;
+		if (is_console(oldfd))
+			return newfd;
+		struct open_file *f = fd_get(k, oldfd);
+		if (!f)
+			return -EBADF;
+		fd_put(f);
+		return newfd;
+	}
+	struct open_file *f = dup_source(k, oldfd, &err);
+	if (!f)
+		return err;
+	if (newfd < TASK_FD_FIRST && f->chr == CHR_STDIN + newfd) {
+		fd_put(f);              /* the console back where it was: fd newfd is the console again */
+		f = NULL;
+	}
+	mutex_lock(&k->files_lock);
+	struct open_file **slot = newfd < TASK_FD_FIRST ? &k->std[newfd] : &k->files[newfd - TASK_FD_FIRST];
+	struct open_file *old = *slot;
+	__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+	set_cloexec(k, newfd, dup3 && (flags & O_CLOEXEC));
+	mutex_unlock(&k->files_lock);
+	if (old)
+		fd_put(old);            /* dup2 closes what newfd named */
+	return newfd;
+}
+
+long file_fcntl(int fd, int cmd, uint64_t arg)
+{
+	struct task *k = T();
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		return file_dup_min(fd, (int)arg, cmd == F_DUPFD_CLOEXEC);
+	mutex_lock(&k->files_lock);
+	struct open_file *f = fd_file(k, fd);
+	long r = 0;
+	if (!f && !is_console(fd))
+		r = -EBADF;
+	else if (cmd == F_GETFD)
+		r = k->cloexec >> fd & 1 ? FD_CLOEXEC : 0;
+	else if (cmd == F_SETFD)
+		set_cloexec(k, fd, arg & FD_CLOEXEC);
+	else if (cmd == F_GETFL)
+		r = f ? f->oflags : O_RDWR_CONSOLE;
+	else
+		r = -EINVAL;            /* F_SETFL, locks, leases...: not here */
+	mutex_unlock(&k->files_lock);
 	return r;
 }

@@ -1,8 +1,9 @@
 /*
  * Open files of a task: read-only descriptors on the boot files and /proc
  * (procfs.h), and the calls that reach them (open/openat, read, pread64,
- * lseek, close, stat/fstat/lstat/newfstatat, statx, readlink(at)), with
- * Linux's numbers and error codes.  fds 0-2 stay the console (syscall.c).
+ * lseek, close, dup*, fcntl, stat/fstat/lstat/newfstatat, statx,
+ * readlink(at)), with Linux's numbers and error codes.  fds 0-2 are the
+ * console (syscall.c) unless dup2 put a file there.
  *
  * Every call runs in the calling task's syscall context and may sleep;
  * arguments are raw user values.
@@ -11,6 +12,7 @@
 #define FILE_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 struct task;
 
@@ -55,6 +57,20 @@ long file_utimensat(int dirfd, uint64_t upath);
  * the file position. */
 long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 		   void (*out)(int fd, const char *buf, uint64_t n));
+/* dup (min 0) and fcntl F_DUPFD: the lowest free fd >= min, above 0-2;
+ * dup2 (flags -1) and dup3 (flags 0 or O_CLOEXEC): onto newfd, closing
+ * what it named.  Onto 0-2 a file replaces the console there until it is
+ * closed (then the console is back); the console itself, duplicated, is
+ * a file whose reads end at once (0) or whose writes are the task's
+ * output (1, 2).  FD_CLOEXEC is kept (there is no exec).
+ * fcntl: F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL; the rest
+ * -EINVAL. */
+long file_dup_min(int oldfd, int min, bool cloexec);
+long file_dup_to(int oldfd, int newfd, int flags);
+long file_fcntl(int fd, int cmd, uint64_t arg);
+/* fd is 0-2 and the console (not replaced by dup2); the console's output. */
+bool file_is_console(int fd);
+long file_console_write(int fd, uint64_t ubuf, uint64_t n);
 /* At task end: close what is still open. */
 void file_close_all(struct task *k);
 

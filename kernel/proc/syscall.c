@@ -43,20 +43,11 @@ static struct task *T(void) { return current_task(); }
 
 static long do_write(int fd, uint64_t buf, uint64_t n)
 {
-	char chunk[256];
-	if (fd >= TASK_FD_FIRST)
+	if (!file_is_console(fd))
 		return file_write(fd, buf, n);
 	if (fd != 1 && fd != 2)
 		return -EBADF;
-	uint64_t done = 0;
-	while (done < n) {
-		uint64_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
-		if (copy_from_user(chunk, buf + done, k))
-			return done ? (long)done : -EFAULT;
-		task_output(T(), fd, chunk, k);
-		done += k;
-	}
-	return (long)done;
+	return file_console_write(fd, buf, n);
 }
 
 static long sys_read(struct trap_frame *f) { return file_read((int)ARG0, ARG1, ARG2); }
@@ -142,6 +133,10 @@ static long sys_ioctl(struct trap_frame *f) { return file_ioctl((int)ARG0, ARG1,
 static long sys_pwrite64(struct trap_frame *f) { return file_pwrite((int)ARG0, ARG1, ARG2, (int64_t)ARG3); }
 static long sys_fsync(struct trap_frame *f) { return file_fsync((int)ARG0); }
 static long sys_syncfs(struct trap_frame *f) { return file_syncfs((int)ARG0); }
+static long sys_dup(struct trap_frame *f) { return file_dup_min((int)ARG0, 0, false); }
+static long sys_dup2(struct trap_frame *f) { return file_dup_to((int)ARG0, (int)ARG1, -1); }
+static long sys_dup3(struct trap_frame *f) { return file_dup_to((int)ARG0, (int)ARG1, (int)ARG2); }
+static long sys_fcntl(struct trap_frame *f) { return file_fcntl((int)ARG0, (int)ARG1, ARG2); }
 
 static long sys_sync(struct trap_frame *f)
 {
@@ -558,7 +553,8 @@ static const struct {
 	[12] = { "brk", sys_brk }, [13] = { "rt_sigaction", sys_rt_sigaction },
 	[14] = { "rt_sigprocmask", sys_rt_sigprocmask }, [16] = { "ioctl", sys_ioctl },
 	[17] = { "pread64", sys_pread64 }, [18] = { "pwrite64", sys_pwrite64 },
-	[74] = { "fsync", sys_fsync }, [75] = { "fdatasync", sys_fsync }, [162] = { "sync", sys_sync }, [306] = { "syncfs", sys_syncfs }, [77] = { "ftruncate", sys_ftruncate },
+	[74] = { "fsync", sys_fsync }, [75] = { "fdatasync", sys_fsync }, [162] = { "sync", sys_sync }, [32] = { "dup", sys_dup }, [33] = { "dup2", sys_dup2 },
+	[292] = { "dup3", sys_dup3 }, [72] = { "fcntl", sys_fcntl }, [306] = { "syncfs", sys_syncfs }, [77] = { "ftruncate", sys_ftruncate },
 	[221] = { "fadvise64", sys_fadvise64 },
 	[20] = { "writev", sys_writev }, [21] = { "access", sys_access }, [40] = { "sendfile", sys_sendfile }, [24] = { "sched_yield", sys_sched_yield },
 	[26] = { "msync", sys_msync }, [28] = { "madvise", sys_madvise }, [35] = { "nanosleep", sys_nanosleep },

@@ -68,10 +68,12 @@ struct task {
 	 * boot files never move, so the pointer stays valid. */
 	const char *exe;
 	/* Open files, fd TASK_FD_FIRST + index (file.c); fds 0-2 are the
-	 * console.  Guarded by files_lock (a mutex: reads copy to user
-	 * memory, which may fault). */
+	 * console unless dup2/dup3 put a file there (std).  Guarded by
+	 * files_lock (a mutex: reads copy to user memory, which may fault). */
 	struct mutex files_lock;
 	struct open_file *files[TASK_MAX_FILES];
+	struct open_file *std[TASK_FD_FIRST];   /* NULL: the console */
+	uint64_t cloexec;               /* FD_CLOEXEC by fd (F_SETFD; there is no exec) */
 };
 
 /* Start `cmdline` ("prog arg1 arg2 ...", prog looked up among the boot

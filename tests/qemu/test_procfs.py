@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rig import expect, expect_ok, boot_record, swap_image, vm_final, expect_clean_exits
+from rig import expect, expect_ok, boot_record, swap_image, vm_final, expect_clean_exits, scratch_disk
 
 BUSYBOX = '/bin/busybox'
 
@@ -140,6 +140,40 @@ def test_procfs_busybox_tools(ctx):
         for name in ONCE_ENOSYS:
             expect(' syscall %s (' % name not in line, 'still logged: %r' % line)
         expect('unknown syscall' not in line, 'a call busybox makes is still unknown: %r' % line)
+
+
+@pytest.mark.quick
+def test_busybox_dd_reads_and_writes_a_disk(ctx):
+    # The tool anyone reaches for first on a disk.  busybox dd moves its
+    # files onto fds 0 and 1 with dup2 and reads /dev/zero or writes
+    # /dev/null: before, dup2 was -ENOSYS ("can't duplicate file
+    # descriptor") and neither device existed.  A disk whose first MiB
+    # holds 0xab: dd reads 8 MiB of it into /dev/null, writes 256 KiB of
+    # zeros from /dev/zero at 64 KiB, and only those bytes change; od
+    # reads the 16 bytes before them back.
+    data = scratch_disk(ctx, 'data.img', 16 << 20)
+    with open(data, 'r+b') as f:
+        f.write(b'\xab' * (1 << 20))
+    cmds = ['busybox dd if=/dev/nvme1n1 of=/dev/null bs=1M count=8',
+            'busybox dd if=/dev/zero of=/dev/nvme1n1 bs=64k count=4 seek=1',
+            'busybox od -A d -t x1 -N 16 -j 65520 /dev/nvme1n1', 'busybox stat -c %F:%t:%T /dev/null /dev/zero']
+    r = ctx.boot('quiet mem=64M data=nvme1n1 run="%s"' % ' ; '.join(cmds), image=busybox_image(ctx),
+                 disks=[{'file': data, 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    expect_clean_exits(r, len(cmds))
+    out = outputs(r)
+    expect([l.split('] ', 1)[-1] for l in out[cmds[0]]] == ['8+0 records in', '8+0 records out'],
+           'dd of=/dev/null: %r' % out[cmds[0]])
+    expect([l.split('] ', 1)[-1] for l in out[cmds[1]]] == ['4+0 records in', '4+0 records out'],
+           'dd if=/dev/zero: %r' % out[cmds[1]])
+    expect(out[cmds[2]] == ['0065520 ' + ' '.join(['ab'] * 16), '0065536'], 'od: %r' % out[cmds[2]])
+    expect(out[cmds[3]] == ['character special file:1:3', 'character special file:1:5'], 'stat: %r' % out[cmds[3]])
+    with open(data, 'rb') as f:
+        d = f.read(1 << 20)
+    expect(d[65536:327680] == bytes(262144), 'the 256 KiB dd wrote are not zeros')
+    expect(d[:65536] == b'\xab' * 65536 and d[327680:] == b'\xab' * (len(d) - 327680),
+           'dd wrote outside its 256 KiB')
+    expect(not [l for l in r.log.splitlines() if 'unknown syscall' in l], 'a call dd makes is unknown')
 
 
 def test_procfs_writes_refused(ctx):

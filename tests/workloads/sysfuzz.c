@@ -22,7 +22,8 @@
  * program, or an open file descriptor.  Calls that would end or
  * stall the program (exit, execve, clone, kill, sleeps, futex, wait4,
  * arch_prctl, rseq) are left out, and console descriptors are never
- * written to, so the log stays readable.  The program may still die of
+ * written to nor replaced (dup2), so the log stays readable and the
+ * record reaches it.  The program may still die of
  * what it did to itself (a call that wrote over its own data): the
  * kernel must not.
  *
@@ -77,7 +78,7 @@ static const int known[] = {
 	0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 20, 21, 24, 26, 28,
 	39, 40, 63, 74, 75, 77, 89, 96, 98, 99, 102, 104, 105, 106, 107, 108, 110, 115,
 	118, 120, 131, 157, 186, 201, 203, 204, 217, 218, 221, 228, 257, 262, 267, 269,
-	273, 280, 302, 309, 318, 332, 439,
+	273, 280, 302, 309, 318, 332, 439, 32, 33, 72, 162, 292, 306,
 };
 
 /* Never called at random: exit, exit_group, execve, clone, fork, kill,
@@ -150,6 +151,8 @@ static void random_call(struct fz *z)
 		a[0] = 3;
 	if (nr == 40 && a[0] >= 0 && a[0] <= 2)          /* sendfile's out_fd */
 		a[0] = 3;
+	if ((nr == 33 || nr == 292) && a[1] >= 0 && a[1] <= 2)  /* dup2/dup3 onto the console */
+		a[1] = 3;
 	/* mmap, mprotect, munmap and madvise keep off the program, its
 	 * stacks and scratch area (else the first munmap(0, huge) ends the
 	 * run). */

@@ -238,6 +238,63 @@ static void test_files(void)
 	check((stx[0x1d] & 0xf0) == 0x80, "statx: /proc/meminfo is a regular file", stx[0x1d]);
 }
 
+/* dup, dup2, dup3, fcntl: one open file under several numbers, sharing
+ * its position; dup2 onto stdin and back; /dev/null and /dev/zero. */
+static void test_dup(void)
+{
+	char buf[16];
+	long fd = sys(257, AT_FDCWD, (long)"/proc/meminfo", 0, 0, 0, 0);
+	EXPECT(fd, >= 3);
+	long d = sys(32, fd, 0, 0, 0, 0, 0);                                /* dup */
+	check(d > 2 && d != fd, "dup gives a new fd", d);
+	EXPECT(rt_read((int)fd, buf, 3), == 3);
+	EXPECT(sys(8, d, 0, 1, 0, 0, 0), == 3);                             /* the position is shared */
+	EXPECT(sys(33, fd, 9, 0, 0, 0, 0), == 9);                           /* dup2 */
+	EXPECT(sys(8, 9, 0, 1, 0, 0, 0), == 3);
+	EXPECT(sys(33, fd, fd, 0, 0, 0, 0), == fd);
+	EXPECT(sys(292, fd, fd, 0, 0, 0, 0), == -RT_EINVAL);                /* dup3 onto itself */
+	EXPECT(sys(292, fd, 10, 1, 0, 0, 0), == -RT_EINVAL);                /* dup3: a flag it does not take */
+	EXPECT(sys(292, fd, 10, 02000000, 0, 0, 0), == 10);                 /* dup3 O_CLOEXEC */
+	EXPECT(sys(72, 10, 1, 0, 0, 0, 0), == 1);                           /* F_GETFD: FD_CLOEXEC */
+	EXPECT(sys(72, 9, 1, 0, 0, 0, 0), == 0);
+	EXPECT(sys(72, 9, 2, 1, 0, 0, 0), == 0);                            /* F_SETFD */
+	EXPECT(sys(72, 9, 1, 0, 0, 0, 0), == 1);
+	EXPECT(sys(72, fd, 0, 20, 0, 0, 0), == 20);                         /* F_DUPFD: lowest free >= 20 */
+	EXPECT(sys(72, fd, 3, 0, 0, 0, 0) & 3, == 0);                       /* F_GETFL: O_RDONLY */
+	EXPECT(sys(33, fd, -1, 0, 0, 0, 0), == -EBADF);
+	EXPECT(sys(33, 99, 5, 0, 0, 0, 0), == -EBADF);
+	EXPECT(sys(72, 99, 1, 0, 0, 0, 0), == -EBADF);
+	/* The file onto stdin, read there, and the saved stdin back. */
+	long saved = sys(32, 0, 0, 0, 0, 0, 0);
+	EXPECT(saved, > 2);
+	EXPECT(sys(8, fd, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(33, fd, 0, 0, 0, 0, 0), == 0);
+	EXPECT(rt_read(0, buf, 9), == 9);
+	check(!prefix_differs(buf, "MemTotal:", 9), "read(0) after dup2 reads the file", 0);
+	EXPECT(sys(33, saved, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(3, saved, 0, 0, 0, 0, 0), == 0);
+	/* Closing one number leaves the others open. */
+	EXPECT(sys(3, fd, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(8, d, 0, 1, 0, 0, 0), == 9);
+	static const long more[] = { 9, 10, 20 };
+	EXPECT(sys(3, d, 0, 0, 0, 0, 0), == 0);
+	for (unsigned k = 0; k < 3; k++)
+		EXPECT(sys(3, more[k], 0, 0, 0, 0, 0), == 0);
+	/* /dev/null swallows writes and reads nothing; /dev/zero reads zeros. */
+	long nul = sys(257, AT_FDCWD, (long)"/dev/null", 2, 0, 0, 0);
+	EXPECT(nul, >= 3);
+	EXPECT(rt_write((int)nul, "gone", 4), == 4);
+	EXPECT(rt_read((int)nul, buf, sizeof buf), == 0);
+	EXPECT(sys(3, nul, 0, 0, 0, 0, 0), == 0);
+	long zero = sys(257, AT_FDCWD, (long)"/dev/zero", 0, 0, 0, 0);
+	EXPECT(zero, >= 3);
+	for (unsigned i = 0; i < sizeof buf; i++)
+		buf[i] = 'x';
+	EXPECT(rt_read((int)zero, buf, sizeof buf), == (long)sizeof buf);
+	check(buf[0] == 0 && buf[sizeof buf - 1] == 0, "/dev/zero reads zeros", buf[0]);
+	EXPECT(sys(3, zero, 0, 0, 0, 0, 0), == 0);
+}
+
 /* sysinfo, time, gettimeofday, the ids, prctl's name. */
 static void test_system(void)
 {
@@ -394,6 +451,7 @@ int main(void)
 	test_time();
 	test_identity();
 	test_files();
+	test_dup();
 	test_system();
 	test_signals_and_tls();
 	test_futex_and_threads();
