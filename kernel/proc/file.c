@@ -281,9 +281,25 @@ static long open_chr(struct task *k, const char *path, uint8_t chr, int flags)
 	return fd;
 }
 
+static long open_at(struct task *k, int dirfd, uint64_t upath, int flags);
+static void set_cloexec(struct task *k, int fd, bool on);
+
+#define O_CLOEXEC 02000000
+
 long file_openat(int dirfd, uint64_t upath, int flags)
 {
 	struct task *k = T();
+	long fd = open_at(k, dirfd, upath, flags);
+	if (fd >= 0) {
+		mutex_lock(&k->files_lock);
+		set_cloexec(k, (int)fd, flags & O_CLOEXEC);     /* F_GETFD tells it; there is no exec */
+		mutex_unlock(&k->files_lock);
+	}
+	return fd;
+}
+
+static long open_at(struct task *k, int dirfd, uint64_t upath, int flags)
+{
 	char path[PATH_CAP];
 	struct procfs_node node;
 	int err = user_path(k, dirfd, upath, false, path);
@@ -989,7 +1005,6 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 #define F_GETFL         3
 #define F_DUPFD_CLOEXEC 1030
 #define FD_CLOEXEC      1
-#define O_CLOEXEC       02000000
 #define O_RDWR_CONSOLE  2               /* fds 0-2 are a terminal opened read-write */
 
 /* What oldfd names, referenced: its open file, or for 0-2 while they are

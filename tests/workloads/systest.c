@@ -261,6 +261,9 @@ static void test_dup(void)
 	EXPECT(sys(72, 9, 1, 0, 0, 0, 0), == 1);
 	EXPECT(sys(72, fd, 0, 20, 0, 0, 0), == 20);                         /* F_DUPFD: lowest free >= 20 */
 	EXPECT(sys(72, fd, 3, 0, 0, 0, 0) & 3, == 0);                       /* F_GETFL: O_RDONLY */
+	long ce = sys(257, AT_FDCWD, (long)"/proc/meminfo", 02000000, 0, 0, 0);    /* O_CLOEXEC */
+	EXPECT(sys(72, ce, 1, 0, 0, 0, 0), == 1);
+	EXPECT(sys(3, ce, 0, 0, 0, 0, 0), == 0);
 	EXPECT(sys(33, fd, -1, 0, 0, 0, 0), == -EBADF);
 	EXPECT(sys(33, 99, 5, 0, 0, 0, 0), == -EBADF);
 	EXPECT(sys(72, 99, 1, 0, 0, 0, 0), == -EBADF);
