@@ -1077,13 +1077,23 @@ static void submit_write_to(struct pc_wb *wb, struct blk_dev *d)
 }
 
 /* Submit wb once the PTEs its pages' mkclean changed are flushed: a CPU
- * still writing through a stale entry writes before the disk reads. */
+ * still writing through a stale entry writes before the disk reads.
+ * Each block once: when the whole disk may be written (data= names it),
+ * it takes the batch alone, else each partition allowed takes its part.
+ * Before, data=nvme2n1,nvme2n1p2 wrote every page of p2 twice, through
+ * the disk and through the partition (1607168 KiB sent for a stream that
+ * wrote 741 MB, at half its speed). */
 static void submit_wb(struct pc_wb *wb, struct tlb_batch *tlb)
 {
 	vm_tlb_flush(tlb);
-	int nw = __atomic_load_n(&wb->pc->nwriters, __ATOMIC_ACQUIRE);
+	struct pagecache *pc = wb->pc;
+	int nw = __atomic_load_n(&pc->nwriters, __ATOMIC_ACQUIRE);
+	bool whole = false;
 	for (int k = 0; k < nw; k++)
-		submit_write_to(wb, wb->pc->writers[k]);
+		whole |= pc->writers[k] == pc->disk;
+	for (int k = 0; k < nw; k++)
+		if (!whole || pc->writers[k] == pc->disk)
+			submit_write_to(wb, pc->writers[k]);
 	wb_put(wb);                     /* the building reference */
 }
 

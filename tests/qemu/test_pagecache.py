@@ -184,6 +184,28 @@ def test_pagecache_write_error_reaches_only_the_partition_it_hit(ctx):
     expect(word == pattern_word(1, 5 << 20), 'p1 5 MiB in did not reach the disk')
 
 
+def test_pagecache_disk_and_its_partition_named_write_each_block_once(ctx):
+    # data= names the disk and one of its partitions: a page of the
+    # partition may go to the disk through either, but must go once.
+    # Before, each batch went to every writer that overlapped it: 8 MiB
+    # written through p1 sent 16 MiB to the disk (and a bulk writer beside
+    # commits ran at half speed).
+    img = scratch_disk(ctx, 'gpt.img', 32 << 20)
+    subprocess.run(['sgdisk', '-n', '1:2048:+16M', img], check=True, capture_output=True)
+    r = ctx.boot('quiet mem=64M data=nvme1n1,nvme1n1p1 run="filecheck /dev/nvme1n1p1 8 write 2 ; '
+                 'filecheck /dev/nvme1n1p1 8 verify 2"', disks=[{'file': img, 'bus': 'nvme'}], timeout=300)
+    expect_ok(r)
+    expect_filechecks_clean(r, 2)
+    b = [x for x in r.find('blk') if x['name'] == 'nvme1n1']
+    expect(b, 'no blk record for nvme1n1')
+    w = b[-1]['write_bytes']
+    expect(8 << 20 <= w < 9 << 20, 'nvme1n1 was sent %d bytes for 8 MiB written through p1' % w)
+    with open(img, 'rb') as f:
+        f.seek(2048 * 512 + (7 << 20))
+        word = int.from_bytes(f.read(8), 'little')
+    expect(word == pattern_word(2, 7 << 20), 'p1 7 MiB in did not reach the disk')
+
+
 def test_pagecache_unaligned_partition_writes_only_its_blocks(ctx):
     # Partition 2 starts at sector 10241, not on a page: its first and
     # last cached pages are shared with partitions 1 and 3.  Writes
