@@ -6,6 +6,7 @@
 # Kernel command line: peer.bus=nvme|sata peer.pc=N peer.vmra=default|on|off
 # [peer.data=SERIAL: an NVMe data disk with that serial; the swap disk is
 # then the other one, and /dev/peer-data links to the data disk]
+# [peer.dataparts=N: its N partitions, linked as /dev/peer-datap1 ...]
 # [peer.vm=NAME:VALUE,...: vm sysctls (swappiness, dirty_ratio,
 # dirty_background_ratio, dirty_expire_centisecs) set before any step].
 # The initramfs also holds (written by mmtools/linuxpeer.py):
@@ -38,6 +39,7 @@ BUS=nvme
 PC=3
 VMRA=default
 DATA=
+DATAPARTS=0
 VM=
 # The command line is words by definition: split it on blanks.
 # shellcheck disable=SC2013
@@ -47,6 +49,7 @@ for w in $(cat /proc/cmdline); do
 	peer.pc=*) PC=${w#peer.pc=} ;;
 	peer.vmra=*) VMRA=${w#peer.vmra=} ;;
 	peer.data=*) DATA=${w#peer.data=} ;;
+	peer.dataparts=*) DATAPARTS=${w#peer.dataparts=} ;;
 	peer.vm=*) VM=${w#peer.vm=} ;;
 	esac
 done
@@ -85,6 +88,16 @@ if [ -n "$DATA" ]; then
 		usleep 100000
 	done
 	ln -s "/dev/$DATADEV" /dev/peer-data || fail "cannot link /dev/peer-data to /dev/$DATADEV"
+	k=1
+	while [ "$k" -le "$DATAPARTS" ]; do
+		while [ ! -b "/dev/${DATADEV}p$k" ]; do
+			i=$((i + 1))
+			[ $i -gt 600 ] && fail "no /dev/${DATADEV}p$k 60 s after loading $(echo "$MODS" | tr '\n' ' ')"
+			usleep 100000
+		done
+		ln -s "/dev/${DATADEV}p$k" "/dev/peer-datap$k" || fail "cannot link /dev/peer-datap$k"
+		k=$((k + 1))
+	done
 fi
 while [ ! -b "/dev/$DEV" ]; do
 	i=$((i + 1))

@@ -49,6 +49,8 @@ and on ours, in the same QEMU machine, compared metric by metric.
                       and its lib/modules/<release> directory (read only:
                       depmod runs on a symlink copy); none when the nvme or
                       ahci/sd_mod drivers are built in
+  --data-parts N      that disk as N equal GPT partitions: @DATAp1 .. @DATApN
+                      (Linux: /dev/peer-datapK; ours: /dev/nvme2n1pK)
   --data-mib N        a fresh, empty data disk of N MiB per boot (NVMe only)
                       for the disk workloads: @DATA in a step stands for
                       its path on each side (stream @DATA 64 read, mmap001
@@ -589,10 +591,20 @@ def with_data(steps, dev):
 
 
 def data_disk(a, name):
-    """A fresh sparse data disk for one boot, or None without --data-mib."""
+    """A fresh sparse data disk for one boot, or None without --data-mib;
+    with --data-parts N, a GPT of N equal partitions (@DATAp1 ...)."""
     if not a.data_mib:
         return None
-    return {'file': swap_disk(name, a.data_mib, mkswap=False), 'bus': 'nvme', 'serial': DATA_SERIAL}
+    path = swap_disk(name, a.data_mib, mkswap=False)
+    parts = getattr(a, 'data_parts', 0)
+    if parts:
+        sectors = (a.data_mib << 11) - 2048 - 34      # after the first MiB, before the backup table
+        each = sectors // parts // 2048 * 2048       # MiB-aligned, as partitioning tools make them
+        args = ['sgdisk']
+        for i in range(parts):
+            args += ['-n', '%d:%d:%d' % (i + 1, 2048 + i * each, 2048 + (i + 1) * each - 1)]
+        run_tool(args + [path], 'sgdisk %s' % path)
+    return {'file': path, 'bus': 'nvme', 'serial': DATA_SERIAL}
 
 
 def steps_file(steps):
@@ -701,6 +713,8 @@ def boot_linux(a, kernel, initrd, pc, run, cfg=None, ci=0):
     data = data_disk(a, 'data-linux.img')
     if data:
         append.append('peer.data=' + DATA_SERIAL)
+        if a.data_parts:
+            append.append('peer.dataparts=%d' % a.data_parts)
     if linux_vm_arg(cfg):
         append.append(linux_vm_arg(cfg))
     if getattr(a, 'linux_dma', 'on') == 'off':
@@ -756,7 +770,11 @@ def ours_cmdline(mem, pc, steps, data=False, cfg=None):
     spec = ' ; '.join(['@sleep 0', '@set page_cluster %d' % pc] + sets + [label for label, _ in steps])
     if len(spec) > 511:
         die('the plan is %d characters as run="...": our run= holds 511' % len(spec))
-    return 'quiet %s%s%s run="%s"' % ('mem=%s ' % mem if mem else '', 'data=%s ' % OURS_DATA if data else '',
+    # data= names each device written: the disk, and each partition a step
+    # names (@DATAp2 is /dev/nvme2n1p2), as ours allows writes per device.
+    parts = sorted(set(re.findall(r'/dev/(%sp\d+)' % OURS_DATA, spec)))
+    return 'quiet %s%s%s run="%s"' % ('mem=%s ' % mem if mem else '',
+                                      'data=%s ' % ','.join([OURS_DATA] + parts) if data else '',
                                       ours_ra(pc), spec)
 
 
@@ -1086,6 +1104,8 @@ def main():
     ap.add_argument('--swap-mib', type=int, default=256)
     ap.add_argument('--data-mib', type=int, default=0,
                     help='a fresh data disk of this many MiB per boot (NVMe); @DATA in a step names it')
+    ap.add_argument('--data-parts', type=int, default=0,
+                    help='the data disk split into N equal GPT partitions, @DATAp1 .. @DATApN in a step')
     ap.add_argument('--linux-vma-ra', default='default', choices=['default', 'on', 'off'],
                     help='Linux /sys/kernel/mm/swap/vma_ra_enabled (default: leave it)')
     ap.add_argument('--linux-thp', default='never', choices=['never', 'madvise', 'always'])
@@ -1145,6 +1165,8 @@ def main():
     uses_data = any('@DATA' in p for _, progs in steps for p in progs)
     if uses_data and a.data_mib <= 0:
         die('--workload names @DATA: give --data-mib N for the data disk')
+    if a.data_parts and (a.data_parts > 8 or a.data_parts < 0 or not a.data_mib or a.data_mib < 4 * a.data_parts):
+        die('--data-parts %d: 1..8 partitions of a --data-mib disk of at least 4 MiB each' % a.data_parts)
     if a.data_mib < 0 or (a.data_mib and a.swap_bus != 'nvme'):
         die('--data-mib %d: a positive size, with --swap-bus nvme (the data disk is found by its NVMe serial)'
             % a.data_mib)
