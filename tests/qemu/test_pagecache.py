@@ -53,6 +53,13 @@ def pattern_word(seed, off):
     return (z ^ (z >> 31)) ^ off
 
 
+def disk_word(path, off):
+    """The 64-bit little-endian word at byte off of a disk image."""
+    with open(path, 'rb') as f:
+        f.seek(off)
+        return int.from_bytes(f.read(8), 'little')
+
+
 @pytest.mark.quick
 def test_pagecache_write_then_read_back_across_drop_caches(ctx):
     # Two runs: the cache is dropped (written back, then emptied) before
@@ -178,10 +185,7 @@ def test_pagecache_write_error_reaches_only_the_partition_it_hit(ctx):
            'p2 after its failed write: %r' % w['/dev/nvme1n1p2'])
     expect(w['/dev/nvme1n1p1']['failed'] == '' and w['/dev/nvme1n1p1'].get('commits') == 128,
            'p1 got the error of a write to p2: %r' % w['/dev/nvme1n1p1'])
-    with open(img, 'rb') as f:
-        f.seek(2048 * 512 + (5 << 20))
-        word = int.from_bytes(f.read(8), 'little')
-    expect(word == pattern_word(1, 5 << 20), 'p1 5 MiB in did not reach the disk')
+    expect(disk_word(img, 2048 * 512 + (5 << 20)) == pattern_word(1, 5 << 20), 'p1 5 MiB in did not reach the disk')
 
 
 def test_pagecache_disk_and_its_partition_named_write_each_block_once(ctx):
@@ -200,10 +204,7 @@ def test_pagecache_disk_and_its_partition_named_write_each_block_once(ctx):
     expect(b, 'no blk record for nvme1n1')
     w = b[-1]['write_bytes']
     expect(8 << 20 <= w < 9 << 20, 'nvme1n1 was sent %d bytes for 8 MiB written through p1' % w)
-    with open(img, 'rb') as f:
-        f.seek(2048 * 512 + (7 << 20))
-        word = int.from_bytes(f.read(8), 'little')
-    expect(word == pattern_word(2, 7 << 20), 'p1 7 MiB in did not reach the disk')
+    expect(disk_word(img, 2048 * 512 + (7 << 20)) == pattern_word(2, 7 << 20), 'p1 7 MiB in did not reach the disk')
 
 
 def test_pagecache_unaligned_partition_writes_only_its_blocks(ctx):

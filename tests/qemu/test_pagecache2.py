@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from rig import expect, expect_ok, expect_in_log, scratch_disk
-from test_pagecache import filechecks, expect_filechecks_clean, pattern_word, step_vmstat, boot_steps_on_data_disk
+from test_pagecache import filechecks, expect_filechecks_clean, pattern_word, disk_word, step_vmstat, boot_steps_on_data_disk
 
 
 @pytest.mark.quick
@@ -150,10 +150,7 @@ def test_pagecache_sync_and_syncfs_write_everything_back(ctx):
     # The control: without a sync, the pages are still dirty at that point.
     expect(w[2].get('unwritten_kib', 0) >= 4 << 10, 'writenf left only %r KiB unwritten: the check cannot tell'
            % w[2].get('unwritten_kib'))
-    with open(data, 'rb') as f:
-        f.seek(7 << 20)
-        word = int.from_bytes(f.read(8), 'little')
-    expect(word == pattern_word(5, 7 << 20), 'the last step\'s words are not on the disk')
+    expect(disk_word(data, 7 << 20) == pattern_word(5, 7 << 20), 'the last step\'s words are not on the disk')
 
 
 def test_pagecache_background_writeback_stops_under_the_limit(ctx):
