@@ -262,19 +262,28 @@ static uint8_t chr_of(const char *path)
 	return !strcmp(path, "dev/null") ? CHR_NULL : !strcmp(path, "dev/zero") ? CHR_ZERO : CHR_NONE;
 }
 
+/* A new character-device file (enum chr) at normalised path, or NULL. */
+static struct open_file *chr_alloc(const char *path, uint8_t chr, int oflags)
+{
+	struct open_file *f = file_alloc();
+	if (!f)
+		return NULL;
+	f->node = (struct procfs_node){ .kind = PROCFS_BOOT, .size = 0 };
+	memcpy(f->path, path, strlen(path) + 1);        /* shorter than PATH_CAP */
+	f->chr = chr;
+	f->oflags = oflags;
+	return f;
+}
+
 static long open_chr(struct task *k, const char *path, uint8_t chr, int flags)
 {
 	if (flags & O_DIRECTORY)
 		return -ENOTDIR;
 	if (flags & O_DIRECT)
 		return -EINVAL;
-	struct open_file *f = file_alloc();
+	struct open_file *f = chr_alloc(path, chr, flags & O_ACCMODE);
 	if (!f)
 		return -ENOMEM;
-	f->node = (struct procfs_node){ .kind = PROCFS_BOOT, .size = 0 };
-	memcpy(f->path, path, PATH_CAP);
-	f->chr = chr;
-	f->oflags = flags & O_ACCMODE;
 	int fd = install(k, f);
 	if (fd < 0)
 		file_free(f);
@@ -1012,15 +1021,9 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 static struct open_file *dup_source(struct task *k, int oldfd, int *err)
 {
 	if (is_console(oldfd)) {
-		struct open_file *f = file_alloc();
-		if (!f) {
+		struct open_file *f = chr_alloc("dev/console", (uint8_t)(CHR_STDIN + oldfd), O_RDWR_CONSOLE);
+		if (!f)
 			*err = -ENOMEM;
-			return NULL;
-		}
-		f->node = (struct procfs_node){ .kind = PROCFS_BOOT, .size = 0 };
-		memcpy(f->path, "dev/console", sizeof "dev/console");
-		f->chr = (uint8_t)(CHR_STDIN + oldfd);
-		f->oflags = O_RDWR_CONSOLE;
 		return f;
 	}
 	struct open_file *f = fd_get(k, oldfd);
