@@ -64,8 +64,8 @@ enum page_flag {
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock
  * while free (PG_BUDDY); [S] the kmalloc heap lock (PG_SLAB); [L] the LRU
- * lock while PG_LRU; [P] the page lock (PG_LOCKED) plus the mapping's ptl
- * or shmem object lock to change; [C] the swap cache lock while
+ * lock while PG_LRU; [P] the page lock (PG_LOCKED) plus the PTE's lock
+ * (vm.h's mm_ptl) or shmem object lock to change; [C] the swap cache lock while
  * PG_SWAPCACHE.  kernel/vm/README.md has the lock order. */
 struct page {
 	uint32_t flags;         /* [A] enum page_flag */

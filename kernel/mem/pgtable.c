@@ -75,7 +75,7 @@ static pte_t *walk(uint64_t pml4, uint64_t va, int level, bool create, uint64_t 
 			if (__atomic_compare_exchange_n(e, &cur, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				cur = want;
 				if (made)
-					(*made)++;
+					__atomic_add_fetch(made, 1, __ATOMIC_RELAXED);
 			} else
 				pt_free_table(p);       /* another CPU's table went in first: use it */
 		}
@@ -253,7 +253,7 @@ uint64_t pt_skip_absent(uint64_t pml4, uint64_t va)
 pte_t pt_get(uint64_t pml4, uint64_t va)
 {
 	pte_t *e = walk(pml4, va, 0, false, NULL);
-	return e ? *e : 0;
+	return e ? __atomic_load_n(e, __ATOMIC_RELAXED) : 0;
 }
 
 void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *out)
@@ -268,7 +268,7 @@ void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *ou
 			const pte_t *e = walk(pml4, a, 0, false, NULL);
 			tab = e ? e - idx(a, 0) : NULL;
 		}
-		out[k] = tab ? tab[idx(a, 0)] : 0;
+		out[k] = tab ? __atomic_load_n(&tab[idx(a, 0)], __ATOMIC_RELAXED) : 0;
 	}
 }
 

@@ -56,7 +56,9 @@ uint64_t pt_new_user_root(uint64_t kernel_pml4);
 /* Is the PTE value present? */
 bool pt_pte_present(pte_t e);
 
-/* --- PTE-level access for user pages (the caller holds the mm's ptl) --- */
+/* --- PTE-level access for user pages: a change is made holding the
+ * PTE's lock (vm.h's mm_ptl); pt_get and pt_get_many read each PTE once,
+ * whole, so a reader without the lock gets a value the PTE held --- */
 
 /* va when a page table (the last level) covers it; else the start of the
  * next range the first missing entry on the way down would cover (0 past

@@ -331,15 +331,16 @@ static void drop_cached(struct ra_plan *p)
 }
 
 /* The swap entries of a logical window's pages, in window order.  One
- * hold of the page-table lock for the whole window, and one page-table
- * walk per CHUNK pages (pt_get_many), not one per page: a walk per page
- * was 140 ns of the 1 us a stream's hit cost under own (bench ra
- * streams:4, -icount). */
+ * page-table walk per CHUNK pages (pt_get_many), not one per page: a
+ * walk per page was 140 ns of the 1 us a stream's hit cost under own
+ * (bench ra streams:4, -icount).  The PTEs are read without their locks,
+ * as Linux's swap_vma_readahead reads them: an entry that changes under
+ * the read is a slot read for nothing (prepare skips a slot no longer in
+ * use), never a wrong page, since the swap cache is keyed by slot. */
 static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struct ra_lwin *w)
 {
 	enum { CHUNK = 64 };
 	pte_t pte[CHUNK];
-	bool on = f->obj ? false : spin_lock_irqsave(&f->mm->ptl);
 	for (uint32_t k = 0; k < w->count; k++) {
 		uint64_t pg = w->start + (uint64_t)((int64_t)k * w->stride);
 		uint64_t e = 0;
@@ -357,8 +358,6 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 			p->v[p->n - 1].step = (uint16_t)k;
 		}
 	}
-	if (!f->obj)
-		spin_unlock_irqrestore(&f->mm->ptl, on);
 	p->marker = w->marker;
 	p->wstart = w->start;
 	if (w->marker) {

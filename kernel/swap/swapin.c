@@ -597,9 +597,9 @@ void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end)
 		 * 64 TiB reservation went page by page, under mm->lock. */
 		if ((va = vm_walk_from(mm, va, end, va == start)) >= end)
 			break;
-		bool on = spin_lock_irqsave(&mm->ptl);
+		bool on = spin_lock_irqsave(mm_ptl(mm, va));
 		pte_t e = pt_get(mm->pml4, va);
-		spin_unlock_irqrestore(&mm->ptl, on);
+		spin_unlock_irqrestore(mm_ptl(mm, va), on);
 		if (!pt_pte_is_swap(e))
 			continue;
 		uint64_t entry = pt_pte_swap_entry(e);
@@ -711,12 +711,12 @@ void swapin_latency_json(struct json *j, const char *name)
 /* A present page at va that still has a disk copy on `area`: drop it. */
 static void forget_copy(struct mm *mm, uint64_t va, unsigned area)
 {
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(mm_ptl(mm, va));
 	pte_t e = pt_get(mm->pml4, va);
 	struct page *p = pt_pte_present(e) ? phys_to_page(pt_pte_phys(e)) : NULL;
 	if (p)
 		get_page(p);
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(mm_ptl(mm, va), on);
 	if (!p)
 		return;
 	lock_page(p);
@@ -745,9 +745,9 @@ long swapin_unuse_mm(struct mm *mm, unsigned area)
 		for (uint64_t va = v[i].start; va < v[i].end; va += P) {
 			if ((va = vm_walk_from(mm, va, v[i].end, va == v[i].start)) >= v[i].end)
 				break;
-			bool on = spin_lock_irqsave(&mm->ptl);
+			bool on = spin_lock_irqsave(mm_ptl(mm, va));
 			pte_t e = pt_get(mm->pml4, va);
-			spin_unlock_irqrestore(&mm->ptl, on);
+			spin_unlock_irqrestore(mm_ptl(mm, va), on);
 			if (!pt_pte_is_swap(e) || swp_area(pt_pte_swap_entry(e)) != area)
 				continue;
 			struct fault_stats st = { 0, 0, 0, 0 };

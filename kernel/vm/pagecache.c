@@ -1738,7 +1738,7 @@ int pagecache_sync_pages(struct pagecache *pc, uint64_t from, uint64_t to, bool 
 	return failed_since(pc, errs, from << PAGE_SHIFT, to << PAGE_SHIFT, &now) ? -EIO : 0;
 }
 
-/* Without G.lock (the VMA hooks run under a ptl): caches are only ever
+/* Without G.lock (the VMA hooks run under an mm's vmas_lock): caches are only ever
  * added, at the head, published with a release store. */
 bool pagecache_is_cache(const void *obj)
 {

@@ -124,7 +124,7 @@ void pagecache_willneed(struct pagecache *pc, uint64_t from, uint64_t to);
  * stay (Linux's reclaim_pages writes no file page outside kswapd). */
 void pagecache_pageout(struct pagecache *pc, uint64_t from, uint64_t to);
 /* A shared mapping's PTE was dirty: the page is dirty (any context that
- * may take a spinlock; the ptl may be held). */
+ * may take a spinlock; a page-table lock may be held). */
 void pagecache_set_page_dirty(struct page *p);
 /* The dirty limits for a task that has just dirtied pages (write(2), or
  * a write fault on a shared mapping): past the background limit the

@@ -50,7 +50,8 @@
  *   mm->lock         per mm (rwsem)   no: swap-in drops it and waits for
  *                                     the page, then retries the fault
  *   page lock        per page         yes, the page's own read or write
- *   mm->ptl          per mm           no (spinlock)
+ *   mm->vmas_lock    per mm           no (spinlock): reverse-map walks
+ *   mm_ptl           per page table   no (spinlock; 64 stripes per mm)
  *   shmem s->lock    per object       no (spinlock)
  *   readahead lock   GLOBAL           no: the policies' state, short
  *   ra-plans         GLOBAL           no: a free-list of plans, short

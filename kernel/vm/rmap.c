@@ -1,7 +1,9 @@
 /*
  * Reverse-map walks.  For shmem the mapper list is copied under the
  * object's lock and walked afterwards, so no page-table lock is ever taken
- * inside an object lock (vm.c's lock order: ptl before the object's).
+ * inside an object lock (vm.c's lock order: vmas_lock, then the PTE's
+ * lock, then the object's).  Each PTE is looked at under its own lock
+ * (mm_ptl); an area walk holds the mm's vmas_lock around them.
  *
  * TLB: a PTE this file takes away, or whose accessed bit it clears, is
  * added to the caller's tlb_batch; the caller flushes it (one IPI round
@@ -34,8 +36,9 @@ static void add_mapper(struct mm *mm, void *ctx)
 
 /* File pages (PG_FILE, mapping = the page cache): every address space's
  * file areas on that cache covering the page's offset.  The walk runs
- * under the mm list's lock (vm_for_each_mm), each mm under its ptl (the
- * VMA array only changes under it); lock order mm list, then ptl. */
+ * under the mm list's lock (vm_for_each_mm), each mm's areas under its
+ * vmas_lock (the VMA array only changes under it); lock order mm list,
+ * then vmas_lock, then the PTE's lock. */
 struct file_walk {
 	struct page *p;
 	void (*fn)(struct mm *, const struct vma *, uint64_t, void *);
@@ -53,11 +56,16 @@ struct on_area {
 static void on_area(const struct vma *v, void *arg)
 {
 	struct on_area *a = arg;
-	a->fn(a->mm, v, v->start + (a->idx - v->pgoff) * P, a->ctx);
+	uint64_t va = v->start + (a->idx - v->pgoff) * P;
+	struct spinlock *ptl = mm_ptl(a->mm, va);
+	bool on = spin_lock_irqsave(ptl);
+	a->fn(a->mm, v, va, a->ctx);
+	spin_unlock_irqrestore(ptl, on);
 }
 
 /* fn(mm, va) for each address at which mm maps page idx of obj (the
- * areas' object index: not every area of mm).  ptl held. */
+ * areas' object index: not every area of mm), under va's PTE lock.
+ * vmas_lock held. */
 static void each_va(struct mm *mm, const void *obj, uint64_t idx,
 		    void (*fn)(struct mm *, const struct vma *, uint64_t, void *), void *ctx)
 {
@@ -68,9 +76,9 @@ static void each_va(struct mm *mm, const void *obj, uint64_t idx,
 static void file_mm(struct mm *mm, void *arg)
 {
 	struct file_walk *w = arg;
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(&mm->vmas_lock);
 	each_va(mm, w->p->mapping, w->p->index, w->fn, w->ctx);
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(&mm->vmas_lock, on);
 }
 
 static void for_each_mapping(struct page *p, void (*fn)(struct mm *, const struct vma *, uint64_t, void *),
@@ -88,10 +96,18 @@ static void for_each_mapping(struct page *p, void (*fn)(struct mm *, const struc
 	struct mappers m = { .n = 0 };
 	shmem_for_each_mapper(s, add_mapper, &m);
 	for (int i = 0; i < m.n; i++) {
-		bool on = spin_lock_irqsave(&m.mm[i]->ptl);
+		bool on = spin_lock_irqsave(&m.mm[i]->vmas_lock);
 		each_va(m.mm[i], s, p->index, fn, ctx);
-		spin_unlock_irqrestore(&m.mm[i]->ptl, on);
+		spin_unlock_irqrestore(&m.mm[i]->vmas_lock, on);
 	}
+}
+
+/* An anonymous page's address, read before taking its PTE's lock (which
+ * lock depends on it): the caller checks, under that lock, that the page
+ * is still mapped there (mapping and index change only under it). */
+static uint64_t anon_va(struct page *p)
+{
+	return __atomic_load_n(&p->index, __ATOMIC_RELAXED);
 }
 
 struct ref_ctx {
@@ -138,10 +154,11 @@ unsigned rmap_referenced_exec(struct page *p, struct tlb_batch *tlb, bool *exec)
 	struct mm *mm = p->mapping;
 	if (!mm || !p->mapcount)
 		return 0;
-	bool on = spin_lock_irqsave(&mm->ptl);
-	if (p->mapping == mm)
-		young_one(mm, NULL, p->index, &c);
-	spin_unlock_irqrestore(&mm->ptl, on);
+	uint64_t va = anon_va(p);
+	bool on = spin_lock_irqsave(mm_ptl(mm, va));
+	if (p->mapping == mm && p->index == va)
+		young_one(mm, NULL, va, &c);
+	spin_unlock_irqrestore(mm_ptl(mm, va), on);
 	return c.refs;
 }
 
@@ -154,7 +171,7 @@ unsigned rmap_referenced(struct page *p, struct tlb_batch *tlb)
 static void drop_pte(struct mm *mm, uint64_t va, struct page *p, struct tlb_batch *tlb)
 {
 	tlb_batch_add(tlb, &mm->cpus, va);
-	mm->rss--;
+	mm_count(&mm->rss, -1);
 	page_map_sub(p);
 	put_page(p);
 }
@@ -166,12 +183,12 @@ int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *v
 	if (!mm)
 		return -EBUSY;
 	int r = -EBUSY;
-	bool on = spin_lock_irqsave(&mm->ptl);
-	uint64_t va = p->index;
+	uint64_t va = anon_va(p);
+	bool on = spin_lock_irqsave(mm_ptl(mm, va));
 	pte_t e = pt_get(mm->pml4, va);
-	if (p->mapping == mm && maps(mm, va, p) && !pt_pte_young(e)) {
+	if (p->mapping == mm && p->index == va && maps(mm, va, p) && !pt_pte_young(e)) {
 		*saved = pt_set(mm->pml4, va, pt_swap_pte(entry));
-		mm->swap_ents++;
+		mm_count(&mm->swap_ents, 1);
 		*dirty = pt_pte_dirty(*saved);
 		*mmp = mm;
 		*vap = va;
@@ -179,26 +196,26 @@ int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *v
 		drop_pte(mm, va, p, tlb);
 		r = 0;
 	}
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(mm_ptl(mm, va), on);
 	return r;
 }
 
 bool rmap_restore_anon(struct mm *mm, uint64_t va, struct page *p, uint64_t entry, uint64_t saved)
 {
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(mm_ptl(mm, va));
 	bool ok = pt_get(mm->pml4, va) == pt_swap_pte(entry);
 	if (ok) {
 		pt_set(mm->pml4, va, saved);
-		mm->swap_ents--;
+		mm_count(&mm->swap_ents, -1);
 		get_page(p);
 		page_map_add(p);
 		p->mapping = mm;
 		p->index = va;
-		mm->rss++;
+		mm_count(&mm->rss, 1);
 		if (vm_is_active(mm))
 			pt_flush(va);
 	}
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(mm_ptl(mm, va), on);
 	return ok;
 }
 

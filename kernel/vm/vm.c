@@ -24,12 +24,13 @@
  * References (page.h): a present PTE holds one page reference and one
  * mapcount; a swap PTE holds one swap-slot count; an anonymous page's
  * mapping/index name its mm and address while it is mapped (cleared when
- * the mapping goes, under the ptl), the reverse map reclaim follows.
+ * the mapping goes, under the PTE's lock), the reverse map reclaim follows.
  *
  * Locking, outermost first: mm->lock (rwsem: faults shared; VMA, brk
  * and zap changes exclusive; vm.h says why that is safe) -> page lock ->
- * mm->ptl (spinlock: PTEs, and the VMA array for reclaim's reverse-map
- * readers) -> shmem object lock -> LRU/swap cache/swap pool.  Teardown
+ * mm->vmas_lock (the VMA array, for reclaim's reverse-map readers) ->
+ * a page-table lock (mm_ptl: the PTEs of va's page table; one at a time)
+ * -> shmem object lock -> LRU/swap cache/swap pool.  Teardown
  * of a whole mm also holds reclaim_lock.  Never copy to or from user
  * memory holding mm->lock: the copy may fault, and a second shared hold
  * deadlocks behind a waiting writer.
@@ -97,7 +98,9 @@ struct mm *mm_create(void)
 		return NULL;
 	}
 	rwsem_init(&mm->lock, "mm");
-	spin_init(&mm->ptl, "ptl");
+	spin_init(&mm->vmas_lock, "mm-vmas");
+	for (unsigned i = 0; i < MM_PTL_STRIPES; i++)
+		spin_init(&mm->ptl[i], "ptl");
 	spin_init(&mm->ra_lock, "readahead-space");
 	vma_set_init(&mm->vmas, kmalloc, kfree);
 	mm->vmas.obj_get = obj_get;
@@ -134,7 +137,7 @@ void vm_tlb_flush(struct tlb_batch *b)
 }
 
 /* Drop what a PTE held: a page reference and mapcount, or a swap count.
- * ptl held (or the mm is private to the caller). */
+ * The PTE's lock held (or the mm is private to the caller). */
 static void release_pte(pte_t e)
 {
 	if (pt_pte_is_swap(e)) {
@@ -152,8 +155,8 @@ static void release_pte(pte_t e)
 	put_page(p);
 }
 
-/* Teardown frees one leaf at a time under the ptl, and lets go of it
- * every TEARDOWN_BATCH leaves so a big address space does not keep
+/* Teardown frees one leaf at a time under its page-table lock, and lets
+ * go of it every TEARDOWN_BATCH leaves so a big address space does not keep
  * interrupts and preemption off for its whole size (a 176 MiB mm took
  * tens of ms).  Nothing else walks these tables meanwhile: the mm is off
  * mm_list, its last reference is gone and reclaim is excluded. */
@@ -161,7 +164,7 @@ static void release_pte(pte_t e)
 
 struct teardown {
 	struct mm *mm;
-	bool irq_on;
+	struct ptl_hold h;
 	unsigned n;
 	uint64_t swap_ptes;
 };
@@ -169,13 +172,11 @@ struct teardown {
 static void free_leaf(pte_t e, uint64_t va, void *ctx)
 {
 	struct teardown *t = ctx;
-	(void)va;
+	ptl_at(t->mm, &t->h, va);
 	t->swap_ptes += pt_pte_is_swap(e);
 	release_pte(e);
-	if (++t->n % TEARDOWN_BATCH == 0) {
-		spin_unlock_irqrestore(&t->mm->ptl, t->irq_on);
-		t->irq_on = spin_lock_irqsave(&t->mm->ptl);
-	}
+	if (++t->n % TEARDOWN_BATCH == 0)
+		ptl_done(&t->h);
 }
 
 void mm_put(struct mm *mm)
@@ -190,10 +191,9 @@ void mm_put(struct mm *mm)
 	spin_unlock_irqrestore(&mm_list_lock, on);
 	/* Pages first (shmem mapcounts), then the objects' references. */
 	reclaim_lock();
-	struct teardown t = { .mm = mm };
-	t.irq_on = spin_lock_irqsave(&mm->ptl);
+	struct teardown t = { .mm = mm, .h = PTL_HOLD_INIT };
 	uint64_t tables = pt_free_user(mm->pml4, free_leaf, &t);
-	spin_unlock_irqrestore(&mm->ptl, t.irq_on);
+	ptl_done(&t.h);
 	/* The counts the OOM killer weighs its choice by, checked against the
 	 * tables once they are read anyway. */
 	if (t.swap_ptes != mm->swap_ents)
@@ -239,15 +239,16 @@ const char *vm_fault_name(enum vm_fault_result r)
  * changed) when the PTE moved on. */
 bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsigned ptflags)
 {
-	bool on = spin_lock_irqsave(&mm->ptl);
+	struct spinlock *ptl = mm_ptl(mm, va);
+	bool on = spin_lock_irqsave(ptl);
 	bool ok = pt_get(mm->pml4, va) == expect;
 	if (ok && pt_set_counted(mm->pml4, va, pt_make(page_to_phys(p), ptflags), &mm->table_pages) == PT_NOMEM)
 		ok = false;
 	if (ok) {
 		page_map_add(p);
-		mm->rss++;
+		mm_count(&mm->rss, 1);
 		if (pt_pte_is_swap(expect))
-			mm->swap_ents--;
+			mm_count(&mm->swap_ents, -1);
 		if (page_test(p, PG_ANON)) {
 			p->mapping = mm;
 			p->index = va;
@@ -255,7 +256,7 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 		if (vm_is_active(mm))
 			pt_flush(va);
 	}
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(ptl, on);
 	return ok;
 }
 
@@ -284,16 +285,16 @@ static enum vm_fault_result cow_file(struct mm *mm, const struct vma *v, uint64_
 	page_set(p, PG_ANON);
 	struct tlb_batch tlb;
 	tlb_batch_init(&tlb);
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(mm_ptl(mm, va));
 	bool ok = pt_get(mm->pml4, va) == expect;
 	if (ok && expect) {
 		pt_unmap(mm->pml4, va);                 /* the cache page's PTE goes */
 		tlb_batch_add(&tlb, &mm->cpus, va);
-		mm->rss--;
+		mm_count(&mm->rss, -1);
 		page_map_sub(src);
 		put_page(src);
 	}
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(mm_ptl(mm, va), on);
 	/* Other CPUs must not go on reading the cache page through a stale
 	 * entry once this thread's copy is what va means. */
 	vm_tlb_flush(&tlb);
@@ -356,8 +357,8 @@ static enum vm_fault_result fault_file(struct mm *mm, const struct vma *v, struc
  * device's cache page (a private mapping copies it; a shared one, mapped
  * read-only until written or since write-back, marks the page dirty and
  * maps it writable).  p is e's page, referenced by
- * the caller under the ptl while e still mapped it (taken after the ptl
- * is dropped, reclaim could unmap and free it first: a double free seen
+ * the caller under the PTE's lock while e still mapped it (taken after
+ * the lock is dropped, reclaim could unmap and free it first: a double free seen
  * when read(2) faulted on a buffer being swapped); the reference is
  * dropped here. */
 static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma *v, uint64_t va, pte_t e,
@@ -373,11 +374,11 @@ static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma 
 				pagecache_set_page_dirty(p);
 				st->dirtied++;
 			}
-			bool on = spin_lock_irqsave(&mm->ptl);
+			bool on = spin_lock_irqsave(mm_ptl(mm, va));
 			if (pt_get(mm->pml4, va) == e && !pt_protect(mm->pml4, va, vm_pt_prot(v->prot)) &&
 			    vm_is_active(mm))
 				pt_flush(va);
-			spin_unlock_irqrestore(&mm->ptl, on);
+			spin_unlock_irqrestore(mm_ptl(mm, va), on);
 			unlock_page(p);
 		} else {
 			r = cow_file(mm, v, va, e, p);
@@ -389,13 +390,13 @@ static enum vm_fault_result fault_write_upgrade(struct mm *mm, const struct vma 
 	if (page_test(p, PG_SWAPCACHE) && !page_test(p, PG_WRITEBACK))
 		swapcache_del(p);
 	page_set(p, PG_DIRTY);
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(mm_ptl(mm, va));
 	if (pt_get(mm->pml4, va) == e && !page_test(p, PG_SWAPCACHE)) {
 		pt_protect(mm->pml4, va, vm_pt_prot(v->prot));
 		if (vm_is_active(mm))
 			pt_flush(va);
 	}
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(mm_ptl(mm, va), on);
 	unlock_page(p);
 	put_page(p);
 	return VM_FAULT_OK;
@@ -412,13 +413,20 @@ static enum vm_fault_result fault_once(struct mm *mm, uint64_t addr, bool write,
 		return VM_FAULT_ACCERR;
 	uint64_t va = addr & ~(P - 1);
 	struct page *held = NULL;
-	bool on = spin_lock_irqsave(&mm->ptl);
+	/* Read without the PTE's lock, as Linux's handle_pte_fault reads it:
+	 * whatever is done with the value re-checks it under the lock
+	 * (vm_install's expect), so a stale one costs a retry, never a wrong
+	 * mapping.  Only a reference to the page it maps needs the lock. */
 	pte_t e = pt_get(mm->pml4, va);
 	if (pt_pte_present(e) && write && !pt_pte_writable(e)) {
-		held = phys_to_page(pt_pte_phys(e));
-		get_page(held);         /* under the ptl: the PTE's page cannot go meanwhile */
+		bool on = spin_lock_irqsave(mm_ptl(mm, va));
+		e = pt_get(mm->pml4, va);
+		if (pt_pte_present(e) && !pt_pte_writable(e)) {
+			held = phys_to_page(pt_pte_phys(e));
+			get_page(held);         /* under the PTE's lock: its page cannot go meanwhile */
+		}
+		spin_unlock_irqrestore(mm_ptl(mm, va), on);
 	}
-	spin_unlock_irqrestore(&mm->ptl, on);
 	if (pt_pte_present(e)) {
 		if (held)
 			return fault_write_upgrade(mm, &v, va, e, held, st);
@@ -510,42 +518,46 @@ uint64_t vm_walk_from(struct mm *mm, uint64_t va, uint64_t end, bool first)
 }
 
 /* Remove the mappings of [start, end); keeps the VMAs.  mm->lock held exclusive.
- * TLB_BATCH_VAS pages at a time: unmapped under the ptl, flushed on every
- * CPU with one IPI round, then their pages released (another CPU could
- * write through a stale entry until the flush). */
+ * TLB_BATCH_VAS pages at a time: unmapped under their page-table locks,
+ * flushed on every CPU with one IPI round, then their pages released
+ * (another CPU could write through a stale entry until the flush). */
 static void zap(struct mm *mm, uint64_t start, uint64_t end)
 {
 	rwsem_assert_write_held(&mm->lock);
 	pte_t old[TLB_BATCH_VAS];
+	uint64_t at[TLB_BATCH_VAS];
 	struct tlb_batch b;
 	tlb_batch_init(&b);
 	for (uint64_t va = start; va < end;) {
 		unsigned n = 0;
-		bool on = spin_lock_irqsave(&mm->ptl);
+		struct ptl_hold h = PTL_HOLD_INIT;
 		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
 			if ((va = vm_walk_from(mm, va, end, first)) >= end)
 				break;
+			ptl_at(mm, &h, va);
 			pte_t e = pt_unmap(mm->pml4, va);
 			if (!e)
 				continue;
 			if (pt_pte_present(e)) {
 				tlb_batch_add(&b, &mm->cpus, va);
-				mm->rss--;
+				mm_count(&mm->rss, -1);
 			} else if (pt_pte_is_swap(e)) {
-				mm->swap_ents--;
+				mm_count(&mm->swap_ents, -1);
 			}
+			at[n] = va;
 			old[n++] = e;
 		}
-		spin_unlock_irqrestore(&mm->ptl, on);
+		ptl_done(&h);
 		vm_tlb_flush(&b);
-		on = spin_lock_irqsave(&mm->ptl);
-		for (unsigned i = 0; i < n; i++)
+		for (unsigned i = 0; i < n; i++) {
+			ptl_at(mm, &h, at[i]);
 			release_pte(old[i]);
-		spin_unlock_irqrestore(&mm->ptl, on);
+		}
+		ptl_done(&h);
 	}
 }
 
-/* Pieces removed from the VMA set under the ptl, dealt with after it. */
+/* Pieces removed from the VMA set under vmas_lock, dealt with after it. */
 struct removed {
 	struct vma v[64];
 	int n, lost;
@@ -601,7 +613,7 @@ static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
 		 * munmap over 52592 areas made 822 moves of up to 3.8 MB, with
 		 * interrupts off, 4.3 s under TCG. */
 		r->n = r->lost = 0;
-		bool on = spin_lock_irqsave(&mm->ptl);
+		bool on = spin_lock_irqsave(&mm->vmas_lock);
 		const struct vma_set *vs = &mm->vmas;
 		uint64_t from = start;
 		uint32_t k = vma_lower_bound(vs, end);  /* areas below k end at or before `end` */
@@ -609,7 +621,7 @@ static int remove_range(struct mm *mm, uint64_t start, uint64_t end)
 		if (last >= 63 && vs->v[last - 63].start > start)
 			from = vs->v[last - 63].start;
 		err = vma_remove(&mm->vmas, from, end, collect_piece, r);
-		spin_unlock_irqrestore(&mm->ptl, on);
+		spin_unlock_irqrestore(&mm->vmas_lock, on);
 		finish_removed(mm, r);
 		end = from;
 	}
@@ -664,9 +676,9 @@ static long place(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 /* mm->lock held exclusive. */
 static int insert_vma(struct mm *mm, const struct vma *v)
 {
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(&mm->vmas_lock);
 	int err = vma_insert(&mm->vmas, v);
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(&mm->vmas_lock, on);
 	if (!err)
 		mm->total_vm += (v->end - v->start) / P;
 	return err;
@@ -815,7 +827,7 @@ long vm_mmap_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flag
 
 /* Dirty PTEs of a shared device area in [start, end) to their pages;
  * the page offsets touched in *lo, *hi.  mm->lock held, shared (only
- * PTE bits change, under ptl: a fault racing with it maps a page whose
+ * PTE bits change, under their locks: a fault racing with it maps a page whose
  * dirty bit a later msync harvests).  A cleared dirty bit is flushed on
  * every CPU that may cache it before its page is marked for write-back:
  * a CPU writing through a stale entry that still says dirty would not
@@ -827,10 +839,11 @@ static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, ui
 	tlb_batch_init(&tlb);
 	for (uint64_t va = start; va < end;) {
 		unsigned n = 0;
-		bool on = spin_lock_irqsave(&mm->ptl);
+		struct ptl_hold h = PTL_HOLD_INIT;
 		for (bool first = true; va < end && n < TLB_BATCH_VAS; va += P, first = false) {
 			if ((va = vm_walk_from(mm, va, end, first)) >= end)
 				break;
+			ptl_at(mm, &h, va);
 			pte_t e = pt_get(mm->pml4, va);
 			if (!pt_pte_present(e))
 				continue;
@@ -841,7 +854,7 @@ static void harvest_dirty(struct mm *mm, const struct vma *v, uint64_t start, ui
 				cleared[n++] = p;
 			}
 		}
-		spin_unlock_irqrestore(&mm->ptl, on);
+		ptl_done(&h);
 		vm_tlb_flush(&tlb);
 		for (unsigned i = 0; i < n; i++) {
 			pagecache_set_page_dirty(cleared[i]);
@@ -889,7 +902,8 @@ int vm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags)
 struct reprotect {
 	struct mm *mm;
 	unsigned flags;
-	struct tlb_batch tlb;           /* flushed after the ptl is dropped */
+	struct ptl_hold h;              /* the PTEs' locks, inside vmas_lock */
+	struct tlb_batch tlb;           /* flushed after the locks are dropped */
 };
 
 static void reprotect_piece(void *ctx, const struct vma *piece)
@@ -900,6 +914,7 @@ static void reprotect_piece(void *ctx, const struct vma *piece)
 		if ((va = vm_walk_from(r->mm, va, piece->end, va == piece->start)) >= piece->end)
 			break;
 		unsigned flags = r->flags;
+		ptl_at(r->mm, &r->h, va);
 		pte_t e = piece->flags & VM_FILE ? pt_get(r->mm->pml4, va) : 0;
 		/* A private mapping never writes the cache page; a shared
 		 * one's first write faults, to mark the page dirty. */
@@ -953,7 +968,7 @@ static int charge_areas(struct mm *mm, uint64_t start, uint64_t end, uint64_t *p
  * looked at (one reaching out was writable already), and marking one
  * splits nothing.  Every other writable private area is VM_ACCOUNT or
  * VM_NORESERVE already (mmap, brk, the image; the stack), so what is
- * marked is what charge_areas charged.  ptl held. */
+ * marked is what charge_areas charged.  vmas_lock held. */
 static uint64_t charge_mark(struct mm *mm, uint64_t start, uint64_t end)
 {
 	const struct vma_set *vs = &mm->vmas;
@@ -977,7 +992,7 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	int err = check_range(addr, len, &end);
 	if (err)
 		return err;
-	struct reprotect r = { .mm = mm, .flags = vm_pt_prot(vm_prot(prot)) };
+	struct reprotect r = { .mm = mm, .flags = vm_pt_prot(vm_prot(prot)), .h = PTL_HOLD_INIT };
 	tlb_batch_init(&r.tlb);
 	uint64_t charged = 0, marked = 0;
 	down_write(&mm->lock);
@@ -985,11 +1000,12 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 		up_write(&mm->lock);
 		return err;
 	}
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(&mm->vmas_lock);
 	err = vma_protect(&mm->vmas, addr, end, vm_prot(prot), reprotect_piece, &r);
+	ptl_done(&r.h);
 	if (!err && (prot & PROT_WRITE))
 		marked = charge_mark(mm, addr, end);
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(&mm->vmas_lock, on);
 	if (marked != charged) {
 		/* Only the marked pages are given back when they go. */
 		if (!err)
@@ -1007,9 +1023,9 @@ int vm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 
 static int set_flags(struct mm *mm, uint64_t start, uint64_t end, uint32_t set, uint32_t clear)
 {
-	bool on = spin_lock_irqsave(&mm->ptl);
+	bool on = spin_lock_irqsave(&mm->vmas_lock);
 	int err = vma_set_flags(&mm->vmas, start, end, set, clear);
-	spin_unlock_irqrestore(&mm->ptl, on);
+	spin_unlock_irqrestore(&mm->vmas_lock, on);
 	return err;
 }
 
@@ -1089,10 +1105,11 @@ static uint64_t advise_collect(struct mm *mm, uint64_t va, uint64_t end, struct 
 {
 	struct tlb_batch tlb;
 	tlb_batch_init(&tlb);
-	bool on = spin_lock_irqsave(&mm->ptl);
+	struct ptl_hold h = PTL_HOLD_INIT;
 	for (unsigned k = 0; va < end && k < TLB_BATCH_VAS && a->n < ADVISE_BATCH; va += P, k++) {
 		if ((va = vm_walk_from(mm, va, end, k == 0)) >= end)
 			break;
+		ptl_at(mm, &h, va);
 		pte_t e = pt_get(mm->pml4, va);
 		if (!pt_pte_present(e))
 			continue;
@@ -1104,7 +1121,7 @@ static uint64_t advise_collect(struct mm *mm, uint64_t va, uint64_t end, struct 
 		get_page(p);
 		a->pages[a->n++] = p;
 	}
-	spin_unlock_irqrestore(&mm->ptl, on);
+	ptl_done(&h);
 	/* A CPU writing through a stale young entry would not set the bit
 	 * again: the page would look unused to reclaim. */
 	vm_tlb_flush(&tlb);

@@ -14,16 +14,29 @@
  *    loader) takes it exclusive; readers of the VMA set alone (msync,
  *    /proc, swapoff's copy of the areas) take it shared.
  *  - A fault therefore never owns a PTE: every PTE change (install, COW,
- *    write upgrade) re-reads the PTE under mm->ptl and gives up when it
- *    moved on (the loser of two faults on one page frees what it
- *    allocated and returns OK; the retry, if any, finds the winner's PTE).
- *    Page-table pages are allocated by pt_set under mm->ptl, so two faults
- *    cannot both fill one missing level.  rss is guarded by ptl.
+ *    write upgrade) re-reads the PTE under its page-table lock and gives
+ *    up when it moved on (the loser of two faults on one page frees what
+ *    it allocated and returns OK; the retry, if any, finds the winner's
+ *    PTE).
+ *  - Page-table locks are split, as Linux splits its PTE locks per page
+ *    table: the PTEs of one page table (2 MiB) are guarded by one of
+ *    MM_PTL_STRIPES spinlocks of the mm, chosen by the table's index
+ *    (mm_ptl; tables 64 apart share one), so threads faulting
+ *    in different parts of an address space do not wait for each other.
+ *    One mm-wide lock stopped four threads on 2 CPUs at one acquisition
+ *    in nine.  A missing table level goes in with a compare-and-swap
+ *    (pgtable.c), so two faults under different stripes cannot both fill
+ *    it; tables are freed only with the mm.  rss, swap_ents and
+ *    table_pages are atomic.  No code holds two stripes at once.
+ *  - mm->vmas_lock guards writes to the VMA array (made with mm->lock
+ *    held exclusive too) for reclaim's reverse-map readers, which cannot
+ *    take the sleeping mm->lock; they take a stripe inside it.
  *  - Two faults on one swap entry meet in the swap cache: one reads the
  *    page (locked for the read), the other finds it there and sleeps on
  *    the page lock with mm->lock dropped, then retries (VM_FAULT_RETRY).
- *  - Per-mm state a fault updates outside ptl is atomic (ra_issued,
- *    ra_hits) or the readahead policy's, under its own lock (readahead.c).
+ *  - Per-mm state a fault updates outside the page-table locks is atomic
+ *    (ra_issued, ra_hits) or the readahead policy's, under its own lock
+ *    (readahead.c).
  *  - A reader must never take mm->lock again while holding it (the lock
  *    is writer-preferring): never copy to or from user memory while
  *    holding it, since the copy may fault.
@@ -51,16 +64,19 @@ struct page;
 #define USER_MMAP_MIN    0x0000000010000000ul
 #define USER_PIE_BASE    0x0000555555554000ul
 
+/* Page-table lock stripes per mm (a power of two): 2.5 KiB of locks. */
+#define MM_PTL_STRIPES 64
+
 struct mm {
 	struct rwsem lock;              /* shared: faults; exclusive: VMA/brk changes, zaps */
-	struct spinlock ptl;            /* PTEs of the user half; VMA array writes */
+	struct spinlock vmas_lock;      /* VMA array writes (with lock exclusive): reverse-map readers */
 	uint64_t pml4;                  /* physical; immutable */
-	struct vma_set vmas;            /* written under lock (exclusive) and ptl */
+	struct vma_set vmas;            /* written under lock (exclusive) and vmas_lock */
 	uint64_t brk_start, brk;        /* guarded by lock (exclusive) */
 	uint64_t total_vm;              /* pages in its areas (Linux's total_vm), guarded by lock (exclusive) */
-	uint64_t rss;                   /* pages mapped, guarded by ptl */
-	uint64_t swap_ents;             /* PTEs holding a swap entry (Linux's MM_SWAPENTS), guarded by ptl */
-	uint64_t table_pages;           /* page-table pages below the root (Linux's pgtables_bytes / 4096), guarded by ptl */
+	uint64_t rss;                   /* pages mapped (atomic) */
+	uint64_t swap_ents;             /* PTEs holding a swap entry (Linux's MM_SWAPENTS; atomic) */
+	uint64_t table_pages;           /* page-table pages below the root (Linux's pgtables_bytes / 4096; atomic) */
 	int refs;                       /* atomic */
 	unsigned faults_in;             /* faults holding lock now (atomic): fault_overlap */
 	void *ra;                       /* readahead policy state (readahead.c) */
@@ -68,7 +84,46 @@ struct mm {
 	uint64_t ra_issued, ra_hits;    /* pages read ahead by its faults, and used by them; atomic */
 	struct list_node all;           /* global mm list (vm.c) */
 	struct cpumask cpus;            /* CPUs with pml4 loaded (arch/x86_64/tlb.h; atomic) */
+	struct spinlock ptl[MM_PTL_STRIPES];    /* PTEs, by page table: mm_ptl */
 };
+
+/* The lock of va's PTE. */
+static inline struct spinlock *mm_ptl(struct mm *mm, uint64_t va)
+{
+	return &mm->ptl[(va >> 21) & (MM_PTL_STRIPES - 1)];
+}
+
+/* A walk over PTEs holds the stripe of the page it is at: ptl_at takes
+ * va's (letting go of the one held when it differs), ptl_done lets go.
+ * Start from PTL_HOLD_INIT. */
+struct ptl_hold {
+	struct spinlock *l;
+	bool on;
+};
+#define PTL_HOLD_INIT { NULL, false }
+
+static inline void ptl_at(struct mm *mm, struct ptl_hold *h, uint64_t va)
+{
+	struct spinlock *l = mm_ptl(mm, va);
+	if (l == h->l)
+		return;
+	if (h->l)
+		spin_unlock_irqrestore(h->l, h->on);
+	h->l = l;
+	h->on = spin_lock_irqsave(l);
+}
+
+static inline void ptl_done(struct ptl_hold *h)
+{
+	if (h->l)
+		spin_unlock_irqrestore(h->l, h->on);
+	h->l = NULL;
+}
+
+static inline void mm_count(uint64_t *counter, int64_t delta)
+{
+	__atomic_add_fetch(counter, (uint64_t)delta, __ATOMIC_RELAXED);
+}
 
 struct mm *mm_create(void);
 void mm_get(struct mm *mm);

@@ -307,7 +307,9 @@ struct mm *fake_mm_new(void)
 			break;
 		}
 	rwsem_init(&mm->lock, "mm");
-	spin_init(&mm->ptl, "ptl");
+	spin_init(&mm->vmas_lock, "mm-vmas");
+	for (unsigned i = 0; i < MM_PTL_STRIPES; i++)
+		spin_init(&mm->ptl[i], "ptl");
 	mm->pml4 = next_root += 0x1000;
 	mm->refs = 1;
 	return mm;
