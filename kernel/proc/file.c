@@ -552,10 +552,9 @@ long file_syncfs(int fd)
 	struct open_file *f = fd_get(k, fd);
 	if (!f)
 		return -EBADF;
-	if (f->blk)
-		pagecache_syncfs(f->blk);
+	long r = f->blk ? pagecache_syncfs(f->blk) : 0;
 	fd_put(f);
-	return 0;
+	return r;
 }
 
 long file_ftruncate(int fd, int64_t len)

@@ -369,7 +369,7 @@ int pagecache_open(struct pagecache_file *f, struct blk_dev *d, bool writable)
 	f->base = dev_base(d);
 	f->size = blk_blocks(d) * blk_block_size(d);
 	f->writable = writable;
-	f->wb_err_seen = __atomic_load_n(&f->pc->wb_err, __ATOMIC_ACQUIRE);
+	f->wb_err_seen = f->sb_err_seen = __atomic_load_n(&f->pc->wb_err, __ATOMIC_ACQUIRE);
 	return 0;
 }
 
@@ -1298,9 +1298,14 @@ void pagecache_sync_all(void)
 		write_and_wait_range(pc, 0, pc_pages(pc));
 }
 
-void pagecache_syncfs(struct pagecache_file *f)
+int pagecache_syncfs(struct pagecache_file *f)
 {
-	write_and_wait_range(f->pc, 0, pc_pages(f->pc));
+	struct pagecache *pc = f->pc;
+	write_and_wait_range(pc, 0, pc_pages(pc));
+	uint64_t now = __atomic_load_n(&pc->wb_err, __ATOMIC_ACQUIRE);
+	bool failed = now != f->sb_err_seen;
+	f->sb_err_seen = now;
+	return failed ? -EIO : 0;
 }
 
 int pagecache_fsync(struct pagecache_file *f)

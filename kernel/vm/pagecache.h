@@ -43,7 +43,8 @@ struct pagecache_file {
 	uint64_t base;                  /* byte offset of dev on the disk */
 	uint64_t size;                  /* bytes */
 	bool writable;
-	uint64_t wb_err_seen;           /* the cache's error count when last reported */
+	uint64_t wb_err_seen;           /* the cache's error count when fsync last reported */
+	uint64_t sb_err_seen;           /* ... when syncfs last reported (Linux's f_sb_err) */
 	bool random;                    /* POSIX_FADV_RANDOM: no read-ahead */
 	struct pagecache_ra ra;
 };
@@ -77,11 +78,14 @@ long pagecache_direct_io(struct pagecache_file *f, uint64_t off, uint64_t ubuf, 
  * write of its bytes since the last report (not another partition's). */
 int pagecache_fsync(struct pagecache_file *f);
 /* sync(2): write back every cache's dirty pages and wait for them (the
- * write-back started by then, as fsync).  syncfs(2) on a device: the
- * same for its disk only.  Neither reports a failed write: fsync does
- * (Linux's sync(2) reports none; its syncfs does since 5.8). */
+ * write-back started by then, as fsync); it reports no failed write, as
+ * Linux's.  syncfs(2) on a device: the same for its disk only, then
+ * -EIO once per open file for a failed write anywhere on the disk since
+ * its last syncfs (or its open): a disk is our filesystem (Linux 5.8+
+ * keeps one such count per filesystem, f_sb_err beside fsync's f_wb_err;
+ * for block devices one for all of them, their pseudo-filesystem's). */
 void pagecache_sync_all(void);
-void pagecache_syncfs(struct pagecache_file *f);
+int pagecache_syncfs(struct pagecache_file *f);
 
 /* posix_fadvise on [off, off+len) of the device (len 0: to its end):
  * WILLNEED (3) starts reading the range (pagecache_willneed), DONTNEED (4) starts write-back of its
