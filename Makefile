@@ -176,7 +176,7 @@ GLUE_SRC := kernel/swap/swapcache.c kernel/swap/swapin.c kernel/swap/readahead.c
 	    kernel/vm/reclaim.c kernel/vm/lru.c kernel/vm/lru_policy.c kernel/vm/rmap.c kernel/vm/page_ref.c kernel/vm/shmem.c \
 	    kernel/vm/vma.c \
 	    kernel/vm/workingset.c kernel/vm/workingset_policy.c \
-	    kernel/lib/stats.c kernel/lib/json.c kernel/lib/printf.c
+	    kernel/lib/stats.c kernel/lib/json.c kernel/lib/printf.c kernel/lib/suggest.c
 GLUE_TESTS := $(sort $(wildcard tests/glue/*.c))
 GLUE_OBJ := $(GLUE_TESTS:%.c=$(BUILD)/glue/%.o) $(GLUE_SRC:%.c=$(BUILD)/glue/%.o) $(BUILD)/glue/tests/unit/main.o
 $(BUILD)/glue/%.o: %.c

@@ -45,6 +45,7 @@
 #include "vm/workingset.h"
 #include "vm/vm.h"
 #include "swap/readahead.h"
+#include "swap/ra_policy.h"
 #include "mem/memmap.h"
 #include "mem/kmem.h"
 #include "mem/pmm.h"
@@ -203,8 +204,11 @@ static void setup_swap(void)
 		kprintf("cmdline: blk_read_split=%s: not off or a power of two in 8..256; using %s\n",
 			kcfg.blk_read_split, now);
 	}
-	if (kcfg.ra[0] && !ra_set_policy(kcfg.ra))
-		kprintf("cmdline: ra=%s: unknown readahead policy; using %s\n", kcfg.ra, ra_policy_name());
+	if (kcfg.ra[0] && !ra_set_policy(kcfg.ra)) {
+		const char *near = ra_suggest(kcfg.ra);
+		kprintf("cmdline: ra=%s: unknown readahead policy (%s%s%s); using %s\n", kcfg.ra,
+			near ? "did you mean " : RA_POLICIES, near ? near : "", near ? "?" : "", ra_policy_name());
+	}
 	if (kcfg.page_cluster_set) {
 		if (kcfg.page_cluster > 8)
 			kprintf("cmdline: page_cluster=%lu: more than 8; using %u\n", kcfg.page_cluster,

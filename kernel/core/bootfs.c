@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include "bootfs.h"
 #include "lib/printf.h"
+#include "lib/suggest.h"
 #include "mem/kmem.h"
 
 static const struct boot_file *files;
@@ -16,6 +17,16 @@ void bootfs_init(const struct boot_info *bi)
 {
 	files = phys_to_virt(bi->files_phys);
 	nfiles = bi->file_count;
+}
+
+const char *bootfs_suggest_program(const char *name)
+{
+	const char *progs[BOOTFS_SUGGEST_MAX];
+	int n = 0;
+	for (uint32_t i = 0; i < nfiles && n < BOOTFS_SUGGEST_MAX; i++)
+		if (!strncmp(files[i].name, "bin/", 4) && !strchr(files[i].name + 4, '/'))
+			progs[n++] = files[i].name + 4;
+	return name_suggest(name, progs, n);
 }
 
 uint32_t bootfs_count(void) { return nfiles; }

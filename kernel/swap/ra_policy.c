@@ -3,6 +3,7 @@
  */
 #include <string.h>
 #include "ra_policy.h"
+#include "lib/suggest.h"
 
 static const char *const names[] = {
 	[RA_OFF] = "off", [RA_FIXED] = "fixed", [RA_HUGH] = "hugh",
@@ -27,6 +28,18 @@ bool ra_parse(const char *s, struct ra_spec *out)
 		}
 	}
 	return false;
+}
+
+const char *ra_suggest(const char *s)
+{
+	static const char *const spellings[] = {
+		"off", "hugh", "shaohua", "vma", "own", "fixed:0", "fixed:1", "fixed:2", "fixed:3",
+		"fixed:4", "fixed:5", "fixed:6", "fixed:7", "fixed:8",
+	};
+	_Static_assert(RA_MAX_ORDER == 8, "fixed:N spellings");
+	if (!strncmp(s, "fixed:", 6))
+		return NULL;            /* a bad N: each fixed:N as near as the next */
+	return name_suggest(s, spellings, (int)(sizeof spellings / sizeof spellings[0]));
 }
 
 void ra_format(const struct ra_spec *spec, char *buf, size_t n)

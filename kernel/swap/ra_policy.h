@@ -86,6 +86,10 @@ struct ra_spec {
 bool ra_parse(const char *s, struct ra_spec *out);
 /* The canonical name; buf of n >= 12 bytes. */
 void ra_format(const struct ra_spec *spec, char *buf, size_t n);
+/* The policy name a mistyped s most likely meant (lib/suggest.h), or
+ * NULL (then RA_POLICIES lists them). */
+const char *ra_suggest(const char *s);
+#define RA_POLICIES "off, fixed:0..fixed:8, hugh, shaohua, vma or own"
 
 /* ---------------------------------------------------------------- slots */
 

@@ -13,6 +13,7 @@
 #include "vm.h"
 #include "commit.h"
 #include "swap/readahead.h"
+#include "swap/ra_policy.h"
 #include "swap/swap.h"
 #include "swap/swapcache.h"
 #include "core/config.h"
@@ -35,7 +36,9 @@ static int set_ra(const char *v, uint64_t x, char *err, size_t n)
 	(void)x;
 	if (ra_set_policy(v))
 		return 0;
-	ksnprintf(err, n, "ra: '%s' is not a readahead policy", v);
+	const char *near = ra_suggest(v);
+	ksnprintf(err, n, "ra: '%s' is not a readahead policy (%s%s%s)", v, near ? "did you mean " : RA_POLICIES,
+		  near ? near : "", near ? "?" : "");
 	return -EINVAL;
 }
 static void get_ra(char *b, size_t n) { ksnprintf(b, n, "%s", ra_policy_name()); }

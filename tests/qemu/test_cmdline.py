@@ -38,9 +38,10 @@ def test_cmdline_syntax_errors_each_skip_one_token(ctx):
 def test_cmdline_knob_ranges_keep_defaults_and_swap_works(ctx):
     # Out-of-range knobs used to be taken as given (swap_cluster=100000
     # turned all swap off, then OOM kills) and a bad hz= reset swap_cluster.
-    r = ctx.boot('quiet mem=48M hz=5 swap_cluster=100000 reclaim_batch=0 swappiness=300 page_cluster=9 '
+    r = ctx.boot('quiet mem=48M hz=5 swap_cluster=100000 reclaim_batch=0 swappiness=300 page_cluster=9 ra=owm '
                  'run="touch 72 20000 seq anon"', disks=[{'file': swap_image(ctx), 'bus': 'nvme'}], timeout=600)
     expect_ok(r)
+    expect_in_log(r, "cmdline: ra=owm: unknown readahead policy (did you mean own?); using fixed:3")
     expect_in_log(r, "cmdline: hz=5: '5' is not a number in 10..10000; default kept")
     expect_in_log(r, "cmdline: swap_cluster=100000: '100000' is not a power of two in 8..65536; default kept")
     expect_in_log(r, "cmdline: reclaim_batch=0: '0' is not a number in 1..256; default kept")
@@ -83,7 +84,7 @@ def test_cmdline_run_builtins_named_errors(ctx):
     expect_in_log(r, "run=: step 3 '@swapon nvme9n9': swapon nvme9n9: no such block device")
     expect_in_log(r, "run=: step 4 '@sleep': missing argument (usage: @sleep MS)")
     expect_in_log(r, "run=: step 5 '@set swappiness 300': swappiness: '300' is not a number in 0..200")
-    expect_in_log(r, "run=: step 7 'helo & hello': no program 'helo' among the boot files")
+    expect_in_log(r, "run=: step 7 'helo & hello': no program 'helo' among the boot files (did you mean hello?)")
     errs = [(x['phase'], x['line']) for x in r.find('script_error') if x['script'] == 'run=']
     expect(errs == [('parse', 1), ('parse', 2), ('parse', 4), ('parse', 5), ('check', 3), ('check', 7)],
            'script_error records (phase, step) %r' % errs)

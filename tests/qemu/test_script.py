@@ -112,8 +112,8 @@ def test_script_bad_knob_value_stops_there(ctx):
     # checked at parse time, test_cmdline.py.)
     r = ctx.boot(None, image=script_text_image(ctx, 'run hello one\nset ra bogus\nrun hello two\n'))
     expect_ok(r)
-    expect_in_log(r, "scripts/bad.mm:2:5: set ra bogus: ra: 'bogus' is not a readahead policy; "
-                     "the script stops here")
+    expect_in_log(r, "scripts/bad.mm:2:5: set ra bogus: ra: 'bogus' is not a readahead policy "
+                     "(off, fixed:0..fixed:8, hugh, shaohua, vma or own); the script stops here")
     e = task_exits(r)
     expect(len(e) == 1 and e[0]['cmdline'] == 'hello one', 'runs %r' % e)
     end = one_record(r, 'script_end')

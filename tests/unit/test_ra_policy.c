@@ -21,6 +21,17 @@ TEST(ra_parse_names)
 		CHECK(!ra_parse(bad[i], &sp));
 }
 
+TEST(ra_suggest_names)
+{
+	CHECK_STR(ra_suggest("owm"), "own");
+	CHECK_STR(ra_suggest("Own"), "own");
+	CHECK_STR(ra_suggest("fixd:3"), "fixed:3");
+	CHECK(ra_suggest("fixed:9") == NULL);     /* every fixed:N is as near: RA_POLICIES says */
+	CHECK_STR(ra_suggest("shauhua"), "shaohua");
+	CHECK(ra_suggest("linux") == NULL);
+	CHECK(ra_suggest("") == NULL);
+}
+
 TEST(ra_slot_window_aligned)
 {
 	struct ra_slots w;
