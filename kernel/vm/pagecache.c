@@ -552,6 +552,21 @@ static void wait_read(struct page *p)
 		psi_memstall_leave(false);
 }
 
+/* A page found in the cache, once its read (or a write making it) is
+ * over: 1 to use it; 0 when a write dropped it meanwhile (a short copy
+ * into a page made for it: pagecache_write), the reference put, to look
+ * again; -1 when its read failed (read_failed: *err, reference put). */
+static int settle(struct pagecache *pc, struct page *p, int *err)
+{
+	wait_read(p);
+	if (read_failed(pc, p, err))
+		return -1;
+	if (__atomic_load_n(&p->mapping, __ATOMIC_ACQUIRE) == pc)
+		return 1;
+	put_page(p);
+	return 0;
+}
+
 /* Blocks of the disk in page i (a disk's last page may be partial). */
 static uint32_t page_bytes(const struct pagecache *pc, uint64_t i)
 {
@@ -758,6 +773,7 @@ static void read_async(struct pagecache_file *f, uint64_t i, uint32_t want)
 static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want, int *err)
 {
 	struct pagecache *pc = f->pc;
+again:;
 	struct page *p = find_get(pc, i);
 	if (!p && f->random) {
 		read_pages(pc, i, 1, ~0ull, i, 0);
@@ -790,10 +806,10 @@ static struct page *get_read(struct pagecache_file *f, uint64_t i, uint32_t want
 		*err = -ENOMEM;
 		return NULL;
 	}
-	wait_read(p);
-	if (read_failed(pc, p, err))
-		return NULL;
-	return p;
+	int s = settle(pc, p, err);
+	if (!s)
+		goto again;
+	return s > 0 ? p : NULL;
 }
 
 void pagecache_mark_accessed(struct page *p)
@@ -877,9 +893,12 @@ static bool clear_dirty_into(struct pagecache *pc, struct page *p, struct pc_wb 
 }
 
 /* The page at i for a write of [in, in+len): a whole-page write needs no
- * read.  Locked and referenced, or NULL with *err. */
-static struct page *get_write(struct pagecache_file *f, uint64_t i, uint64_t in, uint64_t len, int *err)
+ * read.  Locked and referenced, or NULL with *err.  *fresh: made for this
+ * write and not read, so it holds no data until the write's copy. */
+static struct page *get_write(struct pagecache_file *f, uint64_t i, uint64_t in, uint64_t len, int *err,
+			      bool *fresh)
 {
+	*fresh = false;
 	struct pagecache *pc = f->pc;
 	for (;;) {
 		struct page *p = find_get(pc, i);
@@ -905,15 +924,22 @@ static struct page *get_write(struct pagecache_file *f, uint64_t i, uint64_t in,
 			put_page(p);
 			continue;
 		}
-		p = alloc_user_page(true);
+		/* Not cleared: the write's copy fills it, else it leaves the
+		 * cache before anyone sees it (pagecache_write).  Past a
+		 * disk's partial last page: zeros, as a read leaves it. */
+		p = alloc_user_page(false);
 		if (!p) {
 			*err = -ENOMEM;
 			return NULL;
 		}
+		if (len < PAGE_SIZE)
+			memset((char *)page_address(p) + len, 0, PAGE_SIZE - len);
 		page_set(p, PG_LOCKED);
 		int r = insert(pc, i, p);
-		if (!r)
+		if (!r) {
+			*fresh = true;
 			return p;
+		}
 		page_clear(p, PG_LOCKED);
 		put_page(p);
 		if (r != -EEXIST) {
@@ -935,37 +961,59 @@ long pagecache_write(struct pagecache_file *f, uint64_t off, uint64_t ubuf, uint
 		return -ENOSPC;
 	if (n > f->size - off)
 		n = f->size - off;
-	/* The user's bytes go through a bounce page, copied before the cache
-	 * page is locked: a source mapped from the same device would fault
-	 * on the very page we hold locked (Linux faults the source in first
-	 * and copies with faults off; a 4 KiB memcpy is cheaper than that
-	 * here). */
-	char *bounce = kmalloc(PAGE_SIZE);
-	if (!bounce)
-		return -ENOMEM;
-	uint64_t done = 0;
+	/* Linux's generic_perform_write: the source is faulted in before the
+	 * cache page is locked, then copied with faults off (a source mapped
+	 * from the same device could fault on the very page held locked).
+	 * A source page reclaimed in between makes the copy short: what was
+	 * copied into a page that held data counts; a fresh page, which holds
+	 * nothing else, leaves the cache; the next step faults the rest in.
+	 * A step that copied nothing twice at the same place (the source
+	 * reclaimed again each time) copies through a bounce page, with
+	 * faults on and no lock held, so the write always moves on.  (Before:
+	 * every byte went through the bounce page, two copies.) */
+	uint64_t done = 0, stuck_at = ~0ull;
+	char *bounce = NULL;
 	long r = 0;
 	while (done < n) {
 		uint64_t at = f->base + off + done;
 		uint64_t i = at >> PAGE_SHIFT, in = at & (PAGE_SIZE - 1);
 		uint64_t chunk = PAGE_SIZE - in < n - done ? PAGE_SIZE - in : n - done;
 		int err = 0;
-		if (copy_from_user(bounce, ubuf + done, chunk)) {
+		bool fresh, bounced = at == stuck_at;
+		if (bounced && !bounce && !(bounce = kmalloc(PAGE_SIZE))) {
+			r = -ENOMEM;
+			break;
+		}
+		if (bounced ? copy_from_user(bounce, ubuf + done, chunk) : fault_in_user(ubuf + done, chunk)) {
 			r = -EFAULT;
 			break;
 		}
-		struct page *p = get_write(f, i, in, chunk, &err);
+		struct page *p = get_write(f, i, in, chunk, &err, &fresh);
 		if (!p) {
 			r = err;
 			break;
 		}
-		memcpy((char *)page_address(p) + in, bounce, chunk);
-		set_dirty(f->pc, p);
+		uint64_t left = 0;
+		if (bounced)
+			memcpy((char *)page_address(p) + in, bounce, chunk);
+		else
+			left = copy_from_user_nofault((char *)page_address(p) + in, ubuf + done, chunk);
+		if (left == chunk)
+			stuck_at = at;
+		if (left && fresh) {
+			drop_failed(f->pc, p);  /* nothing of it is on the disk: it goes */
+			unlock_page(p);
+			put_page(p);
+			stuck_at = at;
+			continue;
+		}
+		if (left < chunk)
+			set_dirty(f->pc, p);
 		unlock_page(p);
 		pagecache_mark_accessed(p);
 		put_page(p);
-		done += chunk;
-		if ((done & ((64 << PAGE_SHIFT) - 1)) < chunk)
+		done += chunk - left;
+		if ((done & ((64 << PAGE_SHIFT) - 1)) < chunk - left)
 			pagecache_balance_dirty();          /* every 64 pages, as Linux's ratelimit */
 	}
 	kfree(bounce);
@@ -1697,6 +1745,7 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagec
 		return NULL;
 	}
 	bool normal = hint == PAGECACHE_FAULT_NORMAL;
+again:;
 	struct page *p = find_get(pc, idx);
 	if (normal)
 		count_mmap_miss(mmap_miss, mmap_last, idx, p != NULL);
@@ -1718,10 +1767,10 @@ struct page *pagecache_fault_page(struct pagecache *pc, uint64_t idx, enum pagec
 		*err = -ENOMEM;
 		return NULL;
 	}
-	wait_read(p);
-	if (read_failed(pc, p, err))
-		return NULL;
-	return p;
+	int s = settle(pc, p, err);
+	if (!s)
+		goto again;
+	return s > 0 ? p : NULL;
 }
 
 void pagecache_set_page_dirty(struct page *p)

@@ -367,3 +367,23 @@ def test_pagecache_read_stream_keeps_the_next_window_in_flight(ctx):
            'the one being read' % b[-1]['max_inflight'])
     # One request per window of 128 KiB, not one per page.
     expect(b[-1]['reads'] <= 600, 'read(2) stream: %d read requests for 72 MiB' % b[-1]['reads'])
+
+
+def test_pagecache_write_copies_from_a_source_that_goes_meanwhile(ctx):
+    # write(2) copies from the caller's buffer straight into the locked
+    # cache page with faults off, after faulting the buffer in (before,
+    # every byte went through a bounce page).  A second thread drops the
+    # buffer's page-table entries over and over (MADV_DONTNEED; the
+    # pages stay in their shared object), so some copies come up short
+    # after the fault-in: into a new page (dropped, then copied again)
+    # and into a cached one (what was copied counts, the rest follows).
+    # Every word must reach the disk: a short copy counted whole left
+    # 467 words of the first pattern in a trial.
+    data = scratch_disk(ctx, 'data.img', 32 << 20)
+    r = ctx.boot('quiet mem=64M data=nvme1n1 run="filecheck /dev/nvme1n1 8 wrace 3"',
+                 disks=[{'file': data, 'bus': 'nvme'}], smp=2, timeout=600)
+    expect_ok(r)
+    w = filechecks(r)
+    expect(len(w) == 1 and w[0]['failed'] == '' and w[0]['mismatches'] == 0, 'wrace: %r' % w)
+    expect(w[0]['race_drops'] > 100, 'the dropping thread hardly ran: %r' % w[0])
+    expect(disk_word(data, 7 << 20) == pattern_word(3, 7 << 20), '7 MiB in did not reach the disk')

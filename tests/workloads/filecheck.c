@@ -62,6 +62,14 @@
  * writesync, writesyncfs: write the pattern, then sync(2) or syncfs(2) on
  *         the device instead of fsync (fsync_ns is the call's time),
  *         then verify.
+ * wrace:  write(2) another pattern, then the pattern over it, from a
+ *         shared anonymous buffer of 1 MiB (refilled for each MiB) while
+ *         a second thread drops the buffer's
+ *         page-table entries (MADV_DONTNEED: the pages stay in their
+ *         object) over and over: the kernel's copy from the buffer into
+ *         the page cache then finds source pages gone after it faulted
+ *         them in.  fsync, drop the range from the cache, verify.
+ *         `race_drops` counts the madvise calls.
  * sharedpos: write and fsync the pattern, drop it from the cache, then
  *         FC_POS_THREADS threads read the device through ONE descriptor,
  *         4 KiB per read(2), until end of file.  Each piece names its
@@ -93,7 +101,7 @@
 #include "rt/rt.h"
 #include "wlio.h"
 
-#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|writesync|writesyncfs|verify|both|bothdrop|openw|mmap|mmapu|mmapfs|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
+#define FC_USAGE "filecheck DEV SIZE_MIB write|writenf|writesync|writesyncfs|wrace|verify|both|bothdrop|openw|mmap|mmapu|mmapfs|mmapdn|mmapp|dwrite|dverify|dmisalign|" \
 	"mnormal|mrandom|msequential|mwillneed|mpageout|mhot|mhotx|sharedpos|commits [SEED [LINGER_S]]"
 #define FC_CHUNK (64 * 1024)
 #define FC_REPORT_MAX 5
@@ -137,6 +145,7 @@ struct fc {
 	uint64_t write_ns, fsync_ns, read_ns;
 	uint64_t leaked;                /* mmapp: pattern words found on the device */
 	uint64_t pos_dups, pos_missing; /* sharedpos: blocks read twice, never */
+	uint64_t race_drops;            /* wrace: the second thread's madvise calls */
 	bool count_leaks;               /* fc_check counts matches instead of mismatches */
 	bool have_unwritten;
 	uint64_t unwritten_kib;         /* Dirty + Writeback after the last sync */
@@ -317,6 +326,61 @@ static int fc_shared_pos(struct fc *c, int fd)
 }
 
 #define MADV_DONTNEED 4
+
+/* wrace */
+#define FC_RACE_BYTES (1u << 20)
+static struct {
+	uint64_t *src;
+	volatile int stop;
+	uint64_t drops;
+} race;
+
+static int fc_race_dropper(void *arg)
+{
+	(void)arg;
+	while (!race.stop) {
+		rt_madvise(race.src, FC_RACE_BYTES, MADV_DONTNEED);
+		race.drops++;
+	}
+	return 0;
+}
+
+static int fc_write_race(struct fc *c, int fd)
+{
+	race.src = rt_mmap(0, FC_RACE_BYTES, PROT_RW, RT_MAP_SHARED | RT_MAP_ANONYMOUS, -1, 0);
+	if (rt_mmap_failed(race.src))
+		return fc_fail(c, "mmap", -rt_mmap_error(race.src));
+	struct rt_thread *t;
+	long err = rt_thread_create(&t, fc_race_dropper, NULL, 64 * 1024);
+	if (err)
+		return fc_fail(c, "clone", err);
+	uint64_t t0 = rt_now_ns();
+	long r = 0;
+	/* Twice: first another pattern into new cache pages, then the
+	 * pattern over the cached ones (a short copy into a page that holds
+	 * data keeps what it copied; one into a new page drops the page). */
+	for (int pass = 0; pass < 2 && !r; pass++) {
+		r = rt_syscall3(NR_LSEEK, fd, 0, 0);
+		uint64_t tag = pass ? c->tag : ~c->tag;
+		for (uint64_t off = 0; off < c->bytes && !r; off += FC_RACE_BYTES) {
+			for (uint64_t w = 0; w < FC_RACE_BYTES / 8; w++)
+				race.src[w] = tag ^ (off + w * 8);
+			long n = rt_write_all(fd, (const char *)race.src, FC_RACE_BYTES);
+			if (n != FC_RACE_BYTES)
+				r = n < 0 ? n : -5;
+		}
+	}
+	race.stop = 1;
+	rt_thread_join(t, NULL);
+	c->race_drops = race.drops;
+	if (r)
+		return fc_fail(c, "write", r);
+	uint64_t t1 = rt_now_ns();
+	r = rt_syscall1(NR_FSYNC, fd);
+	c->write_ns = t1 - t0;
+	c->fsync_ns = rt_now_ns() - t1;
+	return r ? fc_fail(c, "fsync", r) : 0;
+}
 
 /* mmapdn: after MADV_DONTNEED a shared mapping shows the cache's pages:
  * what was written through it must still be there. */
@@ -507,6 +571,8 @@ static void fc_report(const struct fc *c, const char *mode, uint64_t seed, uint6
 		rt_json_u64(&j, "commit_max_ns", c->commit_max_ns);
 		rt_json_u64(&j, "fill_fsync_ns", c->fill_fsync_ns);
 	}
+	if (!rt_strcmp(mode, "wrace"))
+		rt_json_u64(&j, "race_drops", c->race_drops);
 	if (c->have_unwritten)
 		rt_json_u64(&j, "unwritten_kib", c->unwritten_kib);
 	rt_report_usage(&j, start, end);
@@ -529,7 +595,8 @@ int main(int argc, char **argv, char **envp)
 			   !rt_strcmp(mode, "writesyncfs") ? FC_SYNCFS : FC_FSYNC;
 	bool spos = !rt_strcmp(mode, "sharedpos");
 	bool commits = !rt_strcmp(mode, "commits");
-	bool drop = !rt_strcmp(mode, "bothdrop") || spos;
+	bool wrace = !rt_strcmp(mode, "wrace");
+	bool drop = !rt_strcmp(mode, "bothdrop") || spos || wrace;
 	bool w = !rt_strcmp(mode, "write") || !rt_strcmp(mode, "both") || nf || drop || commits || how >= FC_SYNC;
 	bool v = !rt_strcmp(mode, "verify") || !rt_strcmp(mode, "both") || drop || commits ||    /* sharedpos: its own */
 		 how >= FC_SYNC;
@@ -572,7 +639,15 @@ int main(int argc, char **argv, char **envp)
 		c.count_leaks = mtype == MAP_PRIVATE;
 		v = true;
 	}
-	if (fd >= 0 && w && fc_write(&c, fd, how) == 0 && (!commits || fc_commits(&c, fd, seed) == 0) && v) {
+	if (fd >= 0 && wrace && fc_write_race(&c, fd) == 0) {
+		long r = rt_syscall4(NR_FADVISE64, fd, 0, (long)c.bytes, POSIX_FADV_DONTNEED);
+		if (r)
+			fc_fail(&c, "fadvise", r);
+		r = rt_syscall3(NR_LSEEK, fd, 0, 0);
+		if (r)
+			fc_fail(&c, "lseek", r);
+	}
+	if (fd >= 0 && w && !wrace && fc_write(&c, fd, how) == 0 && (!commits || fc_commits(&c, fd, seed) == 0) && v) {
 		long r = drop ? rt_syscall4(NR_FADVISE64, fd, 0, (long)c.bytes, POSIX_FADV_DONTNEED) : 0;
 		if (r)
 			fc_fail(&c, "fadvise", r);

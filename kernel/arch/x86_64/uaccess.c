@@ -8,6 +8,7 @@
 #include "lib/errno.h"
 #include "mem/layout.h"
 #include "x86.h"
+#include "percpu.h"
 
 struct extable_entry {
 	uint64_t insn, fixup;
@@ -39,6 +40,32 @@ int copy_to_user(uint64_t udst, const void *src, size_t n)
 	if (!user_range_ok(udst, n))
 		return -EFAULT;
 	return uaccess_copy((void *)udst, src, n) ? -EFAULT : 0;
+}
+
+size_t copy_from_user_nofault(void *dst, uint64_t usrc, size_t n)
+{
+	if (!user_range_ok(usrc, n))
+		return n;
+	preempt_disable();              /* the fault handler then fails the access (task.c) */
+	size_t left = uaccess_copy(dst, (const void *)usrc, n);
+	preempt_enable();
+	return left;
+}
+
+int fault_in_user(uint64_t uaddr, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!user_range_ok(uaddr, n))
+		return -EFAULT;
+	uint64_t end = uaddr + n - 1;
+	for (uint64_t a = uaddr;; a = (a | 4095) + 1) {
+		char c;
+		if (uaccess_copy(&c, (const void *)a, 1))
+			return -EFAULT;
+		if ((a | 4095) >= end)
+			return 0;
+	}
 }
 
 long strncpy_from_user(char *dst, uint64_t usrc, size_t max)

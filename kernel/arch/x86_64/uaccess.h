@@ -16,6 +16,14 @@
 void uaccess_init(void);
 int copy_from_user(void *dst, uint64_t usrc, size_t n);
 int copy_to_user(uint64_t udst, const void *src, size_t n);
+/* copy_from_user that faults nothing in (Linux's copy_from_user with
+ * page faults disabled): a page not present ends the copy.  The bytes
+ * not copied (a word that faults counts whole).  For a caller holding a
+ * lock a fault on the source could need: it faults the source in first
+ * (fault_in_user), copies with this, and handles a short copy. */
+size_t copy_from_user_nofault(void *dst, uint64_t usrc, size_t n);
+/* Fault in the pages of [uaddr, uaddr + n) for reading: 0 or -EFAULT. */
+int fault_in_user(uint64_t uaddr, size_t n);
 /* Length of the string copied into dst (NUL-terminated), -EFAULT, or
  * -ENAMETOOLONG when no NUL within max - 1 bytes. */
 long strncpy_from_user(char *dst, uint64_t usrc, size_t max);
