@@ -121,9 +121,30 @@ int pt_map_1g(uint64_t pml4, uint64_t va, uint64_t pa, unsigned flags)
 	return map_large(pml4, va, pa, flags, 2, 1ull << 30);
 }
 
+pte_t *pt_leaf(uint64_t pml4, uint64_t va)
+{
+	const pte_t *t = table(pml4);
+	for (int l = 3; l > 0; l--) {
+		pte_t cur = __atomic_load_n(&t[idx(va, l)], __ATOMIC_ACQUIRE);
+		if ((cur & (P_PRESENT | P_PS)) != P_PRESENT)
+			return NULL;    /* no table below, or a large page covers va */
+		t = table(cur & P_ADDR);
+	}
+	return (pte_t *)&t[idx(va, 0)];
+}
+
+bool pt_leaf_test_clear_young(pte_t *e)
+{
+	if (!(__atomic_load_n(e, __ATOMIC_RELAXED) & P_PRESENT))
+		return false;
+	return __atomic_fetch_and(e, ~P_ACCESSED, __ATOMIC_ACQ_REL) & P_ACCESSED;
+}
+
+pte_t pt_leaf_xchg(pte_t *e, pte_t v) { return __atomic_exchange_n(e, v, __ATOMIC_ACQ_REL); }
+
 pte_t pt_unmap(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false, NULL);
+	pte_t *e = pt_leaf(pml4, va);
 	if (!e || !*e)
 		return 0;
 	return __atomic_exchange_n(e, 0, __ATOMIC_ACQ_REL);
@@ -177,7 +198,7 @@ bool pt_pte_present(pte_t e) { return e & P_PRESENT; }
 
 int pt_protect(uint64_t pml4, uint64_t va, unsigned flags)
 {
-	pte_t *e = walk(pml4, va, 0, false, NULL);
+	pte_t *e = pt_leaf(pml4, va);
 	if (!e || !(*e & P_PRESENT))
 		return -ENOENT;
 	/* Compare-and-swap: another CPU may set the accessed or dirty bit
@@ -252,7 +273,7 @@ uint64_t pt_skip_absent(uint64_t pml4, uint64_t va)
 
 pte_t pt_get(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false, NULL);
+	pte_t *e = pt_leaf(pml4, va);
 	return e ? __atomic_load_n(e, __ATOMIC_RELAXED) : 0;
 }
 
@@ -265,7 +286,7 @@ void pt_get_many(uint64_t pml4, uint64_t va, int64_t step, uint32_t n, pte_t *ou
 		uint64_t a = va + (uint64_t)((int64_t)k * step);
 		if ((a & ~(span - 1)) != base) {
 			base = a & ~(span - 1);
-			const pte_t *e = walk(pml4, a, 0, false, NULL);
+			const pte_t *e = pt_leaf(pml4, a);
 			tab = e ? e - idx(a, 0) : NULL;
 		}
 		out[k] = tab ? __atomic_load_n(&tab[idx(a, 0)], __ATOMIC_RELAXED) : 0;
@@ -286,15 +307,13 @@ pte_t pt_make(uint64_t pa, unsigned flags) { return (pa & P_ADDR) | leaf_bits(fl
 
 bool pt_test_clear_young(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false, NULL);
-	if (!e || !(*e & P_PRESENT))
-		return false;
-	return __atomic_fetch_and(e, ~P_ACCESSED, __ATOMIC_ACQ_REL) & P_ACCESSED;
+	pte_t *e = pt_leaf(pml4, va);
+	return e && pt_leaf_test_clear_young(e);
 }
 
 bool pt_test_clear_dirty(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false, NULL);
+	pte_t *e = pt_leaf(pml4, va);
 	if (!e || !(*e & P_PRESENT))
 		return false;
 	return __atomic_fetch_and(e, ~P_DIRTY, __ATOMIC_ACQ_REL) & P_DIRTY;
@@ -302,7 +321,7 @@ bool pt_test_clear_dirty(uint64_t pml4, uint64_t va)
 
 pte_t pt_mkclean(uint64_t pml4, uint64_t va)
 {
-	pte_t *e = walk(pml4, va, 0, false, NULL);
+	pte_t *e = pt_leaf(pml4, va);
 	if (!e || !(*e & P_PRESENT))
 		return 0;
 	return __atomic_fetch_and(e, ~(pte_t)(P_DIRTY | P_WRITE), __ATOMIC_ACQ_REL);

@@ -68,6 +68,14 @@ bool pt_pte_present(pte_t e);
 uint64_t pt_skip_absent(uint64_t pml4, uint64_t va);
 /* The 4 KiB PTE for va, or 0 when there is none (no table or empty). */
 pte_t pt_get(uint64_t pml4, uint64_t va);
+/* One walk for several looks at va's PTE: its slot, or NULL when no page
+ * table covers va (user tables are freed only with their address space,
+ * so a slot found stays while it lives).  Read it with one load; change
+ * it with these, holding its lock: clear the accessed bit of a present
+ * PTE (true if it was set); store v, returning the old value. */
+pte_t *pt_leaf(uint64_t pml4, uint64_t va);
+bool pt_leaf_test_clear_young(pte_t *e);
+pte_t pt_leaf_xchg(pte_t *e, pte_t v);
 /* The PTEs of n pages from va, `step` bytes apart (a multiple of 4 KiB,
  * negative going down), into out[]: pt_get of each, but one walk per
  * page table they lie in, not one per page. */

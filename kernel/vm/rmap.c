@@ -118,10 +118,13 @@ struct ref_ctx {
 	bool exec;                      /* a referencing mapping is executable */
 };
 
-static bool maps(struct mm *mm, uint64_t va, struct page *p)
+/* va's PTE slot when its PTE maps p, else NULL: one walk for the look
+ * and the change that follows (pgtable.h's pt_leaf). */
+static pte_t *slot_mapping(struct mm *mm, uint64_t va, struct page *p)
 {
-	pte_t e = pt_get(mm->pml4, va);
-	return pt_pte_present(e) && pt_pte_phys(e) == page_to_phys(p);
+	pte_t *s = pt_leaf(mm->pml4, va);
+	pte_t e = s ? __atomic_load_n(s, __ATOMIC_RELAXED) : 0;
+	return pt_pte_present(e) && pt_pte_phys(e) == page_to_phys(p) ? s : NULL;
 }
 
 /* v: the area of va (NULL: an anonymous page's own mapping).  A
@@ -131,7 +134,8 @@ static bool maps(struct mm *mm, uint64_t va, struct page *p)
 static void young_one(struct mm *mm, const struct vma *v, uint64_t va, void *ctx)
 {
 	struct ref_ctx *c = ctx;
-	if (maps(mm, va, c->p) && pt_test_clear_young(mm->pml4, va)) {
+	pte_t *s = slot_mapping(mm, va, c->p);
+	if (s && pt_leaf_test_clear_young(s)) {
 		if (!v || !(v->flags & VM_SEQ))
 			c->refs++;
 		if (v && (v->prot & VM_EXEC))
@@ -185,9 +189,9 @@ int rmap_unmap_anon(struct page *p, uint64_t entry, struct mm **mmp, uint64_t *v
 	int r = -EBUSY;
 	uint64_t va = anon_va(p);
 	bool on = spin_lock_irqsave(mm_ptl(mm, va));
-	pte_t e = pt_get(mm->pml4, va);
-	if (p->mapping == mm && p->index == va && maps(mm, va, p) && !pt_pte_young(e)) {
-		*saved = pt_set(mm->pml4, va, pt_swap_pte(entry));
+	pte_t *s = p->mapping == mm && p->index == va ? slot_mapping(mm, va, p) : NULL;
+	if (s && !pt_pte_young(*s)) {
+		*saved = pt_leaf_xchg(s, pt_swap_pte(entry));
 		mm_count(&mm->swap_ents, 1);
 		*dirty = pt_pte_dirty(*saved);
 		*mmp = mm;
@@ -223,9 +227,10 @@ static void unmap_one(struct mm *mm, const struct vma *v, uint64_t va, void *ctx
 {
 	struct ref_ctx *c = ctx;
 	(void)v;
-	if (!maps(mm, va, c->p))
+	pte_t *s = slot_mapping(mm, va, c->p);
+	if (!s)
 		return;
-	pte_t old = pt_unmap(mm->pml4, va);
+	pte_t old = pt_leaf_xchg(s, 0);
 	c->dirty |= pt_pte_dirty(old);
 	drop_pte(mm, va, c->p, c->tlb);
 }
@@ -234,7 +239,7 @@ static void clean_one(struct mm *mm, const struct vma *v, uint64_t va, void *ctx
 {
 	struct ref_ctx *c = ctx;
 	(void)v;
-	if (!maps(mm, va, c->p))
+	if (!slot_mapping(mm, va, c->p))
 		return;
 	pte_t old = pt_mkclean(mm->pml4, va);
 	if (pt_pte_writable(old) || pt_pte_dirty(old)) {

@@ -241,8 +241,12 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 {
 	struct spinlock *ptl = mm_ptl(mm, va);
 	bool on = spin_lock_irqsave(ptl);
-	bool ok = pt_get(mm->pml4, va) == expect;
-	if (ok && pt_set_counted(mm->pml4, va, pt_make(page_to_phys(p), ptflags), &mm->table_pages) == PT_NOMEM)
+	pte_t *s = pt_leaf(mm->pml4, va);       /* one walk when the table is there */
+	bool ok = (s ? __atomic_load_n(s, __ATOMIC_RELAXED) : 0) == expect;
+	pte_t e = pt_make(page_to_phys(p), ptflags);
+	if (ok && s)
+		pt_leaf_xchg(s, e);
+	else if (ok && pt_set_counted(mm->pml4, va, e, &mm->table_pages) == PT_NOMEM)
 		ok = false;
 	if (ok) {
 		page_map_add(p);

@@ -169,15 +169,30 @@ pte_t pt_set(uint64_t pml4, uint64_t va, pte_t v)
 
 pte_t pt_unmap(uint64_t pml4, uint64_t va) { return pt_set(pml4, va, 0); }
 
+/* A slot stands in for a page table: none until the PTE was first set. */
+pte_t *pt_leaf(uint64_t pml4, uint64_t va) { return pt_slot(pml4, va, false); }
+
+pte_t pt_leaf_xchg(pte_t *e, pte_t v)
+{
+	pte_t old = *e;
+	*e = v;
+	return old;
+}
+
+bool pt_leaf_test_clear_young(pte_t *e)
+{
+	if (!(*e & PTE_P) || !(*e & PTE_A))
+		return false;
+	*e &= ~PTE_A;
+	return true;
+}
+
 pte_t pt_make(uint64_t pa, unsigned flags) { return (pa & PTE_FRAME) | PTE_P | ((flags & PT_WRITE) ? PTE_W : 0); }
 
 bool pt_test_clear_young(uint64_t pml4, uint64_t va)
 {
 	pte_t *e = pt_slot(pml4, va, false);
-	if (!e || !(*e & PTE_P) || !(*e & PTE_A))
-		return false;
-	*e &= ~PTE_A;
-	return true;
+	return e && pt_leaf_test_clear_young(e);
 }
 
 pte_t pt_mkclean(uint64_t pml4, uint64_t va)
