@@ -15,3 +15,13 @@ def test_pmm_lists_give_back_every_page(ctx):
     locks = {c['name']: c for c in r.find('locks')[0]['since_reset']['classes']}
     # 131072 allocations and as many frees, the buddy entered once per batch.
     expect(locks['pmm']['acquired'] < 131072 // 4, 'pmm lock taken %d times' % locks['pmm']['acquired'])
+
+
+@pytest.mark.quick
+def test_pgtable_helpers_on_a_fresh_root(ctx):
+    # pt_leaf (one walk for a look and a change: the fault path's install
+    # and reclaim's reverse map) and the helpers built on it, on a user
+    # root of their own (tests/kernel/pmm_selftest.c says what each check is).
+    data, r = selftest(ctx, 'pgtable', 'mem=48M')
+    expect(data['tables'] == data['freed'] == 4, 'tables made and freed %r' % data)
+    expect(data['free_before'] == data['free_after'], 'free pages %r' % data)
