@@ -227,11 +227,14 @@ static void list_boot(struct lister *l, const char *dir)
 	}
 }
 
-/* Block devices under Linux's names: NVMe keeps ours; the other disks
- * are sda, sdb... in registration order (blk_find_linux's numbering),
- * their partitions sdaN. */
+/* /dev/null and /dev/zero (file.c opens them; inode numbers as its
+ * stat gives), then block devices under Linux's names: NVMe keeps ours;
+ * the other disks are sda, sdb... in registration order
+ * (blk_find_linux's numbering), their partitions sdaN. */
 static void list_dev(struct lister *l)
 {
+	emit_str(l, "null", 4, PROCFS_DT_CHR);
+	emit_str(l, "zero", 5, PROCFS_DT_CHR);
 	int sd = 0;
 	for (int i = 0; i < blk_count(); i++) {
 		struct blk_dev *d = blk_at(i);

@@ -38,7 +38,7 @@ const char *procfs_link(struct task *k, const char *path);
 int procfs_generate(struct task *k, enum procfs_text_id id, char **buf, uint64_t *len);
 
 /* A directory entry (getdents64): Linux's d_type values. */
-enum procfs_dtype { PROCFS_DT_DIR = 4, PROCFS_DT_BLK = 6, PROCFS_DT_REG = 8, PROCFS_DT_LNK = 10 };
+enum procfs_dtype { PROCFS_DT_CHR = 2, PROCFS_DT_DIR = 4, PROCFS_DT_BLK = 6, PROCFS_DT_REG = 8, PROCFS_DT_LNK = 10 };
 #define PROCFS_NAME_MAX 64
 struct procfs_dirent {
 	char name[PROCFS_NAME_MAX];

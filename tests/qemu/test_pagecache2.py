@@ -273,7 +273,7 @@ def test_procfs_listings_and_pressure(ctx):
     for name in ('meminfo', 'vmstat', 'swaps', 'pressure', 'self'):
         expect(name in proc, 'ls /proc lacks %s: %r' % (name, proc))
     expect(any(re.match(r'^\d+$', l) for l in proc), 'ls /proc lacks the reader\'s pid: %r' % proc)
-    expect(out['busybox ls /dev'] == ['nvme0n1', 'nvme0n1p1', 'nvme1n1'], 'ls /dev: %r' % out['busybox ls /dev'])
+    expect(out['busybox ls /dev'] == ['null', 'nvme0n1', 'nvme0n1p1', 'nvme1n1', 'zero'], 'ls /dev: %r' % out['busybox ls /dev'])
     expect(out['busybox ls /proc/self'] == ['exe', 'stat', 'status'], 'ls /proc/self: %r' % out['busybox ls /proc/self'])
     expect(out['busybox ls /proc/pressure'] == ['memory'], 'ls /proc/pressure: %r' % out['busybox ls /proc/pressure'])
     expect(out['busybox ls /'] == ['bin', 'dev', 'proc'], 'ls /: %r' % out['busybox ls /'])

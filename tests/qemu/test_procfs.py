@@ -156,7 +156,8 @@ def test_busybox_dd_reads_and_writes_a_disk(ctx):
         f.write(b'\xab' * (1 << 20))
     cmds = ['busybox dd if=/dev/nvme1n1 of=/dev/null bs=1M count=8',
             'busybox dd if=/dev/zero of=/dev/nvme1n1 bs=64k count=4 seek=1',
-            'busybox od -A d -t x1 -N 16 -j 65520 /dev/nvme1n1', 'busybox stat -c %F:%t:%T /dev/null /dev/zero']
+            'busybox od -A d -t x1 -N 16 -j 65520 /dev/nvme1n1', 'busybox stat -c %F:%t:%T /dev/null /dev/zero',
+            'busybox ls /dev']
     r = ctx.boot('quiet mem=64M data=nvme1n1 run="%s"' % ' ; '.join(cmds), image=busybox_image(ctx),
                  disks=[{'file': data, 'bus': 'nvme'}], timeout=300)
     expect_ok(r)
@@ -168,6 +169,9 @@ def test_busybox_dd_reads_and_writes_a_disk(ctx):
            'dd if=/dev/zero: %r' % out[cmds[1]])
     expect(out[cmds[2]] == ['0065520 ' + ' '.join(['ab'] * 16), '0065536'], 'od: %r' % out[cmds[2]])
     expect(out[cmds[3]] == ['character special file:1:3', 'character special file:1:5'], 'stat: %r' % out[cmds[3]])
+    # ls lists them beside the disks (they were missing from /dev).
+    listed = ' '.join(out[cmds[4]]).split()
+    expect({'null', 'zero', 'nvme1n1'} <= set(listed), 'ls /dev: %r' % out[cmds[4]])
     with open(data, 'rb') as f:
         d = f.read(1 << 20)
     expect(d[65536:327680] == bytes(262144), 'the 256 KiB dd wrote are not zeros')
