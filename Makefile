@@ -316,7 +316,7 @@ QEMU_TESTS = $(PYTEST) tests/qemu -n 2 --build $(BUILD) --durations=25
 # of test_lockdep.py too), JOBS at a time, then the QEMU cases.  Cases
 # marked `long` (benchmark-sized icount runs) are left to
 # make test-long, to keep make test short (its target: 15 minutes on a
-# 2-core host; 12 min 58 s in a clean-clone run, README "Tests").
+# 2-core host; .ci/run took 9 min 58 s on a clean clone, README).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test-host: layers unit glue fuzz-smoke workload-tests matrix-selftest tools-test all lockdep-build
 lockdep-build:
