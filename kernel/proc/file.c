@@ -656,8 +656,8 @@ long file_close(int fd)
 		__atomic_store_n(&k->std[fd], NULL, __ATOMIC_RELEASE);    /* the console again */
 	else if (f)
 		k->files[fd - TASK_FD_FIRST] = NULL;
-	if (fd >= 0 && fd < 64)
-		k->cloexec &= ~(1ull << fd);
+	if (f)
+		set_cloexec(k, fd, false);
 	mutex_unlock(&k->files_lock);
 	if (!f)
 		return -EBADF;
@@ -1031,7 +1031,9 @@ static struct open_file *dup_source(struct task *k, int oldfd, int *err)
 	return f;
 }
 
-/* files_lock held. */
+_Static_assert(TASK_FD_FIRST + TASK_MAX_FILES <= 64, "task->cloexec has a bit per fd");
+
+/* files_lock held; fd a valid descriptor number. */
 static void set_cloexec(struct task *k, int fd, bool on)
 {
 	if (on)
