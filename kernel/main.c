@@ -205,9 +205,9 @@ static void setup_swap(void)
 			kcfg.blk_read_split, now);
 	}
 	if (kcfg.ra[0] && !ra_set_policy(kcfg.ra)) {
-		const char *near = ra_suggest(kcfg.ra);
-		kprintf("cmdline: ra=%s: unknown readahead policy (%s%s%s); using %s\n", kcfg.ra,
-			near ? "did you mean " : RA_POLICIES, near ? near : "", near ? "?" : "", ra_policy_name());
+		char hint[32];
+		kprintf("cmdline: ra=%s: unknown readahead policy (%s); using %s\n", kcfg.ra,
+			ra_unknown_hint(kcfg.ra, hint, sizeof hint), ra_policy_name());
 	}
 	if (kcfg.page_cluster_set) {
 		if (kcfg.page_cluster > 8)

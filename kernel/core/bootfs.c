@@ -19,14 +19,18 @@ void bootfs_init(const struct boot_info *bi)
 	nfiles = bi->file_count;
 }
 
-const char *bootfs_suggest_program(const char *name)
+void bootfs_no_program(const char *name, char *buf, size_t n)
 {
 	const char *progs[BOOTFS_SUGGEST_MAX];
-	int n = 0;
-	for (uint32_t i = 0; i < nfiles && n < BOOTFS_SUGGEST_MAX; i++)
+	int np = 0;
+	for (uint32_t i = 0; i < nfiles && np < BOOTFS_SUGGEST_MAX; i++)
 		if (!strncmp(files[i].name, "bin/", 4) && !strchr(files[i].name + 4, '/'))
-			progs[n++] = files[i].name + 4;
-	return name_suggest(name, progs, n);
+			progs[np++] = files[i].name + 4;
+	const char *near = name_suggest(name, progs, np);
+	if (near)
+		ksnprintf(buf, n, "no program '%s' among the boot files (did you mean %s?)", name, near);
+	else
+		ksnprintf(buf, n, "no program '%s' among the boot files", name);
 }
 
 uint32_t bootfs_count(void) { return nfiles; }

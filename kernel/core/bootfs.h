@@ -12,11 +12,11 @@
 void bootfs_init(const struct boot_info *bi);
 /* Exact path, else "bin/<name>".  Returns false when absent. */
 bool bootfs_find(const char *name, const void **data, uint64_t *size, const char **path);
-/* The program (a file under bin/, by its name) a mistyped name most
- * likely meant (lib/suggest.h), or NULL.  Looks at the first
- * BOOTFS_SUGGEST_MAX programs. */
+/* "no program 'NAME' among the boot files" into buf, naming the program
+ * (a file under bin/) a mistyped NAME most likely meant (lib/suggest.h;
+ * the first BOOTFS_SUGGEST_MAX programs looked at). */
 #define BOOTFS_SUGGEST_MAX 128
-const char *bootfs_suggest_program(const char *name);
+void bootfs_no_program(const char *name, char *buf, size_t n);
 uint32_t bootfs_count(void);
 const struct boot_file *bootfs_at(uint32_t i);
 

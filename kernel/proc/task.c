@@ -281,9 +281,9 @@ struct task *task_spawn(const char *cmdline, int ppid)
 		goto out;
 	}
 	if (!bootfs_find(argv[0], &img, &size, &path)) {
-		const char *near = bootfs_suggest_program(argv[0]);
-		kprintf("task: cannot run \"%s\": no program '%s' among the boot files%s%s%s\n", cmdline, argv[0],
-			near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+		static char why[sizeof argbuf + 160];  /* argv[0] whole, and the program meant */
+		bootfs_no_program(argv[0], why, sizeof why);
+		kprintf("task: cannot run \"%s\": %s\n", cmdline, why);
 		goto out;
 	}
 	k = task_new(cmdline, base_name(path), ppid);

@@ -229,9 +229,7 @@ static int check_stmt(struct script_exec *x, int i)
 		program_of(st->a, prog, sizeof prog);
 		if (bootfs_find(prog, &data, &size, &path))
 			return 0;
-		const char *near = bootfs_suggest_program(prog);
-		ksnprintf(what, sizeof what, "no program '%s' among the boot files%s%s%s", prog,
-			  near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+		bootfs_no_program(prog, what, sizeof what);
 	} else if (st->op == SCRIPT_DATA) {
 		if (blk_find_linux(st->a))
 			return 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "ra_policy.h"
 #include "lib/suggest.h"
+#include "lib/printf.h"
 
 static const char *const names[] = {
 	[RA_OFF] = "off", [RA_FIXED] = "fixed", [RA_HUGH] = "hugh",
@@ -40,6 +41,15 @@ const char *ra_suggest(const char *s)
 	if (!strncmp(s, "fixed:", 6))
 		return NULL;            /* a bad N: each fixed:N as near as the next */
 	return name_suggest(s, spellings, (int)(sizeof spellings / sizeof spellings[0]));
+}
+
+const char *ra_unknown_hint(const char *s, char *buf, size_t n)
+{
+	const char *near = ra_suggest(s);
+	if (!near)
+		return RA_POLICIES;
+	ksnprintf(buf, n, "did you mean %s?", near);
+	return buf;
 }
 
 void ra_format(const struct ra_spec *spec, char *buf, size_t n)

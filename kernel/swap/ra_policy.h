@@ -90,6 +90,9 @@ void ra_format(const struct ra_spec *spec, char *buf, size_t n);
  * NULL (then RA_POLICIES lists them). */
 const char *ra_suggest(const char *s);
 #define RA_POLICIES "off, fixed:0..fixed:8, hugh, shaohua, vma or own"
+/* What to say of a mistyped s, in parentheses after the complaint:
+ * "did you mean X?" (written into buf, n >= 32) or RA_POLICIES. */
+const char *ra_unknown_hint(const char *s, char *buf, size_t n);
 
 /* ---------------------------------------------------------------- slots */
 

@@ -36,9 +36,8 @@ static int set_ra(const char *v, uint64_t x, char *err, size_t n)
 	(void)x;
 	if (ra_set_policy(v))
 		return 0;
-	const char *near = ra_suggest(v);
-	ksnprintf(err, n, "ra: '%s' is not a readahead policy (%s%s%s)", v, near ? "did you mean " : RA_POLICIES,
-		  near ? near : "", near ? "?" : "");
+	char hint[32];
+	ksnprintf(err, n, "ra: '%s' is not a readahead policy (%s)", v, ra_unknown_hint(v, hint, sizeof hint));
 	return -EINVAL;
 }
 static void get_ra(char *b, size_t n) { ksnprintf(b, n, "%s", ra_policy_name()); }

@@ -30,6 +30,9 @@ TEST(ra_suggest_names)
 	CHECK_STR(ra_suggest("shauhua"), "shaohua");
 	CHECK(ra_suggest("linux") == NULL);
 	CHECK(ra_suggest("") == NULL);
+	char buf[32];
+	CHECK_STR(ra_unknown_hint("owm", buf, sizeof buf), "did you mean own?");
+	CHECK_STR(ra_unknown_hint("fixed:9", buf, sizeof buf), RA_POLICIES);
 }
 
 TEST(ra_slot_window_aligned)
