@@ -597,9 +597,7 @@ void swapin_willneed(struct mm *mm, uint64_t start, uint64_t end)
 		 * 64 TiB reservation went page by page, under mm->lock. */
 		if ((va = vm_walk_from(mm, va, end, va == start)) >= end)
 			break;
-		bool on = spin_lock_irqsave(mm_ptl(mm, va));
-		pte_t e = pt_get(mm->pml4, va);
-		spin_unlock_irqrestore(mm_ptl(mm, va), on);
+		pte_t e = pt_get(mm->pml4, va);     /* no lock: a value used after it anyway (pgtable.h) */
 		if (!pt_pte_is_swap(e))
 			continue;
 		uint64_t entry = pt_pte_swap_entry(e);
@@ -745,9 +743,7 @@ long swapin_unuse_mm(struct mm *mm, unsigned area)
 		for (uint64_t va = v[i].start; va < v[i].end; va += P) {
 			if ((va = vm_walk_from(mm, va, v[i].end, va == v[i].start)) >= v[i].end)
 				break;
-			bool on = spin_lock_irqsave(mm_ptl(mm, va));
-			pte_t e = pt_get(mm->pml4, va);
-			spin_unlock_irqrestore(mm_ptl(mm, va), on);
+			pte_t e = pt_get(mm->pml4, va);     /* no lock: the fault re-checks it */
 			if (!pt_pte_is_swap(e) || swp_area(pt_pte_swap_entry(e)) != area)
 				continue;
 			struct fault_stats st = { 0, 0, 0, 0 };
