@@ -369,7 +369,7 @@ void kmain(const struct boot_info *bi)
 	setup_interrupts();
 	time_init();
 	sched_init();
-	if (kcfg.prof && kprof_init())
+	if (kcfg.prof && kprof_init((unsigned)kcfg.hz))
 		halt_register_hook(kprof_halt_report);
 	time_start_tick((unsigned)kcfg.hz, strcmp(kcfg.timer, "periodic") != 0);
 	halt_register_hook(sched_report);

@@ -7,6 +7,7 @@
  * own kernel stack (a boot stack, whose size is not recorded, gives the
  * leaf function only), so a corrupt frame ends the walk, never faults.
  */
+#include <string.h>
 #include "kprof.h"
 #include "ksyms.h"
 #include "console.h"
@@ -17,17 +18,42 @@
 #include "mem/kmalloc.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/nmiclock.h"
+#include "arch/x86_64/x86.h"
 
 #define KPROF_DEPTH 32          /* frames walked per sample */
 #define KPROF_TOP 40            /* functions per list in a record */
 
 static struct {
 	bool on;
+	bool nmi;                       /* sampled by the NMI clock, not the tick */
 	uint32_t *self, *total;         /* [ksyms_count] */
-	uint64_t samples, user, task, kthread, idle, unknown;
+	uint64_t samples, user, task, kthread, irq, idle, unknown;
+	uint64_t window_ns, window_fired;       /* when the window began; the clock's count then */
 } kp;
 
-bool kprof_init(void)
+static void sample(const struct trap_frame *f, int own_depth);
+
+static void nmi_sample(const struct trap_frame *f) { sample(f, 0); }
+
+/* The NMI clock, if its NMIs arrive within NMI_WAIT_MS of starting it. */
+#define NMI_WAIT_MS 50
+static bool start_nmi_clock(unsigned hz)
+{
+	if (!nmiclock_start(hz))
+		return false;
+	trap_set_nmi_sampler(nmi_sample);
+	uint64_t end = time_ns() + NMI_WAIT_MS * 1000000ull;
+	while (!nmiclock_fired() && time_ns() < end)
+		cpu_relax();
+	if (nmiclock_fired())
+		return true;
+	nmiclock_stop();
+	trap_set_nmi_sampler(NULL);
+	return false;
+}
+
+bool kprof_init(unsigned hz)
 {
 	kp.self = kzalloc((size_t)ksyms_count * sizeof *kp.self);
 	kp.total = kzalloc((size_t)ksyms_count * sizeof *kp.total);
@@ -38,6 +64,11 @@ bool kprof_init(void)
 		kp.self = kp.total = NULL;
 		return false;
 	}
+	kp.nmi = start_nmi_clock(hz);
+	if (!kp.nmi)
+		kprintf("prof: no NMI from the PIT; sampling at the tick (time with interrupts off is counted where they come back on)\n");
+	kp.window_ns = time_ns();
+	kp.window_fired = nmiclock_fired();
 	kp.on = true;
 	return true;
 }
@@ -45,6 +76,41 @@ bool kprof_init(void)
 static void add(uint64_t *c) { __atomic_add_fetch(c, 1, __ATOMIC_RELAXED); }
 
 void kprof_tick(const struct trap_frame *f)
+{
+	if (!kp.nmi)
+		sample(f, 1);
+}
+
+/* The return address into the caller of a function caught without its
+ * own frame, which the frame-pointer walk (from rbp, the caller's frame
+ * then) would skip: a leaf GCC left without one (time_ns), a function
+ * in its first two instructions (push rbp; mov rsp, rbp) or at its ret.
+ * Only where the stack slot is on the thread's stack and holds an
+ * address just after a direct call; else 0. */
+static uint64_t frameless_caller(const struct trap_frame *f, uint64_t start, uint64_t lo, uint64_t hi)
+{
+	static const uint8_t prologue[4] = { 0x55, 0x48, 0x89, 0xe5 };
+	const uint8_t *code = (const uint8_t *)start;
+	uint64_t at = f->rsp;
+	if (*(const uint8_t *)f->rip == 0xc3)
+		;                               /* ret: the frame is gone */
+	else if (!memcmp(code, prologue, sizeof prologue)) {
+		if (f->rip - start >= sizeof prologue)
+			return 0;               /* the frame is set up */
+		if (f->rip != start)
+			at += 8;                /* rbp pushed */
+	}
+	if ((at & 7) || at < lo || at + 8 > hi)
+		return 0;
+	uint64_t ret = *(const uint64_t *)at;
+	if (ksym_index(ret - 1) < 0 || ksym_index(ret - 5) < 0 || *(const uint8_t *)(ret - 5) != 0xe8)
+		return 0;
+	return ret;
+}
+
+/* own_depth: the interrupt levels the sampler itself adds (the tick's
+ * handler 1; an NMI 0: it does not count as one). */
+static void sample(const struct trap_frame *f, int own_depth)
 {
 	if (!kp.on)
 		return;
@@ -55,11 +121,13 @@ void kprof_tick(const struct trap_frame *f)
 	}
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
-	if (t == c->idle && c->irq_depth <= 1) {
+	if (c->irq_depth > own_depth)
+		add(&kp.irq);           /* only an NMI lands inside a handler */
+	else if (t == c->idle) {
 		add(&kp.idle);
 		return;
-	}
-	add(t && t->task ? &kp.task : &kp.kthread);
+	} else
+		add(t && t->task ? &kp.task : &kp.kthread);
 	int64_t leaf = ksym_index(f->rip);
 	if (leaf < 0) {
 		add(&kp.unknown);
@@ -71,6 +139,12 @@ void kprof_tick(const struct trap_frame *f)
 	seen[n++] = leaf;
 	__atomic_add_fetch(&kp.total[leaf], 1, __ATOMIC_RELAXED);
 	uint64_t lo = t && t->stack_size ? t->stack_top - t->stack_size : 0, hi = lo ? t->stack_top : 0;
+	uint64_t caller = frameless_caller(f, ksyms_table[leaf].addr, lo, hi);
+	int64_t cs = caller ? ksym_index(caller - 1) : -1;
+	if (cs >= 0 && cs != leaf) {
+		seen[n++] = cs;
+		__atomic_add_fetch(&kp.total[cs], 1, __ATOMIC_RELAXED);
+	}
 	uint64_t rbp = f->rbp;
 	while (n < KPROF_DEPTH && !(rbp & 7) && rbp >= lo && rbp + 16 <= hi) {
 		uint64_t next = ((uint64_t *)rbp)[0], ret = ((uint64_t *)rbp)[1];
@@ -98,9 +172,11 @@ void kprof_reset(void)
 		__atomic_store_n(&kp.self[i], 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&kp.total[i], 0, __ATOMIC_RELAXED);
 	}
-	uint64_t *c[] = { &kp.samples, &kp.user, &kp.task, &kp.kthread, &kp.idle, &kp.unknown };
+	uint64_t *c[] = { &kp.samples, &kp.user, &kp.task, &kp.kthread, &kp.irq, &kp.idle, &kp.unknown };
 	for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++)
 		__atomic_store_n(c[i], 0, __ATOMIC_RELAXED);
+	kp.window_ns = time_ns();
+	kp.window_fired = nmiclock_fired();
 }
 
 /* The KPROF_TOP largest counts, largest first (ties: lower address). */
@@ -138,10 +214,17 @@ void kprof_record(const char *label)
 	struct json *j = rec_begin("prof");
 	json_str(j, "label", label ? label : "");
 	json_u64(j, "hz", time_hz());
+	json_str(j, "source", kp.nmi ? "nmi" : "tick");
+	/* The time one sample stands for on a CPU: the tick's period, or
+	 * what the NMI clock really took (its latency included). */
+	uint64_t fired = nmiclock_fired() - kp.window_fired;
+	uint64_t period = !kp.nmi ? 1000000000ull / time_hz() : fired ? (time_ns() - kp.window_ns) / fired : 0;
+	json_u64(j, "period_ns", period);
 	json_u64(j, "samples", __atomic_load_n(&kp.samples, __ATOMIC_RELAXED));
 	json_u64(j, "user", __atomic_load_n(&kp.user, __ATOMIC_RELAXED));
 	json_u64(j, "kernel_task", __atomic_load_n(&kp.task, __ATOMIC_RELAXED));
 	json_u64(j, "kernel_thread", __atomic_load_n(&kp.kthread, __ATOMIC_RELAXED));
+	json_u64(j, "kernel_irq", __atomic_load_n(&kp.irq, __ATOMIC_RELAXED));
 	json_u64(j, "idle", __atomic_load_n(&kp.idle, __ATOMIC_RELAXED));
 	json_u64(j, "unknown", __atomic_load_n(&kp.unknown, __ATOMIC_RELAXED));
 	top_list(j, "self", kp.self);

@@ -92,6 +92,7 @@ void halt_register_shutdown_hook(halt_hook_fn fn)
 }
 
 bool panic_in_progress(void) { return panicking != 0; }
+bool panic_on_this_cpu(void) { return panicking == (int)this_cpu()->id + 1; }
 
 static volatile bool halting;   /* halt_ok's hooks have started */
 

@@ -31,6 +31,8 @@ __attribute__((noreturn)) void halt_ok(void);
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 __attribute__((noreturn)) void panic_exception(const struct trap_frame *f, uint64_t cr2);
 bool panic_in_progress(void);
+/* This CPU is the one that panicked (it goes on with the report). */
+bool panic_on_this_cpu(void);
 /* halt_ok's reports and shutdown hooks have started, or a panic has
  * (the boot CPU may then keep interrupts off for long: no alarms). */
 bool halt_in_progress(void);

@@ -1,7 +1,7 @@
 /*
  * In-kernel tests of threads, the scheduler, sleeping and the tick, run
  * with test=threads|sleep|timer|ctxsw|mutex|rwsem|rt|hangcheck|lockup|consolestuck|lostwakeup|timerstall|
- * lockstat|nmi_user_gs|kstacks.  Each prints a selftest
+ * lockstat|nmi_user_gs|kstacks|prof.  Each prints a selftest
  * record with its measurements; tests/qemu/cases.py checks the numbers.
  */
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "core/record.h"
 #include "core/time.h"
 #include "core/lockstat.h"
+#include "core/kprof.h"
 #include "core/spinlock.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/apic.h"
@@ -794,6 +795,60 @@ static void kstack_worker(void *arg)
 	complete(&k->done);
 }
 
+/* --- the profiler samples code with interrupts off ---------------------- */
+
+/* Busy for ms with preemption off, interrupts off or on. */
+static void __attribute__((noinline, noclone)) prof_spin_irqs_off(uint64_t ms)
+{
+	bool on = irq_save();
+	uint64_t end = time_ns() + ms * 1000000ull;
+	while (time_ns() < end)
+		cpu_relax();
+	irq_restore(on);
+}
+
+static void __attribute__((noinline, noclone)) prof_spin_irqs_on(uint64_t ms)
+{
+	uint64_t end = time_ns() + ms * 1000000ull;
+	while (time_ns() < end)
+		cpu_relax();
+}
+
+struct prof_spin {
+	struct completion done;
+	uint64_t spun_ns;
+};
+
+static void prof_spinner(void *arg)
+{
+	struct prof_spin *p = arg;
+	preempt_disable();
+	uint64_t t0 = time_ns();
+	prof_spin_irqs_off(200);
+	prof_spin_irqs_on(200);
+	p->spun_ns = time_ns() - t0;
+	preempt_enable();
+	complete(&p->done);
+}
+
+/* With prof=on: 200 ms spun with interrupts off, then 200 ms with them
+ * on, by a thread of its own (the boot thread's stack has no recorded
+ * size, so the profiler's walk would stop at the leaf), in a window of
+ * their own (kprof_reset .. a "prof" record labelled "selftest prof");
+ * the test reads where the samples landed. */
+static void test_prof(struct json *r)
+{
+	static struct prof_spin p;
+	completion_init(&p.done);
+	kprof_reset();
+	bool ok = thread_create("profspin", prof_spinner, &p, SCHED_NORMAL) != NULL;
+	check(ok, "create profspin");
+	if (ok)
+		completion_wait(&p.done);
+	kprof_record("selftest prof");
+	json_u64(r, "spun_ns", p.spun_ns);
+}
+
 static void test_kstacks(struct json *r)
 {
 	check(sched_cpus() >= 2, "test=kstacks needs a second CPU");
@@ -837,6 +892,7 @@ static const struct selftest tests[] = {
 	{ "lockstat", test_lockstat },
 	{ "nmi_user_gs", test_nmi_user_gs },
 	{ "kstacks", test_kstacks },
+	{ "prof", test_prof },
 };
 
 bool sched_selftest(const char *name)

@@ -1,13 +1,26 @@
-"""The kernel profiler (prof=on, kernel/core/kprof.h): every tick counts
-what it interrupted, and each run= step gets a "prof" record of its
-window.  A swapping touch spends its kernel time in page faults, so the
-fault path must lead the task's kernel samples, and the counts must add
-up and agree with the task's own CPU time (under -icount both come from
-the instruction count)."""
-from rig import expect, swap_image, run_swapping, expect_clean_exits
+"""The kernel profiler (prof=on, kernel/core/kprof.h): every sample (an
+NMI from the PIT under QEMU) counts what it interrupted, and each run=
+step gets a "prof" record of its window.  A swapping touch spends its
+kernel time in page faults, so the fault path must lead the task's
+kernel samples, and the counts must add up and agree with the task's own
+CPU time (under -icount both come from the instruction count).  Code
+that runs with interrupts off is sampled where it runs, on every CPU."""
+import pytest
+
+from rig import expect, swap_image, run_swapping, expect_clean_exits, selftest
 
 TOUCH = 'touch 72 30000 seq anon 1'
 HZ = 2000
+
+
+def expect_sums(p):
+    parts = p['user'] + p['kernel_task'] + p['kernel_thread'] + p['kernel_irq'] + p['idle'] + p['unknown']
+    expect(p['hz'] == HZ and parts == p['samples'], 'counts do not add up: %r' % {k: p[k] for k in
+           ('hz', 'samples', 'user', 'kernel_task', 'kernel_thread', 'kernel_irq', 'idle', 'unknown')})
+    # QEMU's PIT reaches the I/O APIC: the NMI clock samples, about hz a
+    # second (its period is the count plus the NMI's latency).
+    expect(p['source'] == 'nmi' and 0.99e9 / HZ <= p['period_ns'] <= 1.25e9 / HZ,
+           'source %s, period %d ns at hz=%d' % (p['source'], p['period_ns'], HZ))
 
 
 def test_prof_counts_the_fault_path(ctx):
@@ -19,15 +32,13 @@ def test_prof_counts_the_fault_path(ctx):
     expect(len(recs) == 1, 'prof records for the touch step: %r' % [p['label'] for p in r.find('prof')])
     expect(all(p['label'] != '@set ra off' for p in r.find('prof')), 'a prof record for a step with no program')
     p = recs[0]
-    parts = p['user'] + p['kernel_task'] + p['kernel_thread'] + p['idle'] + p['unknown']
-    expect(p['hz'] == HZ and parts == p['samples'], 'counts do not add up: %r' % {k: p[k] for k in
-           ('hz', 'samples', 'user', 'kernel_task', 'kernel_thread', 'idle', 'unknown')})
-    # The task's CPU time in ticks against the samples taken in it.
-    want = (e['stime_ns'] + e['utime_ns']) * HZ / 1e9
+    expect_sums(p)
+    # The task's CPU time in sample periods against the samples taken in it.
+    want = (e['stime_ns'] + e['utime_ns']) / p['period_ns']
     got = p['kernel_task'] + p['user']
     expect(want > 200 and 0.8 * want <= got <= 1.25 * want,
-           'task CPU %d + %d ns is %.0f ticks at %d Hz, but %d samples in it'
-           % (e['stime_ns'], e['utime_ns'], want, HZ, got))
+           'task CPU %d + %d ns is %.0f periods of %d ns, but %d samples in it'
+           % (e['stime_ns'], e['utime_ns'], want, p['period_ns'], got))
     total = {x['fn']: x['n'] for x in p['total']}
     self_ = {x['fn']: x['n'] for x in p['self']}
     for lst in (p['total'], p['self']):
@@ -42,3 +53,26 @@ def test_prof_counts_the_fault_path(ctx):
     expect(total.get('vm_fault', 0) > 0 and total.get('swapin_anon', 0) > 0,
            'fault path missing from total: %r' % p['total'])
     expect(p['kernel_thread'] > 0 and total.get('kswapd', 0) > 0, 'kswapd not sampled: %r' % p['total'])
+
+
+@pytest.mark.parametrize('cpus', [1, 2])
+def test_prof_samples_code_with_interrupts_off(ctx, cpus):
+    # test=prof spins 200 ms with interrupts off, then 200 ms with them on,
+    # in one function each.  A tick-driven profile never lands in the
+    # first (its time went to where interrupts came back on); the NMI
+    # clock must find each for about 200 ms, and on 2 CPUs sample the
+    # other (idle) CPU as often.
+    data, r = selftest(ctx, 'prof', 'mem=64M prof=on hz=%d' % HZ, smp=cpus, icount='exact', timeout=300)
+    recs = [p for p in r.find('prof') if p['label'] == 'selftest prof']
+    expect(len(recs) == 1, 'prof records: %r' % [p['label'] for p in r.find('prof')])
+    p = recs[0]
+    expect_sums(p)
+    total = {x['fn']: x['n'] for x in p['total']}
+    for fn in ('prof_spin_irqs_off', 'prof_spin_irqs_on'):
+        ms = total.get(fn, 0) * p['period_ns'] / 1e6
+        expect(160 <= ms <= 240, '%s: %d samples of %d ns = %.0f ms, spun 200 ms' % (fn, total.get(fn, 0), p['period_ns'], ms))
+    window = data['spun_ns'] / p['period_ns']
+    expect(0.85 * cpus * window <= p['samples'] <= 1.2 * cpus * window,
+           '%d samples on %d CPU(s) in %.0f periods' % (p['samples'], cpus, window))
+    if cpus == 2:
+        expect(p['idle'] >= 0.7 * window, 'the idle CPU: %d idle samples in %.0f periods' % (p['idle'], window))

@@ -9,7 +9,7 @@ per run: several runs of one command average out the sampling noise),
 every label but "halt".  --label TEXT keeps only the records whose
 label contains TEXT and averages them all as one, under TEXT: runs of
 one pattern with different seeds (touch's seed ends its command line).  Prints, per label, the run's samples by kind (user,
-kernel in a task, kernel threads, idle) in ms of CPU, then the functions
+kernel in a task, kernel threads, interrupt handlers, idle) in ms of CPU, then the functions
 by "total" (the function or anything it called, on the interrupted
 stack) and "self" (the function itself), in ms per run.
 
@@ -25,7 +25,7 @@ import sys
 from mmtools.records import parse_records, of_type
 from mmtools.tables import render
 
-KINDS = ('user', 'kernel_task', 'kernel_thread', 'idle')
+KINDS = ('user', 'kernel_task', 'kernel_thread', 'kernel_irq', 'idle')
 
 
 def read_logs(paths):
@@ -56,9 +56,12 @@ def summarise(recs, label=None):
         if (label is None and lab == 'halt') or (label is not None and label not in lab):
             continue
         hz = r.get('hz') or 1000
-        s = out.setdefault(lab if label is None else label, {'runs': 0, 'hz': hz, 'total': {}, 'self': {}, **{k: 0.0 for k in KINDS}})
+        s = out.setdefault(lab if label is None else label, {'runs': 0, 'hz': hz, 'source': r.get('source', 'tick'),
+                                                            'total': {}, 'self': {}, **{k: 0.0 for k in KINDS}})
         s['runs'] += 1
-        ms = 1000.0 / hz
+        # What one sample stands for: the NMI clock's period as it fired
+        # (its latency included), else the tick's.
+        ms = r['period_ns'] / 1e6 if r.get('period_ns') else 1000.0 / hz
         for k in KINDS:
             s[k] += r.get(k, 0) * ms
         for key in ('total', 'self'):
@@ -74,8 +77,9 @@ def summarise(recs, label=None):
 
 
 def head_line(name, s):
-    return '%s: %d run(s) at %d Hz; ms per run: user %.1f, kernel in tasks %.1f, kernel threads %.1f, idle %.1f' % (
-        name, s['runs'], s['hz'], s['user'], s['kernel_task'], s['kernel_thread'], s['idle'])
+    return ('%s: %d run(s) at %d Hz (%s); ms per run: user %.1f, kernel in tasks %.1f, kernel threads %.1f, '
+            'interrupts %.1f, idle %.1f') % (
+        name, s['runs'], s['hz'], s['source'], s['user'], s['kernel_task'], s['kernel_thread'], s['kernel_irq'], s['idle'])
 
 
 def table(a, b=None, top=30):

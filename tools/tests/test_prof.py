@@ -63,3 +63,17 @@ def test_problems_are_named(tmp_path, capsys):
     a = write_log(tmp_path, 'a.log', [rec('touch', total=[('f', 1)], kernel_task=1)])
     assert prof.main([a, '--label', 'shmdb']) == 1
     assert "no prof records with a label containing 'shmdb'" in capsys.readouterr().err
+
+
+def test_nmi_records_count_their_real_period(tmp_path, capsys):
+    # The NMI clock's record says what a sample stood for (period_ns: the
+    # PIT's count plus the NMI's latency), and its interrupt handlers.
+    r = rec('t', hz=2000, total=[('evict', 100)], kernel_task=100, kernel_irq=10)
+    r['source'], r['period_ns'] = 'nmi', 520000
+    a = write_log(tmp_path, 'a.log', [r])
+    s = prof.summarise(prof.read_logs([a])[0])['t']
+    assert s['source'] == 'nmi' and abs(s['kernel_task'] - 52.0) < 1e-9 and abs(s['kernel_irq'] - 5.2) < 1e-9
+    assert abs(s['total']['evict'] - 52.0) < 1e-9
+    assert prof.main([a]) == 0
+    out = capsys.readouterr().out
+    assert '(nmi)' in out and 'interrupts 5.2' in out

@@ -172,6 +172,18 @@ int ioapic_route(uint32_t gsi, uint8_t vector, bool level, bool active_low)
 	return 0;
 }
 
+int ioapic_route_nmi(uint32_t gsi, bool level, bool active_low)
+{
+	uint32_t pin;
+	int i = find_ioapic(gsi, &pin);
+	if (i < 0)
+		return -ENOENT;
+	uint32_t lo = LVT_NMI | (level ? 1u << 15 : 0) | (active_low ? 1u << 13 : 0);
+	io_write(i, IOAPIC_REDTBL + 2 * pin + 1, apic_id() << 24);
+	io_write(i, IOAPIC_REDTBL + 2 * pin, lo);
+	return 0;
+}
+
 void ioapic_mask(uint32_t gsi, bool masked)
 {
 	uint32_t pin;
@@ -305,6 +317,26 @@ void apic_nmi_others(void)
 	}
 	lapic_write(LAPIC_ICR_HI, 0);
 	lapic_write(LAPIC_ICR_LO, (3u << 18) | (4u << 8));
+}
+
+void apic_nmi_from_nmi(uint32_t dest)
+{
+	if (apic.x2) {
+		wrmsr(0x830, ((uint64_t)dest << 32) | LVT_NMI);
+		return;
+	}
+	/* The code this NMI interrupted may be between its two ICR writes
+	 * (its destination in ICR_HI, ICR_LO not yet written) or waiting
+	 * for its send to leave: let a send in progress go, and put its
+	 * destination back after ours. */
+	for (int i = 0; i < 1000 && (lapic_read(LAPIC_ICR_LO) & ICR_PENDING); i++)
+		udelay(1);
+	uint32_t hi = lapic_read(LAPIC_ICR_HI);
+	lapic_write(LAPIC_ICR_HI, dest << 24);
+	lapic_write(LAPIC_ICR_LO, LVT_NMI);
+	for (int i = 0; i < 1000 && (lapic_read(LAPIC_ICR_LO) & ICR_PENDING); i++)
+		udelay(1);
+	lapic_write(LAPIC_ICR_HI, hi);
 }
 
 void apic_nmi_self(void)

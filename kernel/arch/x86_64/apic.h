@@ -27,6 +27,9 @@ void apic_eoi(void);
 /* Route a global system interrupt to vector on this CPU.  -ENOENT when no
  * I/O APIC serves that GSI. */
 int ioapic_route(uint32_t gsi, uint8_t vector, bool level, bool active_low);
+/* The same as an NMI (no vector) to this CPU: an NMI arrives with
+ * interrupts off too (nmiclock.c). */
+int ioapic_route_nmi(uint32_t gsi, bool level, bool active_low);
 void ioapic_mask(uint32_t gsi, bool masked);
 int ioapic_count(void);
 uint32_t ioapic_gsi_count(void);
@@ -64,6 +67,9 @@ void apic_nmi_others(void);
 /* An NMI to this CPU (by its APIC id: the self shorthand is for fixed
  * interrupts only).  Interrupts off; uses no per-CPU data. */
 void apic_nmi_self(void);
+/* An NMI to the CPU with that APIC id, from an NMI handler: the xAPIC's
+ * two ICR writes of the code it interrupted are left as they were. */
+void apic_nmi_from_nmi(uint32_t dest);
 
 /* Send a self-IPI (for tests of the interrupt path). */
 void apic_self_ipi(uint8_t vector);

@@ -202,7 +202,10 @@ static void start_all(void)
 			/* The AP's own reading, so the record shows who answered. */
 			if (a->cpu.apic_id != id)
 				kprintf("smp: the CPU started as APIC id %u reads its id as %u\n", id, a->cpu.apic_id);
-			smp.online[smp.nonline++] = a->cpu.apic_id;
+			/* The id before the count: an NMI on this CPU may read
+			 * both (smp_nmi_online). */
+			smp.online[smp.nonline] = a->cpu.apic_id;
+			__atomic_store_n(&smp.nonline, smp.nonline + 1, __ATOMIC_RELEASE);
 			continue;
 		}
 		kprintf("smp: the CPU with APIC id %u did not come online within %u ms; skipped\n",
@@ -254,6 +257,21 @@ void smp_stop_others(void)
 {
 	if (smp.nonline > 1)
 		apic_nmi_others();
+}
+
+int smp_nmi_online(void (*mark)(int id))
+{
+	int n = __atomic_load_n(&smp.nonline, __ATOMIC_ACQUIRE);
+	uint32_t me = this_cpu()->id;
+	int sent = 0;
+	for (int i = 0; i < n; i++) {
+		if ((uint32_t)i == me)
+			continue;
+		mark(i);
+		apic_nmi_from_nmi(smp.online[i]);
+		sent++;
+	}
+	return sent;
 }
 
 int smp_cpus_online(void) { return (int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE); }

@@ -15,6 +15,7 @@
  */
 #include <stdarg.h>
 #include "trap.h"
+#include "nmiclock.h"
 #include "lib/printf.h"
 #include "x86.h"
 #include "core/console.h"
@@ -28,6 +29,7 @@
 #include "apic.h"
 #include "tsc.h"
 #include "core/sched.h"
+#include "core/smp.h"
 
 static const char *const names[32] = {
 	"Divide error (#DE)", "Debug (#DB)", "NMI", "Breakpoint (#BP)", "Overflow (#OF)",
@@ -46,6 +48,10 @@ static page_fault_fn pf_hook;
 const char *trap_vector_name(unsigned v) { return v < 32 ? names[v] : "interrupt"; }
 
 void trap_set_page_fault_handler(page_fault_fn fn) { pf_hook = fn; }
+
+static void (*nmi_sampler)(const struct trap_frame *f);
+
+void trap_set_nmi_sampler(void (*fn)(const struct trap_frame *f)) { nmi_sampler = fn; }
 
 static void print_sym(uint64_t addr)
 {
@@ -134,6 +140,8 @@ void trap_set_user_hooks(const struct trap_user_hooks *h) { user = *h; }
 static volatile uint32_t nmi_printing;  /* one CPU prints at a time */
 static volatile uint32_t nmi_answered;  /* CPUs done with their part */
 static volatile uint32_t nmi_reporting; /* a report is asking the others */
+static volatile uint32_t nmi_round;     /* reports that asked the others so far */
+static uint32_t answered_round[SMP_MAX_CPUS];   /* the last report each CPU answered */
 
 /* TSC ticks in about `seconds` s (before calibration: as at 4 GHz). */
 static uint64_t nmi_ticks(unsigned seconds)
@@ -177,6 +185,9 @@ static void ask_others(void)
 	int others = smp_cpus_online() - 1;
 	if (others > 0) {
 		uint32_t base = __atomic_load_n(&nmi_answered, __ATOMIC_ACQUIRE);
+		/* The reporter has printed its own place: the clock's NMIs
+		 * meanwhile must not print it again. */
+		answered_round[this_cpu()->id % SMP_MAX_CPUS] = __atomic_add_fetch(&nmi_round, 1, __ATOMIC_RELEASE);
 		apic_nmi_others();
 		uint64_t give_up = rdtsc() + nmi_ticks(2);
 		while (__atomic_load_n(&nmi_answered, __ATOMIC_ACQUIRE) - base < (uint32_t)others &&
@@ -217,20 +228,34 @@ void trap_report_all_cpus(const char *why, const char *fmt, ...)
 	console_cpu_stopped(false);
 }
 
-static void nmi_report(const struct trap_frame *f)
+/* clock: the NMI was the profiler's sampling clock's (nmiclock.h); one
+ * from a report or from outside may have arrived with it (NMIs do not
+ * queue). */
+static void nmi_report(const struct trap_frame *f, bool clock)
 {
-	console_cpu_stopped(true);
-	if (__atomic_load_n(&nmi_reporting, __ATOMIC_ACQUIRE) || smp_on_ap()) {
-		/* Asked by a report (an AP's LINT1 is masked: only an IPI gets here). */
+	if (__atomic_load_n(&nmi_reporting, __ATOMIC_ACQUIRE)) {
+		/* Asked by a report: once per report, so the clock's next NMI
+		 * does not print again. */
+		uint32_t id = this_cpu()->id % SMP_MAX_CPUS, round = __atomic_load_n(&nmi_round, __ATOMIC_ACQUIRE);
+		if (answered_round[id] == round)
+			return;
+		answered_round[id] = round;
+		console_cpu_stopped(true);
 		print_frame_place(f);
 		__atomic_add_fetch(&nmi_answered, 1, __ATOMIC_RELEASE);
-	} else {
-		__atomic_store_n(&nmi_reporting, 1, __ATOMIC_RELEASE);
-		kprintf("NMI: where every CPU is, then the threads\n");
-		print_frame_place(f);
-		ask_others();
-		console_report_done();
+		console_cpu_stopped(false);
+		return;
 	}
+	/* The clock's alone; or on an AP (its LINT1 is masked: only an IPI
+	 * gets here), one a report that gave up on it sent late. */
+	if (clock || smp_on_ap())
+		return;
+	console_cpu_stopped(true);
+	__atomic_store_n(&nmi_reporting, 1, __ATOMIC_RELEASE);
+	kprintf("NMI: where every CPU is, then the threads\n");
+	print_frame_place(f);
+	ask_others();
+	console_report_done();
 	console_cpu_stopped(false);
 }
 
@@ -240,16 +265,24 @@ static void exception(struct trap_frame *f)
 {
 	if (f->vector == 2 && panic_in_progress()) {
 		/* Another CPU panicked and stops us (smp_stop_others). */
-		for (;;)
-			__asm__ volatile("cli; hlt" ::: "memory");
-	}
-	if (f->vector == 2 && trap_nmi_probe.armed) {
-		trap_nmi_probe.cpu = this_cpu();
-		__atomic_add_fetch(&trap_nmi_probe.hits, 1, __ATOMIC_RELEASE);
+		if (!panic_on_this_cpu())
+			for (;;)
+				__asm__ volatile("cli; hlt" ::: "memory");
+		/* The panicking CPU goes on with its report: an NMI from
+		 * outside is ignored, and the sampling clock's is not set
+		 * going again, so it stops. */
 		return;
 	}
 	if (f->vector == 2) {
-		nmi_report(f);
+		bool clock = nmi_sampler && nmiclock_claim();
+		if (clock)
+			nmi_sampler(f);
+		else if (trap_nmi_probe.armed) {
+			trap_nmi_probe.cpu = this_cpu();
+			__atomic_add_fetch(&trap_nmi_probe.hits, 1, __ATOMIC_RELEASE);
+			return;
+		}
+		nmi_report(f, clock);
 		return;
 	}
 	uint64_t cr2 = f->vector == 14 ? read_cr2() : 0;

@@ -45,6 +45,9 @@ void trap_dispatch(struct trap_frame *f);
 void trap_set_page_fault_handler(page_fault_fn fn);
 void trap_set_user_hooks(const struct trap_user_hooks *h);
 const char *trap_vector_name(unsigned v);
+/* The NMI sampling clock's NMIs (nmiclock.h) go to fn (the profiler),
+ * with the frame they interrupted; NULL: none. */
+void trap_set_nmi_sampler(void (*fn)(const struct trap_frame *f));
 
 /* Print the standard exception report for f (registers, backtrace). */
 void trap_report(const struct trap_frame *f, uint64_t cr2);
