@@ -160,29 +160,26 @@ static int find_ioapic(uint32_t gsi, uint32_t *pin)
 	return -1;
 }
 
-int ioapic_route(uint32_t gsi, uint8_t vector, bool level, bool active_low)
+/* One redirection entry: lo's delivery mode and vector, level/polarity
+ * added, to this CPU. */
+static int route(uint32_t gsi, uint32_t lo, bool level, bool active_low)
 {
 	uint32_t pin;
 	int i = find_ioapic(gsi, &pin);
 	if (i < 0)
 		return -ENOENT;
-	uint32_t lo = vector | (level ? 1u << 15 : 0) | (active_low ? 1u << 13 : 0);
+	lo |= (level ? 1u << 15 : 0) | (active_low ? 1u << 13 : 0);
 	io_write(i, IOAPIC_REDTBL + 2 * pin + 1, apic_id() << 24);
 	io_write(i, IOAPIC_REDTBL + 2 * pin, lo);
 	return 0;
 }
 
-int ioapic_route_nmi(uint32_t gsi, bool level, bool active_low)
+int ioapic_route(uint32_t gsi, uint8_t vector, bool level, bool active_low)
 {
-	uint32_t pin;
-	int i = find_ioapic(gsi, &pin);
-	if (i < 0)
-		return -ENOENT;
-	uint32_t lo = LVT_NMI | (level ? 1u << 15 : 0) | (active_low ? 1u << 13 : 0);
-	io_write(i, IOAPIC_REDTBL + 2 * pin + 1, apic_id() << 24);
-	io_write(i, IOAPIC_REDTBL + 2 * pin, lo);
-	return 0;
+	return route(gsi, vector, level, active_low);
 }
+
+int ioapic_route_nmi(uint32_t gsi, bool level, bool active_low) { return route(gsi, LVT_NMI, level, active_low); }
 
 void ioapic_mask(uint32_t gsi, bool masked)
 {
