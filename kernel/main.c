@@ -19,6 +19,7 @@
 #include "tests/kernel/selftest.h"
 #include "boot/boot_info.h"
 #include "arch/x86_64/x86.h"
+#include "arch/x86_64/irqtrace.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
 #include "arch/x86_64/apic.h"
@@ -363,6 +364,12 @@ void kmain(const struct boot_info *bi)
 	kprintf("cmdline: \"%s\"\n", bootinfo.cmdline);
 	config_parse(bootinfo.cmdline);
 	setup_memory();
+	if (!kcfg.lockstat) {
+		/* The direct map is up; no other thread, CPU or NMI yet. */
+		unsigned n = irqtrace_untime();
+		lockstat_reset();       /* what the boot's first locks counted */
+		kprintf("lockstat: off: %u timing sites patched out\n", n);
+	}
 	setup_framebuffer();
 	acpi_init(bootinfo.rsdp_phys);
 	halt_init();

@@ -63,7 +63,9 @@ static const struct cmdline_option options[] = {
 	  "DEV,...: block devices workloads may write through files (/dev/sdb, nvme0n1p2; never the ESP or swap)" },
 	{ "swapcrc", CMDLINE_BOOL, &kcfg.swapcrc, 0, NULL, "crc32 of every page at swap-out, checked at swap-in" },
 	{ "prof", CMDLINE_BOOL, &kcfg.prof, 0, NULL,
-	  "sample kernel CPU time by function at every tick; a prof record per run (README: Where kernel time goes)" },
+	  "sample kernel CPU time by function, hz= a second (an NMI); a prof record per run (README: Where kernel time goes)" },
+	{ "lockstat", CMDLINE_BOOL, &kcfg.lockstat, 0, NULL,
+	  "on|off: time every lock hold and interrupt-off section (the locks record; default on)" },
 	{ "workingset", CMDLINE_BOOL, &kcfg.workingset, 0, NULL, NULL },
 	{ "swap_cluster", CMDLINE_U64, &kcfg.swap_cluster, 0, NULL, NULL },
 	{ "swappiness", CMDLINE_U64, &kcfg.swappiness, 0, &kcfg.swappiness_set, NULL },
@@ -117,6 +119,7 @@ int config_parse(const char *line)
 {
 	kcfg.hz = 1000;
 	kcfg.swap_cluster = 256;
+	kcfg.lockstat = true;
 	int problems = cmdline_apply(line, options, NOPTIONS, check_value, report, NULL);
 	if (kcfg.timer[0] && strcmp(kcfg.timer, "oneshot") && strcmp(kcfg.timer, "periodic")) {
 		kprintf("cmdline: timer=%s: expected oneshot or periodic; using oneshot\n", kcfg.timer);

@@ -33,6 +33,7 @@ struct kconfig {
 	bool age_ahead_set;
 	bool swapcrc;           /* swapcrc=on: checksum every swapped page */
 	bool prof;              /* prof=on: sample kernel CPU time by function (core/kprof.h) */
+	bool lockstat;          /* lockstat=on|off: time lock holds and interrupt-off sections (on) */
 	bool workingset;        /* workingset=on|off: workingset detection (off) */
 	uint64_t swap_cluster;  /* swap_cluster=: slots per cluster (256) */
 	uint64_t wm_min, wm_low, wm_high;       /* watermarks in pages (0: computed) */

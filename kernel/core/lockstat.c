@@ -183,6 +183,8 @@ static struct lock_class *sleep_class(struct lock_class **cls, const char *name)
 
 void lockstat_sleep_acquired(struct lock_class **cls, const char *name, bool contended, uint64_t wait)
 {
+	if (!irqtrace_timing)
+		return;
 	struct lock_class *c = sleep_class(cls, name);
 	__atomic_add_fetch(&c->n.acquired, 1, __ATOMIC_RELAXED);
 	if (contended) {
@@ -193,6 +195,8 @@ void lockstat_sleep_acquired(struct lock_class **cls, const char *name, bool con
 
 void lockstat_sleep_hold(struct lock_class **cls, const char *name, uint64_t hold, uint64_t site)
 {
+	if (!irqtrace_timing)
+		return;
 	struct lock_class *c = sleep_class(cls, name);
 	__atomic_add_fetch(&c->n.hold_cycles, hold, __ATOMIC_RELAXED);
 	max_update(&c->n.max_hold_cycles, &c->n.max_hold_site, hold, site);
@@ -301,6 +305,7 @@ void lockstat_json(struct json *j, const char *key, unsigned top)
 		snap[k] = c;
 	}
 	json_obj_begin(j, key);
+	json_bool(j, "timing", irqtrace_timing);        /* lockstat=off: nothing below was counted */
 	json_obj_begin(j, "irqoff");
 	json_u64(j, "sections", it.sections);
 	json_u64(j, "max_ns", ns(it.max_cycles));

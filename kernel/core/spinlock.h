@@ -69,7 +69,8 @@ static inline __attribute__((always_inline)) bool spin_trylock(struct spinlock *
 	}
 	lockdep_acquire(l, spin_here(), true);
 	l->owner = spin_here();
-	l->since = rdtsc();
+	if (irqtrace_timed())
+		l->since = rdtsc();
 	return true;
 }
 
@@ -86,17 +87,20 @@ static inline __attribute__((always_inline)) void spin_lock(struct spinlock *l)
 					tlb_poll();
 			}
 		} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
-		lockstat_contended(l, rdtsc() - t0);
+		if (irqtrace_timed())
+			lockstat_contended(l, rdtsc() - t0);
 	}
 	l->owner = spin_here();
-	l->since = rdtsc();
+	if (irqtrace_timed())
+		l->since = rdtsc();
 }
 
 /* Unlock without the preemption check: for the scheduler's own lock and
  * callers that keep interrupts off anyway. */
 static inline void spin_unlock_nosched(struct spinlock *l)
 {
-	lockstat_release(l, rdtsc() - l->since);
+	if (irqtrace_timed())
+		lockstat_release(l, rdtsc() - l->since);
 	lockdep_release(l);
 	l->owner = 0;
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);

@@ -37,6 +37,7 @@ def test_latency_sections_and_probe_icount(ctx):
         expect(x['failed'] == 0 and x['mismatches'] == 0, 'run failed: %r' % x['exits'])
         expect(x['vmstat']['pswpout'] > 1000, 'the run did not swap: %r' % x['vmstat'])
         L = x['locks']
+        expect(L['timing'] is True, 'lock timing is on by default: %r' % L.get('timing'))
         irq = L['irqoff']
         expect(irq['sections'] > 1000, 'irqoff figures %r' % irq)
         expect(0 < irq['max_ns'] < MS and irq['over_1ms'] == 0,
@@ -97,3 +98,22 @@ def test_console_queues_for_a_slow_line(ctx):
     expect([t for t, _ in a] == [t for t, _ in b], 'records differ: %r against %r' % (a, b))
     diff = [(x, y) for x, y in zip(a, b) if x != y and x[0] not in ('locks', 'cpu', 'console')]
     expect(not diff, 'records changed size on the slow line: %r' % diff[:5])
+
+
+def test_lockstat_off_times_nothing(ctx):
+    # lockstat=off: no lock hold, sleeping-lock acquisition or interrupt-off
+    # section is timed or counted (every edge skips its TSC read and its
+    # bookkeeping); the records say so rather than show zeros as figures.
+    # A value that is not on/off is named and the default (on) kept.
+    for arg, timing in (('lockstat=off', False), ('lockstat=sometimes', True)):
+        r = ctx.boot('quiet mem=48M %s run="touch 16 4000 seq anon"' % arg, timeout=120)
+        expect_ok(r)
+        halt = one_record(r, 'locks')['since_reset']
+        expect(halt['timing'] is timing, '%s: timing %r' % (arg, halt['timing']))
+        if timing:
+            expect('lockstat=sometimes' in r.log, 'no error naming lockstat=sometimes')
+            expect(halt['irqoff']['sections'] > 0 and halt['classes'], 'default on: nothing counted %r' % halt)
+        else:
+            expect(halt['irqoff']['sections'] == 0 and halt['classes'] == [],
+                   'lockstat=off still counted: %r' % {k: halt[k] for k in ('irqoff', 'classes')})
+            expect(one_record(r, 'workload')['mismatches'] == 0, 'the touch run failed')

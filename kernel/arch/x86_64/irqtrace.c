@@ -1,8 +1,11 @@
 /* Interrupt-off sections (irqtrace.h).  Runs with interrupts off. */
+#include <string.h>
 #include "irqtrace.h"
+#include "mem/kmem.h"
 
 struct irqtrace irqtrace[IRQTRACE_CPUS];
 bool irqtrace_gs_ready;
+bool irqtrace_timing = true;
 
 uint64_t irqtrace_cyc_100us, irqtrace_cyc_1ms;
 
@@ -59,4 +62,28 @@ void irqtrace_total(struct irqtrace *out)
 			out->max_to = t->max_to;
 		}
 	}
+}
+
+/* The sites irqtrace_timed leaves: its no-op's address and the address
+ * of its `off` label (linker.ld). */
+extern const uint64_t _patch_sites_start[], _patch_sites_end[];
+
+unsigned irqtrace_untime(void)
+{
+	unsigned n = 0;
+	for (const uint64_t *s = _patch_sites_start; s + 2 <= _patch_sites_end; s += 2, n++) {
+		uint64_t site = s[0], off = s[1];
+		uint8_t jmp[5] = { 0xe9 };                      /* jmp rel32 */
+		int32_t rel = (int32_t)(int64_t)(off - (site + 5));
+		memcpy(jmp + 1, &rel, sizeof rel);
+		/* Kernel text is mapped read-only: write through the direct map
+		 * (the image is physically contiguous). */
+		memcpy(kmem_map_phys(virt_to_phys((const void *)site), sizeof jmp), jmp, sizeof jmp);
+	}
+	/* Serialize before the patched code runs (cross-modifying code on
+	 * one CPU: a serializing instruction suffices). */
+	uint32_t a = 0, b, c = 0, d;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) :: "memory");
+	irqtrace_timing = false;
+	return n;
 }

@@ -32,6 +32,31 @@ struct irqtrace {
 
 extern struct irqtrace irqtrace[IRQTRACE_CPUS];
 extern bool irqtrace_gs_ready;          /* set once the boot CPU's GS base is */
+/* Lock holds and interrupt-off sections are timed (lockstat=, default
+ * on; core/lockstat.h).  Cleared once, at boot, by irqtrace_untime. */
+extern bool irqtrace_timing;
+
+/* Whether to time, at each timing edge (an irq_save, a spinlock...): a
+ * 5-byte no-op that irqtrace_untime patches into a jump to `off`, as
+ * Linux's static keys do, so the edges cost nothing to ask (a load and a
+ * branch at every one cost 2% of a swapping run's kernel time). */
+static inline __attribute__((always_inline)) bool irqtrace_timed(void)
+{
+	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		     ".pushsection .patch_sites, \"a\"\n\t"
+		     ".balign 8\n\t"
+		     ".quad 1b, %l[off]\n\t"
+		     ".popsection"
+		     : : : : off);
+	return true;
+off:
+	return false;
+}
+
+/* lockstat=off: every timing edge's no-op becomes a jump past its timing.
+ * On the boot CPU alone, interrupts off, once the direct map is up and
+ * before any other thread, CPU or NMI runs.  Returns the sites patched. */
+unsigned irqtrace_untime(void);
 
 /* This CPU's slot.  Interrupts are off at every caller, so it stays ours. */
 static inline __attribute__((always_inline)) struct irqtrace *irqtrace_here(void)

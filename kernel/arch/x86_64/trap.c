@@ -303,7 +303,7 @@ void trap_dispatch(struct trap_frame *f)
 	bool from_user = (f->cs & 3) && user.enter && f->vector != 2;
 	/* Interrupt gates turned interrupts off at entry; iret turns them
 	 * back on if the interrupted code had them on. */
-	bool was_on = (f->rflags & RFLAGS_IF) != 0;
+	bool was_on = (f->rflags & RFLAGS_IF) != 0 && irqtrace_timed();
 	if (was_on)
 		irqtrace_begin(f->rip, rdtsc());
 	if (from_user)

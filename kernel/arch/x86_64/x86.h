@@ -103,19 +103,19 @@ static inline __attribute__((always_inline)) uint64_t irq_here(void)
 	return ip;
 }
 
-/* cli and sti, each edge timed (irqtrace.h).  The timestamp is taken with
+/* cli and sti, each edge timed (irqtrace.h) unless lockstat=off.  The timestamp is taken with
  * interrupts off on both edges, so no handler runs between it and cli/sti. */
 static inline __attribute__((always_inline)) void irq_disable(void)
 {
 	bool on = irqs_enabled();
 	__asm__ volatile("cli" ::: "memory");
-	if (on)
+	if (on && irqtrace_timed())
 		irqtrace_begin(irq_here(), rdtsc());
 }
 
 static inline __attribute__((always_inline)) void irq_enable(void)
 {
-	if (!irqs_enabled())
+	if (irqtrace_timed() && !irqs_enabled())
 		irqtrace_end(irq_here(), rdtsc());
 	__asm__ volatile("sti" ::: "memory");
 }
@@ -125,7 +125,7 @@ static inline __attribute__((always_inline)) bool irq_save(void)
 {
 	bool on = irqs_enabled();
 	__asm__ volatile("cli" ::: "memory");
-	if (on)
+	if (on && irqtrace_timed())
 		irqtrace_begin(irq_here(), rdtsc());
 	return on;
 }
@@ -133,7 +133,8 @@ static inline __attribute__((always_inline)) bool irq_save(void)
 static inline __attribute__((always_inline)) void irq_restore(bool on)
 {
 	if (on) {
-		irqtrace_end(irq_here(), rdtsc());
+		if (irqtrace_timed())
+			irqtrace_end(irq_here(), rdtsc());
 		__asm__ volatile("sti" ::: "memory");
 	}
 }
