@@ -62,6 +62,11 @@
 #define O_CREAT     0100
 #define O_TRUNC     01000
 #define O_DIRECT    040000
+#define O_APPEND    02000
+#define O_NONBLOCK  04000
+#define O_ASYNC     020000
+#define O_NOATIME   01000000
+#define SETFL_MASK  (O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)   /* what F_SETFL changes */
 #define O_DIRECTORY 0200000
 #define AT_SYMLINK_NOFOLLOW 0x100
 #define AT_EMPTY_PATH 0x1000
@@ -75,9 +80,9 @@ struct open_file {
 	uint64_t pos;                   /* [pos_lock] */
 	int refs;                       /* [A] the table's, and each call's in progress */
 	struct pagecache_file *blk;     /* a block device: its view of the page cache (kmalloc) */
-	bool direct;                    /* O_DIRECT: blk's I/O bypasses the cache */
+	bool direct;                    /* [A] O_DIRECT: blk's I/O bypasses the cache */
 	uint8_t chr;                    /* enum chr: a character device, not a file */
-	int oflags;                     /* the open's access mode and O_DIRECT (F_GETFL) */
+	int oflags;                     /* the access mode and SETFL_MASK's flags (F_GETFL) [files_lock] */
 };
 
 /* Character devices: the console as a dup of fd 0, 1 or 2 (reads of
@@ -249,7 +254,7 @@ static long open_blk(struct task *k, struct blk_dev *d, const char *path, int fl
 	f->blk = pf;
 	f->len = pf->size;
 	f->direct = flags & O_DIRECT;
-	f->oflags = flags & (O_ACCMODE | O_DIRECT);
+	f->oflags = flags & (O_ACCMODE | SETFL_MASK);
 	int fd = install(k, f);
 	if (fd < 0)
 		file_free(f);
@@ -281,7 +286,7 @@ static long open_chr(struct task *k, const char *path, uint8_t chr, int flags)
 		return -ENOTDIR;
 	if (flags & O_DIRECT)
 		return -EINVAL;
-	struct open_file *f = chr_alloc(path, chr, flags & O_ACCMODE);
+	struct open_file *f = chr_alloc(path, chr, flags & (O_ACCMODE | (SETFL_MASK & ~O_DIRECT)));
 	if (!f)
 		return -ENOMEM;
 	int fd = install(k, f);
@@ -334,6 +339,7 @@ static long open_at(struct task *k, int dirfd, uint64_t upath, int flags)
 	if (!f)
 		return -ENOMEM;
 	f->node = node;
+	f->oflags = flags & SETFL_MASK & ~O_DIRECT;     /* read-only */
 	memcpy(f->path, path, sizeof path);
 	if (node.kind == PROCFS_TEXT && (err = procfs_generate(k, node.text, &f->text, &f->len))) {
 		kfree(f);
@@ -391,7 +397,7 @@ static long copy_out(struct task *k, struct open_file *f, uint64_t ubuf, uint64_
 	if (f->chr)
 		return chr_read(f, ubuf, n);
 	if (f->blk)
-		return f->direct ? pagecache_direct_io(f->blk, off, ubuf, n, false) : pagecache_read(f->blk, off, ubuf, n);
+		return __atomic_load_n(&f->direct, __ATOMIC_RELAXED) ? pagecache_direct_io(f->blk, off, ubuf, n, false) : pagecache_read(f->blk, off, ubuf, n);
 	if (f->node.kind == PROCFS_DIR)
 		return -EISDIR;
 	int err = f->node.kind == PROCFS_TEXT && off == 0 && n ? refresh(k, f) : 0;
@@ -498,7 +504,7 @@ static long write_at(struct open_file *f, uint64_t ubuf, uint64_t n, uint64_t of
 		return -EBADF;
 	if (n > 0x7ffff000)
 		n = 0x7ffff000;
-	return f->direct ? pagecache_direct_io(f->blk, off, ubuf, n, true) : pagecache_write(f->blk, off, ubuf, n);
+	return __atomic_load_n(&f->direct, __ATOMIC_RELAXED) ? pagecache_direct_io(f->blk, off, ubuf, n, true) : pagecache_write(f->blk, off, ubuf, n);
 }
 
 long file_write(int fd, uint64_t ubuf, uint64_t n)
@@ -1011,6 +1017,7 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 #define F_GETFD         1
 #define F_SETFD         2
 #define F_GETFL         3
+#define F_SETFL         4
 #define F_DUPFD_CLOEXEC 1030
 #define FD_CLOEXEC      1
 #define O_RDWR_CONSOLE  2               /* fds 0-2 are a terminal opened read-write */
@@ -1103,6 +1110,32 @@ long file_dup_to(int oldfd, int newfd, int flags)
 	return newfd;
 }
 
+/* F_SETFL, as Linux's setfl: the flags F_SETFL may change take the
+ * value given, other bits are ignored.  O_DIRECT takes a device, as at
+ * open.  The others change nothing here but what F_GETFL says, as on
+ * Linux for these files: nothing here waits where O_NONBLOCK would return
+ * EAGAIN (console reads end at once; a device's I/O ignores it on Linux
+ * too), a block device's writes ignore O_APPEND (Linux's check it only
+ * on a file system), there is no access time for O_NOATIME, and O_ASYNC
+ * signals no one without F_SETOWN (EINVAL here).  The console (fd 0-2
+ * with nothing dup2'd there) becomes a console file of its own, which
+ * keeps the flags.  files_lock held. */
+static long setfl(struct task *k, int fd, struct open_file *f, uint64_t arg)
+{
+	int want = (int)arg & SETFL_MASK;
+	if ((want & O_DIRECT) && (!f || !f->blk))
+		return -EINVAL;
+	if (!f) {
+		f = chr_alloc("dev/console", (uint8_t)(CHR_STDIN + fd), O_RDWR_CONSOLE);
+		if (!f)
+			return -ENOMEM;
+		__atomic_store_n(&k->std[fd], f, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&f->direct, (want & O_DIRECT) != 0, __ATOMIC_RELAXED);
+	f->oflags = (f->oflags & ~SETFL_MASK) | want;
+	return 0;
+}
+
 long file_fcntl(int fd, int cmd, uint64_t arg)
 {
 	struct task *k = T();
@@ -1119,8 +1152,10 @@ long file_fcntl(int fd, int cmd, uint64_t arg)
 		set_cloexec(k, fd, arg & FD_CLOEXEC);
 	else if (cmd == F_GETFL)
 		r = f ? f->oflags : O_RDWR_CONSOLE;
+	else if (cmd == F_SETFL)
+		r = setfl(k, fd, f, arg);
 	else
-		r = -EINVAL;            /* F_SETFL, locks, leases...: not here */
+		r = -EINVAL;            /* locks, leases...: not here */
 	mutex_unlock(&k->files_lock);
 	return r;
 }

@@ -261,6 +261,20 @@ static void test_dup(void)
 	EXPECT(sys(72, 9, 1, 0, 0, 0, 0), == 1);
 	EXPECT(sys(72, fd, 0, 20, 0, 0, 0), == 20);                         /* F_DUPFD: lowest free >= 20 */
 	EXPECT(sys(72, fd, 3, 0, 0, 0, 0) & 3, == 0);                       /* F_GETFL: O_RDONLY */
+	/* F_SETFL: the flags it may change (O_NONBLOCK, O_APPEND...) for
+	 * F_GETFL, other bits ignored; O_DIRECT needs a file that can; a
+	 * refusal changes nothing; the console takes them too. */
+	EXPECT(sys(72, fd, 4, 04000 | 02000 | 0100, 0, 0, 0), == 0);       /* O_NONBLOCK|O_APPEND, O_CREAT ignored */
+	EXPECT(sys(72, fd, 3, 0, 0, 0, 0) & 06103, == 06000);
+	EXPECT(sys(72, fd, 4, 040000, 0, 0, 0), == -RT_EINVAL);            /* O_DIRECT on /proc */
+	EXPECT(sys(72, fd, 3, 0, 0, 0, 0) & 046003, == 06000);
+	EXPECT(sys(72, fd, 4, 0, 0, 0, 0), == 0);
+	EXPECT(sys(72, fd, 3, 0, 0, 0, 0) & 046003, == 0);
+	EXPECT(sys(72, 1, 4, 04000, 0, 0, 0), == 0);                        /* stdout */
+	EXPECT(sys(72, 1, 3, 0, 0, 0, 0) & 04000, == 04000);
+	EXPECT(rt_write(1, "", 0), == 0);
+	EXPECT(sys(72, 1, 4, 0, 0, 0, 0), == 0);
+	EXPECT(sys(72, 1, 3, 0, 0, 0, 0) & 04000, == 0);
 	long ce = sys(257, AT_FDCWD, (long)"/proc/meminfo", 02000000, 0, 0, 0);    /* O_CLOEXEC */
 	EXPECT(sys(72, ce, 1, 0, 0, 0, 0), == 1);
 	EXPECT(sys(3, ce, 0, 0, 0, 0, 0), == 0);
