@@ -38,7 +38,9 @@
  *         up holding SEED+1's pattern.
  * dmisalign: O_DIRECT reads at a misaligned offset, into a misaligned
  *         buffer and of a misaligned length: each must fail with EINVAL
- *         (a success or another error counts as a mismatch).
+ *         (a success or another error counts as a mismatch); then the
+ *         same reads after fcntl(F_SETFL, 0) go through the cache and
+ *         succeed, and after F_SETFL O_DIRECT fail again.
  * mnormal, mrandom, msequential, mwillneed: map SIZE_MIB read-only
  *         MAP_SHARED, madvise the whole range (NORMAL, RANDOM, SEQUENTIAL,
  *         WILLNEED), then read one word in every 16th page and check it
@@ -118,6 +120,8 @@
 #define O_RDONLY 0
 #define O_RDWR 2
 #define O_DIRECT 040000
+#define NR_FCNTL 72
+#define F_SETFL 4
 #define NR_PREAD64 17
 #define EINVAL 22
 #define PROT_READ 1
@@ -447,11 +451,20 @@ static int fc_mmap_write(struct fc *c, int fd, int type, bool do_msync, bool don
 static void fc_misalign(struct fc *c, int fd)
 {
 	static const struct { long off, len, skew; } bad[] = { { 100, 4096, 0 }, { 0, 4096, 8 }, { 0, 100, 0 } };
-	for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-		long r = rt_syscall4(NR_PREAD64, fd, (long)((char *)buf + bad[k].skew), bad[k].len, bad[k].off);
-		if (r != -EINVAL && c->mismatches++ < FC_REPORT_MAX)
-			rt_dprintf(2, "filecheck: O_DIRECT pread(off %ld, len %ld, buffer +%ld) gave %ld, want EINVAL\n",
-				   bad[k].off, bad[k].len, bad[k].skew, r);
+	/* With O_DIRECT, then without it (fcntl F_SETFL 0: the same reads go
+	 * through the cache and succeed), then with it again. */
+	for (int pass = 0; pass < 3; pass++) {
+		bool direct = pass != 1;
+		long set = rt_syscall3(NR_FCNTL, fd, F_SETFL, direct ? O_DIRECT : 0);
+		if (set != 0 && c->mismatches++ < FC_REPORT_MAX)
+			rt_dprintf(2, "filecheck: fcntl(F_SETFL, %s) gave %ld\n", direct ? "O_DIRECT" : "0", set);
+		for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+			long r = rt_syscall4(NR_PREAD64, fd, (long)((char *)buf + bad[k].skew), bad[k].len, bad[k].off);
+			if ((direct ? r != -EINVAL : r != bad[k].len) && c->mismatches++ < FC_REPORT_MAX)
+				rt_dprintf(2, "filecheck: %s pread(off %ld, len %ld, buffer +%ld) gave %ld, want %s\n",
+					   direct ? "O_DIRECT" : "buffered", bad[k].off, bad[k].len, bad[k].skew, r,
+					   direct ? "EINVAL" : "the length");
+		}
 	}
 }
 
