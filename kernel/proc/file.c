@@ -630,6 +630,16 @@ long file_mmap(int fd, uint64_t addr, uint64_t len, int prot, int flags, uint64_
 		return -ENODEV;
 	mutex_lock(&k->files_lock);
 	struct open_file *f = fd_file(k, fd);
+	if (f && f->chr == CHR_ZERO) {
+		/* /dev/zero, as Linux's mmap_zero: private is anonymous memory,
+		 * shared a shared anonymous object (the offset means nothing).
+		 * The open's access mode is checked as for any file. */
+		int acc = f->oflags & O_ACCMODE;
+		mutex_unlock(&k->files_lock);
+		if (acc == 1 || ((flags & 0x03) == MAP_SHARED && (prot & 2) && acc != 2))
+			return -EACCES;
+		return vm_mmap(k->mm, addr, len, prot, flags | MAP_ANONYMOUS);
+	}
 	long r = !f ? -EBADF : !f->blk ? -ENODEV : 0;
 	struct pagecache *pc = NULL;
 	uint64_t first = 0;

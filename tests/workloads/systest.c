@@ -17,6 +17,8 @@ long rt_clone_raw(unsigned long flags, void *child_sp, volatile int *parent_tid,
 #define EEXIST 17
 #define ENOTTY 25
 #define EPERM 1
+#define EACCES 13
+#define ENODEV 19
 
 static int checks, failed;
 
@@ -309,7 +311,31 @@ static void test_dup(void)
 		buf[i] = 'x';
 	EXPECT(rt_read((int)zero, buf, sizeof buf), == (long)sizeof buf);
 	check(buf[0] == 0 && buf[sizeof buf - 1] == 0, "/dev/zero reads zeros", buf[0]);
+	/* Mapped: private is anonymous memory; shared wants a read-write
+	 * open for PROT_WRITE; /dev/null maps nothing. */
+	long pm = sys(9, 0, 8192, 3, 2, zero, 0);                          /* PROT_READ|WRITE, MAP_PRIVATE */
+	EXPECT(pm, > 0);
+	if (pm > 0) {
+		volatile char *m = (volatile char *)pm;
+		check(m[0] == 0 && m[8191] == 0, "a private /dev/zero map reads zeros", m[0]);
+		m[4096] = 7;
+		EXPECT(m[4096], == 7);
+		EXPECT(sys(11, pm, 8192, 0, 0, 0, 0), == 0);
+	}
+	EXPECT(sys(9, 0, 4096, 3, 1, zero, 0), == -EACCES);                /* MAP_SHARED, PROT_WRITE, O_RDONLY */
 	EXPECT(sys(3, zero, 0, 0, 0, 0, 0), == 0);
+	zero = sys(257, AT_FDCWD, (long)"/dev/zero", 2, 0, 0, 0);
+	long sm = sys(9, 0, 4096, 3, 1, zero, 0);
+	EXPECT(sm, > 0);
+	if (sm > 0) {
+		*(volatile long *)sm = 42;
+		EXPECT(*(volatile long *)sm, == 42);
+		EXPECT(sys(11, sm, 4096, 0, 0, 0, 0), == 0);
+	}
+	EXPECT(sys(3, zero, 0, 0, 0, 0, 0), == 0);
+	nul = sys(257, AT_FDCWD, (long)"/dev/null", 2, 0, 0, 0);
+	EXPECT(sys(9, 0, 4096, 3, 2, nul, 0), == -ENODEV);
+	EXPECT(sys(3, nul, 0, 0, 0, 0, 0), == 0);
 }
 
 /* sysinfo, time, gettimeofday, the ids, prctl's name. */
