@@ -75,7 +75,7 @@ and on ours, in the same QEMU machine, compared metric by metric.
                       `row`): FIELD of the step's PROG records, summed over
                       them (shmdb.tps, shmdb.nr_active_anon_avg)
   --side both|linux|ours, --linux-vma-ra default|on|off, --linux-thp,
-  --linux-append, --swap-mib, --timeout, --image, --workloads-dir, --offline
+  --linux-append, --ours-append, --swap-mib, --timeout, --image, --workloads-dir, --offline
   --linux-dma off     reserve Linux's ZONE_DMA (memmap=15M$1M): its 16 MiB
                       are a fifth of a 128 MiB VM, reclaimed on their own,
                       so Linux evicts by zone as well as by LRU order
@@ -756,6 +756,7 @@ def boot_linux(a, kernel, initrd, pc, run, cfg=None, ci=0):
 
 
 OURS_POLICY = 'fixed'
+OURS_APPEND = []        # --ours-append: more words on our command line
 
 
 def ours_ra(pc):
@@ -773,9 +774,9 @@ def ours_cmdline(mem, pc, steps, data=False, cfg=None):
     # data= names each device written: the disk, and each partition a step
     # names (@DATAp2 is /dev/nvme2n1p2), as ours allows writes per device.
     parts = sorted(set(re.findall(r'/dev/(%sp\d+)' % OURS_DATA, spec)))
-    return 'quiet %s%s%s run="%s"' % ('mem=%s ' % mem if mem else '',
-                                      'data=%s ' % ','.join([OURS_DATA] + parts) if data else '',
-                                      ours_ra(pc), spec)
+    return 'quiet %s%s%s%s run="%s"' % ('mem=%s ' % mem if mem else '',
+                                        'data=%s ' % ','.join([OURS_DATA] + parts) if data else '',
+                                        ''.join(w + ' ' for w in OURS_APPEND), ours_ra(pc), spec)
 
 
 def boot_ours(a, mem, pc, run, steps, tag=None, cfg=None, ci=0):
@@ -1113,6 +1114,8 @@ def main():
                     help="off: reserve Linux's ZONE_DMA (%s), so its reclaim is not balanced per zone "
                          "(in -m 128 ZONE_DMA is a fifth of memory)" % NO_DMA.replace('%', '%%'))
     ap.add_argument('--linux-append', default='', help='more Linux command-line words')
+    ap.add_argument('--ours-append', default='', help='more words on our command line (lockstat=off: no lock '
+                    'timing, which Linux kernels leave out)')
     ap.add_argument('--timeout', type=int, default=1800, help='seconds per boot')
     ap.add_argument('--image', default='build/disk.img', help="our kernel's disk image")
     ap.add_argument('--workloads-dir', default='build/workloads')
@@ -1129,8 +1132,9 @@ def main():
                          '--icount=exact adds sleep=off (idle time jumps to the next timer; a wait for the '
                          'disk, which runs in host time, is inflated by that warping: docs/seed-benchmarks.md)')
     a = ap.parse_args()
-    global OURS_POLICY
+    global OURS_POLICY, OURS_APPEND
     OURS_POLICY = a.ours_policy
+    OURS_APPEND = a.ours_append.split()
     try:
         a.page_cluster = [int(x) for x in a.page_cluster.split(',') if x.strip()]
     except ValueError:

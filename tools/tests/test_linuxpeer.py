@@ -276,3 +276,12 @@ def test_linux_dma_off_reserves_zone_dma(monkeypatch, tmp_path):
         with pytest.raises(SystemExit):
             linuxpeer.boot_linux(a, {'vmlinuz': 'vmlinuz'}, 'initrd', 0, 0)
     assert seen[0].endswith('memmap=15M$1M quiet') and 'memmap' not in seen[1], seen
+
+
+def test_ours_append_goes_on_our_command_line(monkeypatch):
+    # --ours-append: words for our kernel alone (lockstat=off), before run=.
+    monkeypatch.setattr(linuxpeer, 'OURS_APPEND', ['lockstat=off'])
+    line = linuxpeer.ours_cmdline('96M', 3, [('hello', ['hello'])])
+    assert line.startswith('quiet mem=96M lockstat=off ra=fixed:3 run="')
+    monkeypatch.setattr(linuxpeer, 'OURS_APPEND', [])
+    assert linuxpeer.ours_cmdline('96M', 3, [('hello', ['hello'])]).startswith('quiet mem=96M ra=fixed:3 run="')
