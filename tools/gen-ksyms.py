@@ -7,6 +7,8 @@ gen-ksyms.py --empty OUT.c      -- an empty table for the first link
 All data goes into the .ksyms section, which linker.ld places after .text
 and .rodata, so filling it in on the second link moves no code.
 """
+import collections
+import os
 import re
 import subprocess
 import sys
@@ -17,11 +19,16 @@ HEAD = '#include "core/ksyms.h"\n#define KSYMS __attribute__((section(".ksyms"),
 
 
 def symbols(elf):
-    out = subprocess.run(['nm', '-n', '-S', '--defined-only', elf],
+    """(address, size, name) of the text symbols.  Static functions of one
+    name in several files (reclaim's and another's shrink) get the file's
+    name in brackets, shrink[reclaim], so a profile or a backtrace does
+    not take one for the other."""
+    out = subprocess.run(['nm', '-l', '-n', '-S', '--defined-only', elf],
                          check=True, capture_output=True, text=True).stdout
     syms = []
     for line in out.splitlines():
-        parts = line.split()
+        where = line.split('\t')[1] if '\t' in line else ''
+        parts = line.split('\t')[0].split()
         if len(parts) == 4:
             addr, size, kind, name = parts
         elif len(parts) == 3:
@@ -30,8 +37,11 @@ def symbols(elf):
         else:
             continue
         if kind in 'tTwW' and not name.startswith('.') and not LINKER.match(name):
-            syms.append((int(addr, 16), int(size, 16), name))
-    return syms
+            src = os.path.splitext(os.path.basename(where.rsplit(':', 1)[0]))[0] if where else ''
+            syms.append((int(addr, 16), int(size, 16), name, src))
+    count = collections.Counter(name for _, _, name, _ in syms)
+    return [(addr, size, '%s[%s]' % (name, src) if count[name] > 1 and src else name)
+            for addr, size, name, src in syms]
 
 
 def main():
