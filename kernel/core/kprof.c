@@ -40,9 +40,12 @@ static void nmi_sample(const struct trap_frame *f) { sample(f, 0); }
 #define NMI_WAIT_MS 50
 static bool start_nmi_clock(unsigned hz)
 {
-	if (!nmiclock_start(hz))
-		return false;
+	/* The sampler first: the clock's first NMI may come at once. */
 	trap_set_nmi_sampler(nmi_sample);
+	if (!nmiclock_start(hz)) {
+		trap_set_nmi_sampler(NULL);
+		return false;
+	}
 	uint64_t end = time_ns() + NMI_WAIT_MS * 1000000ull;
 	while (!nmiclock_fired() && time_ns() < end)
 		cpu_relax();

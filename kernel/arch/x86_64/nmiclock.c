@@ -65,12 +65,17 @@ bool nmiclock_start(uint32_t hz)
 		hz = 19;
 	uint32_t n = PIT_HZ / hz;
 	clk.count = (uint16_t)(n < 2 ? 2 : n > 0xffff ? 0xffff : n);
-	bool level, low;
-	clk.gsi = irq_isa_to_gsi(0, &level, &low);
-	if (ioapic_route_nmi(clk.gsi, level, low))
-		return false;
+	/* Counting our way (mode 0, output low) before the pin is routed:
+	 * the firmware leaves channel 0 running (mode 3, 18.2 Hz), and an
+	 * edge of that must not arrive as an NMI nobody claims. */
 	__atomic_store_n(&clk.on, true, __ATOMIC_RELEASE);
 	arm();
+	bool level, low;
+	clk.gsi = irq_isa_to_gsi(0, &level, &low);
+	if (ioapic_route_nmi(clk.gsi, level, low)) {
+		__atomic_store_n(&clk.on, false, __ATOMIC_RELEASE);
+		return false;
+	}
 	return true;
 }
 
