@@ -16,8 +16,11 @@
  * sent it the NMI.  NMIs do not queue: one from elsewhere that arrives
  * together with the clock's is taken as the clock's.
  *
- * One-shot and set again in the handler, so the period is the count
- * plus the NMI's latency; nmiclock_fired counts what really fired.
+ * One-shot and set again in the handler, less the clocks the NMI took to
+ * arrive (the counter goes on down past the end of the count), so the
+ * period keeps to the count while NMIs arrive within one (under -icount
+ * they do; under plain TCG QEMU's timer is often hundreds of us late);
+ * what really fired, nmiclock_fired counts.
  * Writing the next count at once (rather than a periodic mode, whose
  * pulse lasts one PIT clock) is what lets the pin tell.
  */
@@ -33,7 +36,7 @@
 #define PIT_CH0 0x40
 #define PIT_CMD 0x43
 #define PIT_CH0_MODE0 0x30      /* channel 0, low then high byte, mode 0, binary */
-#define PIT_READBACK_CH0_STATUS 0xe2    /* read-back: status only (count not latched), channel 0 */
+#define PIT_READBACK_CH0 0xc2   /* read-back: latch channel 0's status, then its count */
 #define PIT_STATUS_OUT 0x80
 
 static struct {
@@ -44,17 +47,23 @@ static struct {
 } clk;
 static uint8_t pending[SMP_MAX_CPUS];   /* [atomic] the boot CPU sent this CPU the clock's NMI */
 
-static void arm(void)
+static void arm(uint16_t count)
 {
 	outb(PIT_CMD, PIT_CH0_MODE0);
-	outb(PIT_CH0, (uint8_t)clk.count);
-	outb(PIT_CH0, (uint8_t)(clk.count >> 8));
+	outb(PIT_CH0, (uint8_t)count);
+	outb(PIT_CH0, (uint8_t)(count >> 8));
 }
 
-static bool out_high(void)
+/* Is the output high (the count ended)?  *late: PIT clocks since it
+ * ended (in mode 0 the counter goes on down past 0, from 0xffff). */
+static bool out_high(uint16_t *late)
 {
-	outb(PIT_CMD, PIT_READBACK_CH0_STATUS);
-	return (inb(PIT_CH0) & PIT_STATUS_OUT) != 0;
+	outb(PIT_CMD, PIT_READBACK_CH0);
+	bool high = (inb(PIT_CH0) & PIT_STATUS_OUT) != 0;
+	uint16_t c = inb(PIT_CH0);
+	c |= (uint16_t)(inb(PIT_CH0) << 8);
+	*late = (uint16_t)(0 - c);
+	return high;
 }
 
 static void mark(int id) { __atomic_store_n(&pending[id], 1, __ATOMIC_RELEASE); }
@@ -69,7 +78,7 @@ bool nmiclock_start(uint32_t hz)
 	 * the firmware leaves channel 0 running (mode 3, 18.2 Hz), and an
 	 * edge of that must not arrive as an NMI nobody claims. */
 	__atomic_store_n(&clk.on, true, __ATOMIC_RELEASE);
-	arm();
+	arm(clk.count);
 	bool level, low;
 	clk.gsi = irq_isa_to_gsi(0, &level, &low);
 	if (ioapic_route_nmi(clk.gsi, level, low)) {
@@ -94,9 +103,13 @@ bool nmiclock_claim(void)
 	uint32_t id = this_cpu()->id;
 	if (id != 0)
 		return __atomic_exchange_n(&pending[id], 0, __ATOMIC_ACQ_REL) != 0;
-	if (!out_high())
+	uint16_t late;
+	if (!out_high(&late))
 		return false;
-	arm();
+	/* The next count less what the NMI took to arrive, so samples keep
+	 * to about hz; one later than a whole count starts afresh rather
+	 * than sample the same place twice. */
+	arm(late < clk.count ? (uint16_t)(clk.count - late) : clk.count);
 	__atomic_add_fetch(&clk.fired, 1, __ATOMIC_RELAXED);
 	smp_nmi_online(mark);
 	return true;
