@@ -219,7 +219,7 @@ void kprof_record(const char *label)
 	json_u64(j, "hz", time_hz());
 	json_str(j, "source", kp.nmi ? "nmi" : "tick");
 	/* The time one sample stands for on a CPU: the tick's period, or
-	 * what the NMI clock really took (its latency included). */
+	 * what the NMI clock really took (late NMIs stretch it). */
 	uint64_t fired = nmiclock_fired() - kp.window_fired;
 	uint64_t period = !kp.nmi ? 1000000000ull / time_hz() : fired ? (time_ns() - kp.window_ns) / fired : 0;
 	json_u64(j, "period_ns", period);

@@ -20,9 +20,11 @@
  * come back on (spin_unlock_irqrestore, irq_restore), as Linux's
  * timer-based profile does without NMIs; handlers' time is not seen.
  * The record says which ("source") and the time a sample stands for
- * ("period_ns": the NMI clock's is its count plus the NMI's latency, as
- * it really fired).  A function interrupted in its prologue, before it
- * set up its frame, hides its caller from "total" for that sample.
+ * ("period_ns": the NMI clock's as it really fired, which a late NMI
+ * stretches).  The caller of a function caught without a frame of its
+ * own (a frameless leaf, a prologue, a ret) is taken from the stack
+ * pointer; one that pushed registers without a frame hides its caller
+ * from "total" for that sample.
  *
  * Sizes: two 32-bit counters per kernel text symbol (a few thousand), so
  * 2^32 samples per symbol per window: 49 days at 1000 Hz on one CPU, or
