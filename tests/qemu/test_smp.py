@@ -296,15 +296,15 @@ def test_smp_nmi_shows_every_cpu(ctx, prof):
     sent, reports = [], []
 
     def press():
+        time.sleep(0.5)
         for _ in range(3 if prof else 1):
-            time.sleep(0.5)
             if reports:
                 return
             try:
                 hmp_send(sock, 'nmi')
             except OSError:
                 return
-            time.sleep(0.5)
+            time.sleep(1.0)
 
     def on_line(line):
         if line.startswith('NMI: where every CPU is'):
@@ -320,8 +320,11 @@ def test_smp_nmi_shows_every_cpu(ctx, prof):
     expect(sent, 'no "task: started" line to send the NMI at')
     lines = r.log.splitlines()
     where = [l for l in lines if l.startswith('NMI: cpu ')]
-    expect(len(reports) == 1 and sorted(l.split()[2] for l in where) == ['0', '1'],
-           'reports %d, NMI lines: %r' % (len(reports), where))
+    # One report per press that got through (a slow report may let the
+    # next press go too): each with both CPUs, once.
+    k = len(reports)
+    expect(1 <= k <= (3 if prof else 1) and sorted(l.split()[2] for l in where) == ['0'] * k + ['1'] * k,
+           'reports %d, NMI lines: %r' % (k, where))
     expect('NMI: 1 of 1 other CPU(s) did not answer' not in r.log, 'the AP did not answer')
     expect('threads:' in lines, 'no thread dump after the NMI')
     expect_clean_exits(r, 1)
