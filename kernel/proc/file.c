@@ -21,8 +21,10 @@
  * ignored.
  * /dev/null and /dev/zero, and duplicates of the console (dup of fds 0-2),
  * are character devices (enum chr below).  dup2 onto 0-2 puts a file in
- * task->std[] until that fd is closed; while std[fd] is NULL the fd is
- * the console (is_console).
+ * task->std[]; while std[fd] is NULL the fd is the console (is_console).
+ * Closing fd 0-2 leaves it closed (STD_CLOSED), as on Linux: its number
+ * is then the lowest free one for open, dup and the like, and dup2 of a
+ * duplicate of the console onto it gives the console back.
  * O_DIRECT on a device bypasses the cache (pagecache_direct_io: aligned
  * to the logical block size, else EINVAL); elsewhere it is refused with
  * EINVAL at open, as Linux does on a file system without direct I/O.
@@ -103,13 +105,16 @@ static struct blk_dev *dev_of(const char *path)
 
 static struct task *T(void) { return current_task(); }
 
+/* task->std[fd] for fd 0-2 closed (NULL is the console). */
+#define STD_CLOSED ((struct open_file *)1)
+
 /* The open file of fd; files_lock held.  NULL for unused fds and for
- * 0-2 while they are the console. */
+ * 0-2 while they are the console or closed. */
 static struct open_file *fd_file(struct task *k, int fd)
 {
 	mutex_assert_held(&k->files_lock);
 	if (fd >= 0 && fd < TASK_FD_FIRST)
-		return k->std[fd];
+		return k->std[fd] == STD_CLOSED ? NULL : k->std[fd];
 	if (fd < TASK_FD_FIRST || fd >= TASK_FD_FIRST + TASK_MAX_FILES)
 		return NULL;
 	return k->files[fd - TASK_FD_FIRST];
@@ -202,10 +207,24 @@ static struct open_file *file_alloc(void)
 	return f;
 }
 
+/* The lowest of fds 0-2 at or above min that is closed, or -1; files_lock
+ * held. */
+static int closed_std(struct task *k, int min)
+{
+	for (int i = min < 0 ? 0 : min; i < TASK_FD_FIRST; i++)
+		if (k->std[i] == STD_CLOSED)
+			return i;
+	return -1;
+}
+
 static int install(struct task *k, struct open_file *f)
 {
 	mutex_lock(&k->files_lock);
-	int fd = -EMFILE;
+	int fd = closed_std(k, 0);
+	if (fd >= 0)
+		__atomic_store_n(&k->std[fd], f, __ATOMIC_RELEASE);
+	else
+		fd = -EMFILE;
 	for (int i = 0; i < TASK_MAX_FILES && fd < 0; i++)
 		if (!k->files[i]) {
 			k->files[i] = f;
@@ -664,19 +683,18 @@ long file_mmap(int fd, uint64_t addr, uint64_t len, int prot, int flags, uint64_
 long file_close(int fd)
 {
 	struct task *k = T();
-	if (is_console(fd))
-		return 0;               /* the console stays; nothing to release */
 	mutex_lock(&k->files_lock);
+	bool console = is_console(fd);
 	struct open_file *f = fd_file(k, fd);
-	if (f && fd < TASK_FD_FIRST)
-		__atomic_store_n(&k->std[fd], NULL, __ATOMIC_RELEASE);    /* the console again */
+	if ((f || console) && fd < TASK_FD_FIRST)
+		__atomic_store_n(&k->std[fd], STD_CLOSED, __ATOMIC_RELEASE);
 	else if (f)
 		k->files[fd - TASK_FD_FIRST] = NULL;
-	if (f)
+	if (f || console)
 		set_cloexec(k, fd, false);
 	mutex_unlock(&k->files_lock);
 	if (!f)
-		return -EBADF;
+		return console ? 0 : -EBADF;    /* the console: nothing to release */
 	fd_put(f);                      /* the table's reference */
 	return 0;
 }
@@ -690,7 +708,7 @@ void file_close_all(struct task *k)
 		k->files[i] = NULL;
 	}
 	for (int i = 0; i < TASK_FD_FIRST; i++) {
-		if (k->std[i])
+		if (k->std[i] && k->std[i] != STD_CLOSED)
 			fd_put(k->std[i]);
 		k->std[i] = NULL;
 	}
@@ -1069,7 +1087,13 @@ long file_dup_min(int oldfd, int min, bool cloexec)
 	if (!f)
 		return err;
 	mutex_lock(&k->files_lock);
-	int fd = -EMFILE;
+	int fd = closed_std(k, min);
+	if (fd >= 0) {
+		__atomic_store_n(&k->std[fd], f, __ATOMIC_RELEASE);
+		set_cloexec(k, fd, cloexec);
+	} else {
+		fd = -EMFILE;
+	}
 	for (int i = min > TASK_FD_FIRST ? min - TASK_FD_FIRST : 0; i < TASK_MAX_FILES && fd < 0; i++)
 		if (!k->files[i]) {
 			k->files[i] = f;
@@ -1115,7 +1139,7 @@ long file_dup_to(int oldfd, int newfd, int flags)
 	__atomic_store_n(slot, f, __ATOMIC_RELEASE);
 	set_cloexec(k, newfd, dup3 && (flags & O_CLOEXEC));
 	mutex_unlock(&k->files_lock);
-	if (old)
+	if (old && old != STD_CLOSED)
 		fd_put(old);            /* dup2 closes what newfd named */
 	return newfd;
 }

@@ -72,7 +72,7 @@ struct task {
 	 * files_lock (a mutex: reads copy to user memory, which may fault). */
 	struct mutex files_lock;
 	struct open_file *files[TASK_MAX_FILES];
-	struct open_file *std[TASK_FD_FIRST];   /* NULL: the console */
+	struct open_file *std[TASK_FD_FIRST];   /* NULL: the console; file.c's STD_CLOSED: closed */
 	uint64_t cloexec;               /* FD_CLOEXEC by fd (F_SETFD; there is no exec) */
 };
 

@@ -292,6 +292,23 @@ static void test_dup(void)
 	check(!prefix_differs(buf, "MemTotal:", 9), "read(0) after dup2 reads the file", 0);
 	EXPECT(sys(33, saved, 0, 0, 0, 0, 0), == 0);
 	EXPECT(sys(3, saved, 0, 0, 0, 0, 0), == 0);
+	/* Closing stdin leaves fd 0 closed; the next open takes the number;
+	 * dup2 of a saved duplicate gives stdin back. */
+	long keep = sys(32, 0, 0, 0, 0, 0, 0);
+	EXPECT(keep, > 2);
+	EXPECT(sys(3, 0, 0, 0, 0, 0, 0), == 0);
+	EXPECT(rt_read(0, buf, 1), == -EBADF);
+	EXPECT(sys(3, 0, 0, 0, 0, 0, 0), == -EBADF);
+	EXPECT(sys(72, 0, 1, 0, 0, 0, 0), == -EBADF);                      /* F_GETFD */
+	EXPECT(sys(257, AT_FDCWD, (long)"/proc/meminfo", 0, 0, 0, 0), == 0);
+	EXPECT(rt_read(0, buf, 9), == 9);
+	check(!prefix_differs(buf, "MemTotal:", 9), "the open that took fd 0 reads the file", 0);
+	EXPECT(sys(3, 0, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(72, keep, 0, 0, 0, 0, 0), == 0);                        /* F_DUPFD from 0: the closed 0 */
+	EXPECT(sys(3, 0, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(33, keep, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(3, keep, 0, 0, 0, 0, 0), == 0);
+	EXPECT(sys(72, 0, 1, 0, 0, 0, 0), == 0);                            /* stdin is open again */
 	/* Closing one number leaves the others open. */
 	EXPECT(sys(3, fd, 0, 0, 0, 0, 0), == 0);
 	EXPECT(sys(8, d, 0, 1, 0, 0, 0), == 9);
