@@ -17,8 +17,9 @@ def test_pagecache_direct_io(ctx):
     # bypass the cache: the verify reads the disk (pgpgin) although the
     # unit's cache holds nothing.  dmisalign: misaligned offset, buffer
     # and length each give EINVAL; after fcntl(F_SETFL, 0) the same reads
-    # go through the cache and succeed, after F_SETFL O_DIRECT fail again.  A device not named in data= still
-    # refuses an O_DIRECT open for writing (EACCES) and keeps its bytes.
+    # go through the cache and succeed, after F_SETFL O_DIRECT fail again.
+    # A device not named in data= still refuses an O_DIRECT open for
+    # writing (EACCES) and keeps its bytes.
     data = scratch_disk(ctx, 'data.img', 32 << 20)
     other = scratch_disk(ctx, 'other.img', 8 << 20)
     with open(other, 'r+b') as f:

@@ -18,7 +18,7 @@ def expect_sums(p):
     expect(p['hz'] == HZ and parts == p['samples'], 'counts do not add up: %r' % {k: p[k] for k in
            ('hz', 'samples', 'user', 'kernel_task', 'kernel_thread', 'kernel_irq', 'idle', 'unknown')})
     # QEMU's PIT reaches the I/O APIC: the NMI clock samples, about hz a
-    # second (its period is the count plus the NMI's latency).
+    # second (a late NMI stretches its period; under -icount rarely).
     expect(p['source'] == 'nmi' and 0.99e9 / HZ <= p['period_ns'] <= 1.25e9 / HZ,
            'source %s, period %d ns at hz=%d' % (p['source'], p['period_ns'], HZ))
 
