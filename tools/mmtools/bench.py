@@ -223,6 +223,20 @@ def set_steps(sets):
     return ['@set %s %s' % kv for kv in sets]
 
 
+# --boot: words for every boot's command line (lockstat=off), and their
+# tag in log names ('+lockstatoff').
+BOOT = []
+BOOT_OWN = ('mem', 'cpus', 'run', 'script', 'quiet')     # bench sets these
+
+
+def boot_words():
+    return ''.join(' ' + w for w in BOOT)
+
+
+def boot_tag():
+    return ''.join('+' + re.sub(r'[^\w]', '', w) for w in BOOT)
+
+
 def set_tag(sets):
     """--set's knobs in a log name: '' or '+blk_read_split16'."""
     return ''.join('+%s%s' % (k, re.sub(r'[^\w]', '', v)) for k, v in sets)
@@ -238,13 +252,14 @@ def ra_boot(policy, seed, patterns, image='build/disk.img', bus='nvme', profile=
     that many threads at once, all over its area (touch's threads=N
     shared: its touches split between them, each thread its own seed
     SEED+i), on cpus=N of QEMU -smp N; the counters are the process's."""
-    tag = 'ra-%s-%s%s%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '+tcg' if tcg else '', set_tag(sets),
-                                        '+t%d' % threads if threads > 1 else '', policy.replace(':', ''), seed, run)
+    tag = 'ra-%s-%s%s%s%s%s-%s-%d-r%d' % (bus, profile, '+sleep' if sleep else '+tcg' if tcg else '', set_tag(sets),
+                                          boot_tag(), '+t%d' % threads if threads > 1 else '', policy.replace(':', ''),
+                                          seed, run)
     img = scratch(tag + '.img', 256, mkswap=True)
     cmds = [p.format(seed=seed) + (' threads=%d shared' % threads if threads > 1 else '') for _, p in patterns]
     set_cmds = set_steps(sets)
-    r = rig.run(image, cmdline='quiet mem=48M%s run="%s"' % (' cpus=%d' % threads if threads > 1 else '',
-                                                          ' ; '.join(['@set ra ' + policy] + set_cmds + cmds)),
+    r = rig.run(image, cmdline='quiet mem=48M%s%s run="%s"' % (' cpus=%d' % threads if threads > 1 else '', boot_words(),
+                                                            ' ; '.join(['@set ra ' + policy] + set_cmds + cmds)),
                 mem='256M', disks=[{'file': img, 'bus': bus}], profile=profile, icount=ra_icount(profile, sleep, tcg),
                 smp=threads, timeout=7200, pvh=rig.pvh_beside(image), log_path=os.path.join(OUT, tag + '.log'),
                 workdir=OUT)
@@ -312,7 +327,8 @@ def ra_table(rows, policies, patterns, bus, profile, nruns, seeds, sleep=False, 
              '(seeds count as runs), policies interleaved per seed; mean±sd%s'
              % (bus, profile, ra_clock(profile, sleep, tcg),
                 '; %d threads at once (shared) on %d CPUs' % (threads, threads) if threads > 1 else '',
-                ''.join('; %s=%s' % kv for kv in sets), ','.join(map(str, seeds)), nruns, n,
+                ''.join('; %s=%s' % kv for kv in sets) + ''.join('; boot %s' % w for w in BOOT),
+                ','.join(map(str, seeds)), nruns, n,
                 '' if elapsed else '; elapsed not shown (sleep=off: idle takes no time)')]
     # Each row's cells first, then one width for every policy column (a
     # cell like 112461.9±10394.2 must not run into its neighbour).
@@ -343,8 +359,8 @@ def bench_ra(a):
     # Per (bus, profile): runs, then seeds, then the policies interleaved.
     jobs = [(pol, seed, patterns, a.image, bus, profile, run, a.sleep, a.set, a.tcg, a.threads) for bus, profile in cells
             for run in range(nruns) for seed in a.seeds for pol in a.policies]
-    name = 'ra%s%s%s%s.jsonl' % ('' if a.image == 'build/disk.img' else '-' + os.path.basename(a.image),
-                                set_tag(a.set), '+tcg' if a.tcg else '', '+t%d' % a.threads if a.threads > 1 else '')
+    name = 'ra%s%s%s%s%s.jsonl' % ('' if a.image == 'build/disk.img' else '-' + os.path.basename(a.image),
+                                  set_tag(a.set), boot_tag(), '+tcg' if a.tcg else '', '+t%d' % a.threads if a.threads > 1 else '')
     out = open(os.path.join(OUT, name), 'w')
     rows, failed = [], []
 
@@ -393,10 +409,11 @@ def smp_boot(image, name, cmd, cpus, run, sets=()):
     classes (the runner resets lock statistics at the start of the run,
     so they are the run's own)."""
     # The image's name in the tag: two builds may be compared at once.
-    tag = 'smp-%s%s-%s-c%d-r%d' % (os.path.splitext(os.path.basename(image))[0], set_tag(sets), name, cpus, run)
+    tag = 'smp-%s%s%s-%s-c%d-r%d' % (os.path.splitext(os.path.basename(image))[0], set_tag(sets), boot_tag(), name, cpus,
+                                    run)
     img = scratch(tag + '.img', 256, mkswap=True)
     steps = set_steps(sets) + [cmd]
-    r = rig.run(image, cmdline='quiet mem=48M cpus=%d run="%s"' % (cpus, ' ; '.join(steps)), mem='256M',
+    r = rig.run(image, cmdline='quiet mem=48M cpus=%d%s run="%s"' % (cpus, boot_words(), ' ; '.join(steps)), mem='256M',
                 disks=[{'file': img, 'bus': 'nvme'}], profile='none', smp=4, timeout=3600, pvh=rig.pvh_beside(image),
                 log_path=os.path.join(OUT, tag + '.log'), workdir=OUT)
     os.unlink(img)
@@ -434,8 +451,8 @@ def smp_workloads(a):
 
 
 def bench_smp(a):
-    out = open(os.path.join(OUT, ('smp%s.jsonl' if a.image == 'build/disk.img' else
-                                  'smp-' + os.path.basename(a.image) + '%s.jsonl') % set_tag(a.set)), 'w')
+    out = open(os.path.join(OUT, ('smp%s%s.jsonl' if a.image == 'build/disk.img' else
+                                  'smp-' + os.path.basename(a.image) + '%s%s.jsonl') % (set_tag(a.set), boot_tag())), 'w')
     cells, lockcells = {}, {}
     for run in range(a.runs):               # interleaved: every cell once per round
         for name, cmd in smp_workloads(a):
@@ -452,8 +469,8 @@ def bench_smp(a):
                         lockcells.setdefault((name, cls, m), {}).setdefault(cpus, []).append(f[m])
     out.close()
     cols = ['cpus=%d' % c for c in a.cpus]
-    print('%s%s: mem=48M, QEMU -smp 4 (MTTCG), swap on NVMe, profile none; mean±sd of %d run(s)' % (
-        a.image, ''.join(' ' + s for s in set_steps(a.set)), a.runs))
+    print('%s%s%s: mem=48M, QEMU -smp 4 (MTTCG), swap on NVMe, profile none; mean±sd of %d run(s)' % (
+        a.image, boot_words(), ''.join(' ' + s for s in set_steps(a.set)), a.runs))
     for name, cmd in smp_workloads(a):
         print('\n%s (%s)' % (name, cmd))
         print('%-30s' % '' + ''.join('%18s' % c for c in cols))
@@ -493,6 +510,9 @@ def main():
     ap.add_argument('--set', action='append', default=[], metavar='KNOB=VALUE',
                     help='ra, smp: a run-time knob for every boot, @set after the policy (blk_read_split=16); '
                          'repeatable; a value the kernel refuses fails the boot')
+    ap.add_argument('--boot', action='append', default=[], metavar='NAME=VALUE',
+                    help='ra, smp: a word for every boot\'s command line (lockstat=off: kernel CPU without the '
+                         'lock and interrupt-off timing); repeatable')
     ap.add_argument('--threads', type=int, default=1,
                     help='ra: N threads touch each pattern at once, all over its area (touch ... threads=N shared), '
                          'on cpus=N of QEMU -smp N (1..32; default 1)')
@@ -514,6 +534,11 @@ def main():
     if bad:
         sys.exit('bench: --set %s: expected KNOB=VALUE, a run-time knob other than ra (--policies)' % bad[0])
     a.set = [tuple(s.split('=', 1)) for s in a.set]
+    bad = [w for w in a.boot if not re.fullmatch(r'[a-z_]+=[\w.:,-]+', w) or w.split('=')[0] in BOOT_OWN]
+    if bad:
+        sys.exit('bench: --boot %s: expected NAME=VALUE, an option bench does not set itself (%s)'
+                 % (bad[0], ', '.join(BOOT_OWN)))
+    BOOT[:] = a.boot
     if a.sleep and a.tcg:
         sys.exit('bench: --sleep and --tcg: --sleep keeps -icount (with sleep on), --tcg runs without it; pick one')
     try:

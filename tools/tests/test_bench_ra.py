@@ -145,6 +145,8 @@ def test_busy_row_against_the_fixed_setting_with_the_least():
     (['--seeds', '1,x'], 'bench: --seeds 1,x: expected whole numbers'),
     (['--threads', '0'], 'bench: --threads 0: must be 1..32'),
     (['--threads', '33'], 'bench: --threads 33: must be 1..32'),
+    (['--boot', 'mem=64M'], 'bench: --boot mem=64M: expected NAME=VALUE, an option bench does not set itself'),
+    (['--boot', 'lockstat=off run=x'], 'bench: --boot lockstat=off run=x: expected NAME=VALUE'),
 ])
 def test_bad_pattern_or_seed_is_named_not_dropped(monkeypatch, argv, said):
     """A pattern name bench does not know (the touch argument instead of
@@ -189,3 +191,29 @@ def test_smp_set_refused_fails_the_boot(monkeypatch, tmp_path):
     with pytest.raises(SystemExit) as e:
         bench.smp_boot('build/disk.img', 'x', 'x', 1, 0, [('age_ahead', 'maybe')])
     assert 'age_ahead maybe' in str(e.value)
+
+
+def test_boot_words_reach_the_command_line_and_the_tag(monkeypatch):
+    """--boot lockstat=off: on every boot's command line, in the log
+    names (so runs with and without it do not overwrite each other) and
+    in the table's header."""
+    seen = {}
+
+    class R:
+        status = 'ok'
+
+        def find(self, t):
+            return []
+
+    def run(image, cmdline=None, log_path=None, **kw):
+        seen['cmdline'], seen['log'] = cmdline, log_path
+        return R()
+    monkeypatch.setattr(bench.rig, 'run', run)
+    monkeypatch.setattr(bench, 'scratch', lambda *a, **k: '/nonexistent')
+    monkeypatch.setattr(bench.os, 'unlink', lambda p: None)
+    monkeypatch.setattr(bench, 'BOOT', ['lockstat=off'])
+    assert bench.ra_boot('own', 1, []) == []
+    assert seen['cmdline'].startswith('quiet mem=48M lockstat=off run="@set ra own"')
+    assert '+lockstatoff-own-1-r0' in seen['log']
+    lines = bench.ra_table([], ['own'], [], 'nvme', 'none', 1, [1])
+    assert '; boot lockstat=off;' in lines[0]
