@@ -207,29 +207,27 @@ static struct open_file *file_alloc(void)
 	return f;
 }
 
-/* The lowest of fds 0-2 at or above min that is closed, or -1; files_lock
- * held. */
-static int closed_std(struct task *k, int min)
+/* Put f at the lowest free fd at or above min (a closed one of 0-2
+ * first, then the table) and return it, or -EMFILE; files_lock held. */
+static int place(struct task *k, struct open_file *f, int min)
 {
-	for (int i = min < 0 ? 0 : min; i < TASK_FD_FIRST; i++)
-		if (k->std[i] == STD_CLOSED)
+	for (int i = min; i < TASK_FD_FIRST; i++)
+		if (k->std[i] == STD_CLOSED) {
+			__atomic_store_n(&k->std[i], f, __ATOMIC_RELEASE);
 			return i;
-	return -1;
+		}
+	for (int i = min > TASK_FD_FIRST ? min - TASK_FD_FIRST : 0; i < TASK_MAX_FILES; i++)
+		if (!k->files[i]) {
+			k->files[i] = f;
+			return TASK_FD_FIRST + i;
+		}
+	return -EMFILE;
 }
 
 static int install(struct task *k, struct open_file *f)
 {
 	mutex_lock(&k->files_lock);
-	int fd = closed_std(k, 0);
-	if (fd >= 0)
-		__atomic_store_n(&k->std[fd], f, __ATOMIC_RELEASE);
-	else
-		fd = -EMFILE;
-	for (int i = 0; i < TASK_MAX_FILES && fd < 0; i++)
-		if (!k->files[i]) {
-			k->files[i] = f;
-			fd = TASK_FD_FIRST + i;
-		}
+	int fd = place(k, f, 0);
 	mutex_unlock(&k->files_lock);
 	return fd;
 }
@@ -1050,12 +1048,18 @@ long file_sendfile(int out_fd, int in_fd, uint64_t uoff, uint64_t count,
 #define FD_CLOEXEC      1
 #define O_RDWR_CONSOLE  2               /* fds 0-2 are a terminal opened read-write */
 
+/* A console file for fd 0-2 (a duplicate of the console), or NULL. */
+static struct open_file *console_file(int fd)
+{
+	return chr_alloc("dev/console", (uint8_t)(CHR_STDIN + fd), O_RDWR_CONSOLE);
+}
+
 /* What oldfd names, referenced: its open file, or for 0-2 while they are
  * the console a new console file (chr); NULL with *err. */
 static struct open_file *dup_source(struct task *k, int oldfd, int *err)
 {
 	if (is_console(oldfd)) {
-		struct open_file *f = chr_alloc("dev/console", (uint8_t)(CHR_STDIN + oldfd), O_RDWR_CONSOLE);
+		struct open_file *f = console_file(oldfd);
 		if (!f)
 			*err = -ENOMEM;
 		return f;
@@ -1087,19 +1091,9 @@ long file_dup_min(int oldfd, int min, bool cloexec)
 	if (!f)
 		return err;
 	mutex_lock(&k->files_lock);
-	int fd = closed_std(k, min);
-	if (fd >= 0) {
-		__atomic_store_n(&k->std[fd], f, __ATOMIC_RELEASE);
+	int fd = place(k, f, min);
+	if (fd >= 0)
 		set_cloexec(k, fd, cloexec);
-	} else {
-		fd = -EMFILE;
-	}
-	for (int i = min > TASK_FD_FIRST ? min - TASK_FD_FIRST : 0; i < TASK_MAX_FILES && fd < 0; i++)
-		if (!k->files[i]) {
-			k->files[i] = f;
-			fd = TASK_FD_FIRST + i;
-			set_cloexec(k, fd, cloexec);
-		}
 	mutex_unlock(&k->files_lock);
 	if (fd < 0)
 		fd_put(f);
@@ -1160,7 +1154,7 @@ static long setfl(struct task *k, int fd, struct open_file *f, uint64_t arg)
 	if ((want & O_DIRECT) && (!f || !f->blk))
 		return -EINVAL;
 	if (!f) {
-		f = chr_alloc("dev/console", (uint8_t)(CHR_STDIN + fd), O_RDWR_CONSOLE);
+		f = console_file(fd);
 		if (!f)
 			return -ENOMEM;
 		__atomic_store_n(&k->std[fd], f, __ATOMIC_RELEASE);
