@@ -32,7 +32,6 @@
 #include "x86.h"
 #include "core/smp.h"
 
-#define PIT_HZ 1193182u
 #define PIT_CH0 0x40
 #define PIT_CMD 0x43
 #define PIT_CH0_MODE0 0x30      /* channel 0, low then high byte, mode 0, binary */
@@ -72,7 +71,7 @@ bool nmiclock_start(uint32_t hz)
 {
 	if (hz < 19)
 		hz = 19;
-	uint32_t n = PIT_HZ / hz;
+	uint64_t n = PIT_HZ / hz;
 	clk.count = (uint16_t)(n < 2 ? 2 : n > 0xffff ? 0xffff : n);
 	/* Counting our way (mode 0, output low) before the pin is routed:
 	 * the firmware leaves channel 0 running (mode 3, 18.2 Hz), and an

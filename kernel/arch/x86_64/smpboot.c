@@ -259,19 +259,16 @@ void smp_stop_others(void)
 		apic_nmi_others();
 }
 
-int smp_nmi_online(void (*mark)(int id))
+void smp_nmi_online(void (*mark)(int id))
 {
 	int n = __atomic_load_n(&smp.nonline, __ATOMIC_ACQUIRE);
 	uint32_t me = this_cpu()->id;
-	int sent = 0;
 	for (int i = 0; i < n; i++) {
 		if ((uint32_t)i == me)
 			continue;
 		mark(i);
 		apic_nmi_from_nmi(smp.online[i]);
-		sent++;
 	}
-	return sent;
 }
 
 int smp_cpus_online(void) { return (int)__atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE); }

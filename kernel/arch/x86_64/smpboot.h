@@ -35,8 +35,8 @@ void smp_stop_others(void);
 /* From an NMI handler: an NMI to every other CPU that answered at its
  * start (by its id, not a shorthand: a CPU never started, or one that
  * did not answer and was sent back to wait for SIPI, must get none),
- * each after mark(its CPU index).  Returns how many were sent. */
-int smp_nmi_online(void (*mark)(int id));
+ * each after mark(its CPU index). */
+void smp_nmi_online(void (*mark)(int id));
 
 /* The boot CPU's APIC id (the boot thread may since run on another). */
 uint32_t smp_boot_apic_id(void);

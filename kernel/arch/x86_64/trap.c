@@ -302,9 +302,10 @@ void trap_dispatch(struct trap_frame *f)
 	 * and user.leave may end the thread (a kill) on the NMI's stack. */
 	bool from_user = (f->cs & 3) && user.enter && f->vector != 2;
 	/* Interrupt gates turned interrupts off at entry; iret turns them
-	 * back on if the interrupted code had them on. */
-	bool was_on = (f->rflags & RFLAGS_IF) != 0 && irqtrace_timed();
-	if (was_on)
+	 * back on if the interrupted code had them on: a section, timed
+	 * unless lockstat=off. */
+	bool timed = (f->rflags & RFLAGS_IF) != 0 && irqtrace_timed();
+	if (timed)
 		irqtrace_begin(f->rip, rdtsc());
 	if (from_user)
 		user.enter();
@@ -328,6 +329,6 @@ void trap_dispatch(struct trap_frame *f)
 	}
 	if (from_user)
 		user.leave();
-	if (was_on)
+	if (timed)
 		irqtrace_end(f->rip, rdtsc());
 }

@@ -29,7 +29,6 @@
 #include "lib/timemath.h"
 
 #define PMTIMER_HZ 3579545ull
-#define PIT_HZ     1193182ull
 #define TSC_WINDOWS 5
 #define TSC_WINDOW_US 1000u             /* 1 ms: 100 ppm at the HPET's 100 ns, 280 at the PM timer's */
 #define TSC_DISAGREE_PPM 10000u         /* 1% */

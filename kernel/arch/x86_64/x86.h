@@ -35,6 +35,10 @@
 #define RFLAGS_IF (1ul << 9)
 #define RFLAGS_AC (1ul << 18)
 
+/* The 8254 PIT's input clock (tsc.c calibrates against it, nmiclock.c
+ * samples with it). */
+#define PIT_HZ 1193182ull
+
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
 static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(port)); }
 static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }
