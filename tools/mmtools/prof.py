@@ -60,7 +60,7 @@ def summarise(recs, label=None):
                                                             'total': {}, 'self': {}, **{k: 0.0 for k in KINDS}})
         s['runs'] += 1
         # What one sample stands for: the NMI clock's period as it fired
-        # (its latency included), else the tick's.
+        # (late NMIs stretch it), else the tick's.
         ms = r['period_ns'] / 1e6 if r.get('period_ns') else 1000.0 / hz
         for k in KINDS:
             s[k] += r.get(k, 0) * ms
