@@ -41,9 +41,14 @@ def test_prof_counts_the_fault_path(ctx):
            % (e['stime_ns'], e['utime_ns'], want, p['period_ns'], got))
     total = {x['fn']: x['n'] for x in p['total']}
     self_ = {x['fn']: x['n'] for x in p['self']}
-    for lst in (p['total'], p['self']):
+    for key in ('total', 'self'):
+        lst, cut = p[key], p[key + '_cut']
         ns = [x['n'] for x in lst]
-        expect(ns == sorted(ns, reverse=True) and len(lst) <= 40, 'not a top list: %r' % lst)
+        expect(ns == sorted(ns, reverse=True) and len(lst) <= 100, 'not a top list: %r' % lst)
+        # The largest count left off: none unless the list is full, and
+        # never above the list's last.
+        expect((cut == 0 or len(lst) == 100) and (not ns or cut <= ns[-1]),
+               '%s_cut %d for a list of %d ending at %r' % (key, cut, len(lst), ns[-1:]))
     for fn, n in self_.items():
         expect(fn not in total or n <= total[fn], '%s: self %d > total %d' % (fn, n, total.get(fn, 0)))
     # Every major fault of a swapping touch goes page_fault -> vm_fault ->

@@ -16,8 +16,10 @@ stack) and "self" (the function itself), in ms per run.
 --vs LOG...: a second set of logs (another policy, build or knob),
 matched by label; the table then shows both and the difference in total
 time, sorted by it, so what one configuration spends more on comes
-first.  Records list each run's top 40 functions only, so a function
-below that in some run counts 0 there: its mean is a floor.
+first.  Records list each run's top 100 functions only, and say how
+many samples the largest one left off had (self_cut, total_cut): a
+function below the list in some run counts 0 there, its mean is a
+floor, and the table marks it with a "+" (at most that run's cut more).
 """
 import argparse
 import sys
@@ -57,7 +59,8 @@ def summarise(recs, label=None):
             continue
         hz = r.get('hz') or 1000
         s = out.setdefault(lab if label is None else label, {'runs': 0, 'hz': hz, 'source': r.get('source', 'tick'),
-                                                            'total': {}, 'self': {}, **{k: 0.0 for k in KINDS}})
+                                                            'total': {}, 'self': {}, 'cut': {'total': [], 'self': []},
+                                                            **{k: 0.0 for k in KINDS}})
         s['runs'] += 1
         # What one sample stands for: the NMI clock's period as it fired
         # (late NMIs stretch it), else the tick's.
@@ -67,6 +70,9 @@ def summarise(recs, label=None):
         for key in ('total', 'self'):
             for e in r.get(key, []):
                 s[key][e['fn']] = s[key].get(e['fn'], 0.0) + e['n'] * ms
+            # Which functions this run listed, if it left any off.
+            if r.get(key + '_cut'):
+                s['cut'][key].append({e['fn'] for e in r.get(key, [])})
     for s in out.values():
         n = s['runs']
         for k in KINDS:
@@ -74,6 +80,13 @@ def summarise(recs, label=None):
         for key in ('total', 'self'):
             s[key] = {fn: v / n for fn, v in s[key].items()}
     return out
+
+
+def value(s, key, fn):
+    """fn's ms per run under key, "+" marked when some run's list left it
+    off (it had at most that run's cut there: a floor)."""
+    v = '%.1f' % s[key].get(fn, 0)
+    return v + '+' if any(fn not in listed for listed in s['cut'][key]) else v
 
 
 def head_line(name, s):
@@ -87,17 +100,24 @@ def table(a, b=None, top=30):
     fns = set(a['total']) | set(a['self'])
     if b is None:
         order = sorted(fns, key=lambda f: (-a['total'].get(f, 0), f))[:top]
-        rows = [(f, ['%.1f' % a['total'].get(f, 0), '%.1f' % a['self'].get(f, 0)]) for f in order]
-        return render(['total ms', 'self ms'], rows, name_width=max([24] + [len(f) + 1 for f in order]))
+        rows = [(f, [value(a, 'total', f), value(a, 'self', f)]) for f in order]
+        return render(['total ms', 'self ms'], rows, name_width=max([24] + [len(f) + 1 for f in order])) + \
+            footnote(rows)
     fns |= set(b['total']) | set(b['self'])
 
     def diff(f):
         return a['total'].get(f, 0) - b['total'].get(f, 0)
     order = sorted(fns, key=lambda f: (-abs(diff(f)), f))[:top]
-    rows = [(f, ['%.1f' % a['total'].get(f, 0), '%.1f' % a['self'].get(f, 0), '%.1f' % b['total'].get(f, 0),
-                 '%.1f' % b['self'].get(f, 0), '%+.1f' % diff(f)]) for f in order]
+    rows = [(f, [value(a, 'total', f), value(a, 'self', f), value(b, 'total', f), value(b, 'self', f),
+                 '%+.1f' % diff(f)]) for f in order]
     return render(['total', 'self', 'vs total', 'vs self', 'diff'], rows,
-                  name_width=max([24] + [len(f) + 1 for f in order]))
+                  name_width=max([24] + [len(f) + 1 for f in order])) + footnote(rows)
+
+
+def footnote(rows):
+    if any(c.endswith('+') for _, cells in rows for c in cells):
+        return ['+: left off some run\'s record (below its top 100): a floor']
+    return []
 
 
 def main(argv=None):

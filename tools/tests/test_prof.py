@@ -77,3 +77,23 @@ def test_nmi_records_count_their_real_period(tmp_path, capsys):
     assert prof.main([a]) == 0
     out = capsys.readouterr().out
     assert '(nmi)' in out and 'interrupts 5.2' in out
+
+
+def test_functions_left_off_a_record_are_marked_floors(tmp_path, capsys):
+    # A record lists its top functions and the samples of the largest it
+    # left off (total_cut): a function missing there is a floor, "+".
+    a = rec('t', total=[('read_plan', 50), ('shrink', 30)], kernel_task=80)
+    a['total_cut'] = 4
+    b = rec('t', total=[('shrink', 28), ('pt_leaf', 9)], kernel_task=50)
+    b['total_cut'] = 0                          # b left nothing off: its 0s are real
+    pa, pb = write_log(tmp_path, 'a.log', [a]), write_log(tmp_path, 'b.log', [b])
+    sa = prof.summarise(prof.read_logs([pa])[0])['t']
+    assert prof.value(sa, 'total', 'pt_leaf') == '0.0+' and prof.value(sa, 'total', 'shrink') == '30.0'
+    assert prof.main([pa, '--vs', pb]) == 0
+    out = capsys.readouterr().out.splitlines()
+    row = {l.split()[0]: l.split()[1:] for l in out if l.startswith('  ') and l.split()[0] in ('pt_leaf', 'read_plan')}
+    assert row['pt_leaf'][0] == '0.0+' and row['pt_leaf'][2] == '9.0'
+    assert row['read_plan'][2] == '0.0'        # b's list was whole
+    assert any('a floor' in l for l in out)
+    assert prof.main([pb]) == 0
+    assert 'a floor' not in capsys.readouterr().out
