@@ -193,7 +193,7 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
 #define RA_OWN_START_LEARN 16
 #define RA_OWN_START_DECAY 256
 #define RA_OWN_RUN_LEARN 2      /* streams ended before their runs cap windows (run_cap) */
-#define RA_OWN_BUCKETS 512      /* hist's and ghost's per-bucket counts (ring_near in ra_policy.c) */
+#define RA_OWN_BUCKETS 128      /* hist's and ghost's per-bucket slot masks (ring_near in ra_policy.c) */
 /* Ghost windows in the logical space (issue 12: decide per miss against
  * the logical window, not the slots).  For each miss outside streams:
  * would a window of RA_OWN_GNEAR pages either side of one of the last
@@ -254,11 +254,10 @@ struct ra_stream {
 	uint8_t state;          /* enum ra_stream_state */
 };
 
-/* Candidates' positions by 32-page bucket (RA_OWN_MAX_STRIDE), hashed
- * into a bit set, so that a miss no candidate can take (random access)
- * skips the candidate scan; rebuilt after every RA_OWN_STREAMS new
- * candidates, as moved or replaced ones leave stale bits. */
-#define RA_OWN_CBITS 1024
+/* Candidates by 32-page bucket (RA_OWN_MAX_STRIDE), hashed: a mask of
+ * s[] entries per bucket (cand_add in ra_policy.c), so a miss looks only
+ * at the candidates a step can reach. */
+#define RA_OWN_CBUCKETS 64
 
 /* Fast hits (ra_own_fast_hit): a hit on a stream's next page before its
  * window's halfway changes nothing but the stream's last page, its age
@@ -274,8 +273,7 @@ struct ra_own {
 	struct ra_stream s[RA_OWN_STREAMS];
 	uint32_t hint;          /* the stream used last: looked at first */
 	uint32_t smask;         /* bit i: s[i] is in state RA_S_STREAM (stream_of looks at these only) */
-	uint64_t cbits[RA_OWN_CBITS / 64];
-	uint32_t cnew;          /* candidates placed since cbits was rebuilt */
+	uint32_t cand[RA_OWN_CBUCKETS];         /* bit i: s[i] is a candidate in this bucket */
 	/* s[] in order of use, so a new candidate takes the least recently
 	 * used entry (or a free one) without a scan: a list through
 	 * newer/older, built on first use (a zeroed table is a valid start). */
@@ -285,7 +283,7 @@ struct ra_own {
 	uint32_t clock;
 	uint64_t hist[RA_OWN_HIST];
 	uint32_t nhist;         /* misses recorded in hist (ring; < 2 * RA_OWN_HIST) */
-	uint8_t hcount[RA_OWN_BUCKETS];         /* hist's entries per bucket of RA_OWN_NEAR pages */
+	uint32_t hmask[RA_OWN_BUCKETS];        /* hist's slots per bucket of RA_OWN_NEAR pages */
 	uint32_t bhits;         /* hits on block readahead since the last block */
 	uint32_t blast;         /* the last block window */
 	uint32_t sw_read;       /* slot windows: slots in use read over (decaying) */
@@ -293,7 +291,7 @@ struct ra_own {
 	uint32_t sw_probe;      /* misses since the last probe */
 	uint64_t ghost[RA_OWN_GHOST];   /* the last misses outside streams (ring) */
 	uint32_t nghost;        /* misses recorded in ghost */
-	uint8_t gcount[RA_OWN_BUCKETS];         /* ghost's entries per bucket of RA_OWN_GNEAR pages */
+	uint32_t gmask[RA_OWN_BUCKETS];        /* ghost's slots per bucket of RA_OWN_GNEAR pages */
 	uint32_t g_hit;         /* of g_n misses, how many a ghost window held (decaying) */
 	uint32_t g_n;
 	uint32_t g_chance;      /* what chance alone would have held, 1/RA_OWN_GSCALE units */

@@ -636,26 +636,32 @@ TEST(ra_own_a_run_starts_with_one_miss)
 	CHECK_EQ(read, 0);
 }
 
-/* The rings of recent misses keep per-bucket counts so that a miss with
- * no recent one nearby skips their scans.  The counts must always be the
- * rings' contents exactly, or a scan is skipped that would have found a
- * neighbour: checked after every access, on a space far larger than the
+/* The rings of recent misses keep per-bucket masks of their slots, and
+ * the candidates per-bucket masks of s[], so that a miss looks only at
+ * the entries near it.  The masks must always be the rings' and the
+ * candidates' contents exactly, or an entry is missed that would have
+ * been near: checked after every access, on a space far larger than the
  * buckets (hash collisions), on one smaller, and across the hash's wrap
  * (a miss in the last bucket and one in the first are neighbours). */
-static void check_ring_counts(const struct ra_own *o)
+static void check_bucket_masks(const struct ra_own *o)
 {
-	uint8_t g[RA_OWN_BUCKETS] = { 0 }, h[RA_OWN_BUCKETS] = { 0 };
+	uint32_t g[RA_OWN_BUCKETS] = { 0 }, h[RA_OWN_BUCKETS] = { 0 }, c[RA_OWN_CBUCKETS] = { 0 };
 	uint32_t ng = o->nghost < RA_OWN_GHOST ? o->nghost : RA_OWN_GHOST;
 	uint32_t nh = o->nhist < RA_OWN_HIST ? o->nhist : RA_OWN_HIST;
 	for (uint32_t i = 0; i < ng; i++)
-		g[o->ghost[i] / RA_OWN_GNEAR % RA_OWN_BUCKETS]++;
+		g[o->ghost[i] / RA_OWN_GNEAR % RA_OWN_BUCKETS] |= 1u << i;
 	for (uint32_t i = 0; i < nh; i++)
-		h[o->hist[i] / RA_OWN_NEAR % RA_OWN_BUCKETS]++;
-	CHECK(!memcmp(g, o->gcount, sizeof g));
-	CHECK(!memcmp(h, o->hcount, sizeof h));
+		h[o->hist[i] / RA_OWN_NEAR % RA_OWN_BUCKETS] |= 1u << i;
+	CHECK(!memcmp(g, o->gmask, sizeof g));
+	CHECK(!memcmp(h, o->hmask, sizeof h));
+	/* The candidates' buckets, likewise (detect looks at no other). */
+	for (uint32_t i = 0; i < RA_OWN_STREAMS; i++)
+		if (o->s[i].state == RA_S_CANDIDATE)
+			c[o->s[i].pos / RA_OWN_MAX_STRIDE % RA_OWN_CBUCKETS] |= 1u << i;
+	CHECK(!memcmp(c, o->cand, sizeof c));
 }
 
-TEST(ra_own_ring_counts_follow_the_rings)
+TEST(ra_own_bucket_masks_follow_the_rings)
 {
 	static const uint64_t spaces[] = { 300, 18432, 1ull << 40 };
 	struct ra_own o;
@@ -669,7 +675,7 @@ TEST(ra_own_ring_counts_follow_the_rings)
 				ra_own_hit(&o, idx, false, 0, spaces[k], 64, &w);
 			else
 				ra_own_miss(&o, idx, 0, spaces[k], 64, &w);
-			check_ring_counts(&o);
+			check_bucket_masks(&o);
 		}
 		CHECK(o.nghost < 2 * RA_OWN_GHOST);
 		CHECK(o.nhist < 2 * RA_OWN_HIST);
@@ -685,7 +691,7 @@ TEST(ra_own_ring_counts_follow_the_rings)
 	CHECK_EQ(w.count, 0);
 	ra_own_miss(&o, edge + 1, 0, 1ull << 40, 64, &w);
 	CHECK_EQ(w.count, RA_OWN_BLOCK_MAX);
-	check_ring_counts(&o);
+	check_bucket_masks(&o);
 }
 
 /* smask (stream_of's list of streams) names exactly the entries in
