@@ -29,10 +29,22 @@
  * (46 characters with a [file]) would be 13 KiB of the 16 (REC_MAX). */
 #define KPROF_TOP 100
 
+/* Caller-callee edges: how many samples had `to` called from `from` on
+ * the stack (each edge once per sample), in an open-addressed table
+ * updated without a lock from every CPU's NMI: a slot is a 64-bit word,
+ * (from + 1) << 48 | (to + 1) << 32 | count, claimed by compare-and-swap.
+ * An edge that finds no slot within KPROF_PROBE of its hash is counted in
+ * edges_lost.  A swapping touch's window has a few hundred edges. */
+#define KPROF_EDGES 4096
+#define KPROF_PROBE 32
+#define KPROF_EDGES_TOP 200     /* edges per record: about 11 KiB (fewer if the names are long: edges_record) */
+
 static struct {
 	bool on;
 	bool nmi;                       /* sampled by the NMI clock, not the tick */
 	uint32_t *self, *total;         /* [ksyms_count] */
+	uint64_t *edge;                 /* [KPROF_EDGES], or NULL: no edges (see kprof_init) */
+	uint64_t edges_lost;
 	uint64_t samples, user, task, kthread, irq, idle, unknown;
 	uint64_t window_ns, window_fired;       /* when the window began; the clock's count then */
 } kp;
@@ -72,6 +84,12 @@ bool kprof_init(unsigned hz)
 		kp.self = kp.total = NULL;
 		return false;
 	}
+	/* Edges name their ends in 16 bits each; without the table (no
+	 * memory, or more symbols than that) the rest still works. */
+	if (ksyms_count < 0xffff)
+		kp.edge = kzalloc(KPROF_EDGES * sizeof *kp.edge);
+	if (!kp.edge)
+		kprintf("prof: no caller-callee edges (%s)\n", ksyms_count < 0xffff ? "no memory" : "too many symbols");
 	kp.nmi = start_nmi_clock(hz);
 	if (!kp.nmi)
 		kprintf("prof: no NMI from the PIT; sampling at the tick (time with interrupts off is counted where they come back on)\n");
@@ -82,6 +100,38 @@ bool kprof_init(unsigned hz)
 }
 
 static void add(uint64_t *c) { __atomic_add_fetch(c, 1, __ATOMIC_RELAXED); }
+
+static void edge_add(int64_t from, int64_t to)
+{
+	uint64_t key = (uint64_t)(from + 1) << 48 | (uint64_t)(to + 1) << 32;
+	uint32_t h = (uint32_t)(((uint64_t)from * 0x9e3779b1u) ^ (uint64_t)to) % KPROF_EDGES;
+	for (uint32_t i = 0; i < KPROF_PROBE; i++) {
+		uint64_t *slot = &kp.edge[(h + i) % KPROF_EDGES];
+		uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+		if (!v && __atomic_compare_exchange_n(slot, &v, key | 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return;
+		/* v: the slot's word now (set by another CPU if the swap lost) */
+		if ((v & ~0xffffffffull) == key) {
+			__atomic_add_fetch(slot, 1, __ATOMIC_RELAXED);  /* 2^32 samples: 49 days at 1000 Hz */
+			return;
+		}
+	}
+	add(&kp.edges_lost);
+}
+
+/* The edge from `from` to `to` of one sample, unless the sample had it
+ * already (recursion): edges[] holds the sample's edges so far. */
+static void edge_once(uint64_t *edges, int *n, int64_t from, int64_t to)
+{
+	if (!kp.edge || from == to)
+		return;
+	uint64_t e = (uint64_t)from << 32 | (uint64_t)to;
+	for (int i = 0; i < *n; i++)
+		if (edges[i] == e)
+			return;
+	edges[(*n)++] = e;
+	edge_add(from, to);
+}
 
 void kprof_tick(const struct trap_frame *f)
 {
@@ -143,26 +193,32 @@ static void sample(const struct trap_frame *f, int own_depth)
 	}
 	__atomic_add_fetch(&kp.self[leaf], 1, __ATOMIC_RELAXED);
 	int64_t seen[KPROF_DEPTH];
-	int n = 0;
+	uint64_t edges[KPROF_DEPTH + 1];        /* the frameless caller's, then one per frame walked */
+	int n = 0, ne = 0, walked = 0;
 	seen[n++] = leaf;
 	__atomic_add_fetch(&kp.total[leaf], 1, __ATOMIC_RELAXED);
+	int64_t callee = leaf;          /* the frame below the next one found */
 	uint64_t lo = t && t->stack_size ? t->stack_top - t->stack_size : 0, hi = lo ? t->stack_top : 0;
 	uint64_t caller = frameless_caller(f, ksyms_table[leaf].addr, lo, hi);
 	int64_t cs = caller ? ksym_index(caller - 1) : -1;
 	if (cs >= 0 && cs != leaf) {
 		seen[n++] = cs;
 		__atomic_add_fetch(&kp.total[cs], 1, __ATOMIC_RELAXED);
+		edge_once(edges, &ne, cs, leaf);
+		callee = cs;
 	}
 	uint64_t rbp = f->rbp;
-	while (n < KPROF_DEPTH && !(rbp & 7) && rbp >= lo && rbp + 16 <= hi) {
+	while (walked++ < KPROF_DEPTH && !(rbp & 7) && rbp >= lo && rbp + 16 <= hi) {
 		uint64_t next = ((uint64_t *)rbp)[0], ret = ((uint64_t *)rbp)[1];
 		int64_t s = ret ? ksym_index(ret - 1) : -1;
 		if (s < 0)
 			break;
+		edge_once(edges, &ne, s, callee);
+		callee = s;
 		bool dup = false;
 		for (int i = 0; i < n && !dup; i++)
 			dup = seen[i] == s;
-		if (!dup) {
+		if (!dup && n < KPROF_DEPTH) {
 			seen[n++] = s;
 			__atomic_add_fetch(&kp.total[s], 1, __ATOMIC_RELAXED);
 		}
@@ -180,7 +236,10 @@ void kprof_reset(void)
 		__atomic_store_n(&kp.self[i], 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&kp.total[i], 0, __ATOMIC_RELAXED);
 	}
-	uint64_t *c[] = { &kp.samples, &kp.user, &kp.task, &kp.kthread, &kp.irq, &kp.idle, &kp.unknown };
+	for (uint32_t i = 0; kp.edge && i < KPROF_EDGES; i++)
+		__atomic_store_n(&kp.edge[i], 0, __ATOMIC_RELAXED);
+	uint64_t *c[] = { &kp.samples, &kp.user, &kp.task, &kp.kthread, &kp.irq, &kp.idle, &kp.unknown,
+			  &kp.edges_lost };
 	for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++)
 		__atomic_store_n(c[i], 0, __ATOMIC_RELAXED);
 	kp.window_ns = time_ns();
@@ -225,6 +284,58 @@ static void top_list(struct json *j, const char *key, const char *cut_key, const
 	json_u64(j, cut_key, cut);
 }
 
+/* A "prof_edges" record beside the "prof" one: the KPROF_EDGES_TOP
+ * largest caller-callee counts, largest first; edges_cut: the largest
+ * left off (0: none was); edges_lost: edges that found no slot. */
+static void edges_record(const char *label)
+{
+	if (!kp.edge)
+		return;
+	uint64_t top[KPROF_EDGES_TOP];
+	uint32_t n = 0, cut = 0;
+	for (uint32_t i = 0; i < KPROF_EDGES; i++) {
+		uint64_t v = __atomic_load_n(&kp.edge[i], __ATOMIC_RELAXED);
+		uint32_t c = (uint32_t)v;
+		if (!c)
+			continue;
+		if (n == KPROF_EDGES_TOP && c <= (uint32_t)top[n - 1]) {
+			if (c > cut)
+				cut = c;
+			continue;
+		}
+		if (n == KPROF_EDGES_TOP && (uint32_t)top[n - 1] > cut)
+			cut = (uint32_t)top[n - 1];
+		uint32_t at = n < KPROF_EDGES_TOP ? n++ : KPROF_EDGES_TOP - 1;
+		while (at > 0 && (uint32_t)top[at - 1] < c) {
+			top[at] = top[at - 1];
+			at--;
+		}
+		top[at] = v;
+	}
+	struct json *j = rec_begin("prof_edges");
+	json_str(j, "label", label ? label : "");
+	json_arr_begin(j, "edges");
+	for (uint32_t k = 0; k < n; k++) {
+		/* Room for an edge of the longest names and the tail, or the
+		 * rest are left off like those below the list. */
+		if (j->len + 256 > j->cap) {
+			if ((uint32_t)top[k] > cut)
+				cut = (uint32_t)top[k];
+			break;
+		}
+		uint32_t from = (uint32_t)(top[k] >> 48) - 1, to = (uint32_t)(top[k] >> 32 & 0xffff) - 1;
+		json_obj_begin(j, NULL);
+		json_str(j, "from", &ksyms_names[ksyms_table[from].name]);
+		json_str(j, "to", &ksyms_names[ksyms_table[to].name]);
+		json_u64(j, "n", (uint32_t)top[k]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_u64(j, "edges_cut", cut);
+	json_u64(j, "edges_lost", __atomic_load_n(&kp.edges_lost, __ATOMIC_RELAXED));
+	rec_end();
+}
+
 void kprof_record(const char *label)
 {
 	if (!kp.on)
@@ -248,6 +359,7 @@ void kprof_record(const char *label)
 	top_list(j, "self", "self_cut", kp.self);
 	top_list(j, "total", "total_cut", kp.total);
 	rec_end();
+	edges_record(label);
 }
 
 void kprof_halt_report(void) { kprof_record("halt"); }

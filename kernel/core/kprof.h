@@ -7,9 +7,10 @@
  * interrupted); kernel code is counted by function: "self" for the
  * function the sample landed in, "total" for every function on the
  * interrupted thread's frame-pointer chain (each once per sample, so
- * recursion does not count twice).  kprof_reset() starts a window (the
- * script runner: one per run); kprof_record() writes the window's top
- * functions.
+ * recursion does not count twice), and each caller-callee pair on that
+ * chain ("edges", each once per sample).  kprof_reset() starts a window
+ * (the script runner: one per run); kprof_record() writes the window's
+ * top functions and, in a "prof_edges" record, its top edges.
  *
  * The samples come from an NMI (arch/x86_64/nmiclock.h: the PIT through
  * the I/O APIC, passed on to the other CPUs), so code running with
@@ -28,7 +29,8 @@
  *
  * Sizes: two 32-bit counters per kernel text symbol (a few thousand), so
  * 2^32 samples per symbol per window: 49 days at 1000 Hz on one CPU, or
- * 4.6 hours on 256.  The NMI clock's boot CPU sends one NMI to each other
+ * 4.6 hours on 256; a table of 4096 edges (32 KiB; a swapping run uses a
+ * few hundred, an edge that finds no slot is counted as lost).  The NMI clock's boot CPU sends one NMI to each other
  * CPU per sample: at 256 CPUs, use a low hz=.
  */
 #ifndef KPROF_H
@@ -49,7 +51,8 @@ bool kprof_init(unsigned hz);
 void kprof_tick(const struct trap_frame *f);
 void kprof_reset(void);
 /* A "prof" record: label, the counts, and the top functions by self and
- * by total samples.  Nothing when prof is off. */
+ * by total samples; then a "prof_edges" record: the top caller-callee
+ * pairs.  Nothing when prof is off. */
 void kprof_record(const char *label);
 /* At halt: the window since the last reset, labelled "halt". */
 void kprof_halt_report(void);

@@ -58,6 +58,22 @@ def test_prof_counts_the_fault_path(ctx):
     expect(total.get('vm_fault', 0) > 0 and total.get('swapin_anon', 0) > 0,
            'fault path missing from total: %r' % p['total'])
     expect(p['kernel_thread'] > 0 and total.get('kswapd', 0) > 0, 'kswapd not sampled: %r' % p['total'])
+    # The caller-callee edges: right after the prof record, the fault
+    # path's links among them, none lost, none above either end's total
+    # (an edge is counted once per sample, as a function's total is).
+    recs = [x for x in r.records if x.get('type') in ('prof', 'prof_edges') and x.get('label') == TOUCH]
+    expect([x['type'] for x in recs] == ['prof', 'prof_edges'], 'records for the step: %r' % [x['type'] for x in recs])
+    ed = recs[1]
+    ns = [x['n'] for x in ed['edges']]
+    expect(ns == sorted(ns, reverse=True) and 0 < len(ns) <= 200 and (ed['edges_cut'] == 0 or ed['edges_cut'] <= ns[-1]),
+           'not a top list: %r' % ed)
+    expect(ed['edges_lost'] == 0, '%d edges lost' % ed['edges_lost'])
+    pairs = {(x['from'], x['to']): x['n'] for x in ed['edges']}
+    for a, b in (('page_fault', 'vm_fault'), ('vm_fault', 'swapin_anon')):
+        expect(pairs.get((a, b), 0) > 0, 'no %s -> %s edge: %r' % (a, b, ed['edges'][:20]))
+    for (a, b), n in pairs.items():
+        expect(a != b and (a not in total or n <= total[a]) and (b not in total or n <= total[b]),
+               '%s -> %s: %d samples, totals %r and %r' % (a, b, n, total.get(a), total.get(b)))
 
 
 @pytest.mark.parametrize('cpus', [1, 2])

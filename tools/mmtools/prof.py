@@ -2,6 +2,7 @@
 (boot with prof=on; README, "Where kernel time goes").
 
     tools/prof LOG... [--label TEXT] [--top N] [--vs LOG...]
+               [--callees FN | --callers FN]
 
 Reads the {"type":"prof"} records in the console logs (or JSON-lines
 files) given and averages them per label over the records found (one
@@ -20,6 +21,14 @@ first.  Records list each run's top 100 functions only, and say how
 many samples the largest one left off had (self_cut, total_cut): a
 function below the list in some run counts 0 there, its mean is a
 floor, and the table marks it with a "+" (at most that run's cut more).
+
+--callees FN: instead of the function table, what FN's time went to:
+each function FN called directly, with the samples that had it under
+FN on the stack (its time called from FN, its own callees included),
+from the "prof_edges" records (caller-callee pairs, each once per
+sample; the top 120 per run, edges_cut as above).  --callers FN: who
+called FN, with FN's time under each.  With --vs, both and the
+difference, sorted by it.
 """
 import argparse
 import sys
@@ -40,8 +49,8 @@ def read_logs(paths):
         except OSError as e:
             problems.append('%s: %s' % (p, e.strerror))
             continue
-        got = of_type(parse_records(text), 'prof')
-        if not got:
+        got = [r for r in parse_records(text) if r.get('type') in ('prof', 'prof_edges')]
+        if not any(r['type'] == 'prof' for r in got):
             problems.append('%s: no prof records (was it booted with prof=on?)' % p)
         recs += got
     return recs, problems
@@ -53,18 +62,33 @@ def summarise(recs, label=None):
     run.  label: keep labels containing it, all averaged under it (None:
     every label but "halt", each its own)."""
     out = {}
+    period = {}             # label -> ms a sample stood for in its last prof record
     for r in recs:
         lab = r.get('label', '')
         if (label is None and lab == 'halt') or (label is not None and label not in lab):
             continue
+        if r.get('type') == 'prof_edges':
+            # The edges of the prof record just before it (same label).
+            s = out.get(lab if label is None else label)
+            if s is None or lab not in period:
+                continue
+            s['edge_runs'] += 1
+            for e in r.get('edges', []):
+                key = (e['from'], e['to'])
+                s['edges'][key] = s['edges'].get(key, 0.0) + e['n'] * period[lab]
+            if r.get('edges_cut'):
+                s['cut']['edges'].append({(e['from'], e['to']) for e in r.get('edges', [])})
+            continue
         hz = r.get('hz') or 1000
         s = out.setdefault(lab if label is None else label, {'runs': 0, 'hz': hz, 'source': r.get('source', 'tick'),
-                                                            'total': {}, 'self': {}, 'cut': {'total': [], 'self': []},
+                                                            'total': {}, 'self': {}, 'edges': {}, 'edge_runs': 0,
+                                                            'cut': {'total': [], 'self': [], 'edges': []},
                                                             **{k: 0.0 for k in KINDS}})
         s['runs'] += 1
         # What one sample stands for: the NMI clock's period as it fired
         # (late NMIs stretch it), else the tick's.
         ms = r['period_ns'] / 1e6 if r.get('period_ns') else 1000.0 / hz
+        period[lab] = ms
         for k in KINDS:
             s[k] += r.get(k, 0) * ms
         for key in ('total', 'self'):
@@ -79,6 +103,7 @@ def summarise(recs, label=None):
             s[k] /= n
         for key in ('total', 'self'):
             s[key] = {fn: v / n for fn, v in s[key].items()}
+        s['edges'] = {k: v / s['edge_runs'] for k, v in s['edges'].items()} if s['edge_runs'] else {}
     return out
 
 
@@ -114,9 +139,42 @@ def table(a, b=None, top=30):
                   name_width=max([24] + [len(f) + 1 for f in order])) + footnote(rows)
 
 
+def edge_value(s, key):
+    v = '%.1f' % s['edges'].get(key, 0)
+    return v + '+' if any(key not in listed for listed in s['cut']['edges']) else v
+
+
+def edge_table(a, b, fn, callers, top=30):
+    """Lines of fn's callees (or callers) table for summary a (and b)."""
+    def ends(s):
+        return {(f if callers else t): (f, t) for f, t in s['edges'] if (t if callers else f) == fn}
+    mine, theirs = ends(a), ends(b) if b is not None else {}
+    if not mine and not theirs:
+        return ['(no edges %s %s in the records%s)' % ('to' if callers else 'from', fn,
+                                                        '' if a['edge_runs'] else ': none has prof_edges')]
+    names = set(mine) | set(theirs)
+
+    def ms(s, side, name):
+        key = side.get(name) or ((name, fn) if callers else (fn, name))
+        return s['edges'].get(key, 0), edge_value(s, key)
+    title = '%s %s' % ('callers of' if callers else 'called by', fn)
+    if b is None:
+        order = sorted(names, key=lambda x: (-ms(a, mine, x)[0], x))[:top]
+        rows = [(x, [ms(a, mine, x)[1]]) for x in order]
+        return [title + ' (ms per run with it on the stack there)'] + \
+            render(['ms'], rows, name_width=max([24] + [len(x) + 1 for x in order])) + footnote(rows)
+
+    def diff(x):
+        return ms(a, mine, x)[0] - ms(b, theirs, x)[0]
+    order = sorted(names, key=lambda x: (-abs(diff(x)), x))[:top]
+    rows = [(x, [ms(a, mine, x)[1], ms(b, theirs, x)[1], '%+.1f' % diff(x)]) for x in order]
+    return [title + ' (ms per run with it on the stack there)'] + \
+        render(['ms', 'vs ms', 'diff'], rows, name_width=max([24] + [len(x) + 1 for x in order])) + footnote(rows)
+
+
 def footnote(rows):
     if any(c.endswith('+') for _, cells in rows for c in cells):
-        return ['+: left off some run\'s record (below its top 100): a floor']
+        return ['+: left off some run\'s record (below its top list): a floor']
     return []
 
 
@@ -126,6 +184,9 @@ def main(argv=None):
     ap.add_argument('--label', default=None, help='only records whose label contains this (default: all but halt)')
     ap.add_argument('--top', type=int, default=30, help='functions to show (default 30)')
     ap.add_argument('--vs', nargs='+', default=None, metavar='LOG', help='logs to compare against, by label')
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument('--callees', metavar='FN', help="what FN's time went to: the functions it called, their time under it")
+    g.add_argument('--callers', metavar='FN', help="who called FN, with FN's time under each")
     a = ap.parse_args(argv)
     if a.top < 1:
         ap.error('--top %d: must be at least 1' % a.top)
@@ -151,7 +212,11 @@ def main(argv=None):
                 print('  (no record with this label in the --vs logs)')
             else:
                 print(head_line('vs', other))
-        for line in table(s, other, a.top):
+        if a.callees or a.callers:
+            lines = edge_table(s, other, a.callees or a.callers, bool(a.callers), a.top)
+        else:
+            lines = table(s, other, a.top)
+        for line in lines:
             print('  ' + line)
         print()
     return 0

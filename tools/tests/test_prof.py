@@ -97,3 +97,38 @@ def test_functions_left_off_a_record_are_marked_floors(tmp_path, capsys):
     assert any('a floor' in l for l in out)
     assert prof.main([pb]) == 0
     assert 'a floor' not in capsys.readouterr().out
+
+
+def edges(label, pairs, cut=0):
+    return {'type': 'prof_edges', 'label': label, 'edges': [{'from': f, 'to': t, 'n': n} for f, t, n in pairs],
+            'edges_cut': cut, 'edges_lost': 0}
+
+
+def test_callees_and_callers_come_from_the_edges(tmp_path, capsys):
+    # Each run's prof_edges record follows its prof record and counts in
+    # that record's period; --callees FN lists what FN called, --callers
+    # who called FN, with --vs the difference; floors marked as above.
+    r1 = rec('t', hz=2000, total=[('swapin_anon', 80)], kernel_task=80)
+    r2 = rec('t', hz=2000, total=[('swapin_anon', 40)], kernel_task=40)
+    a = write_log(tmp_path, 'own.log', [r1, edges('t', [('swapin_anon', 'read_plan', 60), ('swapin_anon', 'get_locked', 20),
+                                                         ('vm_fault', 'swapin_anon', 80)]),
+                                        r2, edges('t', [('swapin_anon', 'read_plan', 20), ('vm_fault', 'swapin_anon', 40)], cut=3)])
+    b = write_log(tmp_path, 'fixed.log', [rec('t', total=[('swapin_anon', 30)], kernel_task=30),
+                                          edges('t', [('swapin_anon', 'get_locked', 30)])])
+    s = prof.summarise(prof.read_logs([a])[0])['t']
+    assert s['edge_runs'] == 2
+    assert s['edges'][('swapin_anon', 'read_plan')] == (60 + 20) * 0.5 / 2      # ms per run at 2000 Hz
+    assert prof.main([a, '--callees', 'swapin_anon']) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {l.split()[0]: l.split()[1:] for l in out if l.startswith('  ') and len(l.split()) == 2}
+    assert rows == {'read_plan': ['20.0'], 'get_locked': ['5.0+']}     # get_locked: left off run 2's list
+    assert any('called by swapin_anon' in l for l in out)
+    assert prof.main([a, '--vs', b, '--callees', 'swapin_anon']) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [l.split() for l in out if l.startswith('  ') and l.split()[0] in ('read_plan', 'get_locked')]
+    assert rows == [['get_locked', '5.0+', '30.0', '-25.0'], ['read_plan', '20.0', '0.0', '+20.0']]   # by |diff|
+    assert prof.main([a, '--callers', 'swapin_anon']) == 0
+    out = capsys.readouterr().out
+    assert 'callers of swapin_anon' in out and 'vm_fault' in out and '30.0' in out
+    assert prof.main([a, '--callees', 'nothing_like_it']) == 0
+    assert '(no edges from nothing_like_it in the records)' in capsys.readouterr().out
