@@ -15,8 +15,8 @@
  * form): each CPU keeps a few free objects of each class, so a kfree and
  * the next kmalloc of that size on the same CPU take no shared lock.  An
  * empty magazine is refilled, a full one half emptied, under heap.lock
- * (KMAG_BATCH objects at a time).  A CPU holds at most 2-4 KiB of each
- * class (kmag_limit): about 24 KiB, and the slab pages under them stay
+ * (KMAG_BATCH objects at a time).  A CPU holds at most 1-4 KiB of each
+ * class (kmag_limit): about 27 KiB, and the slab pages under them stay
  * allocated until kmalloc_drain_all.  The swap cache's node per swapped
  * page made heap.lock the second most contended lock with four threads
  * swapping on 2 CPUs (2682 of 205754 acquisitions waited).  Measured
@@ -49,7 +49,15 @@ static struct {
 	bool ready;
 } heap = { .lock = SPINLOCK_INIT("kmalloc") };
 
-#define KMAG_MAX 31
+/* As many as fit a CPU's magazines in a page: the swap cache's node
+ * class (64 bytes) then keeps 62, not 31.  A read-ahead window takes a
+ * node per page, up to 257 at once, and faults give them back one at a
+ * time: with 31 the class was refilled and flushed 16 at a time
+ * (kmag_flush had 3.8 of kfree's 12.3 ms in a streams:4 run under own,
+ * tools/prof --callees kfree).  bench ra, seeds 1 and 2, -icount exact, lockstat=off, busy
+ * ms 31 -> 62: seq fixed:4 282.8 -> 280.5, own 284.8 -> 282.2; streams:4
+ * fixed:4 281.4 -> 280.4, own 293.2 -> 290.4; shift within its spread. */
+#define KMAG_MAX 62
 struct kmag {
 	uint32_t n;
 	void *obj[KMAG_MAX];
