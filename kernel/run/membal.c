@@ -21,6 +21,7 @@
 #include "mem/kmem.h"
 #include "mem/kmalloc.h"
 #include "swap/swap.h"
+#include "swap/swapcache.h"
 #include "core/sched.h"
 
 #define MEMBAL_POLL_MS          10
@@ -34,6 +35,7 @@ void membal_record(const char *phase, const char *of)
 	while (stable < MEMBAL_STABLE_POLLS && ms < MEMBAL_SETTLE_MAX_MS) {
 		vm_drop_caches();
 		kmem_stack_flush();
+		swapcache_drain_spares();       /* the swap cache's spare nodes, then */
 		kmalloc_drain_all();    /* CPUs' cached objects: their empty slab pages go back */
 		uint64_t f = pmm_free_pages(), u = swap_used_slots(), c = commit_committed_pages();
 		stable = (f == frames && u == used && c == committed) ? stable + 1 : 0;

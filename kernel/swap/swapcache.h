@@ -50,6 +50,9 @@ void swapcache_drop(struct page *p);
  * than waiting for reclaim.  Never sleeps. */
 void swapcache_free_entry(uint64_t entry);
 uint64_t swapcache_size(void);
+/* Free the nodes the shards keep for reuse (the memory balance, before
+ * it counts free frames: their slab pages go back). */
+void swapcache_drain_spares(void);
 
 /* Workingset shadows (kernel/vm/workingset.c makes and reads the words).
  * swapcache_drop for a page reclaim evicts: when others still hold its
