@@ -43,8 +43,9 @@
  * reclaim lets it go, again when it is read back, freed when a fault maps
  * it) costs no trip through kmalloc's per-CPU magazines: kmalloc and kfree
  * of these nodes took 19 of 296 ms of a swapping seq touch's busy time
- * (tools/prof, -icount).  swapcache_drain_spares gives them back (the
- * memory balance, before it counts free frames).
+ * (tools/prof, -icount).  At most 4 KiB a shard (256 KiB with 64
+ * shards); swapcache_drain_spares gives them back (the memory balance,
+ * before it counts free frames).
  *
  * Invariant: every cached entry and shadow is in exactly one of its
  * shard's tables: in `old` at a bucket >= migrated, or in `cur`.  A page's
