@@ -248,10 +248,18 @@ static uint64_t sum_slots(bool used)
 uint64_t swap_total_slots(void) { return sum_slots(false); }
 
 /* Slots waiting in return buffers are as good as free. */
-uint64_t swap_used_slots(void)
+static uint64_t less_pending(uint64_t used)
 {
-	uint64_t used = sum_slots(true), pending = __atomic_load_n(&npending, __ATOMIC_RELAXED);
+	uint64_t pending = __atomic_load_n(&npending, __ATOMIC_RELAXED);
 	return used > pending ? used - pending : 0;
+}
+
+uint64_t swap_used_slots(void) { return less_pending(sum_slots(true)); }
+
+void swap_slot_counts(uint64_t *total, uint64_t *used)
+{
+	swapalloc_slots(&S.pool, total, used);
+	*used = less_pending(*used);
 }
 
 /* ------------------------------------------------------------ I/O */

@@ -55,6 +55,8 @@ void swap_retire(uint64_t entry);
 bool swap_entry_valid(uint64_t entry);
 uint64_t swap_total_slots(void);
 uint64_t swap_used_slots(void);
+/* Both at once (one pass over the areas: the fault path asks). */
+void swap_slot_counts(uint64_t *total, uint64_t *used);
 /* Slots of the area that hold data (for readahead windows). */
 uint64_t swap_area_slots(unsigned area);
 

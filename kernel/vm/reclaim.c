@@ -353,7 +353,11 @@ static struct reclaim_ctx *ctx_get_direct(void)
 
 bool reclaim_swap_full(void)
 {
-	return swap_enabled() && swap_used_slots() * 2 > swap_total_slots();
+	uint64_t total, used;
+	if (!swap_enabled())
+		return false;
+	swap_slot_counts(&total, &used);
+	return used * 2 > total;
 }
 
 /* ---------------------------------------------------------------- aging */

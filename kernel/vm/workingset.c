@@ -51,12 +51,14 @@ static uint64_t tick(void) { return __atomic_add_fetch(&W.clock, 1, __ATOMIC_REL
 
 static uint64_t workingset_size(bool file)
 {
+	uint64_t total, used;
+	swap_slot_counts(&total, &used);
 	struct ws_lists l = {
 		.active_anon = lru_size(LRU_ANON, true) + lru_size(LRU_SHMEM, true),
 		.inactive_anon = lru_size(LRU_ANON, false) + lru_size(LRU_SHMEM, false),
 		.active_file = lru_size(LRU_FILE, true),
 		.inactive_file = lru_size(LRU_FILE, false),
-		.swap_has_room = swap_used_slots() < swap_total_slots(),
+		.swap_has_room = used < total,
 	};
 	return ws_workingset_size(&l, file);
 }

@@ -124,6 +124,12 @@ uint64_t swap_total_slots(void)
 
 uint64_t swap_used_slots(void) { return used + retired; }
 
+void swap_slot_counts(uint64_t *total, uint64_t *u)
+{
+	*total = swap_total_slots();
+	*u = swap_used_slots();
+}
+
 /* First fit over the areas in order: runs of consecutive free slots. */
 int swap_alloc(int want, struct swap_run *runs, int maxruns)
 {
