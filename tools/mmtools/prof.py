@@ -26,7 +26,7 @@ floor, and the table marks it with a "+" (at most that run's cut more).
 each function FN called directly, with the samples that had it under
 FN on the stack (its time called from FN, its own callees included),
 from the "prof_edges" records (caller-callee pairs, each once per
-sample; the top 120 per run, edges_cut as above).  --callers FN: who
+sample; the top 200 per run, edges_cut as above).  --callers FN: who
 called FN, with FN's time under each.  With --vs, both and the
 difference, sorted by it.
 """
@@ -146,28 +146,29 @@ def edge_value(s, key):
 
 def edge_table(a, b, fn, callers, top=30):
     """Lines of fn's callees (or callers) table for summary a (and b)."""
-    def ends(s):
-        return {(f if callers else t): (f, t) for f, t in s['edges'] if (t if callers else f) == fn}
-    mine, theirs = ends(a), ends(b) if b is not None else {}
-    if not mine and not theirs:
+    def key(x):
+        return (x, fn) if callers else (fn, x)
+
+    def others(s):
+        return {f if callers else t for f, t in s['edges'] if (t if callers else f) == fn}
+    names = others(a) | (others(b) if b is not None else set())
+    if not names:
         return ['(no edges %s %s in the records%s)' % ('to' if callers else 'from', fn,
                                                         '' if a['edge_runs'] else ': none has prof_edges')]
-    names = set(mine) | set(theirs)
 
-    def ms(s, side, name):
-        key = side.get(name) or ((name, fn) if callers else (fn, name))
-        return s['edges'].get(key, 0), edge_value(s, key)
+    def ms(s, x):
+        return s['edges'].get(key(x), 0)
     title = '%s %s' % ('callers of' if callers else 'called by', fn)
     if b is None:
-        order = sorted(names, key=lambda x: (-ms(a, mine, x)[0], x))[:top]
-        rows = [(x, [ms(a, mine, x)[1]]) for x in order]
+        order = sorted(names, key=lambda x: (-ms(a, x), x))[:top]
+        rows = [(x, [edge_value(a, key(x))]) for x in order]
         return [title + ' (ms per run with it on the stack there)'] + \
             render(['ms'], rows, name_width=max([24] + [len(x) + 1 for x in order])) + footnote(rows)
 
     def diff(x):
-        return ms(a, mine, x)[0] - ms(b, theirs, x)[0]
+        return ms(a, x) - ms(b, x)
     order = sorted(names, key=lambda x: (-abs(diff(x)), x))[:top]
-    rows = [(x, [ms(a, mine, x)[1], ms(b, theirs, x)[1], '%+.1f' % diff(x)]) for x in order]
+    rows = [(x, [edge_value(a, key(x)), edge_value(b, key(x)), '%+.1f' % diff(x)]) for x in order]
     return [title + ' (ms per run with it on the stack there)'] + \
         render(['ms', 'vs ms', 'diff'], rows, name_width=max([24] + [len(x) + 1 for x in order])) + footnote(rows)
 
