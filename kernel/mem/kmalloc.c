@@ -54,9 +54,10 @@ static struct {
  * node per page, up to 257 at once, and faults give them back one at a
  * time: with 31 the class was refilled and flushed 16 at a time
  * (kmag_flush had 3.8 of kfree's 12.3 ms in a streams:4 run under own,
- * tools/prof --callees kfree).  bench ra, seeds 1 and 2, -icount exact, lockstat=off, busy
- * ms 31 -> 62: seq fixed:4 282.8 -> 280.5, own 284.8 -> 282.2; streams:4
- * fixed:4 281.4 -> 280.4, own 293.2 -> 290.4; shift within its spread. */
+ * tools/prof --callees kfree).  bench ra, seeds 1 and 2, -icount exact,
+ * lockstat=off, busy ms 31 -> 62: seq fixed:4 282.8 -> 280.5, own 284.8
+ * -> 282.2; streams:4 fixed:4 281.4 -> 280.4, own 293.2 -> 290.4; shift
+ * within its spread. */
 #define KMAG_MAX 62
 struct kmag {
 	uint32_t n;
