@@ -223,9 +223,9 @@ void ra_vma_lookup(uint64_t *state, uint64_t fpfn, bool readahead);
  * read cannot tell the cases apart (bench ra seed 1, ra_hits / ra_issued: hot 0.29, random
  * 0.32, shift 0.37), since what matters is what the page read pushes out
  * (a cold page on hot, one as likely to be used on random), so only the
- * density decides.  O(RA_OWN_GHOST) per miss only when a recent miss lies
- * in a neighbouring bucket of RA_OWN_GNEAR pages (per-bucket counts), else
- * O(1); no memory beyond struct ra_own. */
+ * density decides.  Per miss, the recent misses in its bucket of
+ * RA_OWN_GNEAR pages and the two beside it are looked at (per-bucket
+ * masks of the ring's slots), no others; no memory beyond struct ra_own. */
 #define RA_OWN_GHOST 32
 #define RA_OWN_GNEAR 32
 #define RA_OWN_GRATIO 3
