@@ -17,8 +17,9 @@
                                 touched in mem=48M, swap on a scratch disk
                                 on each bus, per disk profile: one table per
                                 (bus, profile) with, per pattern, major
-                                faults, the task's stime, read-ahead pages
-                                issued and the share of them used, and
+                                faults, the task's stime, the guest's busy
+                                time, read-ahead pages issued and the share
+                                of them used, swap read requests, and
                                 under ssd and hdd the task's elapsed time;
                                 mean±sd over seeds x runs (seeds count as
                                 runs) and own / the best fixed setting.
@@ -185,11 +186,12 @@ RA_PATTERNS = [
 # Per pattern, the table's rows: (key, label, digits).  elapsed_ms only
 # where it means something (not under sleep=off: profile none).
 RA_METRICS = [('majflt', 'majflt', 1), ('stime_ms', 'stime_ms', 1), ('busy_ms', 'busy_ms', 1),
-              ('elapsed_ms', 'elapsed_ms', 1), ('ra_issued', 'ra_issued', 1), ('ra_used_pct', 'ra_used_%', 1)]
+              ('elapsed_ms', 'elapsed_ms', 1), ('ra_issued', 'ra_issued', 1), ('ra_used_pct', 'ra_used_%', 1),
+              ('read_reqs', 'read_reqs', 1)]
 # Rows whose own/best compares against the fixed setting with the fewest
 # of the row's own value; the read-ahead rows compare against the fixed
 # setting with the fewest major faults (the fewest pages issued is off's 0).
-RA_OWN_BEST = ('majflt', 'stime_ms', 'busy_ms', 'elapsed_ms')
+RA_OWN_BEST = ('majflt', 'stime_ms', 'busy_ms', 'elapsed_ms', 'read_reqs')
 
 
 def ra_icount(profile, sleep=False, tcg=False):
@@ -288,13 +290,16 @@ def ra_row(e, step=None, **key):
     step's vmstat record (step), whose busy_ns is the guest's busy time
     over the step on every CPU: the task's own time, kswapd's, interrupts'
     (None from a kernel without it).  Task stime alone moves when work
-    moves between the task and kswapd; busy_ms does not."""
+    moves between the task and kswapd; busy_ms does not.  read_reqs: the
+    step's swap read requests (every task's: a throttled disk's elapsed
+    time follows them more than pages)."""
     busy = step.get('busy_ns') if step else None
     return dict(key, majflt=e['majflt'], swapflt=e.get('swapflt'), stime_ms=e['stime_ns'] / 1e6,
                 busy_ms=busy / 1e6 if busy is not None else None,
                 utime_ms=e['utime_ns'] / 1e6, elapsed_ms=e['elapsed_ns'] / 1e6, ra_issued=e['ra_issued'],
                 ra_hits=e['ra_hits'],
-                ra_used_pct=100.0 * e['ra_hits'] / e['ra_issued'] if e['ra_issued'] else None)
+                ra_used_pct=100.0 * e['ra_hits'] / e['ra_issued'] if e['ra_issued'] else None,
+                read_reqs=step.get('swap_read_reqs') if step else None)
 
 
 def mean(xs):

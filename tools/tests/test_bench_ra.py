@@ -19,7 +19,8 @@ def fake_boot(monkeypatch, tmp_path, extra=()):
         calls.append(dict(kw, cmdline=cmdline))
         cmds = cmdline.split('run="')[1].rstrip('"').split(' ; ')[1:]
         recs = [exit_rec(c, 10 + i, 5.0, 50.0, 8, 6) for i, c in enumerate(cmds)]
-        recs += [{'type': 'vmstat', 'label': c, 'busy_ns': (20 + i) * 1000000} for i, c in enumerate(cmds)]
+        recs += [{'type': 'vmstat', 'label': c, 'busy_ns': (20 + i) * 1000000, 'swap_read_reqs': 30 + i}
+                 for i, c in enumerate(cmds)]
         return rig.Result(0, '', list(extra) + recs + [{'type': 'halt', 'status': 'ok'}], False, 1.0)
     monkeypatch.setattr(bench.rig, 'run', run)
     monkeypatch.setattr(bench, 'scratch', lambda name, mib, mkswap=False: str(tmp_path / name))
@@ -39,6 +40,7 @@ def test_boot_profile_bus_and_icount(monkeypatch, tmp_path):
     assert (r['bus'], r['profile'], r['run'], r['majflt'], r['elapsed_ms']) == ('sata', 'ssd', 2, 11, 50.0)
     assert r['ra_used_pct'] == 75.0
     assert [x['busy_ms'] for x in rows] == [20.0, 21.0, 22.0]        # each step's own vmstat record
+    assert [x['read_reqs'] for x in rows] == [30, 31, 32]
     bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'none', 0)
     assert calls[1]['icount'] == 'exact' and calls[1]['profile'] == 'none'
     # --sleep: profile none with sleep on, its own log name.
@@ -78,13 +80,15 @@ def test_boot_fails_when_a_set_is_refused(monkeypatch, tmp_path):
         bench.ra_boot('own', 1, pats, 'x/disk.img', 'nvme', 'ssd', 0, False, [('blk_read_split', '7')])
 
 
-def rows_for(profile, vals):
-    """vals: policy -> [(majflt, stime, elapsed, issued, hits)] one per seed."""
+def rows_for(profile, vals, reqs=None):
+    """vals: policy -> [(majflt, stime, elapsed, issued, hits)] one per
+    seed; reqs: policy -> the step's swap read requests (else none)."""
     out = []
     for pol, per in vals.items():
+        step = {'swap_read_reqs': reqs[pol]} if reqs else None
         for seed, (f, s, e, i, h) in enumerate(per):
-            out.append(bench.ra_row(exit_rec('c', f, s, e, i, h), policy=pol, seed=seed, pattern='seq', cmd='c',
-                                    bus='nvme', profile=profile, run=0))
+            out.append(bench.ra_row(exit_rec('c', f, s, e, i, h), step, policy=pol, seed=seed, pattern='seq',
+                                    cmd='c', bus='nvme', profile=profile, run=0))
     return out
 
 
@@ -108,6 +112,13 @@ def test_table_rows_and_own_best():
     # --tcg: elapsed shown on every profile, the clock said.
     tcg = bench.ra_table(rows_for('none', vals), list(vals), pats, 'nvme', 'none', 1, [1, 2, 3], False, (), True)
     assert 'plain TCG' in tcg[0] and 'icount shift' not in tcg[0] and any(' elapsed_ms ' in line for line in tcg)
+    # Read requests against the fixed setting with the fewest of them
+    # (here not the one with the fewest faults); none recorded: n/a.
+    assert by['read_reqs'][2:6] == ['n/a'] * 4
+    reqs = bench.ra_table(rows_for('hdd', vals, {'off': 100, 'fixed:3': 50, 'fixed:4': 60, 'own': 55}), list(vals),
+                          pats, 'nvme', 'hdd', 1, [1, 2, 3])
+    line = [line for line in reqs if ' read_reqs ' in line][0].split()
+    assert line[2:6] == ['100.0±0.0', '50.0±0.0', '60.0±0.0', '55.0±0.0'] and line[-2:] == ['fixed:3', '1.100']
     # Another (bus, profile)'s rows stay out.
     assert bench.ra_table(rows_for('ssd', vals), list(vals), pats, 'sata', 'ssd', 1, [1])[2].split()[2] == 'n/a'
 
