@@ -22,6 +22,7 @@
 #include "vm/vmstat.h"
 #include "vm/vm.h"
 #include "mem/kmem.h"
+#include "mem/kmalloc.h"
 #include "mem/page.h"
 #include "mem/pgtable.h"
 
@@ -814,28 +815,74 @@ static void __attribute__((noinline, noclone)) prof_spin_irqs_on(uint64_t ms)
 		cpu_relax();
 }
 
+/* Calibration: loops of known instruction counts called in turn, so
+ * that under -icount (one instruction, one nanosecond) each one's share
+ * of the samples is its share of the instructions.  Every iteration is
+ * four instructions: prof_calib_alu adds, prof_calib_store writes 8
+ * bytes a page further on each time (a new page every step, as writes
+ * to the swap map or the page array go), prof_calib_alu3 is
+ * prof_calib_alu three times as long.  A sampler whose samples followed
+ * something else than instructions (where a translated block ends, which
+ * memory an instruction touches) would show a ratio off 1 : 1 : 3. */
+#define CALIB_ITERS 256         /* and the store loop's pages */
+static void __attribute__((noinline, noclone)) prof_calib_alu(void)
+{
+	uint64_t n = CALIB_ITERS, x = 0, y = 0;
+	__asm__ volatile("1: add $1, %1\n\tadd $1, %2\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(x), "+r"(y));
+}
+
+static void __attribute__((noinline, noclone)) prof_calib_alu3(void)
+{
+	uint64_t n = 3 * CALIB_ITERS, x = 0, y = 0;
+	__asm__ volatile("1: add $1, %1\n\tadd $1, %2\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(x), "+r"(y));
+}
+
+static void __attribute__((noinline, noclone)) prof_calib_store(uint8_t *buf)
+{
+	uint64_t n = CALIB_ITERS;
+	__asm__ volatile("1: mov %0, (%1)\n\tadd $4096, %1\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(buf) : : "memory");
+}
+
 struct prof_spin {
 	struct completion done;
 	uint64_t spun_ns;
+	uint64_t calib_rounds;
+	bool calib_buf;                 /* the store loop's buffer was allocated */
 };
 
 static void prof_spinner(void *arg)
 {
 	struct prof_spin *p = arg;
+	uint8_t *buf = kmalloc(CALIB_ITERS * PAGE_SIZE);
+	p->calib_buf = buf != NULL;
 	preempt_disable();
 	uint64_t t0 = time_ns();
 	prof_spin_irqs_off(200);
 	prof_spin_irqs_on(200);
 	p->spun_ns = time_ns() - t0;
+	uint64_t end = time_ns() + 400 * 1000000ull;
+	while (buf && time_ns() < end) {
+		prof_calib_alu();
+		prof_calib_store(buf);
+		prof_calib_alu3();
+		p->calib_rounds++;
+		/* QEMU's -icount runs its CPUs in turn on one thread and
+		 * switches at a pause (or I/O): without one the other CPU,
+		 * idle, took the clock's NMIs only when QEMU's own round-robin
+		 * timer came (on 2 CPUs it was sampled for none of the 400 ms). */
+		cpu_relax();
+	}
 	preempt_enable();
+	kfree(buf);
 	complete(&p->done);
 }
 
 /* With prof=on: 200 ms spun with interrupts off, then 200 ms with them
- * on, by a thread of its own (the boot thread's stack has no recorded
- * size, so the profiler's walk would stop at the leaf), in a window of
- * their own (kprof_reset .. a "prof" record labelled "selftest prof");
- * the test reads where the samples landed. */
+ * on, then 400 ms of the calibration loops, by a thread of its own (the
+ * boot thread's stack has no recorded size, so the profiler's walk would
+ * stop at the leaf), in a window of their own (kprof_reset .. a "prof"
+ * record labelled "selftest prof"); the test reads where the samples
+ * landed. */
 static void test_prof(struct json *r)
 {
 	static struct prof_spin p;
@@ -847,6 +894,8 @@ static void test_prof(struct json *r)
 		completion_wait(&p.done);
 	kprof_record("selftest prof");
 	json_u64(r, "spun_ns", p.spun_ns);
+	json_u64(r, "calib_rounds", p.calib_rounds);
+	check(p.calib_buf, "no memory for the calibration's buffer");
 }
 
 static void test_kstacks(struct json *r)

@@ -79,7 +79,7 @@ def test_prof_counts_the_fault_path(ctx):
 @pytest.mark.parametrize('cpus', [1, 2])
 def test_prof_samples_code_with_interrupts_off(ctx, cpus):
     # test=prof spins 200 ms with interrupts off, then 200 ms with them on,
-    # in one function each.  A tick-driven profile never lands in the
+    # in one function each, then runs the calibration loops 400 ms.  A tick-driven profile never lands in the
     # first (its time went to where interrupts came back on); the NMI
     # clock must find each for about 200 ms, and on 2 CPUs sample the
     # other (idle) CPU as often.
@@ -92,7 +92,16 @@ def test_prof_samples_code_with_interrupts_off(ctx, cpus):
     for fn in ('prof_spin_irqs_off', 'prof_spin_irqs_on'):
         ms = total.get(fn, 0) * p['period_ns'] / 1e6
         expect(160 <= ms <= 240, '%s: %d samples of %d ns = %.0f ms, spun 200 ms' % (fn, total.get(fn, 0), p['period_ns'], ms))
-    window = data['spun_ns'] / p['period_ns']
+    # Then 400 ms of three loops in turn whose instructions go 1 : 1 : 3
+    # (an ALU loop, a loop storing to a new page each step, the ALU loop
+    # three times as long): under -icount their samples must too.
+    self_ = {x['fn']: x['n'] for x in p['self']}
+    a, st, a3 = (self_.get(f, 0) for f in ('prof_calib_alu', 'prof_calib_store', 'prof_calib_alu3'))
+    expect(data['calib_rounds'] > 0 and a + st + a3 >= 0.8 * 400e6 / p['period_ns'],
+           'calibration: %d rounds, samples %d %d %d of %d ns' % (data['calib_rounds'], a, st, a3, p['period_ns']))
+    expect(a > 0 and 0.75 <= st / a <= 1.33 and 2.4 <= a3 / a <= 3.75,
+           'calibration samples alu %d, store %d, alu x3 %d: not 1 : 1 : 3' % (a, st, a3))
+    window = (data['spun_ns'] + 400e6) / p['period_ns']
     expect(0.85 * cpus * window <= p['samples'] <= 1.2 * cpus * window,
            '%d samples on %d CPU(s) in %.0f periods' % (p['samples'], cpus, window))
     if cpus == 2:
