@@ -79,10 +79,10 @@ def test_prof_counts_the_fault_path(ctx):
 @pytest.mark.parametrize('cpus', [1, 2])
 def test_prof_samples_code_with_interrupts_off(ctx, cpus):
     # test=prof spins 200 ms with interrupts off, then 200 ms with them on,
-    # in one function each, then runs the calibration loops 400 ms.  A tick-driven profile never lands in the
-    # first (its time went to where interrupts came back on); the NMI
-    # clock must find each for about 200 ms, and on 2 CPUs sample the
-    # other (idle) CPU as often.
+    # in one function each, then runs the calibration loops 400 ms.  A
+    # tick-driven profile never lands in the first (its time went to where
+    # interrupts came back on); the NMI clock must find each for about
+    # 200 ms, and on 2 CPUs sample the other (idle) CPU as often.
     data, r = selftest(ctx, 'prof', 'mem=64M prof=on hz=%d' % HZ, smp=cpus, icount='exact', timeout=300)
     recs = [p for p in r.find('prof') if p['label'] == 'selftest prof']
     expect(len(recs) == 1, 'prof records: %r' % [p['label'] for p in r.find('prof')])
