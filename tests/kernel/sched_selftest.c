@@ -843,6 +843,21 @@ static void __attribute__((noinline, noclone)) prof_calib_store(uint8_t *buf)
 	__asm__ volatile("1: mov %0, (%1)\n\tadd $4096, %1\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(buf) : : "memory");
 }
 
+/* And calls: prof_calib_calls calls prof_calib_leaf CALIB_ITERS times,
+ * three instructions a time on each side (call, dec, jnz; add, add,
+ * ret), so the two together should get one and a half times
+ * prof_calib_alu's samples.  Under QEMU's -icount most of them land in
+ * the leaf (README, "Where kernel time goes"). */
+__asm__(".text\n.globl prof_calib_leaf\n.type prof_calib_leaf, @function\nprof_calib_leaf:\n"
+	"\tadd $1, %rax\n\tadd $1, %rdx\n\tret\n.size prof_calib_leaf, . - prof_calib_leaf\n");
+void prof_calib_leaf(void);
+
+static void __attribute__((noinline, noclone)) prof_calib_calls(void)
+{
+	uint64_t n = CALIB_ITERS;
+	__asm__ volatile("1: call prof_calib_leaf\n\tdec %0\n\tjnz 1b" : "+r"(n) : : "rax", "rdx", "memory");
+}
+
 struct prof_spin {
 	struct completion done;
 	uint64_t spun_ns;
@@ -865,6 +880,7 @@ static void prof_spinner(void *arg)
 		prof_calib_alu();
 		prof_calib_store(buf);
 		prof_calib_alu3();
+		prof_calib_calls();
 		p->calib_rounds++;
 		/* QEMU's -icount runs its CPUs in turn on one thread and
 		 * switches at a pause (or I/O): without one the other CPU,
