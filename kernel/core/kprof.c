@@ -246,38 +246,45 @@ void kprof_reset(void)
 	kp.window_fired = nmiclock_fired();
 }
 
+/* Keep word among the max largest of top[0..*n), largest first, by the
+ * count in its low 32 bits (ties: the one kept first stays first); a
+ * count that does not make the list, or is pushed off its end, raises
+ * *cut to it. */
+static void keep_largest(uint64_t *top, uint32_t *n, uint32_t max, uint64_t word, uint32_t *cut)
+{
+	uint32_t c = (uint32_t)word;
+	if (*n == max && c <= (uint32_t)top[*n - 1]) {
+		if (c > *cut)
+			*cut = c;
+		return;
+	}
+	if (*n == max && (uint32_t)top[*n - 1] > *cut)
+		*cut = (uint32_t)top[*n - 1];   /* pushed off the end */
+	uint32_t at = *n < max ? (*n)++ : max - 1;
+	while (at > 0 && (uint32_t)top[at - 1] < c) {
+		top[at] = top[at - 1];
+		at--;
+	}
+	top[at] = word;
+}
+
 /* The KPROF_TOP largest counts, largest first (ties: lower address), as
  * key; and key_cut: the largest count left off (0: none was), so a
  * function missing from the list is known to have had at most that. */
 static void top_list(struct json *j, const char *key, const char *cut_key, const uint32_t *cnt)
 {
-	uint32_t idx[KPROF_TOP], val[KPROF_TOP], cut = 0;
-	int n = 0;
+	uint64_t top[KPROF_TOP];        /* symbol index << 32 | count */
+	uint32_t n = 0, cut = 0;
 	for (uint32_t i = 0; i < ksyms_count; i++) {
 		uint32_t v = __atomic_load_n(&cnt[i], __ATOMIC_RELAXED);
-		if (!v)
-			continue;
-		if (n == KPROF_TOP && v <= val[n - 1]) {
-			if (v > cut)
-				cut = v;
-			continue;
-		}
-		if (n == KPROF_TOP && val[n - 1] > cut)
-			cut = val[n - 1];       /* pushed off the end */
-		int at = n < KPROF_TOP ? n++ : KPROF_TOP - 1;
-		while (at > 0 && val[at - 1] < v) {
-			idx[at] = idx[at - 1];
-			val[at] = val[at - 1];
-			at--;
-		}
-		idx[at] = i;
-		val[at] = v;
+		if (v)
+			keep_largest(top, &n, KPROF_TOP, (uint64_t)i << 32 | v, &cut);
 	}
 	json_arr_begin(j, key);
-	for (int k = 0; k < n; k++) {
+	for (uint32_t k = 0; k < n; k++) {
 		json_obj_begin(j, NULL);
-		json_str(j, "fn", &ksyms_names[ksyms_table[idx[k]].name]);
-		json_u64(j, "n", val[k]);
+		json_str(j, "fn", &ksyms_names[ksyms_table[top[k] >> 32].name]);
+		json_u64(j, "n", (uint32_t)top[k]);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -295,22 +302,8 @@ static void edges_record(const char *label)
 	uint32_t n = 0, cut = 0;
 	for (uint32_t i = 0; i < KPROF_EDGES; i++) {
 		uint64_t v = __atomic_load_n(&kp.edge[i], __ATOMIC_RELAXED);
-		uint32_t c = (uint32_t)v;
-		if (!c)
-			continue;
-		if (n == KPROF_EDGES_TOP && c <= (uint32_t)top[n - 1]) {
-			if (c > cut)
-				cut = c;
-			continue;
-		}
-		if (n == KPROF_EDGES_TOP && (uint32_t)top[n - 1] > cut)
-			cut = (uint32_t)top[n - 1];
-		uint32_t at = n < KPROF_EDGES_TOP ? n++ : KPROF_EDGES_TOP - 1;
-		while (at > 0 && (uint32_t)top[at - 1] < c) {
-			top[at] = top[at - 1];
-			at--;
-		}
-		top[at] = v;
+		if ((uint32_t)v)
+			keep_largest(top, &n, KPROF_EDGES_TOP, v, &cut);
 	}
 	struct json *j = rec_begin("prof_edges");
 	json_str(j, "label", label ? label : "");
