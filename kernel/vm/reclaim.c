@@ -831,7 +831,10 @@ static uint64_t split_file(int chunk)
 		__atomic_store_n(&R.cost.file, cost.file, __ATOMIC_RELAXED);
 	}
 	/* Linux's can_reclaim_anon_pages: free swap slots, not just swap. */
-	bool may_swap = swap_enabled() && swap_used_slots() < swap_total_slots();
+	uint64_t total = 0, used = 0;
+	if (swap_enabled())
+		swap_slot_counts(&total, &used);
+	bool may_swap = used < total;
 	lru_scan_balance(backed, file, reclaim_knobs.swappiness, cost, may_swap, (uint64_t)chunk, &sb, &sf);
 	return sb;
 }
