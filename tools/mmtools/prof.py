@@ -108,8 +108,9 @@ def summarise(recs, label=None):
 
 
 def value(s, key, fn):
-    """fn's ms per run under key, "+" marked when some run's list left it
-    off (it had at most that run's cut there: a floor)."""
+    """fn's (or an edge's) ms per run under key ('total', 'self', 'edges'),
+    "+" marked when some run's list left it off (it had at most that run's
+    cut there: a floor)."""
     v = '%.1f' % s[key].get(fn, 0)
     return v + '+' if any(fn not in listed for listed in s['cut'][key]) else v
 
@@ -139,11 +140,6 @@ def table(a, b=None, top=30):
                   name_width=max([24] + [len(f) + 1 for f in order])) + footnote(rows)
 
 
-def edge_value(s, key):
-    v = '%.1f' % s['edges'].get(key, 0)
-    return v + '+' if any(key not in listed for listed in s['cut']['edges']) else v
-
-
 def edge_table(a, b, fn, callers, top=30):
     """Lines of fn's callees (or callers) table for summary a (and b)."""
     def key(x):
@@ -161,14 +157,14 @@ def edge_table(a, b, fn, callers, top=30):
     title = '%s %s' % ('callers of' if callers else 'called by', fn)
     if b is None:
         order = sorted(names, key=lambda x: (-ms(a, x), x))[:top]
-        rows = [(x, [edge_value(a, key(x))]) for x in order]
+        rows = [(x, [value(a, 'edges', key(x))]) for x in order]
         return [title + ' (ms per run with it on the stack there)'] + \
             render(['ms'], rows, name_width=max([24] + [len(x) + 1 for x in order])) + footnote(rows)
 
     def diff(x):
         return ms(a, x) - ms(b, x)
     order = sorted(names, key=lambda x: (-abs(diff(x)), x))[:top]
-    rows = [(x, [edge_value(a, key(x)), edge_value(b, key(x)), '%+.1f' % diff(x)]) for x in order]
+    rows = [(x, [value(a, 'edges', key(x)), value(b, 'edges', key(x)), '%+.1f' % diff(x)]) for x in order]
     return [title + ' (ms per run with it on the stack there)'] + \
         render(['ms', 'vs ms', 'diff'], rows, name_width=max([24] + [len(x) + 1 for x in order])) + footnote(rows)
 
