@@ -428,11 +428,17 @@ _Static_assert(RA_OWN_GHOST <= 32 && RA_OWN_HIST <= 32, "a ring slot per bit of 
 
 static uint32_t bucket_of(uint64_t idx, uint32_t width) { return (uint32_t)((idx / width) % RA_OWN_BUCKETS); }
 
+/* Bucket b's mask and its two neighbours' of nb (hashed: the last and
+ * the first are neighbours). */
+static uint32_t masks_around(const uint32_t *mask, uint32_t b, uint32_t nb)
+{
+	return mask[b] | mask[(b + 1) % nb] | mask[(b + nb - 1) % nb];
+}
+
 /* The ring slots whose entries may lie within width pages of idx. */
 static uint32_t ring_maybe_near(const uint32_t *mask, uint64_t idx, uint32_t width)
 {
-	uint32_t b = bucket_of(idx, width);
-	return mask[b] | mask[(b + 1) % RA_OWN_BUCKETS] | mask[(b + RA_OWN_BUCKETS - 1) % RA_OWN_BUCKETS];
+	return masks_around(mask, bucket_of(idx, width), RA_OWN_BUCKETS);
 }
 
 /* Entries of ring within width pages of idx. */
@@ -572,8 +578,7 @@ static void cand_del(struct ra_own *o, const struct ra_stream *s)
 
 static uint32_t cands_near(const struct ra_own *o, uint64_t idx)
 {
-	uint32_t b = cand_bucket(idx);
-	return o->cand[b] | o->cand[(b + 1) % RA_OWN_CBUCKETS] | o->cand[(b + RA_OWN_CBUCKETS - 1) % RA_OWN_CBUCKETS];
+	return masks_around(o->cand, cand_bucket(idx), RA_OWN_CBUCKETS);
 }
 
 /* The first window of stream s, confirmed at idx, from next: RA_OWN_INIT
