@@ -173,10 +173,22 @@ int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, uint32_t mark, struct p
 	return got;
 }
 
-void lru_putback(struct page *p, enum lru_kind kind, bool active)
+void lru_putback_many(struct page *const *v, uint32_t active, uint32_t n)
 {
-	lru_add(p, kind, active);               /* through this CPU's batch, as new pages go */
-	put_page(p);
+	struct page *w[32];
+	uint32_t m = 0, act = 0;
+	for (uint32_t i = 0; i < n && i < 32; i++) {
+		/* Claimed as lru_add claims a page for a CPU's batch: one
+		 * that waits in a batch already goes on a list from there. */
+		if (__atomic_fetch_or(&v[i]->flags, PG_LRU_BATCH, __ATOMIC_ACQ_REL) & PG_LRU_BATCH) {
+			put_page(v[i]);
+			continue;
+		}
+		act |= (active >> i & 1) << m;
+		w[m++] = v[i];
+	}
+	if (m)
+		lru_link_batch(w, act, m);      /* links them, drops the isolation's references */
 }
 
 uint64_t lru_size(enum lru_kind kind, bool active) { return L.n[kind][active]; }

@@ -53,9 +53,11 @@ bool lru_isolate_page(struct page *p);
  * reference and off the list.  *scanned counts the pages looked at
  * (pages being freed are skipped). */
 int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint64_t *scanned);
-/* Back on a list (head = most recent end; through this CPU's add batch,
- * as lru_add) and drop the isolation ref. */
-void lru_putback(struct page *p, enum lru_kind kind, bool active);
+/* Isolated pages v[0..n) (n <= 32) back on the lists of their kind
+ * (lru_kind_of), active per bit i of `active`, in one hold of the LRU
+ * lock, not through this CPU's add batch; then the isolation's reference
+ * to each is dropped. */
+void lru_putback_many(struct page *const *v, uint32_t active, uint32_t n);
 
 /* Up to n pages of kind's inactive list, each with a reference taken and
  * left where it is, walking from the tail, or from just past *cursor when

@@ -106,6 +106,7 @@
 #include "lib/errno.h"
 
 #define MAX_BATCH 256
+#define PUTBACK 32              /* pages put back per hold of the LRU lock (putback) */
 #define MAX_RA_AHEAD 512        /* pages: two of the largest read-ahead windows */
 /* Linux's SWAP_CLUSTER_MAX: what one direct reclaim call frees before it
  * lets its caller try the allocation again (nr_to_reclaim). */
@@ -189,6 +190,10 @@ struct reclaim_ctx {
 	struct wb wbs[MAX_BATCH];
 	int wb_of[MAX_BATCH];
 	struct victim outgoing[MAX_BATCH];
+	/* Pages judged to stay, on their way back to the lists (putback). */
+	struct page *back[PUTBACK];
+	uint32_t back_active;           /* bit i: back[i] goes on the active list */
+	uint32_t nback;
 	bool direct;
 	bool busy;                      /* [P] */
 };
@@ -362,9 +367,27 @@ bool reclaim_swap_full(void)
 
 /* ---------------------------------------------------------------- aging */
 
-static void putback(struct page *p, bool active)
+/* The pages a round keeps go back to the lists PUTBACK at a time, in one
+ * hold of the LRU lock (lru_putback_many), not one by one through the
+ * CPU's add batch with a reference taken and dropped for each.  Every
+ * round flushes before it ends (putback_flush at the end of age_active,
+ * shrink_chunk and reclaim_pageout), within its hold of the exclusion:
+ * shmem's destruction, which takes the exclusion, then finds every page
+ * of a round on a list or in an add batch. */
+static void putback_flush(struct reclaim_ctx *c)
 {
-	lru_putback(p, page_test(p, PG_FILE) ? LRU_FILE : page_test(p, PG_SHMEM) ? LRU_SHMEM : LRU_ANON, active);
+	if (c->nback)
+		lru_putback_many(c->back, c->back_active, c->nback);
+	c->nback = 0;
+	c->back_active = 0;
+}
+
+static void putback(struct reclaim_ctx *c, struct page *p, bool active)
+{
+	c->back_active |= (uint32_t)active << c->nback;
+	c->back[c->nback++] = p;
+	if (c->nback == PUTBACK)
+		putback_flush(c);
 }
 
 /* Age up to `n` pages at the active tail: lru_judge_active says which
@@ -379,7 +402,7 @@ static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 	for (int i = 0; i < n; i++) {
 		struct page *p = iso[i];
 		if (!trylock_page(p)) {
-			putback(p, true);       /* busy (I/O, a fault): leave it */
+			putback(c, p, true);    /* busy (I/O, a fault): leave it */
 			continue;
 		}
 		bool exec;
@@ -387,16 +410,17 @@ static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 		unlock_page(p);
 		if (lru_judge_active(refs, page_test(p, PG_FILE), exec) == LRU_ROTATE) {
 			vmstat_inc(PGROTATED);
-			putback(p, true);
+			putback(c, p, true);
 		} else {
 			if (!lru_deactivate_keeps_mark(page_test(p, PG_SHMEM), reclaim_knobs.used_once_swapbacked))
 				page_clear(p, PG_REFERENCED);
 			page_set(p, PG_WORKINGSET);     /* evicted later: a restore if it refaults */
 			page_clear(p, PG_AGED | PG_AGE_REF);    /* back on the inactive list: looked at afresh */
 			vmstat_inc(PGDEACTIVATE);
-			putback(p, false);
+			putback(c, p, false);
 		}
 	}
+	putback_flush(c);       /* the inactive list gets them before it is scanned */
 	vm_tlb_flush(&c->tlb);
 }
 
@@ -437,15 +461,15 @@ static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb);
 
 /* Lock an isolated page that is not under writeback, or put it back
  * on its list (someone holds it, or its write is still in flight). */
-static bool lock_idle_or_putback(struct page *p)
+static bool lock_idle_or_putback(struct reclaim_ctx *c, struct page *p)
 {
 	if (!trylock_page(p)) {
-		putback(p, false);
+		putback(c, p, false);
 		return false;
 	}
 	if (page_test(p, PG_WRITEBACK)) {
 		unlock_page(p);
-		putback(p, false);
+		putback(c, p, false);
 		return false;
 	}
 	return true;
@@ -459,7 +483,7 @@ static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 	 * referenced gets its extra trip (lru_judge_aged). */
 	bool age_ref = page_test(p, PG_AGE_REF);
 	page_clear(p, PG_AGED | PG_AGE_REF);
-	if (!lock_idle_or_putback(p))
+	if (!lock_idle_or_putback(c, p))
 		return 0;
 	unsigned refs = rmap_referenced(p, &c->tlb);
 	bool shmem = page_test(p, PG_SHMEM);
@@ -478,7 +502,7 @@ static uint64_t judge(struct reclaim_ctx *c, struct page *p, int *nb)
 			page_set(p, PG_REFERENCED);
 		free_swap_of_kept(p);
 		unlock_page(p);
-		putback(p, v == LRU_ACTIVATE);
+		putback(c, p, v == LRU_ACTIVATE);
 		return 0;
 	}
 	return queue_victim(c, p, nb);
@@ -505,7 +529,7 @@ static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb)
 		 * a fault or swapoff about to map it. */
 		if (__atomic_load_n(&p->refcount, __ATOMIC_ACQUIRE) > 2) {
 			unlock_page(p);
-			putback(p, false);
+			putback(c, p, false);
 			return 0;
 		}
 		return drop_clean(p);           /* unused readahead, or its owner unmapped it */
@@ -517,7 +541,7 @@ static uint64_t queue_victim(struct reclaim_ctx *c, struct page *p, int *nb)
 	}
 	if (!swap_enabled()) {
 		unlock_page(p);
-		putback(p, true);               /* nowhere to put it */
+		putback(c, p, true);            /* nowhere to put it */
 		return 0;
 	}
 	c->batch[*nb] = (struct victim){ .p = p, .entry = page_test(p, PG_SWAPCACHE) ? p->private : 0 };
@@ -561,7 +585,7 @@ static int assign_slots(struct reclaim_ctx *c, int nb)
 	return nb;
 }
 
-static void give_back(struct victim *v)
+static void give_back(struct reclaim_ctx *c, struct victim *v)
 {
 	if (v->fresh) {
 		if (page_test(v->p, PG_SWAPCACHE))
@@ -569,7 +593,7 @@ static void give_back(struct victim *v)
 		swap_free(v->entry);
 	}
 	unlock_page(v->p);
-	putback(v->p, true);
+	putback(c, v->p, true);
 }
 
 /* Unmap a batch page so that only the swap cache and our isolation hold
@@ -584,7 +608,7 @@ static int unmap_victim(struct reclaim_ctx *c, struct victim *v, bool *dirty)
 	struct page *p = v->p;
 	*dirty = page_test_clear(p, PG_DIRTY) || v->fresh;
 	if (v->fresh && swapcache_add(p, v->entry)) {
-		give_back(v);
+		give_back(c, v);
 		return -1;
 	}
 	if (page_test(p, PG_SHMEM)) {
@@ -596,7 +620,7 @@ static int unmap_victim(struct reclaim_ctx *c, struct victim *v, bool *dirty)
 		if (!shmem_slot_to_swap(p->mapping, p->index, p, v->entry)) {
 			if (!v->fresh)
 				swap_free(v->entry);
-			give_back(v);
+			give_back(c, v);
 			return -1;
 		}
 		put_page(p);                    /* the slot's page reference */
@@ -613,7 +637,7 @@ static int unmap_victim(struct reclaim_ctx *c, struct victim *v, bool *dirty)
 	if (rmap_unmap_anon(p, v->entry, &v->mm, &v->va, &v->saved_pte, &d, &c->tlb)) {
 		if (!v->fresh)
 			swap_free(v->entry);
-		give_back(v);
+		give_back(c, v);
 		return -1;
 	}
 	*dirty |= d;
@@ -668,7 +692,7 @@ static void write_batch(struct reclaim_ctx *c, struct victim *w, int n)
 	sched_io_wait_end();
 }
 
-static void write_failed(struct victim *v)
+static void write_failed(struct reclaim_ctx *c, struct victim *v)
 {
 	struct page *p = v->p;
 	vmstat_inc(SWAP_WRITE_ERRORS);
@@ -686,11 +710,11 @@ static void write_failed(struct victim *v)
 	swapcache_del(p);
 	page_set(p, PG_DIRTY);
 	unlock_page(p);
-	putback(p, true);
+	putback(c, p, true);
 }
 
 /* After its write: free the page unless someone took it back meanwhile. */
-static uint64_t written(struct victim *v)
+static uint64_t written(struct reclaim_ctx *c, struct victim *v)
 {
 	struct page *p = v->p;
 	vmstat_inc(PSWPOUT);
@@ -708,7 +732,7 @@ static uint64_t written(struct victim *v)
 		p->index = 0;
 	}
 	unlock_page(p);
-	putback(p, true);
+	putback(c, p, true);
 	return 0;
 }
 
@@ -730,7 +754,7 @@ static uint64_t evict(struct reclaim_ctx *c, int nb)
 	int ok = assign_slots(c, nb);
 	for (int i = ok; i < nb; i++) {
 		unlock_page(batch[i].p);
-		putback(batch[i].p, true);
+		putback(c, batch[i].p, true);
 	}
 	int nw = 0;
 	uint64_t freed = 0;
@@ -758,9 +782,9 @@ static uint64_t evict(struct reclaim_ctx *c, int nb)
 	for (int i = 0; i < nw; i++) {
 		page_clear(outgoing[i].p, PG_WRITEBACK);
 		if (c->wbs[c->wb_of[i]].status)
-			write_failed(&outgoing[i]);
+			write_failed(c, &outgoing[i]);
 		else
-			freed += written(&outgoing[i]);
+			freed += written(c, &outgoing[i]);
 	}
 	return freed;
 }
@@ -777,7 +801,7 @@ static uint64_t judge_file(struct reclaim_ctx *c, struct page *p)
 	bool activate;
 	if (p->mapcount) {
 		if (!trylock_page(p)) {
-			putback(p, false);
+			putback(c, p, false);
 			return 0;
 		}
 		unsigned refs = rmap_referenced(p, &c->tlb);
@@ -791,7 +815,7 @@ static uint64_t judge_file(struct reclaim_ctx *c, struct page *p)
 				page_set(p, PG_REFERENCED);
 			}
 			unlock_page(p);
-			putback(p, v == LRU_ACTIVATE);
+			putback(c, p, v == LRU_ACTIVATE);
 			return 0;
 		}
 		bool dirty;
@@ -805,7 +829,7 @@ static uint64_t judge_file(struct reclaim_ctx *c, struct page *p)
 	}
 	if (pagecache_reclaim_page(p, &activate))
 		return 1;
-	putback(p, activate);
+	putback(c, p, activate);
 	return 0;
 }
 
@@ -857,6 +881,7 @@ static uint64_t shrink_chunk(struct reclaim_ctx *c, int chunk, uint64_t *scanned
 	uint64_t ffreed = 0;
 	for (int i = 0; i < nf; i++)
 		ffreed += judge_file(c, iso[i]);
+	putback_flush(c);
 	vmstat_add(PGSTEAL_FILE, ffreed);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, ffreed);
 	*scanned += fscan;
@@ -888,6 +913,7 @@ static uint64_t shrink_chunk(struct reclaim_ctx *c, int chunk, uint64_t *scanned
 	vm_tlb_flush(&c->tlb);
 	if (nb)
 		freed += evict(c, nb);
+	putback_flush(c);
 	vmstat_add(direct ? PGSTEAL_DIRECT : PGSTEAL_KSWAPD, freed);
 	return freed + ffreed;
 }
@@ -986,7 +1012,7 @@ uint64_t reclaim_pages(uint64_t pages)
  * caller cleared them), or put back when busy.  Returns pages freed now. */
 static uint64_t pageout_one(struct reclaim_ctx *c, struct page *p, int *nb)
 {
-	if (!lock_idle_or_putback(p))
+	if (!lock_idle_or_putback(c, p))
 		return 0;
 	page_clear(p, PG_REFERENCED);
 	return queue_victim(c, p, nb);
@@ -1006,6 +1032,7 @@ uint64_t reclaim_pageout(struct page **pages, int n)
 		if (nb)
 			freed += evict(c, nb);
 	}
+	putback_flush(c);
 	ctx_put(c);
 	shared_unlock(nested);
 	return freed;
