@@ -14,6 +14,7 @@
 #include "vm/page_ref.h"
 #include "vmstat.h"
 #include "core/spinlock.h"
+#include "core/panic.h"
 
 static struct {
 	struct spinlock lock;
@@ -177,7 +178,9 @@ void lru_putback_many(struct page *const *v, uint32_t active, uint32_t n)
 {
 	struct page *w[32];
 	uint32_t m = 0, act = 0;
-	for (uint32_t i = 0; i < n && i < 32; i++) {
+	if (n > 32)
+		panic("lru_putback_many: %u pages, at most 32", n);
+	for (uint32_t i = 0; i < n; i++) {
 		/* Claimed as lru_add claims a page for a CPU's batch: one
 		 * that waits in a batch already goes on a list from there. */
 		if (__atomic_fetch_or(&v[i]->flags, PG_LRU_BATCH, __ATOMIC_ACQ_REL) & PG_LRU_BATCH) {

@@ -499,3 +499,35 @@ TEST(lru_deactivate_moves_active_pages_only)
 	CHECK_EQ(fake.vmstat[PGDEACTIVATE], 1);
 	teardown();
 }
+
+TEST(lru_putback_many_links_each_page_once)
+{
+	setup(8, 1000, 256, 8);
+	struct page *iso[8];
+	uint64_t scanned = 0;
+	CHECK_EQ(lru_isolate(LRU_ANON, false, iso, 8, &scanned), 8);
+	CHECK_EQ(lru_size(LRU_ANON, false), 0);
+	int refs[8];
+	for (int i = 0; i < 8; i++)
+		refs[i] = iso[i]->refcount;
+	/* iso[3] waits in a CPU's add batch meanwhile (a fault's lru_add):
+	 * the batch links it, with a reference of its own. */
+	page_set(iso[3], PG_LRU_BATCH);
+	get_page(iso[3]);
+	lru_putback_many(iso, 1u << 1 | 1u << 3 | 1u << 6, 8);
+	for (int i = 0; i < 8; i++) {
+		CHECK_EQ(iso[i]->refcount, refs[i] - 1 + (i == 3));   /* the isolation's dropped */
+		CHECK_EQ(page_test(iso[i], PG_LRU), i != 3);
+		if (i != 3)
+			CHECK_EQ(page_test(iso[i], PG_ACTIVE), i == 1 || i == 6);
+		CHECK(i == 3 ? page_test(iso[i], PG_LRU_BATCH) : !page_test(iso[i], PG_LRU_BATCH));
+	}
+	CHECK_EQ(lru_size(LRU_ANON, true), 2);
+	CHECK_EQ(lru_size(LRU_ANON, false), 5);
+	/* The batch's drain. */
+	struct page *b = iso[3];
+	lru_link_batch(&b, 0, 1);
+	CHECK_EQ(iso[3]->refcount, refs[3] - 1);
+	CHECK_EQ(lru_size(LRU_ANON, false), 6);
+	teardown();
+}
