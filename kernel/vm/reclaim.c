@@ -420,8 +420,8 @@ static void age_active(struct reclaim_ctx *c, enum lru_kind kind, int n)
 			putback(c, p, false);
 		}
 	}
-	putback_flush(c);       /* the inactive list gets them before it is scanned */
 	vm_tlb_flush(&c->tlb);
+	putback_flush(c);       /* the inactive list gets them before it is scanned */
 }
 
 /* Keep each inactive list at its target size (lru_inactive_is_low). */
@@ -911,6 +911,7 @@ static uint64_t shrink_chunk(struct reclaim_ctx *c, int chunk, uint64_t *scanned
 	for (int i = 0; i < n; i++)
 		freed += judge(c, iso[i], &nb);
 	vm_tlb_flush(&c->tlb);
+	putback_flush(c);       /* the kept ones back before evict waits for its writes */
 	if (nb)
 		freed += evict(c, nb);
 	putback_flush(c);
@@ -1029,6 +1030,7 @@ uint64_t reclaim_pageout(struct page **pages, int n)
 		for (; i < n && nb < MAX_BATCH; i++)
 			freed += pageout_one(c, pages[i], &nb);
 		vm_tlb_flush(&c->tlb);
+		putback_flush(c);
 		if (nb)
 			freed += evict(c, nb);
 	}
