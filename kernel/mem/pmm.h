@@ -21,7 +21,7 @@ struct pmm_stats {
 	uint64_t free_pages;     /* the buddy's and the per-CPU lists' */
 	uint64_t pcp_pages;     /* free pages on per-CPU lists (in free_pages) */
 	uint32_t pcp_high, pcp_batch;   /* the lists' marks */
-	uint64_t pcp_drains;    /* every list given back: an allocation the buddy could not serve, or kswapd woke */
+	uint64_t pcp_drains;    /* every list given back: an allocation the buddy could not serve or pmm_set_limit */
 	uint64_t reserved_pages;/* RAM the allocator never manages (kernel, firmware, low 1 MiB) */
 	uint64_t memmap_pages;  /* the struct page array itself */
 	uint64_t deferred_pages;/* free pages whose descriptors are not yet initialised */
@@ -40,10 +40,10 @@ struct page *pmm_alloc(unsigned order, unsigned flags);
 void pmm_free(struct page *p, unsigned order);
 
 /* Give every CPU's free-page list back to the buddy (pmm_alloc does it
- * itself before it fails; kswapd when it wakes, so reclaim works against
- * a buddy that holds every free page).  Free counts do not change: the
- * lists' pages were counted free already.  Any context where pmm_alloc
- * may run. */
+ * itself before it fails, and pmm_set_limit before it holds whole 1 MiB
+ * blocks).  Free counts
+ * do not change: the lists' pages were counted free already.  Any
+ * context where pmm_alloc may run. */
 void pmm_drain_all(void);
 
 /* References and the page lock live one layer up: vm/page_ref.h. */
