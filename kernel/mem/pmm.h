@@ -41,9 +41,8 @@ void pmm_free(struct page *p, unsigned order);
 
 /* Give every CPU's free-page list back to the buddy (pmm_alloc does it
  * itself before it fails, and pmm_set_limit before it holds whole 1 MiB
- * blocks).  Free counts
- * do not change: the lists' pages were counted free already.  Any
- * context where pmm_alloc may run. */
+ * blocks).  Free counts do not change: the lists' pages were counted
+ * free already.  Any context where pmm_alloc may run. */
 void pmm_drain_all(void);
 
 /* References and the page lock live one layer up: vm/page_ref.h. */
