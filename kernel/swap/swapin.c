@@ -190,7 +190,12 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		bool is_mine = plan->has_fault && i == 0;
 		plan->v[i].page = NULL;
 		if (!is_mine && trimmed) {      /* no free memory for read-ahead: the window ends here */
-			trimmed += swap_count(plan->v[i].entry) > 0;
+			/* Counted as planned: asking each slot whether it still
+			 * holds data (as this did) cost touch's streams:4 under
+			 * own at the ssd profile 131585 look-ups per run, 2.4 ms
+			 * of its 301 (prof); a slot freed since the plan was made
+			 * is rare. */
+			trimmed++;
 			continue;
 		}
 		/* A gap's slot that another window read already (K streams
