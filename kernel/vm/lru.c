@@ -176,10 +176,10 @@ int lru_pin_unflagged(enum lru_kind kind, uint32_t skip, uint32_t mark, struct p
 
 void lru_putback_many(struct page *const *v, uint32_t active, uint32_t n)
 {
-	struct page *w[32];
+	struct page *w[LRU_PUTBACK_MAX];
 	uint32_t m = 0, act = 0;
-	if (n > 32)
-		panic("lru_putback_many: %u pages, at most 32", n);
+	if (n > LRU_PUTBACK_MAX)
+		panic("lru_putback_many: %u pages, at most %u", n, LRU_PUTBACK_MAX);
 	for (uint32_t i = 0; i < n; i++) {
 		/* Claimed as lru_add claims a page for a CPU's batch: one
 		 * that waits in a batch already goes on a list from there. */

@@ -53,10 +53,11 @@ bool lru_isolate_page(struct page *p);
  * reference and off the list.  *scanned counts the pages looked at
  * (pages being freed are skipped). */
 int lru_isolate(enum lru_kind kind, bool active, struct page **out, int n, uint64_t *scanned);
-/* Isolated pages v[0..n) (n <= 32) back on the lists of their kind
- * (lru_kind_of), active per bit i of `active`, in one hold of the LRU
- * lock, not through this CPU's add batch; then the isolation's reference
- * to each is dropped. */
+/* Isolated pages v[0..n) (n <= LRU_PUTBACK_MAX: a bit each of `active`)
+ * back on the lists of their kind (lru_kind_of), active per bit i of
+ * `active`, in one hold of the LRU lock, not through this CPU's add
+ * batch; then the isolation's reference to each is dropped. */
+#define LRU_PUTBACK_MAX 32
 void lru_putback_many(struct page *const *v, uint32_t active, uint32_t n);
 
 /* Up to n pages of kind's inactive list, each with a reference taken and

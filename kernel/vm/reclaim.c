@@ -106,7 +106,6 @@
 #include "lib/errno.h"
 
 #define MAX_BATCH 256
-#define PUTBACK 32              /* pages put back per hold of the LRU lock (putback) */
 #define MAX_RA_AHEAD 512        /* pages: two of the largest read-ahead windows */
 /* Linux's SWAP_CLUSTER_MAX: what one direct reclaim call frees before it
  * lets its caller try the allocation again (nr_to_reclaim). */
@@ -191,7 +190,7 @@ struct reclaim_ctx {
 	int wb_of[MAX_BATCH];
 	struct victim outgoing[MAX_BATCH];
 	/* Pages judged to stay, on their way back to the lists (putback). */
-	struct page *back[PUTBACK];
+	struct page *back[LRU_PUTBACK_MAX];
 	uint32_t back_active;           /* bit i: back[i] goes on the active list */
 	uint32_t nback;
 	bool direct;
@@ -367,13 +366,13 @@ bool reclaim_swap_full(void)
 
 /* ---------------------------------------------------------------- aging */
 
-/* The pages a round keeps go back to the lists PUTBACK at a time, in one
- * hold of the LRU lock (lru_putback_many), not one by one through the
- * CPU's add batch with a reference taken and dropped for each.  Every
- * round flushes before it ends (putback_flush at the end of age_active,
- * shrink_chunk and reclaim_pageout), within its hold of the exclusion:
- * shmem's destruction, which takes the exclusion, then finds every page
- * of a round on a list or in an add batch. */
+/* The pages a round keeps go back to the lists LRU_PUTBACK_MAX (32) at a
+ * time, in one hold of the LRU lock (lru_putback_many), not one by one
+ * through the CPU's add batch with a reference taken and dropped for
+ * each.  Every round flushes before it ends (putback_flush at the end of
+ * age_active, shrink_chunk and reclaim_pageout), within its hold of the
+ * exclusion: shmem's destruction, which takes the exclusion, then finds
+ * every page of a round on a list or in an add batch. */
 static void putback_flush(struct reclaim_ctx *c)
 {
 	if (c->nback)
@@ -386,7 +385,7 @@ static void putback(struct reclaim_ctx *c, struct page *p, bool active)
 {
 	c->back_active |= (uint32_t)active << c->nback;
 	c->back[c->nback++] = p;
-	if (c->nback == PUTBACK)
+	if (c->nback == LRU_PUTBACK_MAX)
 		putback_flush(c);
 }
 
