@@ -337,10 +337,19 @@ static void drop_cached(struct ra_plan *p)
  * as Linux's swap_vma_readahead reads them: an entry that changes under
  * the read is a slot read for nothing (prepare skips a slot no longer in
  * use), never a wrong page, since the swap cache is keyed by slot. */
+static bool slots_far(uint64_t a, uint64_t b)
+{
+	uint64_t x = swp_offset(a), y = swp_offset(b);
+	return swp_area(a) != swp_area(b) || (x > y ? x - y : y - x) > RA_WINDOW_FAR;
+}
+
 static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struct ra_lwin *w)
 {
 	enum { CHUNK = 64 };
 	pte_t pte[CHUNK];
+	bool look = w->marker;          /* a stream's window: it ends at a jump (RA_WINDOW_FAR) */
+	uint64_t last = 0;              /* the window's last entry so far (0: none; slot 0 is a header) */
+	uint32_t cut = w->count;
 	for (uint32_t k = 0; k < w->count; k++) {
 		uint64_t pg = w->start + (uint64_t)((int64_t)k * w->stride);
 		uint64_t e = 0;
@@ -354,12 +363,24 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 				e = pt_pte_swap_entry(pte[k % CHUNK]);
 		}
 		if (e && e != f->entry && p->n < p->cap) {
+			if (look && last && slots_far(last, e)) {
+				look = false;
+				if (k >= RA_WINDOW_MIN_STEPS) {
+					cut = k;
+					break;
+				}
+			}
+			last = e;
 			add(p, e);
 			p->v[p->n - 1].step = (uint16_t)k;
 		}
 	}
 	p->marker = w->marker;
 	p->wstart = w->start;
+	if (cut < w->count) {
+		vmstat_inc(SWAP_RA_SPLIT);
+		ra_window_cut(p, cut);
+	}
 	if (w->marker) {
 		drop_cached(p);
 		fill_gaps(p);

@@ -25,6 +25,7 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"pgactivate", "pgdeactivate", "pgrotated", "pgrefill",
 	"swap_ra", "swap_ra_hit", "swap_ra_waste", "swap_ra_trimmed", "swap_ra_wait", "swap_ra_fill",
 	"swap_ra_fill_hit",
+	"swap_ra_split",
 	"swapcache_add", "swapcache_find", "swapcache_find_hit", "swapcache_del",
 	"workingset_refault_anon", "workingset_refault_shmem", "workingset_refault_file",
 	"workingset_activate_anon", "workingset_activate_shmem", "workingset_activate_file",

@@ -288,3 +288,62 @@ TEST(ra_trimmed_window_tells_the_policy)
 	CHECK(fake_ra_calls[c].ctx.space == mm->ra && mm->ra);
 	teardown();
 }
+
+/* A stream's window ends where its pages' slots jump (more than
+ * RA_WINDOW_FAR slots from the page before, or another area): what lies
+ * past the jump would be a request of its own, so it is left to the
+ * stream's next window, which starts there, and the policy hears the
+ * window's new length (window_cut) as for a trimmed one.  A jump within
+ * the window's first RA_WINDOW_MIN_STEPS steps, and one gap filling can
+ * bridge, are left alone. */
+TEST(ra_stream_window_ends_where_its_slots_jump)
+{
+	setup(200, "fixed:3");
+	fake.ra_spy = true;
+	fake_ra_space_size = 16;
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 8, true } };
+	swapped(0, 30, 30);
+	for (uint64_t k = 0; k < 4; k++)
+		swapped(4 + k, 40 + k, 40 + k);
+	for (uint64_t k = 4; k < 8; k++)
+		swapped(4 + k, 150 + k, 150 + k);       /* evicted at another time */
+	CHECK_EQ(fault(0), VM_FAULT_OK);
+	fake_io_complete_all();
+	CHECK_EQ(fake.read_reqs, 2);
+	check_req(0, 30, 1);
+	check_req(1, 40, 4);
+	for (uint64_t k = 4; k < 8; k++)
+		CHECK(!cached(150 + k));
+	CHECK_EQ(fake.vmstat[SWAP_RA_SPLIT], 1);
+	int c = -1;
+	for (int i = 0; i < fake_ra_ncalls; i++)
+		if (fake_ra_calls[i].what == 'c')
+			c = i;
+	CHECK(c >= 0);
+	if (c >= 0) {
+		CHECK_EQ(fake_ra_calls[c].in_use, 4u);
+		CHECK_EQ(fake_ra_calls[c].ev.idx, PG0 + 4);
+	}
+	teardown();
+
+	/* A jump after the window's first page, and a gap of RA_WINDOW_FAR
+	 * slots: the whole window is read. */
+	setup(200, "fixed:3");
+	fake.ra_spy = true;
+	fake_ra_space_size = 16;
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 6, true } };
+	swapped(0, 30, 30);
+	swapped(4, 40, 40);
+	swapped(5, 100, 100);
+	swapped(6, 101, 101);
+	swapped(7, 102, 102);
+	swapped(8, 102 + RA_WINDOW_FAR, 102 + RA_WINDOW_FAR);
+	swapped(9, 103 + RA_WINDOW_FAR, 103 + RA_WINDOW_FAR);
+	CHECK_EQ(fault(0), VM_FAULT_OK);
+	fake_io_complete_all();
+	CHECK_EQ(fake.vmstat[SWAP_RA], 6);
+	CHECK_EQ(fake.vmstat[SWAP_RA_SPLIT], 0);
+	for (int i = 0; i < fake_ra_ncalls; i++)
+		CHECK(fake_ra_calls[i].what != 'c');
+	teardown();
+}
