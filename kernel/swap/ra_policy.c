@@ -187,6 +187,7 @@ void ra_vma_miss(uint64_t *state, uint64_t fpfn, uint64_t lo, uint64_t hi, uint3
 	w->start = fpfn;
 	w->count = 1;
 	w->marker = false;
+	w->run = false;
 	if (win == 1)
 		return;
 	uint64_t l, r;      /* [l, r) */
@@ -407,6 +408,7 @@ static void issue(struct ra_own *o, struct ra_stream *s, uint64_t start, uint64_
 	w->stride = s->stride;
 	w->count = (uint32_t)count;
 	w->marker = true;
+	w->run = true;
 }
 
 static uint32_t clamp_size(uint32_t size, uint32_t budget)
@@ -524,6 +526,7 @@ static void block(struct ra_own *o, uint64_t idx, uint64_t lo, uint64_t hi, uint
 		if (room) {
 			w->start = idx + (uint64_t)d;
 			w->stride = d;
+			w->run = true;
 			uint32_t want = o->runs >= RA_OWN_RUN_LEARN && o->run_avg > RA_OWN_INIT ? o->run_avg : RA_OWN_INIT;
 			if (want > RA_OWN_BLOCK_MAX)
 				want = RA_OWN_BLOCK_MAX;
@@ -748,7 +751,7 @@ static bool restride(struct ra_own *o, struct ra_stream *s, uint64_t idx, uint64
 
 static void start_event(struct ra_own *o, uint64_t idx, struct ra_lwin *w)
 {
-	*w = (struct ra_lwin){ idx, 1, 0, false };
+	*w = (struct ra_lwin){ idx, 1, 0, false, false };
 	o->clock++;
 }
 
@@ -1109,10 +1112,10 @@ static void cut(struct ra_own *o, uint64_t start, uint32_t steps)
 
 static void window_none(struct ra_window *w)
 {
-	*w = (struct ra_window){ .slots = { 0, 0 }, .lwin = { 0, 1, 0, false } };
+	*w = (struct ra_window){ .slots = { 0, 0 }, .lwin = { 0, 1, 0, false, false } };
 }
 
-static void lwin_none(struct ra_lwin *w) { *w = (struct ra_lwin){ 0, 1, 0, false }; }
+static void lwin_none(struct ra_lwin *w) { *w = (struct ra_lwin){ 0, 1, 0, false, false }; }
 
 static void slots_of(const struct ra_event *e, uint32_t pages, struct ra_window *w)
 {

@@ -134,6 +134,8 @@ struct ra_lwin {
 	int64_t stride;
 	uint32_t count;
 	bool marker;            /* own: mark the first page read as the trigger */
+	bool run;               /* own: a run's next pages (a stream's window or a run start's):
+				 * the window ends where its slots jump (readahead.c's add_logical) */
 };
 
 #define RA_VMA_MAX_ORDER 5

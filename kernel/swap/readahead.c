@@ -347,7 +347,7 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 {
 	enum { CHUNK = 64 };
 	pte_t pte[CHUNK];
-	bool look = w->marker;          /* a stream's window: it ends at a jump (RA_WINDOW_FAR) */
+	bool look = w->run;             /* a run's next pages: they end at a jump (RA_WINDOW_FAR) */
 	uint64_t last = 0;              /* the window's last entry so far (0: none; slot 0 is a header) */
 	uint32_t cut = w->count;
 	for (uint32_t k = 0; k < w->count; k++) {
@@ -379,7 +379,8 @@ static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struc
 	p->wstart = w->start;
 	if (cut < w->count) {
 		vmstat_inc(SWAP_RA_SPLIT);
-		ra_window_cut(p, cut);
+		if (w->marker)          /* a stream's: its next window starts at the jump */
+			ra_window_cut(p, cut);
 	}
 	if (w->marker) {
 		drop_cached(p);

@@ -50,13 +50,14 @@ struct ra_fault {
  * from free memory only, backward 11.7 and 10.0 against 42.0 and 18.0,
  * stride:4 11.0 and 9.7 against 21.7 and 14.7, at the same task stime. */
 #define RA_STREAM_NEXT 4
-/* A confirmed stream's window ends at its first page whose slot lies more
- * than RA_WINDOW_FAR slots from the slot of the page before it (or in
- * another area), if at least RA_WINDOW_MIN_STEPS steps come before that
- * page (add_logical): the pages past such a jump were evicted at another
- * time, their slots are a request of their own that gap filling
- * (RA_FILL_GAP) cannot join, and the stream's next window, which starts
- * there, reads them with what follows them in one.  touch's jumps:64
+/* A run's window (ra_lwin.run: a confirmed stream's, or a run start's)
+ * ends at its first page whose slot lies more than RA_WINDOW_FAR slots
+ * from the slot of the page before it (or in another area), if at least
+ * RA_WINDOW_MIN_STEPS steps come before that page (add_logical): the
+ * pages past such a jump were evicted at another time, their slots are a
+ * request of their own that gap filling (RA_FILL_GAP) cannot join, and
+ * the stream's next (or first) window, which starts there, reads them
+ * with what follows them in one.  touch's jumps:64
  * (64-page runs from random places over pages evicted by earlier runs)
  * sent 1476 read requests for 1143 windows under own, 333 of them from
  * windows split this way (235 by jumps of 256 slots and more), where

@@ -126,7 +126,7 @@ TEST(ra_policy_gets_the_fault_as_it_is)
 	setup(100, "fixed:3");
 	fake.ra_spy = true;
 	fake_ra_answer = (struct ra_window){ .slots = { 16, 8 } };
-	fake_ra_found_answer = (struct ra_lwin){ 0, 0, 0, false };
+	fake_ra_found_answer = (struct ra_lwin){ 0, 0, 0, false, false };
 	for (uint64_t s = 16; s < 24; s++)
 		if (s != 18)
 			swapped(s - 16, s, s);  /* page 4 <- slot 20 */
@@ -207,7 +207,7 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 {
 	setup(100, "fixed:3");
 	fake.ra_spy = true;
-	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 4, true } };
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 4, true, true } };
 	swapped(0, 30, 30);
 	swapped(4, 40, 40);
 	fake_map_anon(mm, VA0 + 5 * P, 5);      /* present: nothing to read */
@@ -235,7 +235,7 @@ TEST(ra_logical_window_reads_what_the_ptes_name)
 	CHECK_EQ(fake.vmstat[SWAP_RA_FILL], 1);
 	/* The marker page's first use: found(readahead, marker); the policy's
 	 * next window (pages 20, 21) goes out without the fault waiting. */
-	fake_ra_found_answer = (struct ra_lwin){ PG0 + 20, 1, 2, false };
+	fake_ra_found_answer = (struct ra_lwin){ PG0 + 20, 1, 2, false, false };
 	CHECK_EQ(fault(4), VM_FAULT_OK);
 	CHECK_EQ(fake_ra_calls[fake_ra_ncalls - 1].what, 'f');
 	CHECK(fake_ra_calls[fake_ra_ncalls - 1].readahead);
@@ -263,7 +263,7 @@ TEST(ra_trimmed_window_tells_the_policy)
 	fake.ra_spy = true;
 	fake_ra_no_reclaim = true;
 	fake_ra_space_size = 16;
-	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, N, true } };
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, N, true, true } };
 	swapped(0, 30, 30);
 	for (uint64_t k = 0; k < N; k++)
 		swapped(4 + k, 40 + k, 40 + k);
@@ -289,19 +289,19 @@ TEST(ra_trimmed_window_tells_the_policy)
 	teardown();
 }
 
-/* A stream's window ends where its pages' slots jump (more than
- * RA_WINDOW_FAR slots from the page before, or another area): what lies
- * past the jump would be a request of its own, so it is left to the
- * stream's next window, which starts there, and the policy hears the
- * window's new length (window_cut) as for a trimmed one.  A jump within
- * the window's first RA_WINDOW_MIN_STEPS steps, and one gap filling can
- * bridge, are left alone. */
+/* A run's window (lwin.run: a stream's, or a run start's) ends where its
+ * pages' slots jump (more than RA_WINDOW_FAR slots from the page before,
+ * or another area): what lies past the jump would be a request of its
+ * own, so it is left to the stream's next window, which starts there;
+ * a stream's policy hears the window's new length (window_cut) as for a
+ * trimmed one.  A jump within the window's first RA_WINDOW_MIN_STEPS
+ * steps, and one gap filling can bridge, are left alone. */
 TEST(ra_stream_window_ends_where_its_slots_jump)
 {
 	setup(200, "fixed:3");
 	fake.ra_spy = true;
 	fake_ra_space_size = 16;
-	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 8, true } };
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 8, true, true } };
 	swapped(0, 30, 30);
 	for (uint64_t k = 0; k < 4; k++)
 		swapped(4 + k, 40 + k, 40 + k);
@@ -326,12 +326,36 @@ TEST(ra_stream_window_ends_where_its_slots_jump)
 	}
 	teardown();
 
+	/* A run start's window (the pages after a miss outside streams, no
+	 * stream yet) ends at the jump too, with no stream to tell; a block
+	 * around a miss (not a run) is read whole. */
+	for (int run = 1; run >= 0; run--) {
+		setup(200, "fixed:3");
+		fake.ra_spy = true;
+		fake_ra_space_size = 16;
+		fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 1, 1, 6, false, run } };
+		swapped(0, 30, 30);
+		for (uint64_t k = 1; k < 4; k++)
+			swapped(k, 30 + k, 30 + k);
+		for (uint64_t k = 4; k < 7; k++)
+			swapped(k, 150 + k, 150 + k);
+		CHECK_EQ(fault(0), VM_FAULT_OK);
+		fake_io_complete_all();
+		CHECK_EQ(fake.read_reqs, run ? 1 : 2);
+		check_req(0, 30, 4);
+		CHECK_EQ(fake.vmstat[SWAP_RA], run ? 3u : 6u);
+		CHECK_EQ(fake.vmstat[SWAP_RA_SPLIT], (uint64_t)run);
+		for (int i = 0; i < fake_ra_ncalls; i++)
+			CHECK(fake_ra_calls[i].what != 'c');
+		teardown();
+	}
+
 	/* A jump after the window's first page, and a gap of RA_WINDOW_FAR
 	 * slots: the whole window is read. */
 	setup(200, "fixed:3");
 	fake.ra_spy = true;
 	fake_ra_space_size = 16;
-	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 6, true } };
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 6, true, true } };
 	swapped(0, 30, 30);
 	swapped(4, 40, 40);
 	swapped(5, 100, 100);

@@ -225,6 +225,7 @@ TEST(ra_own_window_grows_and_shrinks)
 	CHECK_EQ(w.count, 0);
 	ra_own_miss(&o, 102, 0, 10000, 128, &w);       /* the same step again */
 	CHECK(w.marker);
+	CHECK(w.run);                                   /* it ends where its slots jump */
 	CHECK_EQ(w.start, 103);
 	CHECK_EQ(w.count, RA_OWN_INIT);
 	CHECK_EQ(o.confirmed, 1);
@@ -623,6 +624,7 @@ TEST(ra_own_a_run_starts_with_one_miss)
 		CHECK(!dense);
 		CHECK_EQ(first.count, RA_OWN_BLOCK_MAX);
 		CHECK_EQ(first.stride, dir);
+		CHECK(first.run && !first.marker);      /* a run's next pages, not a stream's window */
 		CHECK(dir > 0 ? o.start_dir > 0 : o.start_dir < 0);
 	}
 	/* Random misses start no runs: nothing read for them. */
@@ -691,6 +693,7 @@ TEST(ra_own_bucket_masks_follow_the_rings)
 	CHECK_EQ(w.count, 0);
 	ra_own_miss(&o, edge + 1, 0, 1ull << 40, 64, &w);
 	CHECK_EQ(w.count, RA_OWN_BLOCK_MAX);
+	CHECK(!w.run && !w.marker);     /* a block around the miss: read whole */
 	check_bucket_masks(&o);
 }
 
@@ -821,7 +824,7 @@ TEST(ra_own_fast_hits_change_nothing)
 					ra_own_hit(&a, idx, false, 0, FAST_PAGES, 64, &wa);
 					if (ra_own_fast_hit(&b, idx)) {
 						fast++;
-						wb = (struct ra_lwin){ idx, 1, 0, false };
+						wb = (struct ra_lwin){ idx, 1, 0, false, false };
 					} else {
 						ra_own_hit(&b, idx, false, 0, FAST_PAGES, 64, &wb);
 					}
