@@ -330,19 +330,23 @@ static void drop_cached(struct ra_plan *p)
 	p->n = n;
 }
 
-/* The swap entries of a logical window's pages, in window order.  One
- * page-table walk per CHUNK pages (pt_get_many), not one per page: a
- * walk per page was 140 ns of the 1 us a stream's hit cost under own
- * (bench ra streams:4, -icount).  The PTEs are read without their locks,
- * as Linux's swap_vma_readahead reads them: an entry that changes under
- * the read is a slot read for nothing (prepare skips a slot no longer in
- * use), never a wrong page, since the swap cache is keyed by slot. */
+/* Whether swap entries a and b (a window's neighbours) lie too far apart
+ * to be one request: RA_WINDOW_FAR (readahead.h). */
 static bool slots_far(uint64_t a, uint64_t b)
 {
 	uint64_t x = swp_offset(a), y = swp_offset(b);
 	return swp_area(a) != swp_area(b) || (x > y ? x - y : y - x) > RA_WINDOW_FAR;
 }
 
+/* The swap entries of a logical window's pages, in window order.  One
+ * page-table walk per CHUNK pages (pt_get_many), not one per page: a
+ * walk per page was 140 ns of the 1 us a stream's hit cost under own
+ * (bench ra streams:4, -icount).  The PTEs are read without their locks,
+ * as Linux's swap_vma_readahead reads them: an entry that changes under
+ * the read is a slot read for nothing (prepare skips a slot no longer in
+ * use), never a wrong page, since the swap cache is keyed by slot.  A
+ * run's window (w->run) ends at its first jump in the slots
+ * (RA_WINDOW_FAR); a stream hears where (ra_window_cut). */
 static void add_logical(struct ra_plan *p, const struct ra_fault *f, const struct ra_lwin *w)
 {
 	enum { CHUNK = 64 };
