@@ -295,8 +295,8 @@ TEST(ra_trimmed_window_tells_the_policy)
  * own, so it is left to the stream's next window, which starts there;
  * a stream's policy hears the window's new length (window_cut) as for a
  * trimmed one.  A jump within the window's first RA_WINDOW_MIN_STEPS
- * steps, and one gap filling can bridge, are left alone. */
-TEST(ra_stream_window_ends_where_its_slots_jump)
+ * steps, and a step of RA_WINDOW_FAR slots or fewer, are left alone. */
+TEST(ra_run_window_ends_where_its_slots_jump)
 {
 	setup(200, "fixed:3");
 	fake.ra_spy = true;
@@ -350,8 +350,8 @@ TEST(ra_stream_window_ends_where_its_slots_jump)
 		teardown();
 	}
 
-	/* A jump after the window's first page, and a gap of RA_WINDOW_FAR
-	 * slots: the whole window is read. */
+	/* A jump after the window's first page, and a step of exactly
+	 * RA_WINDOW_FAR slots later on: the whole window is read. */
 	setup(200, "fixed:3");
 	fake.ra_spy = true;
 	fake_ra_space_size = 16;
