@@ -74,6 +74,26 @@ static struct page *cached(uint64_t off)
 	return p;
 }
 
+/* The index of the policy's last window_cut call the spy saw, or -1. */
+static int last_cut(void)
+{
+	int c = -1;
+	for (int i = 0; i < fake_ra_ncalls; i++)
+		if (fake_ra_calls[i].what == 'c')
+			c = i;
+	return c;
+}
+
+/* A fault on page 0 (slot 30) whose policy answers with window w. */
+static void window_setup(struct ra_lwin w)
+{
+	setup(200, "fixed:3");
+	fake.ra_spy = true;
+	fake_ra_space_size = 16;
+	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = w };
+	swapped(0, 30, 30);
+}
+
 /* fixed:3 around slot 10 of a 13-slot area: the block 8..15 clipped to
  * the area (slots 8..12); free slot 9 is not read; two runs, one plug. */
 TEST(ra_slot_window_stays_in_its_area_and_skips_free_slots)
@@ -276,10 +296,7 @@ TEST(ra_trimmed_window_tells_the_policy)
 		CHECK_EQ(cached(40 + k) != NULL, k < RA_STREAM_NEXT + 2);
 	CHECK_EQ(fake.vmstat[SWAP_RA], RA_STREAM_NEXT + 2);
 	CHECK_EQ(fake.vmstat[SWAP_RA_TRIMMED], 2);
-	int c = -1;
-	for (int i = 0; i < fake_ra_ncalls; i++)
-		if (fake_ra_calls[i].what == 'c')
-			c = i;
+	int c = last_cut();
 	CHECK(c >= 0);
 	if (c < 0)
 		return;
@@ -298,11 +315,7 @@ TEST(ra_trimmed_window_tells_the_policy)
  * steps, and a step of RA_WINDOW_FAR slots or fewer, are left alone. */
 TEST(ra_run_window_ends_where_its_slots_jump)
 {
-	setup(200, "fixed:3");
-	fake.ra_spy = true;
-	fake_ra_space_size = 16;
-	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 8, true, true } };
-	swapped(0, 30, 30);
+	window_setup((struct ra_lwin){ PG0 + 4, 1, 8, true, true });
 	for (uint64_t k = 0; k < 4; k++)
 		swapped(4 + k, 40 + k, 40 + k);
 	for (uint64_t k = 4; k < 8; k++)
@@ -315,10 +328,7 @@ TEST(ra_run_window_ends_where_its_slots_jump)
 	for (uint64_t k = 4; k < 8; k++)
 		CHECK(!cached(150 + k));
 	CHECK_EQ(fake.vmstat[SWAP_RA_SPLIT], 1);
-	int c = -1;
-	for (int i = 0; i < fake_ra_ncalls; i++)
-		if (fake_ra_calls[i].what == 'c')
-			c = i;
+	int c = last_cut();
 	CHECK(c >= 0);
 	if (c >= 0) {
 		CHECK_EQ(fake_ra_calls[c].in_use, 4u);
@@ -330,11 +340,7 @@ TEST(ra_run_window_ends_where_its_slots_jump)
 	 * stream yet) ends at the jump too, with no stream to tell; a block
 	 * around a miss (not a run) is read whole. */
 	for (int run = 1; run >= 0; run--) {
-		setup(200, "fixed:3");
-		fake.ra_spy = true;
-		fake_ra_space_size = 16;
-		fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 1, 1, 6, false, run } };
-		swapped(0, 30, 30);
+		window_setup((struct ra_lwin){ PG0 + 1, 1, 6, false, run });
 		for (uint64_t k = 1; k < 4; k++)
 			swapped(k, 30 + k, 30 + k);
 		for (uint64_t k = 4; k < 7; k++)
@@ -345,18 +351,13 @@ TEST(ra_run_window_ends_where_its_slots_jump)
 		check_req(0, 30, 4);
 		CHECK_EQ(fake.vmstat[SWAP_RA], run ? 3u : 6u);
 		CHECK_EQ(fake.vmstat[SWAP_RA_SPLIT], (uint64_t)run);
-		for (int i = 0; i < fake_ra_ncalls; i++)
-			CHECK(fake_ra_calls[i].what != 'c');
+		CHECK_EQ(last_cut(), -1);
 		teardown();
 	}
 
 	/* A jump after the window's first page, and a step of exactly
 	 * RA_WINDOW_FAR slots later on: the whole window is read. */
-	setup(200, "fixed:3");
-	fake.ra_spy = true;
-	fake_ra_space_size = 16;
-	fake_ra_answer = (struct ra_window){ .slots = { 0, 1 }, .lwin = { PG0 + 4, 1, 6, true, true } };
-	swapped(0, 30, 30);
+	window_setup((struct ra_lwin){ PG0 + 4, 1, 6, true, true });
 	swapped(4, 40, 40);
 	swapped(5, 100, 100);
 	swapped(6, 101, 101);
@@ -367,7 +368,6 @@ TEST(ra_run_window_ends_where_its_slots_jump)
 	fake_io_complete_all();
 	CHECK_EQ(fake.vmstat[SWAP_RA], 6);
 	CHECK_EQ(fake.vmstat[SWAP_RA_SPLIT], 0);
-	for (int i = 0; i < fake_ra_ncalls; i++)
-		CHECK(fake_ra_calls[i].what != 'c');
+	CHECK_EQ(last_cut(), -1);
 	teardown();
 }
