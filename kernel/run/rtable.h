@@ -15,7 +15,7 @@
 struct json;
 
 #define RTABLE_MAX_ROWS    24          /* the kernel's 14 and a script's `row`s */
-#define RTABLE_MAX_COLUMNS 16
+#define RTABLE_MAX_COLUMNS 32
 #define RTABLE_MAX_SAMPLES 1024
 #define RTABLE_LINE_MAX    4096
 

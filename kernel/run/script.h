@@ -27,7 +27,7 @@
 
 #define SCRIPT_MAX_STMTS    256
 #define SCRIPT_MAX_DEPTH    8           /* nested repeat/parallel blocks */
-#define SCRIPT_MAX_COLUMNS  16
+#define SCRIPT_MAX_COLUMNS  32
 #define SCRIPT_MAX_PARALLEL 16          /* runs in one parallel group */
 #define SCRIPT_MAX_TOKENS   64          /* words on one line */
 #define SCRIPT_LINE_MAX     512         /* bytes on one line, without the newline */

@@ -242,7 +242,7 @@ TEST(script_limits)
 	big[0] = 0;
 	for (int i = 0; i < SCRIPT_MAX_COLUMNS + 1; i++)
 		sprintf(big + strlen(big), "run hello %d\n", i);
-	CHECK_STR(error_of(big), "t.mm:17:5: more than 16 table columns");
+	CHECK_STR(error_of(big), "t.mm:33:5: more than 32 table columns");
 	/* Runs in a group. */
 	strcpy(big, "parallel\n");
 	for (int i = 0; i < SCRIPT_MAX_PARALLEL + 1; i++)
