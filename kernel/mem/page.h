@@ -60,6 +60,9 @@ enum page_flag {
 				    * it one more trip if it finds it unreferenced */
 	PG_RA_LOOSE   = 1u << 26,  /* read ahead outside a stream (a slot or block window): its first use,
 				    * or its reclaim unused, feeds the machine's verdict (ra_loose_pays) */
+	PG_CODE       = 1u << 27,  /* mapped executable in user space: freed, it goes to the code
+				    * frames (pmm.c), reused for code first and for anything else last */
+	PG_CODE_FREE  = 1u << 28,  /* free, on the code frames' list (pmm.c) */
 };
 
 /* Lock tags: [A] atomic operations only; [B] the page allocator's lock

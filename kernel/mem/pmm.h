@@ -14,6 +14,7 @@
 enum pmm_flags {
 	PMM_ZERO   = 1u << 0,   /* zero the pages */
 	PMM_KERNEL = 1u << 1,   /* mark PG_KERNEL (tables, heap, stacks) */
+	PMM_CODE   = 1u << 2,   /* for user code: a frame that held code first (order 0) */
 };
 
 struct pmm_stats {
@@ -26,6 +27,7 @@ struct pmm_stats {
 	uint64_t memmap_pages;  /* the struct page array itself */
 	uint64_t deferred_pages;/* free pages whose descriptors are not yet initialised */
 	uint64_t held_pages;    /* taken by pmm_set_limit */
+	uint64_t code_pages;    /* free frames that held user code (in free_pages) */
 	uint64_t allocs, frees, failures;
 	uint64_t max_pfn;
 };

@@ -1207,9 +1207,8 @@ static struct reclaim_oom_policy oom;
 
 void reclaim_set_oom_policy(const struct reclaim_oom_policy *p) { oom = *p; }
 
-struct page *alloc_user_page(bool zero)
+static struct page *alloc_user(unsigned flags)
 {
-	unsigned flags = zero ? PMM_ZERO : 0;
 	bool drained = false;
 	for (int tries = 0;; tries++) {
 		uint64_t free = pmm_free_pages();
@@ -1244,6 +1243,10 @@ struct page *alloc_user_page(bool zero)
 		return pmm_alloc(0, flags);     /* nothing left to kill: take the reserve */
 	}
 }
+
+struct page *alloc_user_page(bool zero) { return alloc_user(zero ? PMM_ZERO : 0); }
+
+struct page *alloc_user_code_page(void) { return alloc_user(PMM_ZERO | PMM_CODE); }
 
 /* Read-ahead allocates as Linux's readahead gfp does (no retry, no
  * direct reclaim): a read-ahead page is a guess, and a guess must not

@@ -35,6 +35,9 @@ struct reclaim_oom_policy {
 };
 void reclaim_set_oom_policy(const struct reclaim_oom_policy *p);
 struct page *alloc_user_page(bool zero);
+/* The same, zeroed, for a page of a program's text: a frame that held
+ * code before first (pmm.c, code frames). */
+struct page *alloc_user_code_page(void);
 /* A page for swap read-ahead (not zeroed): never reclaims, never sleeps;
  * NULL when free memory is at the low watermark (skip the page).  window:
  * the pages of a confirmed stream's read-ahead window, 0 for any other

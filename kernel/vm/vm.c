@@ -250,6 +250,8 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 		ok = false;
 	if (ok) {
 		page_map_add(p);
+		if (ptflags & PT_EXEC)
+			page_set(p, PG_CODE);   /* freed, it joins the code frames (pmm.c) */
 		mm_count(&mm->rss, 1);
 		if (pt_pte_is_swap(expect))
 			mm_count(&mm->swap_ents, -1);
@@ -266,7 +268,7 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 
 static enum vm_fault_result fault_anon_zero(struct mm *mm, const struct vma *v, uint64_t va)
 {
-	struct page *p = alloc_user_page(true);
+	struct page *p = v->prot & VM_EXEC ? alloc_user_code_page() : alloc_user_page(true);
 	if (!p)
 		return VM_FAULT_OOM;
 	page_set(p, PG_ANON);
