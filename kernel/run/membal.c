@@ -56,6 +56,9 @@ void membal_record(const char *phase, const char *of)
 	json_u64(j, "swap_used_slots", used);
 	json_u64(j, "swap_free_slots", total > used ? total - used : 0);
 	json_u64(j, "committed_pages", committed);
+	struct pmm_stats st;
+	pmm_get_stats(&st);
+	json_u64(j, "code_frames", st.code_pages);     /* of free_frames: held user code (pmm.c) */
 	json_bool(j, "settled", stable >= MEMBAL_STABLE_POLLS);
 	json_u64(j, "settle_ms", ms);
 	rec_end();

@@ -130,9 +130,54 @@ static void test_pgtable(struct json *r)
 	pt_check(pmm_free_pages() == before, "free pages before and after");
 }
 
+/* test=pmmcode: a frame that held user code (PG_CODE) goes to the code
+ * frames when freed, still counted as free; an allocation for code
+ * (PMM_CODE) takes it back first, any other takes it only when nothing
+ * else is free (here there is plenty). */
+static void test_pmmcode(struct json *r)
+{
+	struct pmm_stats s0, s1;
+	pmm_get_stats(&s0);
+	struct page *p = pmm_alloc(0, PMM_ZERO);
+	pt_check(p != NULL, "no page");
+	if (!p)
+		return;
+	page_set(p, PG_CODE);
+	pmm_free(p, 0);
+	pmm_get_stats(&s1);
+	pt_check(s1.code_pages == s0.code_pages + 1 && s1.free_pages == s0.free_pages, "the code frame is not free, or not on its list");
+	pt_check(pmm_free_pages() == s1.free_pages, "pmm_free_pages leaves the code frames out");
+	struct page *q[64];
+	bool other = true;
+	for (int i = 0; i < 64; i++) {
+		q[i] = pmm_alloc(0, 0);
+		other &= q[i] && q[i] != p;
+	}
+	pt_check(other, "an ordinary allocation took a code frame while others were free");
+	for (int i = 0; i < 64; i++)
+		if (q[i])
+			pmm_free(q[i], 0);
+	struct page *c = pmm_alloc(0, PMM_CODE | PMM_ZERO);
+	pt_check(c == p && !page_test(c, PG_CODE_FREE) && c->refcount == 1, "PMM_CODE did not take the code frame");
+	const uint8_t *b = c ? page_address(c) : NULL;
+	bool zero = b != NULL;
+	for (unsigned i = 0; b && i < PAGE_SIZE; i++)
+		zero &= b[i] == 0;
+	pt_check(zero, "the code frame came back not zeroed");
+	if (c)
+		pmm_free(c, 0);         /* no PG_CODE now: an ordinary free */
+	pmm_get_stats(&s1);
+	json_u64(r, "code_before", s0.code_pages);
+	json_u64(r, "code_after", s1.code_pages);
+	json_u64(r, "free_before", s0.free_pages);
+	json_u64(r, "free_after", s1.free_pages);
+	pt_check(s1.code_pages == s0.code_pages && s1.free_pages == s0.free_pages, "counts before and after");
+}
+
 static const struct selftest tests[] = {
 	{ "pmmbench", test_pmmbench },
 	{ "pgtable", test_pgtable },
+	{ "pmmcode", test_pmmcode },
 };
 
 bool pmm_selftest(const char *name)

@@ -117,7 +117,7 @@ static void selftest_one(const char *name)
 		heap_test();
 
 	else {
-		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap threads sleep timer ctxsw mutex rwsem rt hangcheck lockup consolestuck lostwakeup timerstall lockstat nmi_user_gs kstacks prof msi intx lockdep lockdep3 lockdep_irq lockdep_irq_chain lockdep_mutex lockdep_rwsem lockdep_recursive pmmbench pgtable)\n", name);
+		kprintf("selftest: unknown test '%s' (pagefault wx nx stackoverflow panic heap threads sleep timer ctxsw mutex rwsem rt hangcheck lockup consolestuck lostwakeup timerstall lockstat nmi_user_gs kstacks prof msi intx lockdep lockdep3 lockdep_irq lockdep_irq_chain lockdep_mutex lockdep_rwsem lockdep_recursive pmmbench pgtable pmmcode)\n", name);
 		failures++;
 	}
 	struct json *j = rec_begin("selftest");
