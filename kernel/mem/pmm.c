@@ -269,7 +269,7 @@ static int64_t code_take(void)
 	int64_t pfn = -1;
 	bool on = spin_lock_irqsave(&pmm.lock);
 	if (!list_empty(&code.list)) {
-		struct page *p = list_entry(code.list.next, struct page, lru);
+		struct page *p = list_entry(code.list.prev, struct page, lru);        /* the last freed */
 		list_del(&p->lru);
 		p->flags = 0;
 		code.pages--;
