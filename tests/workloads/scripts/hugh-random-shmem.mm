@@ -5,16 +5,9 @@
 # one (each bounded by page_cluster 3, Linux's default), and this
 # kernel's own policy.  Three runs per column.
 #   tools/matrix tests/workloads/scripts/hugh-random-shmem.mm --profile ssd
-# The columns interleave (each round runs every column once) after one
-# warm-up run, so what drifts over a boot weighs on all of them alike.
-# Run one column after another, the first had the advantage: in
-# hugh-random-anon at none under --icount, off took 1521 major faults
-# where hugh and vma, which read nothing ahead either, took 1578 and
-# 1579 later in the boot.  The first run of a boot takes about 4% fewer
-# than the next ones (1491 against 1550-1572 in seven runs of random
-# touch under -icount exact; why is not known); after the warm-up
-# (another workload: its own column, compared with none), off, vma and
-# own took 1563, 1571 and 1562.
+# The columns interleave (each round runs every column once) after a
+# warm-up run of another workload, so what drifts over a boot weighs
+# on all of them alike (README, "Column order").
 mem 48M
 swap nvme1n1
 
