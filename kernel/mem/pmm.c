@@ -424,6 +424,7 @@ static void release_one(void)
 int pmm_set_limit(uint64_t pages)
 {
 	pmm_drain_all();        /* whole 1 MiB blocks: the lists' pages may split them */
+	code_release();         /* and so may the code frames */
 	uint64_t total = pmm.st.total_pages, want = 0, before = held.pages;
 	if (pages && pages < total)
 		want = (total - pages + (1ull << HOLD_ORDER) - 1) & ~((1ull << HOLD_ORDER) - 1);
