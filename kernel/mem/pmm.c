@@ -264,17 +264,21 @@ static struct {
 	uint64_t pages;                 /* written under pmm.lock */
 } code = { .list = LIST_INIT(code.list) };
 
+/* Off the list, as the buddy's own allocated pages are; pmm.lock held. */
+static uint64_t code_unlink(struct page *p)
+{
+	list_del(&p->lru);
+	p->flags = 0;
+	code.pages--;
+	return (uint64_t)(p - pmm.map);
+}
+
 static int64_t code_take(void)
 {
 	int64_t pfn = -1;
 	bool on = spin_lock_irqsave(&pmm.lock);
-	if (!list_empty(&code.list)) {
-		struct page *p = list_entry(code.list.prev, struct page, lru);        /* the last freed */
-		list_del(&p->lru);
-		p->flags = 0;
-		code.pages--;
-		pfn = p - pmm.map;
-	}
+	if (!list_empty(&code.list))
+		pfn = (int64_t)code_unlink(list_last(&code.list, struct page, lru));    /* the last freed */
 	spin_unlock_irqrestore(&pmm.lock, on);
 	return pfn;
 }
@@ -286,12 +290,9 @@ static bool code_release(void)
 	bool on = spin_lock_irqsave(&pmm.lock);
 	bool any = !list_empty(&code.list);
 	while (!list_empty(&code.list)) {
-		struct page *p = list_entry(code.list.next, struct page, lru);
-		list_del(&p->lru);
-		p->flags = 0;
-		code.pages--;
-		if (!buddy_free(&pmm.buddy, (uint64_t)(p - pmm.map), 0))
-			panic("pmm: code frame pfn 0x%lx not allocated in the buddy", (uint64_t)(p - pmm.map));
+		uint64_t pfn = code_unlink(list_first(&code.list, struct page, lru));
+		if (!buddy_free(&pmm.buddy, pfn, 0))
+			panic("pmm: code frame pfn 0x%lx not allocated in the buddy", pfn);
 	}
 	spin_unlock_irqrestore(&pmm.lock, on);
 	return any;
@@ -308,23 +309,28 @@ static int64_t buddy_take(unsigned order)
 struct page *pmm_alloc(unsigned order, unsigned flags)
 {
 	int64_t pfn = !order && (flags & PMM_CODE) ? code_take() : -1;
-	struct page *p = order || pfn >= 0 ? NULL : pcp_take();
-	if (pfn < 0)
-		pfn = p ? p - pmm.map : order ? buddy_take(order) : -1;
+	if (pfn < 0 && order) {
+		pfn = buddy_take(order);
+	} else if (pfn < 0) {
+		struct page *c = pcp_take();
+		pfn = c ? c - pmm.map : -1;
+	}
 	if (pfn < 0) {
 		/* Free pages may sit on other CPUs' lists (or, for a larger
 		 * block, on any list, this CPU's too). */
 		pmm_drain_all();
 		pfn = buddy_take(order);
 	}
-	if (pfn < 0)
-		pfn = !order ? code_take() : code_release() ? buddy_take(order) : -1;
+	if (pfn < 0 && !order)
+		pfn = code_take();              /* the last resort: a frame that held code */
+	else if (pfn < 0 && code_release())
+		pfn = buddy_take(order);        /* a block: the code frames may complete one */
 	if (pfn < 0) {
 		__atomic_add_fetch(&pmm.st.failures, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	__atomic_add_fetch(&pmm.st.allocs, 1, __ATOMIC_RELAXED);
-	p = &pmm.map[pfn];
+	struct page *p = &pmm.map[pfn];
 	p->refcount = 1;
 	p->flags = (order ? PG_HEAD : 0) | ((flags & PMM_KERNEL) ? PG_KERNEL : 0);
 	p->order = (uint8_t)order;
