@@ -28,15 +28,20 @@
 #define MEMBAL_STABLE_POLLS     5       /* 50 ms unchanged: writeback of a batch is done by then */
 #define MEMBAL_SETTLE_MAX_MS    5000    /* a throttled disk's last writes under TCG */
 
+void membal_drain_caches(void)
+{
+	kmem_stack_flush();
+	swapcache_drain_spares();       /* the swap cache's spare nodes, then */
+	kmalloc_drain_all();            /* CPUs' cached objects: their empty slab pages go back */
+}
+
 void membal_record(const char *phase, const char *of)
 {
 	uint64_t frames = ~0ull, used = ~0ull, committed = ~0ull;
 	unsigned stable = 0, ms = 0;
 	while (stable < MEMBAL_STABLE_POLLS && ms < MEMBAL_SETTLE_MAX_MS) {
 		vm_drop_caches();
-		kmem_stack_flush();
-		swapcache_drain_spares();       /* the swap cache's spare nodes, then */
-		kmalloc_drain_all();    /* CPUs' cached objects: their empty slab pages go back */
+		membal_drain_caches();
 		uint64_t f = pmm_free_pages(), u = swap_used_slots(), c = commit_committed_pages();
 		stable = (f == frames && u == used && c == committed) ? stable + 1 : 0;
 		frames = f;

@@ -19,4 +19,10 @@
  * Sleeps (up to MEMBAL_SETTLE_MAX_MS); kmain thread, no locks held. */
 void membal_record(const char *phase, const char *of);
 
+/* Give back what the kernel's own caches hold of exited tasks' memory:
+ * dead threads' stacks, the swap cache's spare nodes, the CPUs' cached
+ * kmalloc objects (their empty slab pages).  Before each run unit too,
+ * so every run starts with the memory the first had (membal.c). */
+void membal_drain_caches(void);
+
 #endif

@@ -15,7 +15,9 @@
  *   table   the human table and a {"type":"table"} record.
  *
  * A run unit is one `run` or one `parallel` group.  Before it: caches
- * dropped (vm_drop_caches), vmstat snapshot, probe window and swap-in
+ * dropped (vm_drop_caches) and the kernel's own drained
+ * (membal_drain_caches: else what they kept of one run's memory was
+ * missing in the next), vmstat snapshot, probe window and swap-in
  * latency histograms restarted.  After it: one {"type":"result"} record
  * with the tasks' own figures (task_exit data: first start to last end,
  * CPU times and faults summed), every vmstat counter as a delta over the
@@ -333,6 +335,7 @@ static void on_stdout(struct task *t, const char *line, uint32_t n)
 static void unit_start(struct script_unit *u)
 {
 	vm_drop_caches();
+	membal_drain_caches();
 	u->free_before = pmm_free_pages();
 	u->dirty_before = pagecache_nr_dirty() + pagecache_nr_writeback();
 	probe_window_begin();
