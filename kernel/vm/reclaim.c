@@ -19,18 +19,19 @@
  * write started and are dropped at a later pass.
  *
  * Who runs it: kswapd, woken below the low watermark, until free memory is
- * back above the high one; and any task allocating below the min
- * watermark (direct reclaim), which stops at DIRECT_TARGET pages as
+ * back above the high one; and any task allocating below the min watermark
+ * that waiting once for kswapd (woken or in its round: waited_for_kswapd)
+ * did not help (direct reclaim), which stops at DIRECT_TARGET pages as
  * Linux's nr_to_reclaim does and retries its allocation.  Rounds run
  * concurrently, as Linux's do: each isolates its batch from the LRU under
  * the LRU lock and works on it in a context of its own (struct
  * reclaim_ctx), so no two rounds hold the same page.  They hold
- * reclaim_lock shared only: it keeps address spaces and shmem objects
- * from being torn down (exclusive holders) while a round follows reverse
- * maps into them.  Direct reclaimers beyond one per CPU wait for a
- * context and then look at free memory again: the one they waited for
- * has usually freed what they need (reclaim_direct_waited/_skipped).
- * kswapd steps back while every CPU has a direct reclaimer in a round.
+ * reclaim_lock shared only: it keeps address spaces and shmem objects from
+ * being torn down (exclusive holders) while a round follows reverse maps
+ * into them.  Direct reclaimers beyond one per CPU wait for a context and
+ * then look at free memory again: the one they waited for has usually
+ * freed what they need (reclaim_direct_waited/_skipped).  kswapd steps back
+ * while every CPU has a direct reclaimer in a round.
  *
  * Swap full: a page without a slot cannot go, so what a round can free is
  * the clean swap-cache pages nobody is about to use (a swap-cache page
@@ -124,6 +125,9 @@ struct reclaim_knobs reclaim_knobs;
 static struct {
 	struct waitq kswapd_wq;
 	volatile bool kswapd_wake;      /* [A] */
+	volatile bool kswapd_busy;      /* [A] woken, until free memory is back above high */
+	uint64_t kswapd_rounds;         /* [A] rounds (shrink calls) kswapd finished */
+	struct waitq progress_wq;       /* allocations waiting for kswapd (kswapd_progress) */
 	struct thread *kswapd;          /* [I] */
 	uint64_t total_pages;           /* [I] */
 	bool warned_write_error;        /* [A] exchanged once */
@@ -1057,6 +1061,7 @@ static void kswapd(void *arg)
 	(void)arg;
 	for (;;) {
 		wait_event_timeout(&R.kswapd_wq, kswapd_wanted, NULL, 0);
+		R.kswapd_busy = true;
 		R.kswapd_wake = false;
 		vmstat_inc(KSWAPD_WAKEUPS);
 		/* Pages waiting to go on the lists, for the scan.  Free pages
@@ -1079,6 +1084,8 @@ static void kswapd(void *arg)
 			bool nested = shared_lock();
 			uint64_t got = shrink(&kswapd_ctx, reclaim_knobs.batch);
 			shared_unlock(nested);
+			__atomic_add_fetch(&R.kswapd_rounds, 1, __ATOMIC_RELEASE);
+			waitq_wake_all(&R.progress_wq);
 			if (got) {
 				idle = 0;
 			} else {
@@ -1086,15 +1093,54 @@ static void kswapd(void *arg)
 				sleep_ms(5);
 			}
 		}
+		R.kswapd_busy = false;
+		waitq_wake_all(&R.progress_wq);
 	}
 }
 
 static void wake_kswapd(void)
 {
 	if (!R.kswapd_wake && R.kswapd) {
+		R.kswapd_busy = true;
 		R.kswapd_wake = true;
 		waitq_wake_all(&R.kswapd_wq);
 	}
+}
+
+/* An allocation below the min watermark while kswapd is woken or in its
+ * round, but not on a CPU, first waits until kswapd finishes a round (or
+ * free memory is back above min, or kswapd is done) before it reclaims
+ * itself.
+ * kswapd is woken at the low watermark, but on a busy CPU it runs only
+ * when the allocating thread's 10 ms slice ends (Linux's wake-up
+ * preemption would run it at once), and a task filling memory reached
+ * min long before.  Who then did the first round, the one that clears
+ * every page's accessed bit of its fault (the whole inactive list: about
+ * 11000 pages in 48 MiB), was a race between the slice, the task's
+ * allocations and kswapd's first write: the task's kernel CPU in `touch
+ * 72 30000 random anon` moved between 68 and 79 ms over the runs of one
+ * boot (-icount exact, the same busy time), and the faults with it.
+ * Waiting, the task lets kswapd have the CPU: no page scanned by direct
+ * reclaim.  kswapd running on another CPU is not waited for: reclaiming
+ * beside it is what several CPUs are for.  Once per allocation, and at
+ * most KSWAPD_WAIT_NS: a round may wait long for a slow disk. */
+#define KSWAPD_WAIT_NS 100000000ull
+
+static bool kswapd_progress(void *arg)
+{
+	uint64_t rounds = *(const uint64_t *)arg;
+	return pmm_free_pages() > reclaim_knobs.wm_min || !R.kswapd_busy ||
+	       __atomic_load_n(&R.kswapd_rounds, __ATOMIC_ACQUIRE) != rounds;
+}
+
+static bool waited_for_kswapd(void)
+{
+	struct thread *k = R.kswapd;
+	if (!R.kswapd_busy || !k || current_thread() == k || __atomic_load_n(&k->on_cpu, __ATOMIC_RELAXED))
+		return false;
+	uint64_t rounds = __atomic_load_n(&R.kswapd_rounds, __ATOMIC_ACQUIRE);
+	vmstat_inc(RECLAIM_KSWAPD_WAITED);
+	return wait_event_timeout(&R.progress_wq, kswapd_progress, &rounds, KSWAPD_WAIT_NS) == 0;
 }
 
 /* ---------------------------------------------------------------- aging */
@@ -1222,8 +1268,12 @@ static struct page *alloc_user(unsigned flags)
 			if (p || reserve)
 				return p;
 		}
-		vmstat_inc(ALLOCSTALL);
 		psi_memstall_enter(true);       /* /proc/pressure/memory: this thread waits for memory */
+		if (!tries && waited_for_kswapd()) {
+			psi_memstall_leave(true);
+			continue;
+		}
+		vmstat_inc(ALLOCSTALL);
 		bool freed = shrink_direct();
 		if (!freed && tries < 8)
 			sleep_ms(2);            /* writes may be completing */
@@ -1270,6 +1320,7 @@ struct page *alloc_ra_page(uint64_t window)
 void reclaim_init(void)
 {
 	waitq_init(&R.kswapd_wq, "kswapd");
+	waitq_init(&R.progress_wq, "kswapd-progress");
 	waitq_init(&X.wq, "reclaim-excl");
 	waitq_init(&P.wq, "reclaim-pool");
 	ctx_init(&kswapd_ctx);

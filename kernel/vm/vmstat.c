@@ -39,6 +39,7 @@ static const char *const names[VMSTAT_NITEMS] = {
 	"fault_overlap",
 	"pgage_ahead",
 	"shmem_orphans",
+	"reclaim_kswapd_waited",
 };
 
 void vmstat_add(enum vmstat_item i, uint64_t n) { __atomic_add_fetch(&counters[i], n, __ATOMIC_RELAXED); }

@@ -37,6 +37,9 @@ enum vmstat_item {
 	/* Shmem pages reclaim found after their object was destroyed (another
 	 * reference had kept them): let go as orphans (reclaim.c). */
 	SHMEM_ORPHANS,
+	/* Allocations below the min watermark that waited for kswapd's
+	 * round instead of reclaiming themselves (reclaim.c, alloc_user). */
+	RECLAIM_KSWAPD_WAITED,
 	VMSTAT_NITEMS
 };
 

@@ -258,7 +258,8 @@ def test_pagecache_mmap_read_around_stops_on_random_misses(ctx):
 def test_procfs_listings_and_pressure(ctx):
     # busybox ls on the folders open() reaches (getdents64), and
     # /proc/pressure/memory after a task pushed 72 MiB through 48 MiB of
-    # RAM with swap: direct reclaim stalled it, so "some" has a total.
+    # RAM with swap: it stalled for memory (reclaimed itself, or waited
+    # for kswapd's round: both are memstalls), so "some" has a total.
     import re
     from rig import swap_image, vm_final
     from test_procfs import BUSYBOX, outputs, enosys_lines
@@ -290,9 +291,11 @@ def test_procfs_listings_and_pressure(ctx):
     expect(len(lines) == 4, 'pressure lines %r' % lines)
     before, after = psi(lines[:2]), psi(lines[2:])
     v = vm_final(r)
-    expect(v['allocstall'] > 0, 'no direct reclaim: the case measures nothing')
+    stalls = v['allocstall'] + v['reclaim_kswapd_waited']
+    expect(stalls > 0, 'no stall for memory: the case measures nothing')
     expect(int(before['some'][3]) == 0, 'stall before any pressure: %r' % before)
-    expect(int(after['some'][3]) > 0, 'direct reclaim (%d stalls) left no "some" time: %r' % (v['allocstall'], after))
+    expect(int(after['some'][3]) > 0, '%d stalls for memory (%d direct reclaims) left no "some" time: %r'
+           % (stalls, v['allocstall'], after))
     expect(int(after['full'][3]) <= int(after['some'][3]), '"full" beyond "some": %r' % after)
 
 
