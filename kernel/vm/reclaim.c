@@ -1110,20 +1110,20 @@ static void wake_kswapd(void)
 /* An allocation below the min watermark while kswapd is woken or in its
  * round, but not on a CPU, first waits until kswapd finishes a round (or
  * free memory is back above min, or kswapd is done) before it reclaims
- * itself.
- * kswapd is woken at the low watermark, but on a busy CPU it runs only
- * when the allocating thread's 10 ms slice ends (Linux's wake-up
- * preemption would run it at once), and a task filling memory reached
- * min long before.  Who then did the first round, the one that clears
- * every page's accessed bit of its fault (the whole inactive list: about
- * 11000 pages in 48 MiB), was a race between the slice, the task's
- * allocations and kswapd's first write: the task's kernel CPU in `touch
- * 72 30000 random anon` moved between 68 and 79 ms over the runs of one
- * boot (-icount exact, the same busy time), and the faults with it.
- * Waiting, the task lets kswapd have the CPU: no page scanned by direct
- * reclaim.  kswapd running on another CPU is not waited for: reclaiming
- * beside it is what several CPUs are for.  Once per allocation, and at
- * most KSWAPD_WAIT_NS: a round may wait long for a slow disk. */
+ * itself.  kswapd is woken at the low watermark, but on a busy CPU it
+ * runs only when the allocating thread's 10 ms slice ends (Linux's
+ * wake-up preemption would run it at once), and a task filling memory
+ * reached min long before.  Who then did the first round, the one that
+ * clears every page's accessed bit of its fault (the whole inactive
+ * list: about 11000 pages in 48 MiB), was a race between the slice, the
+ * task's allocations and kswapd's first write: the task's kernel CPU in
+ * `touch 72 30000 random anon` moved between 68 and 79 ms over the runs
+ * of one boot (-icount exact, the same busy time), and the faults with
+ * it.  Waiting, the task lets kswapd have the CPU: no page scanned by
+ * direct reclaim.  kswapd running on another CPU is not waited for:
+ * reclaiming beside it is what several CPUs are for.  Once per
+ * allocation, and at most KSWAPD_WAIT_NS: a round may wait long for a
+ * slow disk. */
 #define KSWAPD_WAIT_NS 100000000ull
 
 static bool kswapd_progress(void *arg)
