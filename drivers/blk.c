@@ -512,7 +512,7 @@ static void account_latency(struct blk_stats *st, uint64_t ns)
  * Disk lock held. */
 static void finish_req(struct blk_dev *d, struct blk_req *r, int status, uint64_t now)
 {
-	uint64_t ns = ticks_to_ns(now - r->submit_tsc, tsc_hz());
+	uint64_t ns = tsc_to_ns(now - r->submit_tsc);
 	r->status = status;
 	account_latency(&d->st, ns);
 	d->st.failed_reqs += status != 0;

@@ -400,12 +400,12 @@ void sched_thread_start(void (*fn)(void *), void *arg)
 static void account_switch(struct cpu *c, struct thread *prev, struct thread *next)
 {
 	uint64_t now = rdtsc();
-	prev->cpu_ns += ticks_to_ns(now - prev->run_start_tsc, tsc_hz());
+	prev->cpu_ns += tsc_to_ns(now - prev->run_start_tsc);
 	next->run_start_tsc = now;
 	/* A user thread is always switched from kernel mode: the time since
 	 * its last user/kernel boundary was system time. */
 	if (prev->task) {
-		prev->stime_ns += ticks_to_ns(now - prev->acct_mark, tsc_hz());
+		prev->stime_ns += tsc_to_ns(now - prev->acct_mark);
 		prev->acct_mark = now;
 	}
 	next->acct_mark = now;
@@ -803,7 +803,7 @@ uint64_t sched_ctx_switches(void)
  * busy (bench ra's busy_ms, issue 12). */
 static uint64_t idle_ns_of(const struct cpu *c, uint64_t idle_thread_ns)
 {
-	uint64_t irq = ticks_to_ns(c->stats.idle_irq_tsc, tsc_hz());
+	uint64_t irq = tsc_to_ns(c->stats.idle_irq_tsc);
 	return idle_thread_ns > irq ? idle_thread_ns - irq : 0;
 }
 
@@ -819,7 +819,7 @@ uint64_t sched_busy_ns(void)
 		bool on = spin_lock_irqsave(&scpu[i].lock);
 		uint64_t idle = c->idle->cpu_ns;
 		if (c->current == c->idle)
-			idle += ticks_to_ns(rdtsc() - c->idle->run_start_tsc, tsc_hz());
+			idle += tsc_to_ns(rdtsc() - c->idle->run_start_tsc);
 		spin_unlock_nosched(&scpu[i].lock);
 		irq_restore(on);
 		busy += busy_of(now, idle_ns_of(c, idle));
@@ -961,8 +961,8 @@ static void cpus_record(void)
 		json_u64(j, "irqs", c->stats.irqs);
 		json_u64(j, "idle_ns", idle);
 		json_u64(j, "busy_ns", busy_of(time_ns(), idle));
-		json_u64(j, "irq_ns", ticks_to_ns(c->stats.irq_tsc, tsc_hz()));
-		json_u64(j, "idle_irq_ns", ticks_to_ns(c->stats.idle_irq_tsc, tsc_hz()));
+		json_u64(j, "irq_ns", tsc_to_ns(c->stats.irq_tsc));
+		json_u64(j, "idle_irq_ns", tsc_to_ns(c->stats.idle_irq_tsc));
 		json_u64(j, "wake_ipis", scpu[i].wake_ipis);
 		json_u64(j, "resched_irqs", scpu[i].resched_irqs);
 		json_u64(j, "pulled", scpu[i].pulled);
@@ -1011,8 +1011,8 @@ void sched_report(void)
 	uint64_t idle = idle_ns_of(c, c->idle->cpu_ns);
 	json_u64(j, "idle_ns", idle);
 	json_u64(j, "busy_ns", busy_of(time_ns(), idle));
-	json_u64(j, "irq_ns", ticks_to_ns(c->stats.irq_tsc, tsc_hz()));
-	json_u64(j, "idle_irq_ns", ticks_to_ns(c->stats.idle_irq_tsc, tsc_hz()));
+	json_u64(j, "irq_ns", tsc_to_ns(c->stats.irq_tsc));
+	json_u64(j, "idle_irq_ns", tsc_to_ns(c->stats.idle_irq_tsc));
 	json_arr_begin(j, "threads");
 	bool on = spin_lock_irqsave(&threads_lock);
 	list_for_each(it, &all_threads) {

@@ -12,6 +12,30 @@ uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c)
 uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz) { return hz ? muldiv64(ticks, 1000000000ull, hz) : 0; }
 uint64_t ns_to_ticks(uint64_t ns, uint64_t hz) { return muldiv64(ns, hz, 1000000000ull); }
 
+/* The fraction by long division, a bit at a time (no 128-bit division:
+ * the kernel links no libgcc); rem < hz throughout, and rem is doubled
+ * only when that stays below hz, so nothing overflows.  Rounded up: then
+ * a count whose ns are whole (a second of ticks) converts exactly. */
+void tick_rate_set(struct tick_rate *r, uint64_t hz)
+{
+	*r = (struct tick_rate){ .hz = hz };
+	if (!hz)
+		return;
+	r->whole = 1000000000ull / hz;
+	uint64_t rem = 1000000000ull % hz;
+	for (int i = 0; i < 64; i++) {
+		r->frac <<= 1;
+		if (rem >= hz - rem) {
+			rem -= hz - rem;
+			r->frac |= 1;
+		} else {
+			rem <<= 1;
+		}
+	}
+	if (rem)
+		r->frac++;
+}
+
 static uint32_t sat_ppm(uint64_t diff, uint64_t base)
 {
 	if (!base)

@@ -1,6 +1,6 @@
 /*
- * Clock arithmetic without 128-bit types or overflow: counter ticks at a
- * given frequency to and from nanoseconds.  Pure; unit-tested on the host.
+ * Clock arithmetic without overflow: counter ticks at a given frequency to
+ * and from nanoseconds.  Pure; unit-tested on the host.
  */
 #ifndef TIMEMATH_H
 #define TIMEMATH_H
@@ -13,6 +13,29 @@ uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c);
 
 /* ticks of a hz counter -> ns; exact to the ns for hz <= 18 GHz. */
 uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz);
+/*
+ * The same conversion for a rate fixed at calibration, with multiplies
+ * only: 10^9 / hz as a whole part and a 64-bit binary fraction (Linux's
+ * clocksource mult/shift, with the shift at 64 so no tick count
+ * overflows).  ticks_to_ns divides twice (muldiv64), and the TSC's
+ * conversions run several times per fault (user/kernel accounting, the
+ * fault's latency, context switches, each I/O request's time): on this
+ * host's EPYC 4.2 ns a call against 0.4 ns for tick_rate_ns (10^8 calls
+ * of each, -O2).  Never below ticks_to_ns and at most 1 ns above (the
+ * fraction is rounded up: whole ns, a second of ticks say, come out
+ * exact), and monotonic in ticks.  A zeroed tick_rate (hz 0)
+ * gives 0, as ticks_to_ns does.
+ */
+struct tick_rate {
+	uint64_t hz;
+	uint64_t whole;         /* 10^9 / hz */
+	uint64_t frac;          /* (10^9 mod hz) * 2^64 / hz, rounded up */
+};
+void tick_rate_set(struct tick_rate *r, uint64_t hz);
+static inline uint64_t tick_rate_ns(const struct tick_rate *r, uint64_t ticks)
+{
+	return ticks * r->whole + (uint64_t)(((unsigned __int128)ticks * r->frac) >> 64);
+}
 /* ns -> ticks of a hz counter. */
 uint64_t ns_to_ticks(uint64_t ns, uint64_t hz);
 /* Ticks from mark to now; 0 when now is behind mark.  A raw now - mark

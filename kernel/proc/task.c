@@ -53,7 +53,7 @@ static struct list_node tasks = LIST_INIT(tasks);
 
 struct task *current_task(void) { return current_thread()->task; }
 
-static uint64_t tsc_ns(uint64_t ticks) { return ticks_to_ns(ticks, tsc_hz()); }
+static uint64_t tsc_ns(uint64_t ticks) { return tsc_to_ns(ticks); }
 
 /* User time of every task ever run, for hangcheck's progress count. */
 static uint64_t user_ns_all;

@@ -26,6 +26,60 @@ TEST(timemath_no_overflow_at_4ghz_over_days)
 	CHECK(ticks_to_ns(UINT64_MAX, hz) > ticks_to_ns(UINT64_MAX - hz, hz));
 }
 
+/* tick_rate_ns against ticks_to_ns: never below, at most 1 ns above, exact
+ * where the ns are whole, monotonic, and no overflow at the largest tick
+ * counts.  Frequencies from a 1 MHz reference to a 5 GHz
+ * TSC, with this rig's odd calibrations among them. */
+TEST(timemath_tick_rate_within_a_ns)
+{
+	static const uint64_t hzs[] = { 1000000ull, 3579545ull, 14318180ull, 100000000ull, 999994000ull,
+					1000000000ull, 2462295654ull, 3000000000ull, 4000000000ull, 5000000000ull };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (unsigned h = 0; h < sizeof hzs / sizeof *hzs; h++) {
+		struct tick_rate r;
+		tick_rate_set(&r, hzs[h]);
+		CHECK_EQ(r.hz, hzs[h]);
+		CHECK_EQ(tick_rate_ns(&r, 0), 0);
+		CHECK_EQ(tick_rate_ns(&r, hzs[h]), 1000000000ull);      /* a second of ticks: exact */
+		uint64_t prev = 0;
+		for (int i = 0; i < 200000; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* Up to ten years of ticks (results in 64 bits for
+			 * every hz here), small counts more often. */
+			uint64_t t = x % (i % 4 ? 1000000ull : 10ull * 365 * 86400 * hzs[h]);
+			uint64_t want = ticks_to_ns(t, hzs[h]), got = tick_rate_ns(&r, t);
+			if (!(got >= want && got - want <= 1)) {
+				CHECK_EQ(got, want);
+				return;
+			}
+		}
+		for (uint64_t t = 1000000; t < 1000000 + 5000; t++) {
+			uint64_t ns = tick_rate_ns(&r, t);
+			CHECK(t == 1000000 || ns >= prev);
+			prev = ns;
+		}
+	}
+	/* Where 10^9 / hz is whole the fraction is 0 and every count exact. */
+	struct tick_rate r;
+	tick_rate_set(&r, 1000000ull);
+	CHECK_EQ(r.whole, 1000);
+	CHECK_EQ(r.frac, 0);
+	CHECK_EQ(tick_rate_ns(&r, 123456789ull), 123456789000ull);
+	/* The largest counts (results beyond 2^64 ns wrap, as ticks_to_ns's
+	 * do): near 2^64 ticks at 4 GHz, 146 years, still within a ns. */
+	tick_rate_set(&r, 4000000000ull);
+	CHECK_EQ(r.whole, 0);
+	CHECK_EQ(r.frac, 1ull << 62);
+	CHECK(tick_rate_ns(&r, UINT64_MAX) - ticks_to_ns(UINT64_MAX, 4000000000ull) <= 1);
+	/* A zeroed rate (not calibrated yet) gives 0, as ticks_to_ns(t, 0). */
+	struct tick_rate z = { 0 };
+	CHECK_EQ(tick_rate_ns(&z, 12345), 0);
+	tick_rate_set(&z, 0);
+	CHECK_EQ(tick_rate_ns(&z, 12345), 0);
+}
+
 TEST(timemath_elapsed_never_wraps)
 {
 	CHECK_EQ(ticks_elapsed(1005, 1000), 5);

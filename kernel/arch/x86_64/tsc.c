@@ -34,6 +34,7 @@
 #define TSC_DISAGREE_PPM 10000u         /* 1% */
 
 static struct tsc_calibration cal;
+static struct tick_rate rate;           /* cal.hz's, for tsc_to_ns */
 
 uint64_t tsc_hz(void) { return cal.hz; }
 const struct tsc_calibration *tsc_calibration(void) { return &cal; }
@@ -152,6 +153,7 @@ const struct tsc_calibration *tsc_calibrate(uint32_t pm_timer_port, void *hpet_r
 		cal.source = "pit";
 	}
 	cal.hz = s.median;
+	tick_rate_set(&rate, cal.hz);
 	cal.windows = s.n;
 	cal.spread_ppm = s.spread_ppm;
 	cal.outliers = s.outliers;
@@ -160,4 +162,5 @@ const struct tsc_calibration *tsc_calibrate(uint32_t pm_timer_port, void *hpet_r
 	return &cal;
 }
 
-uint64_t tsc_now_ns(void) { return tsc_ticks_to_ns(rdtsc(), cal.hz); }
+uint64_t tsc_to_ns(uint64_t ticks) { return tick_rate_ns(&rate, ticks); }
+uint64_t tsc_now_ns(void) { return tsc_to_ns(rdtsc()); }

@@ -32,6 +32,10 @@ uint64_t tsc_hz(void);
  * at any frequency >= 1 MHz. */
 uint64_t tsc_ticks_to_ns(uint64_t ticks, uint64_t hz);
 uint64_t tsc_ns_to_ticks(uint64_t ns, uint64_t hz);
+/* ticks at the calibrated rate -> ns, with multiplies only (tick_rate_ns:
+ * within 1 ns of tsc_ticks_to_ns); 0 before calibration.  For the hot
+ * paths: accounting, latencies. */
+uint64_t tsc_to_ns(uint64_t ticks);
 /* rdtsc converted with the calibrated rate, counted from calibration-time 0. */
 uint64_t tsc_now_ns(void);
 
