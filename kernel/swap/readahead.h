@@ -34,6 +34,7 @@ struct ra_fault {
 	uint64_t va;
 	uint64_t *vstate;       /* the VMA's ra_state (RA_VSTATE_WORDS), or NULL */
 	uint64_t vlo, vhi;      /* the VMA's pages [vlo, vhi) */
+	bool code;              /* the VMA is executable: the fault's page is text */
 	/* shmem faults: */
 	struct shmem *obj;
 	uint64_t idx;

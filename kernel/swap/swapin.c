@@ -139,18 +139,31 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
 	}
 }
 
+/* How prepare allocates: a read-ahead page (else the fault's), one that
+ * never reclaims (alloc_ra_page: no free frame above the low watermark is
+ * *oom too), a page of an executable mapping (a code frame first, as
+ * exec's text gets: pmm.c).  A text page read back from swap took an
+ * ordinary frame, which joined the code frames at exit, so they grew by
+ * a few frames per swapping run (35 after ten runs of touch, 19 now).
+ * What a slot window reads is not known to be text and gets an ordinary
+ * frame still. */
+#define PREP_READAHEAD 1u
+#define PREP_GENTLE 2u
+#define PREP_CODE 4u
+
 /* A locked, cached page for entry, or NULL: the slot is not in use or
- * already cached (*oom false), or there is no memory (*oom true).
- * gentle: a read-ahead page that never reclaims (alloc_ra_page): no free
- * frame above the low watermark is *oom too; stream: the pages of a
- * confirmed stream's window, for kswapd to reclaim ahead of it (0: not a
- * stream). */
-static struct page *prepare(uint64_t entry, bool readahead, bool gentle, uint32_t stream, bool *oom)
+ * already cached (*oom false), or there is no memory (*oom true).  how:
+ * PREP_*; stream: the pages of a confirmed stream's window, for kswapd to
+ * reclaim ahead of it (0: not a stream). */
+static struct page *prepare(uint64_t entry, unsigned how, uint32_t stream, bool *oom)
 {
 	*oom = false;
 	if (!swap_holds_data(entry))
 		return NULL;
-	struct page *p = gentle ? alloc_ra_page(stream) : alloc_user_page(false);
+	bool readahead = how & PREP_READAHEAD;
+	bool code = how & PREP_CODE;
+	struct page *p = how & PREP_GENTLE ? (code ? alloc_ra_code_page(stream) : alloc_ra_page(stream))
+					   : (code ? alloc_user_code_page(false) : alloc_user_page(false));
 	if (!p) {
 		*oom = true;
 		return NULL;
@@ -175,9 +188,10 @@ static bool entry_before(uint64_t a, uint64_t b)
  * then runs of consecutive slots go out as one request each, under a
  * plug per area so adjacent runs merge.  All pages are prepared before
  * any I/O (allocating may reclaim, and reclaim writes to swap).  Returns
- * the fault's page (v[0] when plan->has_fault) with an extra reference,
- * or NULL (*oom: for want of memory).  Frees the plan. */
-static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
+ * the fault's page (v[0] when plan->has_fault; code: of an executable
+ * mapping) with an extra reference, or NULL (*oom: for want of memory).
+ * Frees the plan. */
+static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool code, bool *oom)
 {
 	struct page *mine = NULL;
 	bool no_mem;
@@ -216,7 +230,10 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 		 * window only from free memory. */
 		bool gentle = !is_mine && plan->no_reclaim &&
 			      !(plan->marker && plan->v[i].step < RA_STREAM_NEXT);
-		struct page *p = prepare(plan->v[i].entry, !is_mine, gentle, stream, &no_mem);
+		/* The fault's page and its logical window's lie in its VMA. */
+		unsigned text = code && (is_mine || plan->v[i].step < RA_STEP_FILL) ? PREP_CODE : 0;
+		unsigned how = text | (is_mine ? 0 : PREP_READAHEAD | (gentle ? PREP_GENTLE : 0));
+		struct page *p = prepare(plan->v[i].entry, how, stream, &no_mem);
 		if (!p && no_mem && gentle && stream && !yielded) {
 			/* A confirmed stream's window: kswapd is awake
 			 * (alloc_ra_page) but, in our class, would only run at
@@ -227,7 +244,7 @@ static struct page *read_plan(struct ra_plan *plan, struct mm *mm, bool *oom)
 			 * kswapd, which may have nothing it can free. */
 			yielded = true;
 			sched_yield();
-			p = prepare(plan->v[i].entry, true, true, stream, &no_mem);
+			p = prepare(plan->v[i].entry, text | PREP_READAHEAD | PREP_GENTLE, stream, &no_mem);
 		}
 		plan->v[i].page = p;
 		if (!p) {
@@ -347,9 +364,9 @@ static struct page *read_window(const struct ra_fault *f, bool *oom)
 {
 	struct ra_plan *plan = ra_miss(f);
 	if (plan)
-		return read_plan(plan, f->mm, oom);
+		return read_plan(plan, f->mm, f->code, oom);
 	/* No readahead: the page alone. */
-	struct page *p = prepare(f->entry, false, false, 0, oom);
+	struct page *p = prepare(f->entry, f->code ? PREP_CODE : 0, 0, oom);
 	if (p) {
 		get_page(p);
 		submit_run(&p, f->entry, 1);
@@ -449,13 +466,14 @@ static enum vm_fault_result get_locked(struct mm *mm, const struct ra_fault *f, 
 	return VM_FAULT_OK;
 }
 
-/* Start the next readahead window found by a hit (not waited for). */
-static void start_async(struct ra_plan *plan, struct mm *mm)
+/* Start the next readahead window found by a hit (not waited for); code:
+ * the hit's VMA is executable. */
+static void start_async(struct ra_plan *plan, struct mm *mm, bool code)
 {
 	if (!plan)
 		return;
 	bool oom;
-	struct page *p = read_plan(plan, mm, &oom);
+	struct page *p = read_plan(plan, mm, code, &oom);
 	if (p)
 		put_page(p);
 }
@@ -464,7 +482,7 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 				 bool write, struct fault_stats *st, bool *dropped)
 {
 	struct ra_fault f = { .entry = pt_pte_swap_entry(pte), .mm = mm, .va = va, .vstate = ra_state,
-			      .vlo = v->start / P, .vhi = v->end / P };
+			      .vlo = v->start / P, .vhi = v->end / P, .code = v->prot & VM_EXEC };
 	struct page *p;
 	struct ra_plan *async;
 	enum vm_fault_result r = get_locked(mm, &f, st, dropped, &p, &async);
@@ -492,7 +510,7 @@ enum vm_fault_result swapin_anon(struct mm *mm, const struct vma *v, uint64_t *r
 	unlock_page(p);
 	if (!installed)
 		put_page(p);
-	start_async(async, mm);
+	start_async(async, mm, f.code);
 	return VM_FAULT_OK;
 }
 
@@ -591,7 +609,7 @@ enum vm_fault_result swapin_shmem(struct mm *mm, const struct vma *v, uint64_t v
 	unlock_page(p);
 	if (!installed)
 		put_page(p);
-	start_async(async, mm);
+	start_async(async, mm, false);
 	return VM_FAULT_OK;
 }
 

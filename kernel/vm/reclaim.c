@@ -1296,14 +1296,14 @@ static struct page *alloc_user(unsigned flags)
 
 struct page *alloc_user_page(bool zero) { return alloc_user(zero ? PMM_ZERO : 0); }
 
-struct page *alloc_user_code_page(void) { return alloc_user(PMM_ZERO | PMM_CODE); }
+struct page *alloc_user_code_page(bool zero) { return alloc_user((zero ? PMM_ZERO : 0) | PMM_CODE); }
 
 /* Read-ahead allocates as Linux's readahead gfp does (no retry, no
  * direct reclaim): a read-ahead page is a guess, and a guess must not
  * make the faulting task reclaim.  So only above the low watermark, and
  * kswapd is woken as soon as a stream's window (`window` pages) would
  * take free memory under it, with a target raised by that much. */
-struct page *alloc_ra_page(uint64_t window)
+static struct page *ra_page(uint64_t window, unsigned flags)
 {
 	uint64_t free = pmm_free_pages();
 	if (window > MAX_RA_AHEAD)
@@ -1314,8 +1314,11 @@ struct page *alloc_ra_page(uint64_t window)
 		wake_kswapd();
 	if (free <= reclaim_knobs.wm_low)
 		return NULL;
-	return pmm_alloc(0, 0);
+	return pmm_alloc(0, flags);
 }
+
+struct page *alloc_ra_page(uint64_t window) { return ra_page(window, 0); }
+struct page *alloc_ra_code_page(uint64_t window) { return ra_page(window, PMM_CODE); }
 
 void reclaim_init(void)
 {

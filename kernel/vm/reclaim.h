@@ -35,9 +35,9 @@ struct reclaim_oom_policy {
 };
 void reclaim_set_oom_policy(const struct reclaim_oom_policy *p);
 struct page *alloc_user_page(bool zero);
-/* The same, zeroed, for a page of a program's text: a frame that held
- * code before first (pmm.c, code frames). */
-struct page *alloc_user_code_page(void);
+/* The same for a page of a program's text: a frame that held code before
+ * first (pmm.c, code frames). */
+struct page *alloc_user_code_page(bool zero);
 /* A page for swap read-ahead (not zeroed): never reclaims, never sleeps;
  * NULL when free memory is at the low watermark (skip the page).  window:
  * the pages of a confirmed stream's read-ahead window, 0 for any other
@@ -45,6 +45,8 @@ struct page *alloc_user_code_page(void);
  * watermark, and reclaims that many beyond the high one).  Thread
  * context. */
 struct page *alloc_ra_page(uint64_t window);
+/* The same for a page of an executable mapping (alloc_user_code_page). */
+struct page *alloc_ra_code_page(uint64_t window);
 
 /* Reclaim and teardown exclusion: held exclusively by address-space
  * and shmem teardown (and swapoff's walk of the objects), so the mm or

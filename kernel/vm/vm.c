@@ -268,7 +268,7 @@ bool vm_install(struct mm *mm, uint64_t va, pte_t expect, struct page *p, unsign
 
 static enum vm_fault_result fault_anon_zero(struct mm *mm, const struct vma *v, uint64_t va)
 {
-	struct page *p = v->prot & VM_EXEC ? alloc_user_code_page() : alloc_user_page(true);
+	struct page *p = v->prot & VM_EXEC ? alloc_user_code_page(true) : alloc_user_page(true);
 	if (!p)
 		return VM_FAULT_OOM;
 	page_set(p, PG_ANON);

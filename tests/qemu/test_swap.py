@@ -242,3 +242,26 @@ def test_swap_runs_of_one_boot_alike(ctx):
         expect(x['reclaim_kswapd_waited'] > 0, 'no allocation waited for kswapd: %r' % x)
         expect(x['pgscan_direct'] * 20 <= x['pgscan_kswapd'],
                'direct reclaim scanned %d pages, kswapd %d' % (x['pgscan_direct'], x['pgscan_kswapd']))
+
+
+def test_swap_text_pages_come_back_as_code(ctx):
+    # A program's text page that reclaim swapped out is read back into a
+    # code frame (pmm.c: frames that held code are reused for code first),
+    # so swapping runs leave as many code frames as one run does.  Before,
+    # each run read its text back into ordinary frames, which joined the
+    # code frames at exit: [8, 17] here.  Random touches at 48 MiB swap
+    # out a few of touch's text pages per run.  Read-ahead off: a slot
+    # window's pages are not known to be text and still get ordinary
+    # frames (with the default fixed:3, [7, 13]).
+    code = []
+    for runs in (1, 4):
+        progs = ['touch 72 20000 random anon %d' % (seed + 1) for seed in range(runs)]
+        r = run_swapping(ctx, progs, [{'file': swap_image(ctx, 'text%d' % runs), 'bus': 'nvme'}],
+                         extra_cmdline='ra=off', log='log%d' % runs)
+        expect_clean_exits(r, runs)
+        v = vm_final(r)
+        expect(v['pswpin'] > 0, 'nothing swapped in')
+        ends = [x for x in r.find('mem_balance') if x['phase'] == 'end']
+        expect(len(ends) == 1, 'mem_balance end records %r' % ends)
+        code.append(ends[0]['code_frames'])
+    expect(code[0] > 0 and code[1] == code[0], 'code frames after one swapping run and after four %r' % code)
