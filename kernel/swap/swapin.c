@@ -144,7 +144,7 @@ static void submit_run(struct page **pages, uint64_t entry0, uint32_t n)
  * *oom too), a page of an executable mapping (a code frame first, as
  * exec's text gets: pmm.c).  A text page read back from swap took an
  * ordinary frame, which joined the code frames at exit, so they grew by
- * a few frames per swapping run (35 after ten runs of touch, 19 now).
+ * a few frames per swapping run (35 after ten runs of touch, 20 now).
  * What a slot window reads is not known to be text and gets an ordinary
  * frame still. */
 #define PREP_READAHEAD 1u
