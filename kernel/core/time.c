@@ -59,7 +59,6 @@ static const struct {
 
 static struct {
 	uint64_t tsc0, tsc_hz;
-	struct tick_rate rate;          /* tsc_hz's: time_ns */
 	const char *tsc_source;
 	unsigned hz;
 	uint64_t lapic_hz;
@@ -99,7 +98,7 @@ static void trace(const char *what, uint64_t a, uint64_t b)
 	e->cpu = this_cpu()->id;
 }
 
-uint64_t time_ns(void) { return tick_rate_ns(&tm.rate, rdtsc() - tm.tsc0); }
+uint64_t time_ns(void) { return tsc_to_ns(rdtsc() - tm.tsc0); }
 uint64_t time_tsc_hz(void) { return tm.tsc_hz; }
 const char *time_tsc_source(void) { return tm.tsc_source; }
 unsigned time_hz(void) { return tm.hz; }
@@ -116,7 +115,6 @@ void time_init(void)
 	const struct acpi_fadt *f = acpi_fadt();
 	const struct tsc_calibration *c = tsc_calibrate(f ? f->pm_timer : 0, hpet);
 	tm.tsc_hz = c->hz;
-	tick_rate_set(&tm.rate, tm.tsc_hz);
 	tm.tsc_source = c->source;
 	tm.tsc0 = rdtsc();
 	irqtrace_set_tsc_hz(tm.tsc_hz);
